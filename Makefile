@@ -1,0 +1,39 @@
+# The one entry point. `make demo` and `make test` work from a clean clone with nothing but Python >= 3.11.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+N ?= 1e6
+
+.PHONY: install demo test bench lint report golden clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/simulate pantolino --policy keep-jokers -n $(N) --seed 2026 --out runs/demo
+	$(BIN)/simulate report pantolino --seed 2026
+
+test: install
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python benchmarks/bench.py
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+report: install
+	$(BIN)/simulate report pantolino
+
+golden: install
+	$(BIN)/python -m tests.golden.regenerate
+
+clean:
+	rm -rf $(VENV) runs/* reports/*.pdf .pytest_cache .ruff_cache build *.egg-info

@@ -1,0 +1,341 @@
+"""The contracts every game shares: metadata, parameters, policies, randomness and batch helpers.
+
+A game package exposes ``INFO`` (a :class:`GameInfo`), ``Params`` (a frozen dataclass built on
+:class:`Params`), ``POLICIES`` (name -> :class:`Policy`), ``VARIANTS`` (name -> knob overrides),
+``METRICS`` (column name -> :class:`Metric`) and ``play``; its ``reference`` module plays one game at a
+time in plain Python.
+
+Randomness always comes from an explicit source: a :class:`RandomSource` wrapping a
+``numpy.random.Generator`` for real runs, or a :class:`ScriptedSource` of pre-drawn uniforms, one stream per
+game, so that the batched engine and the reference engine can be fed exactly the same chance events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Outcome = dict[str, np.ndarray]
+"""Per-game result columns; the leading axis of every array is the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """Metadata declared up front by every game."""
+
+    id: str  #: registry id, kebab-case
+    name: str  #: display name
+    version: int  #: bumped whenever rules or random-number consumption change results
+    min_players: int
+    max_players: int
+    chance: bool  #: whether dice, shuffles or other chance events are involved
+    turn_cap: int  #: a game is stopped (and scored as it stands) after this many turns
+    score_label: str  #: what a seat's score counts, e.g. "boots"
+    cooperative: bool = False  #: the table wins or loses together (winner -1 = all win, -2 = all lose)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """How a game-specific outcome column is summarised and labelled.
+
+    ``kind`` is ``"game"`` for one number per game, ``"seat"`` for one number per seat, and ``"counts"`` for a
+    per-game histogram whose columns are summed over games (bin ``i`` labelled ``labels[i]``).
+    """
+
+    kind: Literal["game", "seat", "counts"]
+    label: str
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A named, vectorised decision rule; ``impl`` is game-specific and decides for a whole batch."""
+
+    name: str
+    description: str
+    impl: Any
+
+
+@dataclass(frozen=True, slots=True)
+class KnobInfo:
+    """One tunable field of a ``Params`` class, as shown by ``simulate list``."""
+
+    name: str
+    default: Any
+    type: str
+    allowed: str
+    doc: str
+
+
+def knob(default: Any, doc: str, allowed: str) -> Any:
+    """Declare a ``Params`` field with its docstring and a human-readable allowed range."""
+    return field(default=default, metadata={"doc": doc, "allowed": allowed})
+
+
+class Params:
+    """Base of every game's frozen parameter dataclass (subclasses are ``@dataclass(frozen=True, slots=True)``)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def knobs(cls) -> list[KnobInfo]:
+        """Describe every knob: name, default, type, allowed values and docstring."""
+        hints = typing.get_type_hints(cls)
+        return [
+            KnobInfo(
+                f.name, f.default, _type_name(hints[f.name]), f.metadata.get("allowed", ""), f.metadata.get("doc", "")
+            )
+            for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every knob and its value, JSON-friendly (tuples become lists)."""
+        return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    def with_strings(self, settings: Mapping[str, str]) -> Params:
+        """Return a copy with knobs set from ``name -> text`` pairs, parsing each by the field's type.
+
+        Raises:
+            ValueError: for an unknown knob (with a suggestion), text of the wrong type or a value out of range.
+        """
+        hints = typing.get_type_hints(type(self))
+        names = [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+        changes: dict[str, Any] = {}
+        for name, text in settings.items():
+            key = name.replace("-", "_")
+            if key not in names:
+                raise ValueError(f"unknown knob '{name}'{did_you_mean(key, names)}")
+            changes[key] = parse_value(key, text, hints[key])
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is tuple:
+        return f"tuple[{_type_name(typing.get_args(tp)[0])}, ...]"
+    if origin is Literal:
+        return "choice"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def parse_value(name: str, text: str, tp: Any) -> Any:
+    """Parse the command-line text of knob ``name`` into its field type ``tp`` (bool, int, float, Literal, tuple)."""
+    text = text.strip()
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if text.lower() in ("none", ""):
+            return None
+        return parse_value(name, text, args[0])
+    if origin is tuple:
+        inner = typing.get_args(tp)[0]
+        parts = [p for p in text.strip("()[] ").replace(";", ",").split(",") if p.strip()]
+        return tuple(parse_value(name, p, inner) for p in parts)
+    if origin is Literal:
+        choices = [str(c) for c in typing.get_args(tp)]
+        if text not in choices:
+            raise ValueError(
+                f"{name}={text!r} is not allowed; choose one of {', '.join(choices)}{did_you_mean(text, choices)}"
+            )
+        return text
+    if tp is bool:
+        lowered = text.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{name}={text!r} is not a boolean; use true or false")
+    if tp is int:
+        try:
+            return int(text.replace("_", ""))
+        except ValueError:
+            raise ValueError(f"{name}={text!r} is not a whole number") from None
+    if tp is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{name}={text!r} is not a number") from None
+    return text
+
+
+def check_range(name: str, value: Any, lo: float, hi: float) -> None:
+    """Raise ``ValueError`` naming the knob unless ``lo <= value <= hi`` (and ``value`` is a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+        raise ValueError(f"{name}={value!r} is out of range; allowed {lo}..{hi}")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
+    """Raise ``ValueError`` naming the knob unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} is not allowed; choose one of {', '.join(map(str, choices))}")
+
+
+def did_you_mean(word: str, candidates: Sequence[str]) -> str:
+    """Return ``"; did you mean 'x'?"`` for the closest candidate, or a list of the candidates."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.5)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    return f"; choose one of {', '.join(candidates)}" if candidates else ""
+
+
+# --- randomness -------------------------------------------------------------------------------------------
+
+
+class RandomSource:
+    """Chance events drawn from a ``numpy.random.Generator`` (real runs)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        """Wrap ``rng``; the source owns no other state."""
+        self.rng = rng
+
+    def draw(
+        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return ``(len(games), width)`` integers uniform in ``[0, high)`` (``high`` per game or shared).
+
+        ``used`` (how many of each row the caller consumes) only matters to scripted sources.
+        """
+        high_arr = np.asarray(high)
+        if high_arr.ndim:
+            high_arr = high_arr[:, None]
+        return self.rng.integers(0, high_arr, size=(len(games), width), dtype=np.int64)
+
+    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
+        """Return ``(len(games), width)`` floats uniform in ``[0, 1)``."""
+        return self.rng.random((len(games), width))
+
+
+class ScriptedSource:
+    """Pre-drawn uniforms, one stream per game, consumed with a cursor per game.
+
+    The batched engine asks for rows of values and says how many of each row it used; the reference engine
+    reads the same stream one value at a time through :meth:`one_game`. An integer in ``[0, high)`` is
+    ``floor(u * high)`` in both, so both engines see identical chance events.
+    """
+
+    def __init__(self, uniforms: np.ndarray) -> None:
+        """Use ``uniforms`` (shape ``(n_games, length)``, values in ``[0, 1)``) as the streams."""
+        self.uniforms = np.asarray(uniforms, dtype=np.float64)
+        self.cursor = np.zeros(len(self.uniforms), dtype=np.int64)
+
+    @classmethod
+    def from_seed(cls, seed: int, n_games: int, length: int) -> ScriptedSource:
+        """Draw ``n_games`` streams of ``length`` uniforms from ``seed``."""
+        return cls(np.random.default_rng(seed).random((n_games, length)))
+
+    def _take(self, games: np.ndarray, width: int, used: np.ndarray | None) -> np.ndarray:
+        games = np.asarray(games)
+        cols = self.cursor[games][:, None] + np.arange(width)
+        if cols.size and cols.max() >= self.uniforms.shape[1]:
+            raise IndexError("scripted stream exhausted; draw longer streams")
+        values = self.uniforms[games[:, None], cols]
+        self.cursor[games] += width if used is None else np.asarray(used)
+        return values
+
+    def draw(
+        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Like :meth:`RandomSource.draw`, advancing each game's cursor by ``used`` (default ``width``)."""
+        high_arr = np.asarray(high)
+        if high_arr.ndim:
+            high_arr = high_arr[:, None]
+        return (self._take(games, width, used) * high_arr).astype(np.int64)
+
+    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
+        """Like :meth:`RandomSource.uniform`, advancing each game's cursor by ``width``."""
+        return self._take(games, width, None)
+
+    def one_game(self, game: int) -> GameStream:
+        """Return a reader of game ``game``'s stream for the reference engine."""
+        return GameStream(self.uniforms[game])
+
+
+class GameStream:
+    """One game's pre-drawn uniforms, read one value at a time (reference engines)."""
+
+    def __init__(self, uniforms: np.ndarray) -> None:
+        """Read ``uniforms`` from the start."""
+        self.values = [float(u) for u in uniforms]
+        self.position = 0
+
+    def integer(self, high: int) -> int:
+        """Next value as an integer in ``[0, high)``."""
+        u = self.values[self.position]
+        self.position += 1
+        return int(u * high)
+
+    def uniform(self) -> float:
+        """Next value as a float in ``[0, 1)``."""
+        u = self.values[self.position]
+        self.position += 1
+        return u
+
+
+Source = RandomSource | ScriptedSource
+
+
+def as_source(rng: np.random.Generator | Source) -> Source:
+    """Accept a generator or an existing source."""
+    if isinstance(rng, RandomSource | ScriptedSource):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return RandomSource(rng)
+    raise TypeError(f"expected a numpy Generator or a source, got {type(rng).__name__}")
+
+
+# --- batches ----------------------------------------------------------------------------------------------
+
+
+def compact(arrays: dict[str, np.ndarray], keep: np.ndarray) -> None:
+    """Drop the rows of finished games from every array of a state, in place (the dict is updated)."""
+    for name, value in arrays.items():
+        arrays[name] = value[keep]
+
+
+def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Winners by highest ``score``, then highest ``tiebreak``; shared wins when still tied.
+
+    Returns ``(winner, winners)``: ``winner`` is the seat (int8) or -1 for a shared win, ``winners`` a
+    ``(games, seats)`` bool mask of everyone sharing first place.
+    """
+    best = score == score.max(axis=1, keepdims=True)
+    if tiebreak is not None:
+        masked = np.where(best, tiebreak, np.iinfo(np.int64).min)
+        best &= masked == masked.max(axis=1, keepdims=True)
+    single = best.sum(axis=1) == 1
+    winner = np.where(single, best.argmax(axis=1), -1).astype(np.int8)
+    return winner, best
+
+
+def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> list[Policy]:
+    """Look up seat policies by name; unknown names raise ``ValueError`` with a suggestion."""
+    out = []
+    for name in names:
+        if name not in policies:
+            raise ValueError(f"unknown policy '{name}'{did_you_mean(name, list(policies))}")
+        out.append(policies[name])
+    return out
+
+
+def check_players(info: GameInfo, players: int) -> None:
+    """Raise ``ValueError`` unless ``players`` is within the game's range."""
+    if not info.min_players <= players <= info.max_players:
+        raise ValueError(
+            f"players={players} is out of range for {info.id}; allowed {info.min_players}..{info.max_players}"
+        )
+
+
+PlayFn = Callable[..., Outcome]

@@ -1,0 +1,239 @@
+"""Dice multisets as integer codes, and the exact per-turn dynamic programme over them.
+
+Dice are identical, so a throw is a multiset over categories: the colours ``0..C-1`` and the joker ``C``.
+A multiset with counts ``n_0..n_C`` has the code ``sum(n_c * (dice + 1) ** c)``; adding codes adds multisets,
+so "kept dice + rerolled dice" is one integer addition. Every table here is built once per set of knobs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cached_property
+
+import numpy as np
+
+EV_TOLERANCE = 1e-9
+"""Expected values closer than this are ties; ties go to the keep with more dice, then the smaller code."""
+
+
+class DiceTables:
+    """Lookup tables for ``dice`` dice with ``colours`` colour faces and ``joker_faces`` joker faces each."""
+
+    def __init__(self, dice: int, colours: int, joker_faces: int, rolls: int, token_values: tuple[int, ...]) -> None:
+        """Enumerate every multiset of at most ``dice`` dice and the tables the engine and policies read."""
+        self.dice, self.colours, self.joker_faces, self.rolls = dice, colours, joker_faces, rolls
+        self.values = np.array(token_values, dtype=np.int64)
+        self.n_values = len(token_values)
+        self.categories = colours + 1
+        self.joker = colours
+        self.faces = colours + joker_faces
+        radix = dice + 1
+        self.weight = radix ** np.arange(self.categories, dtype=np.int64)  # code of one die per category
+        face_category = np.r_[np.arange(colours), np.full(joker_faces, colours)]
+        self.face_code = self.weight[face_category]  # code of one die per face
+        self.face_probability = np.bincount(face_category, minlength=self.categories) / self.faces
+
+        multisets = [c for c in itertools.product(range(radix), repeat=self.categories) if sum(c) <= dice]
+        counts = np.array(multisets, dtype=np.int64)
+        codes = counts @ self.weight
+        order = np.argsort(codes)
+        self.counts, self.codes = counts[order], codes[order]  # every multiset of 0..dice dice
+        self.sizes = self.counts.sum(axis=1)
+        self.index_of_code = np.full(radix**self.categories, -1, dtype=np.int32)
+        self.index_of_code[self.codes] = np.arange(len(self.codes))
+        self.counts_by_code = np.zeros((radix**self.categories, self.categories), dtype=np.int8)
+        self.counts_by_code[self.codes] = self.counts
+        self.full = np.flatnonzero(self.sizes == dice)  # indices of complete throws
+        self.full_position = np.full(len(self.codes), -1, dtype=np.int32)
+        self.full_position[self.full] = np.arange(len(self.full))
+
+    def roll_codes(self, faces: np.ndarray, n_rolled: np.ndarray) -> np.ndarray:
+        """Code of the multiset of the first ``n_rolled[i]`` faces of row ``i`` of ``faces``."""
+        used = np.arange(faces.shape[1]) < n_rolled[:, None]
+        return (self.face_code[faces] * used).sum(axis=1)
+
+    def size_of(self, codes: np.ndarray) -> np.ndarray:
+        """Number of dice in each multiset code."""
+        return self.counts_by_code[codes].sum(axis=1, dtype=np.int64)
+
+    def effective_counts(self, codes: np.ndarray) -> np.ndarray:
+        """Per colour, dice of that colour plus jokers: shape ``(len(codes), colours)``."""
+        counts = self.counts_by_code[codes]
+        return counts[:, : self.colours] + counts[:, self.joker : self.joker + 1]
+
+    # --- values of claimable tokens ---------------------------------------------------------------------
+
+    @cached_property
+    def best_value(self) -> np.ndarray:
+        """``best_value[mask, x]``: highest value in a colour's available-value ``mask`` that is at most ``x``."""
+        masks = np.arange(1 << self.n_values)
+        have = (masks[:, None] >> np.arange(self.n_values)) & 1  # (masks, values)
+        fits = self.values[None, :] <= np.arange(self.dice + 1)[:, None]  # (x, values)
+        return (have[:, None, :] * fits[None, :, :] * self.values).max(axis=2)
+
+    @cached_property
+    def highest_value(self) -> np.ndarray:
+        """``highest_value[mask]``: highest value available in a colour (0 when none)."""
+        masks = np.arange(1 << self.n_values)
+        have = (masks[:, None] >> np.arange(self.n_values)) & 1
+        return (have * self.values).max(axis=1)
+
+    @cached_property
+    def token_bit(self) -> np.ndarray:
+        """``token_bit[c, j]``: the token id (bit position) of colour ``c``'s ``j``-th value.
+
+        Tokens are numbered by preference: value first, then colour in reverse, so that among tokens of equal
+        value the lowest colour has the highest id and "the best token in a set" is its highest bit.
+        """
+        c, j = np.arange(self.colours)[:, None], np.arange(self.n_values)[None, :]
+        return j * self.colours + (self.colours - 1 - c)
+
+    def colour_masks(self, signatures: np.ndarray) -> np.ndarray:
+        """Split token bit sets into per-colour masks over value positions: ``(len(signatures), colours)``."""
+        bits = (signatures[:, None, None] >> self.token_bit[None]) & 1
+        return (bits << np.arange(self.n_values)).sum(axis=2)
+
+    @cached_property
+    def fit_mask(self) -> np.ndarray:
+        """``fit_mask[f]``: bit set of the tokens complete throw ``f`` allows (value at most its colour count)."""
+        eff = self.effective_counts(self.codes[self.full])  # (F, C)
+        fits = self.values[None, None, :] <= eff[:, :, None]  # (F, C, V)
+        return (fits.astype(np.int64) << self.token_bit[None]).sum(axis=(1, 2))
+
+    @cached_property
+    def best_count(self) -> np.ndarray:
+        """``best_count[f]``: the largest same-colour count of complete throw ``f``, jokers included."""
+        return self.effective_counts(self.codes[self.full]).max(axis=1)
+
+    def final_values(self, signatures: np.ndarray) -> np.ndarray:
+        """Value of the best claimable token for every complete throw: shape ``(len(signatures), full)``."""
+        masks = self.colour_masks(signatures)  # (S, C)
+        eff = self.effective_counts(self.codes[self.full])  # (F, C)
+        return self.best_value[masks[:, None, :], eff[None, :, :]].max(axis=2).astype(np.float64)
+
+    # --- the per-turn dynamic programme -----------------------------------------------------------------
+
+    @cached_property
+    def transition(self) -> np.ndarray:
+        """``transition[k, f]``: probability that keeping multiset ``k`` and rolling the rest gives throw ``f``."""
+        full_counts = self.counts[self.full]
+        log_p = np.log(np.where(self.face_probability > 0, self.face_probability, 1.0))
+        log_factorial = np.array([math.lgamma(i + 1) for i in range(self.dice + 1)])
+        out = np.zeros((len(self.codes), len(self.full)))
+        for k, kept in enumerate(self.counts):
+            rolled = full_counts - kept
+            possible = (rolled >= 0).all(axis=1) & ((rolled == 0) | (self.face_probability > 0)).all(axis=1)
+            x = rolled[possible]
+            log_mult = log_factorial[x.sum(axis=1)] - log_factorial[x].sum(axis=1)
+            out[k, possible] = np.exp(log_mult + (x * log_p).sum(axis=1))
+        return out
+
+    @cached_property
+    def keep_options(self) -> np.ndarray:
+        """``keep_options[f, j]``: index of the j-th sub-multiset of throw ``f`` in tie order, -1 padding.
+
+        Tie order: more kept dice first, then the smaller code.
+        """
+        rows = []
+        for f in self.full:
+            subs = [
+                self.index_of_code[int(np.dot(sub, self.weight))]
+                for sub in itertools.product(*(range(c + 1) for c in self.counts[f]))
+            ]
+            rows.append(sorted(subs, key=lambda i: (-self.sizes[i], self.codes[i])))
+        width = max(map(len, rows))
+        return np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int64)
+
+    def best_keeps(self, expected: np.ndarray) -> np.ndarray:
+        """For each signature row of ``expected`` (values per multiset), the best keep code per throw."""
+        options = self.keep_options
+        ev = np.where(options >= 0, expected[:, np.maximum(options, 0)], -np.inf)  # (S, F, J)
+        best = ev.max(axis=2, keepdims=True)
+        choice = (ev >= best - EV_TOLERANCE).argmax(axis=2)  # first option in tie order within tolerance
+        return self.codes[np.take_along_axis(options[None], choice[..., None], axis=2)[..., 0]]
+
+    def keep_tables(self, signatures: np.ndarray, horizon: int | None) -> np.ndarray:
+        """Best keep codes, shape ``(len(signatures), rolls, full)``, indexed by rolls left (0 unused).
+
+        ``horizon=None`` is the exact optimum over the rolls left; ``horizon=1`` looks one roll ahead only.
+        """
+        value = self.final_values(signatures)  # W_0 over complete throws
+        out = np.zeros((len(signatures), self.rolls, len(self.full)), dtype=np.int64)
+        one_step = value @ self.transition.T
+        for left in range(1, self.rolls):
+            expected = one_step if horizon == 1 else value @ self.transition.T  # E_left over all multisets
+            out[:, left] = self.best_keeps(expected)
+            kept = np.take_along_axis(expected, self.index_of_code[out[:, left]].astype(np.int64), axis=1)
+            value = kept if horizon is None else value
+        return out
+
+    def final_distribution(self, keeps: np.ndarray) -> np.ndarray:
+        """Exact distribution of the last throw when keeps follow ``keeps`` (codes ``(S, rolls, full)``).
+
+        Runs the Markov chain over throws: start from a roll of every die, then before each further roll move
+        each throw's probability to its kept multiset and spread it by the transition matrix.
+        """
+        n_rows, n_kept = len(keeps), len(self.codes)
+        dist = np.tile(self.transition[self.index_of_code[0]], (n_rows, 1))
+        for roll in range(1, self.rolls):
+            kept = self.index_of_code[keeps[:, self.rolls - roll]] + n_kept * np.arange(n_rows)[:, None]
+            mass = np.bincount(kept.ravel(), weights=dist.ravel(), minlength=n_rows * n_kept)
+            dist = mass.reshape(n_rows, n_kept) @ self.transition
+        return dist
+
+    def expected_turn_value(self, signature: int) -> float:
+        """Exact expected value of the token taken this turn under optimal keeps, for one signature."""
+        value = self.final_values(np.array([signature], dtype=np.int64))
+        for _ in range(1, self.rolls):
+            expected = value @ self.transition.T
+            value = expected[:, self.keep_options].max(axis=2, where=self.keep_options >= 0, initial=-np.inf)
+        start = self.transition[self.index_of_code[0]]
+        return float(value[0] @ start)
+
+
+class ThrowSampler:
+    """Draws a turn's last throw whole, from its exact distribution, for policies whose keeps depend on a key.
+
+    ``keeps_for_keys(keys)`` gives the policy's keep codes ``(len(keys), rolls, full)`` for each key. A key's
+    distribution is computed on first use and stored as a Walker alias table, so a draw costs one uniform:
+    ``u * full`` picks a column, its fractional part decides between the column and its alias.
+    """
+
+    def __init__(self, tables: DiceTables, n_keys: int, keeps_for_keys) -> None:
+        """Prepare room for ``n_keys`` keys."""
+        self.tables, self.keeps_for_keys = tables, keeps_for_keys
+        self.n_throws = len(tables.full)
+        self.threshold = np.ones((n_keys, self.n_throws))
+        self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int64)
+        self.ready = np.zeros(n_keys, dtype=bool)
+
+    def distribution(self, keys: np.ndarray) -> np.ndarray:
+        """Exact last-throw probabilities for each key: ``(len(keys), full)``."""
+        return self.tables.final_distribution(self.keeps_for_keys(keys))
+
+    def sample(self, keys: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        """Index of the last throw for each game, from one uniform in ``[0, 1)`` each."""
+        missing = np.unique(keys[~self.ready[keys]])
+        for key, probabilities in zip(missing.tolist(), self.distribution(missing), strict=True):
+            self.threshold[key], self.alias[key] = alias_table(probabilities)
+            self.ready[key] = True
+        scaled = uniforms * self.n_throws
+        column = np.minimum(scaled.astype(np.int64), self.n_throws - 1)
+        flat = keys * self.n_throws + column
+        return np.where(scaled - column < self.threshold.ravel()[flat], column, self.alias.ravel()[flat])
+
+
+def alias_table(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vose's alias method: column ``i`` keeps itself with probability ``threshold[i]``, else ``alias[i]``."""
+    n = len(probabilities)
+    scaled = probabilities / probabilities.sum() * n
+    threshold, alias = np.ones(n), np.arange(n)
+    small = [i for i in range(n) if scaled[i] < 1.0]
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        threshold[s], alias[s] = scaled[s], g
+        scaled[g] -= 1.0 - scaled[s]
+        (small if scaled[g] < 1.0 else large).append(g)
+    return threshold, alias

@@ -1,0 +1,424 @@
+"""Pantolino rules, batched: parameters, state, one lock-step turn for many games, and ``play``.
+
+Order of this module: constants, params, tables, state, the turn context policies read, the turn, play.
+Tokens are numbered by preference (see :attr:`DiceTables.token_bit`): token ``t`` has the ``t // C``-th value of
+``token_values`` and colour ``C - 1 - t % C``, so a set of tokens is a bit set whose highest bit is its best
+token (highest value, then lowest colour) and whose lowest bit is a smallest token.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Literal
+
+import numpy as np
+
+from engines import core
+from engines.core import GameInfo, Metric, Outcome, knob
+from engines.pantolino.dice import DiceTables
+
+INFO = GameInfo(
+    id="pantolino",
+    name="Pantolino",
+    version=1,
+    min_players=2,
+    max_players=8,
+    chance=True,
+    turn_cap=2000,
+    score_label="boots",
+)
+
+SUPPLY, REMOVED = -1, -2  # owner codes of tokens not on a centipede
+MAX_CODE_SPACE = 1 << 22  # (dice + 1) ** (colours + 1) must fit the lookup tables
+
+METRICS: dict[str, Metric] = {
+    "taken": Metric("seat", "tokens taken from the supply"),
+    "steals_made": Metric("seat", "tokens stolen from opponents"),
+    "steals_suffered": Metric("seat", "tokens lost to opponents"),
+    "removed": Metric("game", "tokens removed from play (no-token rule)"),
+    "capped": Metric("game", "games stopped at the turn cap"),
+    "best_count": Metric("counts", "turns by best same-colour count (jokers included)"),
+    "mid_score": Metric("seat", "boots when half the supply is gone"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Params(core.Params):
+    """Pantolino knobs; defaults are the published rules (token values 2/3/4 from the physical game)."""
+
+    dice: int = knob(4, "Dice rolled each turn.", "1..6")
+    colours: int = knob(5, "Boot colours: faces per die other than jokers, and token colours.", "2..8")
+    joker_faces: int = knob(1, "Joker faces per die, wild for any colour.", "0..3")
+    rolls: int = knob(3, "Rolls allowed per turn; keeps between rolls are not binding.", "1..5")
+    token_values: tuple[int, ...] = knob(
+        (2, 3, 4),
+        "Boots on the tokens of each colour (one token per value).",
+        "1 to 6 strictly increasing values, each 1..dice",
+    )
+    no_token_rule: Literal["nothing", "remove-smallest"] = knob(
+        "nothing",
+        "When no token fits: take nothing (English rules) or remove a smallest supply token "
+        "from play (French and Italian rules).",
+        "nothing | remove-smallest",
+    )
+    escaping_boots: bool = knob(
+        False, "Older players' variant: a token may be taken from an opponent instead of the supply.", "true | false"
+    )
+    steal_from: Literal["any", "tail"] = knob(
+        "any", "With escaping boots: any token of an opponent, or only the one most recently added.", "any | tail"
+    )
+
+    def __post_init__(self) -> None:
+        """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
+        core.check_range("dice", self.dice, 1, 6)
+        core.check_range("colours", self.colours, 2, 8)
+        core.check_range("joker_faces", self.joker_faces, 0, 3)
+        core.check_range("rolls", self.rolls, 1, 5)
+        values = self.token_values
+        if (
+            not isinstance(values, tuple)
+            or not 1 <= len(values) <= 6
+            or any(isinstance(v, bool) or not isinstance(v, int) for v in values)
+            or any(b <= a for a, b in itertools.pairwise(values))
+            or min(values) < 1
+            or max(values) > self.dice
+        ):
+            raise ValueError(
+                f"token_values={values!r} is not allowed; give 1 to 6 strictly increasing whole "
+                f"numbers between 1 and dice={self.dice}"
+            )
+        core.check_choice("no_token_rule", self.no_token_rule, ("nothing", "remove-smallest"))
+        core.check_choice("escaping_boots", self.escaping_boots, (True, False))
+        core.check_choice("steal_from", self.steal_from, ("any", "tail"))
+        if (self.dice + 1) ** (self.colours + 1) > MAX_CODE_SPACE:
+            raise ValueError(
+                f"dice={self.dice} with colours={self.colours} is too large; "
+                f"(dice + 1) ** (colours + 1) must be at most {MAX_CODE_SPACE}"
+            )
+
+    @property
+    def n_tokens(self) -> int:
+        """Tokens in the game: one per colour and value."""
+        return self.colours * len(self.token_values)
+
+    @property
+    def tables(self) -> DiceTables:
+        """Dice lookup tables for these knobs (built once per distinct set of dice knobs)."""
+        return _tables(self.dice, self.colours, self.joker_faces, self.rolls, self.token_values)
+
+
+VARIANTS: dict[str, dict[str, str]] = {
+    "escaping-boots": {"escaping_boots": "true", "steal_from": "any"},
+    "escaping-boots-tail": {"escaping_boots": "true", "steal_from": "tail"},
+    "remove-smallest": {"no_token_rule": "remove-smallest"},
+    "no-jokers": {"joker_faces": "0"},
+    "two-jokers": {"joker_faces": "2"},
+}
+"""Named variants: knob overrides a designer can ask for by name."""
+
+
+@lru_cache(maxsize=16)
+def _tables(dice: int, colours: int, joker_faces: int, rolls: int, token_values: tuple[int, ...]) -> DiceTables:
+    return DiceTables(dice, colours, joker_faces, rolls, token_values)
+
+
+@dataclass(slots=True)
+class State:
+    """The games still running, one row each; every array is updated in place by :func:`step`."""
+
+    game: np.ndarray  # (B,) int64: index of the game in the output
+    owner: np.ndarray  # (B, T) int8: SUPPLY, REMOVED, or the seat whose centipede holds the token
+    supply_bits: np.ndarray  # (B,) int64: bit t set while token t is in the supply
+    taken_at: np.ndarray  # (B, T) int16: turn the token joined its centipede, -1 otherwise
+    turn: np.ndarray  # (B,) int16: turns played; the mover is turn % players
+    taken: np.ndarray  # (B, P) int16: tokens each seat took from the supply
+    steals_made: np.ndarray  # (B, P) int16
+    steals_suffered: np.ndarray  # (B, P) int16
+    removed: np.ndarray  # (B,) int8: tokens removed from play
+    best_count: np.ndarray  # (B, dice + 1) int16: turns whose best same-colour count was k
+    mid_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
+
+    @classmethod
+    def initial(cls, params: Params, players: int, n_games: int) -> State:
+        """Every token in the supply, seat 0 to move."""
+        t = params.n_tokens
+        return cls(
+            game=np.arange(n_games, dtype=np.int64),
+            owner=np.full((n_games, t), SUPPLY, dtype=np.int8),
+            supply_bits=np.full(n_games, (1 << t) - 1, dtype=np.int64),
+            taken_at=np.full((n_games, t), -1, dtype=np.int16),
+            turn=np.zeros(n_games, dtype=np.int16),
+            taken=np.zeros((n_games, players), dtype=np.int16),
+            steals_made=np.zeros((n_games, players), dtype=np.int16),
+            steals_suffered=np.zeros((n_games, players), dtype=np.int16),
+            removed=np.zeros(n_games, dtype=np.int8),
+            best_count=np.zeros((n_games, params.dice + 1), dtype=np.int16),
+            mid_score=np.full((n_games, players), -1, dtype=np.int32),
+        )
+
+    def keep_rows(self, keep: np.ndarray) -> State:
+        """A new state holding only the rows in ``keep`` (finished games compacted out)."""
+        return State(*(getattr(self, name)[keep] for name in self.__slots__))
+
+
+def token_colour(params: Params) -> np.ndarray:
+    """Colour of each token id."""
+    return params.colours - 1 - np.arange(params.n_tokens) % params.colours
+
+
+def token_value(params: Params) -> np.ndarray:
+    """Boot value of each token id."""
+    return np.array(params.token_values, dtype=np.int64)[np.arange(params.n_tokens) // params.colours]
+
+
+def highest_bit(bits: np.ndarray) -> np.ndarray:
+    """Position of the highest set bit of each (non-negative) int64, -1 for zero."""
+    return np.frexp(bits.astype(np.float64))[1].astype(np.int64) - 1
+
+
+def token_bits(mask: np.ndarray) -> np.ndarray:
+    """A ``(B, T)`` token mask as one int64 bit set per row."""
+    return mask @ (np.int64(1) << np.arange(mask.shape[1], dtype=np.int64))
+
+
+def seat_boots(owner: np.ndarray, values: np.ndarray, players: int) -> np.ndarray:
+    """Boots on each seat's centipede: shape ``(B, players)``."""
+    seats = np.arange(players, dtype=owner.dtype)
+    return ((owner[:, None, :] == seats[None, :, None]) * values).sum(axis=2, dtype=np.int64)
+
+
+class Turn:
+    """What the mover's policy may look at this turn, for a batch of games (read-only for policies)."""
+
+    def __init__(self, params: Params, players: int, source: core.Source, state: State, mover: np.ndarray) -> None:
+        """Derive the supply and (with escaping boots) the stealable tokens for each game's mover."""
+        self.params, self.players, self.source = params, players, source
+        self.tables = params.tables
+        self.colour, self.value = token_colour(params), token_value(params)
+        self.games, self.mover, self.owner, self.supply_bits = state.game, mover, state.owner, state.supply_bits
+        self.stealable: np.ndarray | None = None
+        self.available_bits = self.supply_bits
+        if params.escaping_boots:
+            owner = state.owner
+            stealable = (owner >= 0) & (owner != mover[:, None])
+            if params.steal_from == "tail":
+                seats = np.arange(players, dtype=owner.dtype)
+                on_seat = owner[:, None, :] == seats[None, :, None]
+                tail_time = np.where(on_seat, state.taken_at[:, None, :], -1).max(axis=2)  # (B, P)
+                owner_tail = np.take_along_axis(tail_time, np.maximum(owner, 0).astype(np.int64), axis=1)
+                stealable &= state.taken_at == owner_tail
+            self.stealable = stealable
+            self.available_bits = self.supply_bits | token_bits(stealable)
+
+    def subset(self, rows: np.ndarray) -> Turn:
+        """The same turn restricted to ``rows`` (used when seats follow different policies)."""
+        out = object.__new__(Turn)
+        out.params, out.players, out.source, out.tables = self.params, self.players, self.source, self.tables
+        out.colour, out.value = self.colour, self.value
+        for name in ("games", "mover", "owner", "supply_bits", "available_bits"):
+            setattr(out, name, getattr(self, name)[rows])
+        out.stealable = None if self.stealable is None else self.stealable[rows]
+        return out
+
+    @property
+    def signature(self) -> np.ndarray:
+        """Bit set of the tokens the mover could claim if the dice allowed (supply plus stealable)."""
+        return self.available_bits
+
+    @cached_property
+    def available(self) -> np.ndarray:
+        """The signature as a ``(B, T)`` mask."""
+        return ((self.available_bits[:, None] >> np.arange(len(self.value))) & 1).astype(bool)
+
+    @cached_property
+    def potential(self) -> np.ndarray:
+        """Highest available value of each colour, 0 when the colour has nothing left: ``(B, colours)``."""
+        return self.tables.highest_value[self.tables.colour_masks(self.signature)]
+
+    @cached_property
+    def boots(self) -> np.ndarray:
+        """Boots per seat: ``(B, players)``."""
+        return seat_boots(self.owner, self.value, self.players)
+
+
+def _for_each_policy(
+    impls: Sequence[object],
+    turn: Turn,
+    call: Callable[[object, Turn, object], np.ndarray],
+) -> np.ndarray:
+    """Call ``call(impl, subturn, rows)`` for the rows whose mover uses each distinct policy; gather results."""
+    distinct = list(dict.fromkeys(impls))
+    if len(distinct) == 1:
+        return call(distinct[0], turn, slice(None))
+    out = np.empty(len(turn.mover), dtype=np.int64)
+    which = np.array([distinct.index(i) for i in impls])[turn.mover]
+    for k, impl in enumerate(distinct):
+        rows = np.flatnonzero(which == k)
+        if len(rows):
+            out[rows] = call(impl, turn.subset(rows), rows)
+    return out
+
+
+def roll_dice(impl: object, turn: Turn) -> np.ndarray:
+    """Play the rolls die by die: keep, reroll the rest, repeat. Returns the index of the last throw."""
+    tables, params = turn.tables, turn.params
+    code = np.zeros(len(turn.games), dtype=np.int64)
+    for roll in range(params.rolls):
+        kept = code if roll == 0 else impl.keep(turn, code, params.rolls - roll)
+        n_rolled = params.dice - tables.size_of(kept)
+        faces = turn.source.draw(turn.games, tables.faces, params.dice, used=n_rolled)
+        code = kept + tables.roll_codes(faces, n_rolled)
+    return tables.full_position[tables.index_of_code[code]].astype(np.int64)
+
+
+def last_throw(impl: object, turn: Turn, exact: bool) -> np.ndarray:
+    """The turn's last throw: sampled whole from its exact distribution when the policy allows, else rolled."""
+    sampler = getattr(impl, "sampler", None)
+    if exact and sampler is not None:
+        return sampler.sample(impl.turn_key(turn), turn.source.uniform(turn.games)[:, 0])
+    return roll_dice(impl, turn)
+
+
+def step(params: Params, impls: Sequence[object], state: State, source: core.Source, exact: bool) -> None:
+    """Play one turn in every game of ``state`` (in place): rolls, keeps, the token taken, bookkeeping."""
+    tables, players = params.tables, len(impls)
+    rows = np.arange(len(state.game))
+    mover = (state.turn % players).astype(np.int64)
+    turn = Turn(params, players, source, state, mover)
+
+    throw = _for_each_policy(impls, turn, lambda impl, t, r: last_throw(impl, t, exact))
+    state.best_count[rows, tables.best_count[throw]] += 1
+    choice = _for_each_policy(impls, turn, lambda impl, t, r: impl.choose(t, throw[r]))
+
+    took = np.flatnonzero(choice >= 0)
+    token = choice[took]
+    previous = state.owner[took, token].astype(np.int64)
+    stolen = previous >= 0
+    thief = took[stolen]
+    state.steals_made[thief, mover[thief]] += 1
+    state.steals_suffered[thief, previous[stolen]] += 1
+    from_supply = took[~stolen]
+    state.taken[from_supply, mover[from_supply]] += 1
+    state.supply_bits[from_supply] &= ~(np.int64(1) << token[~stolen])
+    state.owner[took, token] = mover[took]
+    state.taken_at[took, token] = state.turn[took]
+
+    if params.no_token_rule == "remove-smallest":
+        empty_handed = np.flatnonzero((choice < 0) & (state.supply_bits != 0))
+        bits = state.supply_bits[empty_handed]
+        lowest = bits & -bits
+        state.owner[empty_handed, highest_bit(lowest)] = REMOVED
+        state.supply_bits[empty_handed] = bits & ~lowest
+        state.removed[empty_handed] += 1
+
+    in_supply = np.bitwise_count(state.supply_bits)
+    half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.mid_score[:, 0] < 0))
+    state.mid_score[half] = seat_boots(state.owner[half], turn.value, players)
+    state.turn += 1
+
+
+def finished(state: State) -> np.ndarray:
+    """Games whose supply is empty or that reached the turn cap."""
+    return (state.supply_bits == 0) | (state.turn >= INFO.turn_cap)
+
+
+def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boots per seat, winner (-1 for shared) and the mask of seats sharing first place.
+
+    Ties on boots go to the most boots of a single colour; a remaining tie is a shared win.
+    """
+    values = token_value(params)
+    boots = np.zeros((len(owner), players), dtype=np.int64)
+    best_colour = np.zeros((len(owner), players), dtype=np.int64)
+    for seat in range(players):
+        held = (owner == seat) * values  # (n, T); token t = value index * colours + reversed colour
+        per_colour = held.reshape(len(owner), len(params.token_values), params.colours).sum(axis=1)
+        boots[:, seat] = per_colour.sum(axis=1)
+        best_colour[:, seat] = per_colour.max(axis=1)
+    winner, winners = core.rank_winners(boots, best_colour)
+    return boots.astype(np.int32), winner, winners
+
+
+def play(
+    params: Params,
+    seat_policies: Sequence[str],
+    n_games: int,
+    rng: np.random.Generator | core.Source,
+    exact: bool = True,
+) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+
+    With ``exact`` (the default) a policy whose keeps depend on a small summary of the position has each
+    turn's last throw drawn whole from its exact distribution (one uniform per turn); ``exact=False`` rolls
+    every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
+    ``winner`` (-1 shared), ``winners``, ``turns``, and the metrics in :data:`METRICS`.
+    """
+    from engines.pantolino.policies import POLICIES
+
+    players = len(seat_policies)
+    core.check_players(INFO, players)
+    chosen = core.resolve_policies(POLICIES, seat_policies)
+    made = {p.name: p.impl(params) for p in chosen}  # one instance per policy, so seats share its caches
+    impls = [made[p.name] for p in chosen]
+    source = core.as_source(rng)
+
+    state = State.initial(params, players, n_games)
+    out = State.initial(params, players, n_games)  # finished games are written here by game index
+    while len(state.game):
+        step(params, impls, state, source, exact)
+        done = finished(state)
+        if done.any():
+            for name in State.__slots__:
+                getattr(out, name)[state.game[done]] = getattr(state, name)[done]
+            state = state.keep_rows(~done)
+
+    boots, winner, winners = score(params, out.owner, players)
+    return {
+        "score": boots,
+        "winner": winner,
+        "winners": winners,
+        "turns": out.turn.astype(np.int32),
+        "taken": out.taken,
+        "steals_made": out.steals_made,
+        "steals_suffered": out.steals_suffered,
+        "removed": out.removed,
+        "capped": out.turn >= INFO.turn_cap,
+        "best_count": out.best_count,
+        "mid_score": out.mid_score,
+    }
+
+
+def play_turns(
+    params: Params,
+    policy: str,
+    n_turns: int,
+    rng: np.random.Generator | core.Source,
+    available_bits: int | None = None,
+    exact: bool = True,
+) -> dict[str, np.ndarray]:
+    """Play ``n_turns`` independent single turns of ``policy`` from one position, for per-turn statistics.
+
+    The position has the tokens in ``available_bits`` in the supply (default: all of them) and nobody to steal
+    from. Returns per turn the last throw's index, its best same-colour count and the value of the token taken.
+    """
+    from engines.pantolino.policies import POLICIES
+
+    (chosen,) = core.resolve_policies(POLICIES, [policy])
+    impl = chosen.impl(params)
+    source = core.as_source(rng)
+    state = State.initial(params, 1, n_turns)
+    if available_bits is not None:
+        state.supply_bits[:] = available_bits
+        gone = ((available_bits >> np.arange(params.n_tokens)) & 1) == 0
+        state.owner[:, gone] = REMOVED
+    turn = Turn(params, 1, source, state, np.zeros(n_turns, dtype=np.int64))
+    throw = last_throw(impl, turn, exact)
+    token = impl.choose(turn, throw)
+    return {
+        "throw": throw,
+        "best_count": params.tables.best_count[throw],
+        "value": np.where(token >= 0, turn.value[np.maximum(token, 0)], 0),
+    }
