@@ -1,0 +1,74 @@
+"""The shared engine contract: knob parsing, sources, winners, the registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engines import available_games, get_game
+from engines.core import GameStream, RandomSource, ScriptedSource, did_you_mean, rank_winners
+from engines.pantolino import Params
+
+
+def test_with_strings_parses_each_knob_type() -> None:
+    params = Params().with_strings(
+        {"dice": "5", "token_values": "2,3,5", "escaping-boots": "yes", "steal_from": "tail", "rolls": "1_0"[:1]}
+    )
+    assert (params.dice, params.token_values, params.escaping_boots, params.steal_from) == (5, (2, 3, 5), True, "tail")
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"dices": "4"}, "unknown knob 'dices'; did you mean 'dice'?"),
+        ({"dice": "four"}, "dice='four' is not a whole number"),
+        ({"escaping_boots": "maybe"}, "escaping_boots='maybe' is not a boolean"),
+        ({"steal_from": "tial"}, "did you mean 'tail'"),
+        ({"dice": "9"}, "dice=9 is out of range"),
+    ],
+)
+def test_with_strings_rejects_bad_text(settings: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("?", r"\?")):
+        Params().with_strings(settings)
+
+
+def test_knobs_describe_every_field() -> None:
+    knobs = {k.name: k for k in Params.knobs()}
+    assert knobs["dice"].default == 4 and knobs["dice"].allowed == "1..6" and knobs["dice"].doc
+    assert knobs["token_values"].type == "tuple[int, ...]"
+    assert Params().as_dict()["token_values"] == [2, 3, 4]
+
+
+def test_scripted_source_matches_one_game_reader() -> None:
+    source = ScriptedSource.from_seed(1, 3, 10)
+    rows = source.draw(np.array([2, 0]), 6, width=3, used=np.array([1, 3]))
+    stream2, stream0 = source.one_game(2), source.one_game(0)
+    assert rows[0, 0] == stream2.integer(6)
+    assert rows[1].tolist() == [stream0.integer(6) for _ in range(3)]
+    assert source.cursor.tolist() == [3, 0, 1]
+    with pytest.raises(IndexError, match="exhausted"):
+        source.draw(np.array([1]), 6, width=11)
+
+
+def test_sources_accept_per_row_highs() -> None:
+    highs = np.array([1, 5, 1000])
+    assert np.all(RandomSource(np.random.default_rng(0)).draw(np.arange(3), highs, 4) < highs[:, None])
+    assert np.all(ScriptedSource.from_seed(0, 3, 4).draw(np.arange(3), highs, 4) < highs[:, None])
+    stream = GameStream(np.array([0.5, 0.99]))
+    assert (stream.integer(4), stream.uniform()) == (2, 0.99)
+
+
+def test_rank_winners_breaks_ties_then_shares() -> None:
+    score = np.array([[5, 5, 1], [2, 7, 7], [3, 3, 3]])
+    tiebreak = np.array([[1, 2, 9], [0, 4, 4], [1, 1, 1]])
+    winner, winners = rank_winners(score, tiebreak)
+    assert winner.tolist() == [1, -1, -1]
+    assert winners.tolist() == [[False, True, False], [False, True, True], [True, True, True]]
+
+
+def test_registry_lists_games_and_suggests_names() -> None:
+    assert "pantolino" in available_games()
+    assert get_game("pantolino").module.INFO.id == "pantolino"
+    with pytest.raises(ValueError, match="did you mean 'pantolino'"):
+        get_game("pantolin")
+    assert did_you_mean("zzz", ["a", "b"]) == "; choose one of a, b"
