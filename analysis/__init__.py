@@ -1,0 +1,1 @@
+"""What the numbers mean: summaries, statistics, tables, figures and PDF reports."""

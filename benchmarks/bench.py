@@ -53,8 +53,15 @@ def bench_game(game: str) -> dict:
     for stream in streams:
         reference.play_one(params, seats, stream)
     ref_rate = n_ref / (time.perf_counter() - start)
-    return {"game": game, "seats": ",".join(seats), "n": n_play, "play": play_rate, "reference": ref_rate,
-            "ratio": play_rate / ref_rate, "peak_mib": peak / 2**20}
+    return {
+        "game": game,
+        "seats": ",".join(seats),
+        "n": n_play,
+        "play": play_rate,
+        "reference": ref_rate,
+        "ratio": play_rate / ref_rate,
+        "peak_mib": peak / 2**20,
+    }
 
 
 def bench_cli() -> tuple[float, float]:
@@ -75,8 +82,11 @@ def main() -> None:
     print(f"{'game':<10} {'seats':<34} {'n':>8} {'play games/s':>13} {'ref games/s':>12} {'ratio':>7} {'peak MiB':>9}")
     for game in args.games:
         r = bench_game(game)
-        print(f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['play']:>13,.0f} {r['reference']:>12,.0f} "
-              f"{r['ratio']:>6.0f}x {r['peak_mib']:>9.1f}", flush=True)
+        print(
+            f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['play']:>13,.0f} {r['reference']:>12,.0f} "
+            f"{r['ratio']:>6.0f}x {r['peak_mib']:>9.1f}",
+            flush=True,
+        )
     if not args.no_cli and shutil.which("simulate", path=os.path.dirname(sys.executable)):
         try:
             wall, rate = bench_cli()

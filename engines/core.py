@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -328,6 +329,12 @@ def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> li
             raise ValueError(f"unknown policy '{name}'{did_you_mean(name, list(policies))}")
         out.append(policies[name])
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def instantiate(policy: Policy, params: Params) -> Any:
+    """The policy's implementation for ``params``, built once per process so its caches outlive a batch."""
+    return policy.impl(params)
 
 
 def check_players(info: GameInfo, players: int) -> None:

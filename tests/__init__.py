@@ -1,0 +1,1 @@
+"""Tests mirror the packages: engines, experiments, analysis."""

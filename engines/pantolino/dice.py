@@ -215,25 +215,33 @@ class ThrowSampler:
     def sample(self, keys: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         """Index of the last throw for each game, from one uniform in ``[0, 1)`` each."""
         missing = np.unique(keys[~self.ready[keys]])
-        for key, probabilities in zip(missing.tolist(), self.distribution(missing), strict=True):
-            self.threshold[key], self.alias[key] = alias_table(probabilities)
-            self.ready[key] = True
+        if len(missing):
+            self.threshold[missing], self.alias[missing] = alias_tables(self.distribution(missing))
+            self.ready[missing] = True
         scaled = uniforms * self.n_throws
         column = np.minimum(scaled.astype(np.int64), self.n_throws - 1)
         flat = keys * self.n_throws + column
         return np.where(scaled - column < self.threshold.ravel()[flat], column, self.alias.ravel()[flat])
 
 
-def alias_table(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vose's alias method: column ``i`` keeps itself with probability ``threshold[i]``, else ``alias[i]``."""
-    n = len(probabilities)
-    scaled = probabilities / probabilities.sum() * n
-    threshold, alias = np.ones(n), np.arange(n)
-    small = [i for i in range(n) if scaled[i] < 1.0]
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        threshold[s], alias[s] = scaled[s], g
-        scaled[g] -= 1.0 - scaled[s]
-        (small if scaled[g] < 1.0 else large).append(g)
-    return threshold, alias
+def alias_tables(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker alias tables for each row of ``probabilities``.
+
+    Column ``i`` keeps itself with probability ``threshold[i]``, else it gives ``alias[i]``. Built for all
+    rows at once by pairing, at each step, every row's smallest unfilled column with its largest (the smallest
+    is at most 1 and the largest at least 1, since the unfilled columns average 1).
+    """
+    rows, n = probabilities.shape
+    scaled = probabilities / probabilities.sum(axis=1, keepdims=True) * n
+    threshold = np.ones((rows, n))
+    alias = np.tile(np.arange(n), (rows, 1))
+    open_ = np.ones((rows, n), dtype=bool)
+    every = np.arange(rows)
+    for _ in range(n - 1):
+        small = np.where(open_, scaled, np.inf).argmin(axis=1)
+        open_[every, small] = False
+        large = np.where(open_, scaled, -np.inf).argmax(axis=1)
+        threshold[every, small] = scaled[every, small]
+        alias[every, small] = large
+        scaled[every, large] -= 1.0 - scaled[every, small]
+    return np.minimum(threshold, 1.0), alias

@@ -361,8 +361,7 @@ def play(
     players = len(seat_policies)
     core.check_players(INFO, players)
     chosen = core.resolve_policies(POLICIES, seat_policies)
-    made = {p.name: p.impl(params) for p in chosen}  # one instance per policy, so seats share its caches
-    impls = [made[p.name] for p in chosen]
+    impls = [core.instantiate(p, params) for p in chosen]  # one instance per policy: seats share its caches
     source = core.as_source(rng)
 
     state = State.initial(params, players, n_games)
@@ -407,7 +406,7 @@ def play_turns(
     from engines.pantolino.policies import POLICIES
 
     (chosen,) = core.resolve_policies(POLICIES, [policy])
-    impl = chosen.impl(params)
+    impl = core.instantiate(chosen, params)
     source = core.as_source(rng)
     state = State.initial(params, 1, n_turns)
     if available_bits is not None:

@@ -1,0 +1,45 @@
+"""Tables: pandas frames built from summaries, ready to print, save or plot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.summary import Summary
+
+
+def score_histogram(summary: Summary, seats: list[str]) -> pd.DataFrame:
+    """Long frame of games by final score per seat: ``seat``, ``policy``, ``score``, ``games``."""
+    rows = []
+    for seat, counts in enumerate(summary.score_hist):
+        nonzero = np.flatnonzero(counts)
+        rows.append(pd.DataFrame({"seat": seat, "policy": seats[seat], "score": nonzero, "games": counts[nonzero]}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def length_histogram(summary: Summary) -> pd.DataFrame:
+    """Frame of games by length: ``turns``, ``games``."""
+    nonzero = np.flatnonzero(summary.turns_hist)
+    return pd.DataFrame({"turns": nonzero, "games": summary.turns_hist[nonzero]})
+
+
+def format_interval(value: float, low: float, high: float, percent: bool = False) -> str:
+    """``"12.3% [12.1, 12.5]"`` or ``"23.39 [23.38, 23.40]"``."""
+    if percent:
+        return f"{100 * value:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def json_ready(value: Any) -> Any:
+    """Convert numpy scalars and arrays inside nested containers to plain Python."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,365 @@
+"""`simulate`: the command line. Thin: it parses, calls library functions, and prints.
+
+``simulate GAME [options]`` plays a game (one sub-command per registered game, generated from the registry);
+``simulate list [GAME]`` describes games, policies, knobs and variants; ``simulate report GAME`` writes a PDF.
+Heavy libraries are imported inside the commands so that ``simulate --help`` answers at once. Bad input gets
+one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from engines import available_games, core, get_game
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Play millions of seeded games of tabletop games and report what wins.",
+)
+
+COMMANDS = ("list", "report")
+
+
+class UserError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the library's complaints about input into one line on stderr and exit code 2."""
+    from experiments.runner import RunError
+
+    try:
+        yield
+    except (UserError, ValueError, RunError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished chunks are saved; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+
+
+def parse_count(text: str, option: str = "-n") -> int:
+    """A positive whole number written as ``1e6``, ``1_000_000`` or ``1000000``."""
+    cleaned = text.strip().replace("_", "")
+    value: float | int | None = None
+    if re.fullmatch(r"\d+", cleaned):
+        value = int(cleaned)
+    elif re.fullmatch(r"\d+(\.\d+)?[eE]\+?\d+", cleaned):
+        number = float(cleaned)
+        value = int(number) if number.is_integer() and number < 2**63 else None
+    if value is None or value < 1:
+        raise UserError(f"{option} {text!r} is not a positive whole number (write e.g. 1e6, 1_000_000 or 1000000)")
+    return value
+
+
+def parse_settings(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """``knob=value`` pairs from repeated ``--set`` options."""
+    pairs = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--set {item!r} is not of the form knob=value")
+        pairs.append((name.strip().replace("-", "_"), value.strip()))
+    return tuple(pairs)
+
+
+def seats_from(module: Any, policy: str | None, seats: str | None, players: int | None) -> tuple[str, ...]:
+    """The seat policies from ``--policy`` / ``--seats`` / ``--players`` (checked against the game)."""
+    if policy is not None and seats is not None:
+        raise UserError("give either --policy or --seats, not both")
+    if seats is not None:
+        chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+        if players is not None and players != len(chosen):
+            raise UserError(f"--seats names {len(chosen)} policies but --players is {players}")
+    else:
+        count = players if players is not None else max(module.INFO.min_players, min(2, module.INFO.max_players))
+        chosen = (policy or next(iter(module.POLICIES)),) * count
+    core.check_players(module.INFO, len(chosen))
+    core.resolve_policies(module.POLICIES, chosen)
+    return chosen
+
+
+def warm_imports() -> threading.Thread:
+    """Import pandas and matplotlib in the background while games are played (they are needed at the end)."""
+
+    def load() -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+        import pandas  # noqa: F401
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    return thread
+
+
+class ProgressBar:
+    """A rich progress bar on stderr: games done, games per second, time left."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+            disable=not enabled,
+        )
+        self.task = self.progress.add_task("games", total=total, rate="")
+
+    def __enter__(self) -> ProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+
+    def advance(self, games: int) -> None:
+        """Count ``games`` more games as done."""
+        self.progress.advance(self.task, games)
+        task = self.progress.tasks[0]
+        if task.speed:
+            self.progress.update(self.task, rate=f"{task.speed:,.0f} games/s")
+
+
+def print_summary(result: Any) -> None:
+    """The seat table and the game's metrics on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis.tables import format_interval
+
+    spec, summary = result.spec, result.summary
+    module = spec.module
+    console = Console()
+    title = (
+        f"{module.INFO.name}: {summary.n_games:,} games, seed {spec.seed}"
+        f"{', variant ' + spec.variant if spec.variant else ''} ({result.elapsed_s:.1f} s)"
+    )
+    table = Table(title=title)
+    for column in ("seat", "policy", "win rate [95% CI]", "shared win", f"mean {module.INFO.score_label} [95% CI]"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for row in result.seat_table().itertuples():
+        table.add_row(
+            str(row.seat),
+            row.policy,
+            format_interval(row.win_rate, row.win_lo, row.win_hi, True),
+            f"{100 * row.shared_win_rate:.2f}%",
+            format_interval(row.mean_score, row.score_lo, row.score_hi),
+        )
+    console.print(table)
+    metrics = result.metrics()
+    lines = [f"mean game length: {format_interval(metrics['mean_turns'], *metrics['mean_turns_ci'])} turns"]
+    for name, metric in module.METRICS.items():
+        value = metrics[name]
+        if metric.kind == "counts":
+            shares = ", ".join(f"{k}: {100 * v:.2f}%" for k, v in enumerate(value))
+            lines.append(f"{metric.label}: {shares}")
+        elif metric.kind == "seat":
+            lines.append(f"{metric.label} per game, by seat: " + ", ".join(f"{v:.3f}" for v in value))
+        else:
+            lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
+    for line in lines:
+        console.print(line, highlight=False)
+
+
+def run_game(
+    game: str,
+    policy: str | None,
+    seats: str | None,
+    n: str,
+    players: int | None,
+    seed: int,
+    settings: list[str],
+    variant: str | None,
+    jobs: int | None,
+    out: Path | None,
+    save_games: bool,
+    as_json: bool,
+    quiet: bool,
+    fresh: bool,
+    overwrite: bool,
+    chunk_size: int,
+) -> None:
+    """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
+    from experiments.runner import RunSpec, run
+
+    with user_errors():
+        module = get_game(game).module
+        n_games = parse_count(n)
+        if jobs is not None and jobs < 1:
+            raise UserError(f"--jobs {jobs} must be at least 1")
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        spec = RunSpec(
+            game,
+            seats_from(module, policy, seats, players),
+            n_games,
+            seed,
+            parse_settings(settings),
+            variant,
+            chunk_size,
+        )
+        run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not (run_dir.is_dir() and _writable(run_dir)):
+            raise UserError(f"cannot write to {run_dir}")
+        loader = warm_imports()
+        with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
+            result = run(
+                spec,
+                jobs=jobs,
+                run_dir=run_dir,
+                save_games=save_games,
+                progress=bar.advance,
+                fresh=fresh,
+                overwrite=overwrite,
+            )
+        loader.join()
+        from experiments.output import write_run_folder
+
+        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]])
+        if as_json:
+            from analysis.tables import json_ready
+
+            typer.echo(json.dumps(json_ready({**result.as_json(), "run_dir": str(run_dir)})))
+        elif not quiet:
+            print_summary(result)
+            typer.echo(f"run folder: {run_dir}")
+
+
+def _writable(folder: Path) -> bool:
+    probe = folder / ".write-probe"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def make_game_command(game: str) -> Any:
+    """The ``simulate GAME`` command of one registered game (the same options for every game)."""
+
+    def command(
+        policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+        seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. optimal,random.")] = None,
+        n: Annotated[str, typer.Option("-n", "--games", help="Games to play: 1e6, 1_000_000 or 1000000.")] = "1e5",
+        players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
+        seed: Annotated[int, typer.Option(help="Root seed; the same seed gives the same games.")] = 0,
+        settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+        variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
+        jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+        out: Annotated[Path | None, typer.Option(help="Run folder (default: runs/GAME-<hash>).")] = None,
+        save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
+        fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+        overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
+        chunk_size: Annotated[int, typer.Option(help="Games per chunk (part of the seeding).")] = 50_000,
+    ) -> None:
+        run_game(
+            game,
+            policy,
+            seats,
+            n,
+            players,
+            seed,
+            settings or [],
+            variant,
+            jobs,
+            out,
+            save_games,
+            as_json,
+            quiet,
+            fresh,
+            overwrite,
+            chunk_size,
+        )
+
+    command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."
+    return command
+
+
+for _game in available_games():
+    app.command(name=_game)(make_game_command(_game))
+
+
+@app.command("list")
+def list_command(game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None) -> None:
+    """List the games, or one game's policies, knobs, variants and metrics."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    with user_errors():
+        if game is None:
+            table = Table(title="games")
+            for column in ("game", "name", "players", "policies", "variants"):
+                table.add_column(column)
+            for gid in available_games():
+                m = get_game(gid).module
+                table.add_row(
+                    gid,
+                    m.INFO.name,
+                    f"{m.INFO.min_players}–{m.INFO.max_players}",
+                    ", ".join(m.POLICIES),
+                    ", ".join(m.VARIANTS) or "—",
+                )
+            console.print(table)
+            return
+        m = get_game(game).module
+        policies = Table(title=f"{m.INFO.name} policies")
+        policies.add_column("policy")
+        policies.add_column("what it does")
+        for p in m.POLICIES.values():
+            policies.add_row(p.name, p.description)
+        knobs = Table(title=f"{m.INFO.name} knobs (--set knob=value)")
+        for column in ("knob", "default", "allowed", "meaning"):
+            knobs.add_column(column)
+        for k in m.Params.knobs():
+            knobs.add_row(k.name, str(k.default), k.allowed, k.doc)
+        variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
+        variants.add_column("variant")
+        variants.add_column("sets")
+        for name, overrides in m.VARIANTS.items():
+            variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
+        console.print(policies, knobs, variants)
+        console.print(
+            f"players: {m.INFO.min_players}–{m.INFO.max_players}; turn cap {m.INFO.turn_cap}; "
+            f"metrics: {', '.join(m.METRICS)}",
+            highlight=False,
+        )
+
+
+def main() -> None:
+    """Entry point of the ``simulate`` script."""
+    argv = sys.argv[1:]
+    if argv and not argv[0].startswith("-") and argv[0] not in (*COMMANDS, *available_games()):
+        typer.echo(
+            f"error: unknown game or command '{argv[0]}'{core.did_you_mean(argv[0], [*available_games(), *COMMANDS])}",
+            err=True,
+        )
+        raise SystemExit(2)
+    app()

@@ -1,0 +1,384 @@
+"""Run many seeded games in chunks, in parallel, with checkpoints; merge their summaries.
+
+``n`` games are split into fixed-size chunks. Chunk ``i`` draws from ``SeedSequence(seed, spawn_key=(i,))``,
+which depends on the root seed and ``i`` only, so results are bit-identical whatever ``jobs``, the backend or
+the order chunks finish in (summaries hold integer sums, merged in chunk order). Each finished chunk is
+written atomically under ``<run folder>/chunks/``; running the same spec again resumes from them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis.summary import Summary
+from engines import core, get_game
+
+DEFAULT_CHUNK = 50_000
+CHECKPOINT_FORMAT = 1
+
+
+class RunError(Exception):
+    """A run cannot start or finish; the message is one line meant for the user."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What to play: a game, its knobs, the seats' policies, how many games, from which seed."""
+
+    game: str
+    seats: tuple[str, ...]
+    n_games: int
+    seed: int = 0
+    settings: tuple[tuple[str, str], ...] = ()  # knob overrides as text, applied after the variant's
+    variant: str | None = None
+    chunk_size: int = DEFAULT_CHUNK
+
+    def __post_init__(self) -> None:
+        """Check everything that can be checked before any game is played."""
+        if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or self.n_games < 1:
+            raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size={self.chunk_size} must be a positive whole number")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
+        module = self.module
+        core.check_players(module.INFO, len(self.seats))
+        core.resolve_policies(module.POLICIES, self.seats)
+        self.params  # noqa: B018  (validates variant and knobs)
+
+    @property
+    def module(self) -> Any:
+        """The game package."""
+        return get_game(self.game).module
+
+    @property
+    def params(self) -> core.Params:
+        """The game's ``Params`` with the variant's and then the explicit knob settings applied."""
+        module = self.module
+        overrides: dict[str, str] = {}
+        if self.variant is not None:
+            if self.variant not in module.VARIANTS:
+                raise ValueError(
+                    f"unknown variant '{self.variant}' for {self.game}"
+                    f"{core.did_you_mean(self.variant, list(module.VARIANTS))}"
+                )
+            overrides.update(module.VARIANTS[self.variant])
+        overrides.update(dict(self.settings))
+        return module.Params().with_strings(overrides)
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """``(index, games)`` of every chunk."""
+        full, rest = divmod(self.n_games, self.chunk_size)
+        return [(i, self.chunk_size) for i in range(full)] + ([(full, rest)] if rest else [])
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that determines a chunk's games (not ``n_games``: a longer run reuses earlier chunks)."""
+        module = self.module
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "game": self.game,
+            "version": module.INFO.version,
+            "params": self.params.as_dict(),
+            "seats": list(self.seats),
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+        }
+
+    def key(self) -> str:
+        """A short hash of the identity and ``n_games``, naming the default run folder."""
+        text = json.dumps({**self.identity(), "n_games": self.n_games}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def chunk_rng(seed: int, index: int) -> np.random.Generator:
+    """The generator of chunk ``index``: a child of the root seed, independent of every other chunk."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+
+
+@dataclass
+class ChunkResult:
+    """One chunk's summary (and its per-game columns when asked)."""
+
+    index: int
+    summary: Summary
+    games: dict[str, np.ndarray] | None = None
+
+
+def play_chunk(spec: RunSpec, index: int, size: int, keep_games: bool = False) -> ChunkResult:
+    """Play chunk ``index`` of ``spec`` (``size`` games) and reduce it to a summary. Runs in a worker."""
+    module = spec.module
+    outcome = module.play(spec.params, list(spec.seats), size, chunk_rng(spec.seed, index))
+    summary = Summary.from_outcome(outcome, module.METRICS)
+    return ChunkResult(index, summary, outcome if keep_games else None)
+
+
+@dataclass
+class RunResult:
+    """A finished run: the merged summary, what produced it, and where it was written."""
+
+    spec: RunSpec
+    summary: Summary
+    elapsed_s: float
+    run_dir: Path | None
+    chunks_resumed: int = 0
+    per_chunk: list[Summary] = field(default_factory=list)
+
+    def seat_table(self) -> Any:
+        """Per seat: policy, win rate and its interval, shared-win rate, mean score and its interval."""
+        import pandas as pd
+
+        s = self.summary
+        win, win_lo, win_hi = s.win_rate()
+        score, score_lo, score_hi = s.mean_score()
+        return pd.DataFrame(
+            {
+                "seat": np.arange(s.players),
+                "policy": list(self.spec.seats),
+                "games": s.n_games,
+                "wins": s.wins,
+                "win_rate": win,
+                "win_lo": win_lo,
+                "win_hi": win_hi,
+                "shared_win_rate": s.shared_wins / s.n_games,
+                "mean_score": score,
+                "score_lo": score_lo,
+                "score_hi": score_hi,
+            }
+        )
+
+    def metrics(self) -> dict[str, Any]:
+        """Game-specific numbers: means with intervals, per-seat means, and count fractions."""
+        s, module = self.summary, self.spec.module
+        mean, low, high = s.mean_turns()
+        out: dict[str, Any] = {"mean_turns": mean, "mean_turns_ci": [low, high]}
+        for name, metric in module.METRICS.items():
+            if metric.kind == "counts":
+                out[name] = s.counts_fractions(name).tolist()
+            else:
+                m, lo, hi = s.metric_mean(name)
+                out[name] = np.atleast_1d(m).tolist() if metric.kind == "seat" else float(m)
+                out[f"{name}_ci"] = (
+                    [np.atleast_1d(lo).tolist(), np.atleast_1d(hi).tolist()]
+                    if metric.kind == "seat"
+                    else [float(lo), float(hi)]
+                )
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        """The run as one JSON-friendly object (what ``simulate --json`` prints)."""
+        from importlib.metadata import version
+
+        table = self.seat_table()
+        seats = [
+            {
+                "seat": int(r.seat),
+                "policy": r.policy,
+                "win_rate": float(r.win_rate),
+                "win_rate_ci": [float(r.win_lo), float(r.win_hi)],
+                "shared_win_rate": float(r.shared_win_rate),
+                "mean_score": float(r.mean_score),
+                "mean_score_ci": [float(r.score_lo), float(r.score_hi)],
+            }
+            for r in table.itertuples()
+        ]
+        return {
+            "game": self.spec.game,
+            "game_version": self.spec.module.INFO.version,
+            "n_games": self.summary.n_games,
+            "seed": self.spec.seed,
+            "variant": self.spec.variant,
+            "params": self.spec.params.as_dict(),
+            "seats": seats,
+            "metrics": self.metrics(),
+            "chunk_size": self.spec.chunk_size,
+            "elapsed_s": self.elapsed_s,
+            "version": version("boardlab"),
+        }
+
+
+# --- checkpoints ----------------------------------------------------------------------------------------------
+
+
+class Checkpoints:
+    """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN.npz`` next to an identity file."""
+
+    def __init__(self, run_dir: Path, spec: RunSpec, fresh: bool = False, overwrite: bool = False) -> None:
+        """Open (or start) the checkpoints in ``run_dir``; refuse those of a different spec unless told."""
+        self.dir = run_dir / "chunks"
+        identity_file = run_dir / "checkpoint.json"
+        identity = spec.identity()
+        if fresh and self.dir.exists():
+            shutil.rmtree(self.dir)
+        if identity_file.exists() and self.dir.exists():
+            try:
+                stored = json.loads(identity_file.read_text())
+            except (OSError, json.JSONDecodeError):
+                stored = None
+            if stored != identity:
+                if not overwrite:
+                    raise RunError(
+                        f"{run_dir} holds checkpoints of a different run; use --overwrite to replace "
+                        "them or --out for another folder"
+                    )
+                shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(identity_file, json.dumps(identity, indent=1, sort_keys=True).encode())
+        self.corrupt: list[int] = []
+
+    def path(self, index: int) -> Path:
+        """Where chunk ``index`` is stored."""
+        return self.dir / f"chunk-{index:06d}.npz"
+
+    def load(self, index: int, size: int) -> Summary | None:
+        """The stored summary of chunk ``index`` if it is complete and intact, else None (noting corruption)."""
+        path = self.path(index)
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                summary = Summary.from_arrays({k: data[k] for k in data.files})
+        except Exception:  # a truncated or corrupt file of any kind is recomputed, never used
+            summary = None
+        if summary is None or summary.n_games != size:
+            self.corrupt.append(index)
+            path.unlink(missing_ok=True)
+            return None
+        return summary
+
+    def save(self, index: int, summary: Summary) -> None:
+        """Store chunk ``index`` atomically (write to a temporary file, then rename)."""
+        with tempfile.NamedTemporaryFile(dir=self.dir, suffix=".tmp", delete=False) as handle:
+            np.savez(handle, **summary.to_arrays())
+        os.replace(handle.name, self.path(index))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        handle.write(data)
+    os.replace(handle.name, path)
+
+
+# --- running -------------------------------------------------------------------------------------------------
+
+
+def _execute(
+    spec: RunSpec, todo: Sequence[tuple[int, int]], jobs: int, keep_games: bool, backend: str
+) -> Iterator[ChunkResult]:
+    """Yield chunk results as they finish, in-process for one job, else on a joblib pool."""
+    if jobs == 1 or len(todo) <= 1:
+        for index, size in todo:
+            yield play_chunk(spec, index, size, keep_games)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator_unordered")
+    yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
+
+
+def run(
+    spec: RunSpec,
+    jobs: int | None = None,
+    run_dir: Path | str | None = None,
+    save_games: bool = False,
+    progress: Callable[[int], None] | None = None,
+    fresh: bool = False,
+    overwrite: bool = False,
+    backend: str = "loky",
+) -> RunResult:
+    """Play ``spec`` and return the merged result; with ``run_dir``, checkpoint chunks there and resume.
+
+    ``jobs`` defaults to every core. ``progress`` is called with the number of games of each chunk done.
+    """
+    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs={jobs} must be at least 1")
+    start = time.perf_counter()
+    checkpoints = Checkpoints(Path(run_dir), spec, fresh, overwrite) if run_dir is not None else None
+    games_dir = Path(run_dir) / "games" if run_dir is not None and save_games else None
+
+    summaries: dict[int, Summary] = {}
+    todo = []
+    for index, size in spec.chunks():
+        stored = checkpoints.load(index, size) if checkpoints else None
+        if stored is not None and (games_dir is None or (games_dir / f"chunk-{index:06d}.parquet").exists()):
+            summaries[index] = stored
+            if progress:
+                progress(size)
+        else:
+            todo.append((index, size))
+    resumed = len(summaries)
+
+    for result in _execute(spec, todo, jobs, save_games, backend):
+        if games_dir is not None and result.games is not None:
+            write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
+        if checkpoints:
+            checkpoints.save(result.index, result.summary)
+        summaries[result.index] = result.summary
+        if progress:
+            progress(result.summary.n_games)
+
+    ordered = [summaries[i] for i, _ in spec.chunks()]
+    merged = ordered[0]
+    for s in ordered[1:]:
+        merged = merged.merge(s)
+    return RunResult(spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered)
+
+
+def games_frame(games: dict[str, np.ndarray], first_game: int) -> Any:
+    """Per-game columns as a DataFrame; per-seat and histogram columns are split into ``name_i`` columns."""
+    import pandas as pd
+
+    columns: dict[str, np.ndarray] = {"game": first_game + np.arange(len(games["score"]))}
+    for name, values in games.items():
+        values = np.asarray(values)
+        if values.ndim == 1:
+            columns[name] = values
+        else:
+            for i in range(values.shape[1]):
+                columns[f"{name}_{i}"] = values[:, i]
+    return pd.DataFrame(columns)
+
+
+def write_games(path: Path, games: dict[str, np.ndarray], index: int, spec: RunSpec) -> None:
+    """Write one chunk's games as a Parquet part, atomically."""
+    frame = games_frame(games, index * spec.chunk_size)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        frame.to_parquet(handle.name, index=False)
+    os.replace(handle.name, path)
+
+
+def combine_games(run_dir: Path, spec: RunSpec) -> Path:
+    """Concatenate the per-chunk game parts of a run into ``games.parquet`` (chunk order)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = [run_dir / "games" / f"chunk-{i:06d}.parquet" for i, _ in spec.chunks()]
+    table = pa.concat_tables(pq.read_table(p) for p in parts)
+    target = run_dir / "games.parquet"
+    with tempfile.NamedTemporaryFile(dir=run_dir, suffix=".tmp", delete=False) as handle:
+        pq.write_table(table, handle.name)
+    os.replace(handle.name, target)
+    return target
+
+
+def iter_specs(base: RunSpec, **changes: Iterable[Any]) -> Iterator[RunSpec]:
+    """Specs that differ from ``base`` in one field over several values (for sweeps)."""
+    from dataclasses import replace
+
+    for name, values in changes.items():
+        for value in values:
+            yield replace(base, **{name: value})

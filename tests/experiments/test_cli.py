@@ -1,0 +1,172 @@
+"""`simulate`: commands, JSON output, run folders and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app, parse_count
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize(("text", "value"), [("1e6", 10**6), ("1_000_000", 10**6), ("1000000", 10**6), ("2E3", 2000)])
+def test_counts_accept_three_spellings(text: str, value: int) -> None:
+    assert parse_count(text) == value
+
+
+def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
+    result = invoke(
+        "pantolino",
+        "--seats",
+        "optimal,random",
+        "-n",
+        "3000",
+        "--seed",
+        "4",
+        "--json",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+        "--set",
+        "rolls=2",
+        "--chunk-size",
+        "1000",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["game"] == "pantolino" and data["n_games"] == 3000 and data["seed"] == 4
+    assert data["params"]["rolls"] == 2 and data["params"]["token_values"] == [2, 3, 4]
+    assert [s["policy"] for s in data["seats"]] == ["optimal", "random"]
+    first = data["seats"][0]
+    assert first["win_rate_ci"][0] <= first["win_rate"] <= first["win_rate_ci"][1]
+    assert first["mean_score_ci"][0] <= first["mean_score"] <= first["mean_score_ci"][1]
+    assert len(data["metrics"]["best_count"]) == 5 and data["metrics"]["mean_turns"] > 0
+    assert data["elapsed_s"] > 0 and data["version"]
+    folder = tmp_path / "run"
+    for name in (
+        "summary.parquet",
+        "summary.csv",
+        "metrics.json",
+        "run.json",
+        "score_distribution.png",
+        "game_length.png",
+    ):
+        assert (folder / name).exists(), name
+    record = json.loads((folder / "run.json").read_text())
+    assert record["seats"] == ["optimal", "random"] and record["chunk_size"] == 1000
+
+
+def test_jobs_one_and_two_give_identical_json(tmp_path: Path) -> None:
+    outputs = []
+    for jobs in ("1", "2"):
+        result = invoke(
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "4000",
+            "--chunk-size",
+            "1000",
+            "--json",
+            "--jobs",
+            jobs,
+            "--out",
+            str(tmp_path / jobs),
+        )
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        for key in ("elapsed_s", "run_dir"):
+            data.pop(key)
+        outputs.append(data)
+    assert outputs[0] == outputs[1]
+
+
+def test_table_output_and_save_games(tmp_path: Path) -> None:
+    result = invoke(
+        "pantolino",
+        "-p",
+        "greedy",
+        "--players",
+        "3",
+        "-n",
+        "1_500",
+        "--variant",
+        "escaping-boots",
+        "--save-games",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
+    assert result.exit_code == 0, result.output
+    assert "win rate" in result.stdout and "greedy" in result.stdout and "tokens stolen" in result.stdout
+    import pandas as pd
+
+    games = pd.read_parquet(tmp_path / "games.parquet")
+    assert len(games) == 1500 and {"score_0", "score_2", "winner", "turns"} <= set(games.columns)
+
+
+def test_list_describes_games_and_a_game() -> None:
+    assert "pantolino" in invoke("list").stdout
+    out = invoke("list", "pantolino").stdout
+    for word in ("keep-jokers", "joker_faces", "escaping-boots-tail", "remove-smallest"):
+        assert word in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["pantolino", "-p", "keep-joker"], "unknown policy 'keep-joker'; did you mean 'keep-jokers'?"),
+        (["pantolino", "--set", "dices=3"], "unknown knob 'dices'; did you mean 'dice'?"),
+        (["pantolino", "--variant", "escaping"], "unknown variant 'escaping'"),
+        (["pantolino", "-n", "abc"], "-n 'abc' is not a positive whole number"),
+        (["pantolino", "-n", "0"], "-n '0' is not a positive whole number"),
+        (["pantolino", "-n", "-5"], "-n '-5' is not a positive whole number"),
+        (["pantolino", "-n", "2.5"], "-n '2.5' is not a positive whole number"),
+        (["pantolino", "--players", "9"], "players=9 is out of range for pantolino; allowed 2..8"),
+        (["pantolino", "--seats", "random,random,random", "--players", "2"], "--seats names 3 policies"),
+        (["pantolino", "--set", "dice=9"], "dice=9 is out of range; allowed 1..6"),
+        (["pantolino", "--set", "dice=four"], "dice='four' is not a whole number"),
+        (["pantolino", "--set", "dice"], "is not of the form knob=value"),
+        (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    result = invoke(*args, "--out", str(tmp_path / "x"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert not (tmp_path / "x" / "run.json").exists()
+
+
+def test_unwritable_output_folder(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = invoke("pantolino", "-n", "10", "--out", str(blocker / "run"))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_installed_simulate_runs_in_a_subprocess(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("simulate")
+    proc = subprocess.run(
+        [str(exe), "pantolino", "-n", "2000", "--json", "--jobs", "1", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["n_games"] == 2000
+    unknown = subprocess.run([str(exe), "pantolin"], capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 2 and "did you mean 'pantolino'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr

@@ -1,0 +1,87 @@
+"""The runner: seeding by chunk, identical results for any jobs, checkpoints and resume."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from experiments.runner import Checkpoints, RunError, RunSpec, chunk_rng, run
+
+SPEC = RunSpec("pantolino", ("keep-jokers", "greedy"), 2_500, seed=9, chunk_size=1_000)
+
+
+def arrays_equal(a, b) -> bool:
+    x, y = a.summary.to_arrays(), b.summary.to_arrays()
+    return x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x)
+
+
+def test_chunks_cover_n_with_a_short_last_chunk() -> None:
+    assert SPEC.chunks() == [(0, 1000), (1, 1000), (2, 500)]
+
+
+def test_chunk_generators_depend_on_seed_and_index_only() -> None:
+    assert chunk_rng(9, 3).integers(1 << 30) == chunk_rng(9, 3).integers(1 << 30)
+    assert chunk_rng(9, 3).integers(1 << 30) != chunk_rng(9, 4).integers(1 << 30)
+    assert chunk_rng(9, 3).integers(1 << 30) != chunk_rng(10, 3).integers(1 << 30)
+
+
+def test_results_do_not_depend_on_jobs() -> None:
+    one = run(SPEC, jobs=1)
+    two = run(SPEC, jobs=2)
+    assert arrays_equal(one, two)
+    assert one.summary.n_games == 2_500
+    assert one.summary.wins.sum() + one.summary.shared_wins.sum() >= 2_500
+
+
+def test_a_longer_run_extends_a_shorter_one(tmp_path) -> None:
+    from dataclasses import replace
+
+    short = run(replace(SPEC, n_games=2_000), jobs=1, run_dir=tmp_path)
+    long = run(replace(SPEC, n_games=3_000), jobs=1, run_dir=tmp_path)
+    assert long.chunks_resumed == 2
+    assert arrays_equal(run(replace(SPEC, n_games=3_000), jobs=1), long)
+    assert short.summary.n_games == 2_000
+
+
+def test_resume_uses_saved_chunks_and_recomputes_corrupt_ones(tmp_path) -> None:
+    first = run(SPEC, jobs=1, run_dir=tmp_path)
+    chunk = tmp_path / "chunks" / "chunk-000001.npz"
+    chunk.write_bytes(chunk.read_bytes()[:100])  # truncated
+    again = run(SPEC, jobs=1, run_dir=tmp_path)
+    assert again.chunks_resumed == 2
+    assert arrays_equal(first, again)
+
+
+def test_checkpoints_of_another_run_are_refused_unless_overwritten(tmp_path) -> None:
+    from dataclasses import replace
+
+    run(SPEC, jobs=1, run_dir=tmp_path)
+    other = replace(SPEC, seed=10)
+    with pytest.raises(RunError, match="different run"):
+        Checkpoints(tmp_path, other)
+    assert run(other, jobs=1, run_dir=tmp_path, overwrite=True).chunks_resumed == 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"n_games": 0}, "n_games=0 must be a positive whole number"),
+        ({"seats": ("keep-jokers",)}, "players=1 is out of range"),
+        ({"seats": ("keep-joker", "random")}, "did you mean 'keep-jokers'"),
+        ({"variant": "escaping"}, "unknown variant 'escaping'"),
+        ({"settings": (("dice", "9"),)}, "dice=9 is out of range"),
+        ({"game": "pantolin"}, "did you mean 'pantolino'"),
+    ],
+)
+def test_bad_specs_fail_before_playing(changes: dict, message: str) -> None:
+    from dataclasses import asdict
+
+    with pytest.raises(ValueError, match=message):
+        RunSpec(**{**asdict(SPEC), **changes})
+
+
+def test_memory_does_not_grow_with_n() -> None:
+    small = run(RunSpec("pantolino", ("keep-jokers",) * 2, 2_000, chunk_size=1_000), jobs=1)
+    large = run(RunSpec("pantolino", ("keep-jokers",) * 2, 20_000, chunk_size=1_000), jobs=1)
+    size = lambda r: sum(a.nbytes for a in r.summary.to_arrays().values())  # noqa: E731
+    assert size(large) <= size(small) + 8 * 64
