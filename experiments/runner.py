@@ -337,6 +337,99 @@ def run(
     return RunResult(spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered)
 
 
+def run_many(
+    specs: Sequence[RunSpec],
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    cache: dict[tuple[str, int], Summary] | None = None,
+    backend: str = "loky",
+) -> list[RunResult]:
+    """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
+
+    ``cache`` maps ``(identity key, chunk index)`` to summaries already computed (it is filled as chunks
+    finish), so that precision-targeted runs and reports never play the same chunk twice.
+    """
+    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs={jobs} must be at least 1")
+    start = time.perf_counter()
+    cache = {} if cache is None else cache
+    keys = [json.dumps(spec.identity(), sort_keys=True) for spec in specs]
+    todo = [
+        (k, index, size)
+        for k, spec in enumerate(specs)
+        for index, size in spec.chunks()
+        if (keys[k], index) not in cache
+    ]
+    if progress:
+        progress(sum(spec.n_games for spec in specs) - sum(size for _, _, size in todo))
+    if jobs == 1 or len(todo) <= 1:
+        finished: Iterable[tuple[int, ChunkResult]] = ((k, play_chunk(specs[k], i, n)) for k, i, n in todo)
+    else:
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator_unordered")
+        finished = parallel(delayed(_tagged_chunk)(k, specs[k], i, n) for k, i, n in todo)
+    for k, result in finished:
+        cache[(keys[k], result.index)] = result.summary
+        if progress:
+            progress(result.summary.n_games)
+    elapsed = time.perf_counter() - start
+    results = []
+    for k, spec in enumerate(specs):
+        ordered = [cache[(keys[k], i)] for i, _ in spec.chunks()]
+        merged = ordered[0]
+        for summary in ordered[1:]:
+            merged = merged.merge(summary)
+        results.append(RunResult(spec, merged, elapsed, None, 0, ordered))
+    return results
+
+
+def _tagged_chunk(tag: int, spec: RunSpec, index: int, size: int) -> tuple[int, ChunkResult]:
+    return tag, play_chunk(spec, index, size)
+
+
+def run_to_precision(
+    specs: Sequence[RunSpec],
+    precision: float,
+    jobs: int | None = None,
+    max_games: int = 50_000_000,
+    progress: Callable[[int], None] | None = None,
+    cache: dict[tuple[str, int], Summary] | None = None,
+) -> list[RunResult]:
+    """Add chunks until every seat's win rate in every spec has a 95% half-width of at most ``precision``.
+
+    Deterministic for a given seed: the games played depend only on the chunks' seeds, and the stopping
+    rule only on their results. ``n_games`` of each spec is the first round's size.
+    """
+    from dataclasses import replace
+
+    from analysis import stats
+
+    if not 0 < precision < 0.5:
+        raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
+    cache = {} if cache is None else cache
+    current = list(specs)
+    while True:
+        results = run_many(current, jobs, progress, cache)
+        next_round, done = [], True
+        for result in results:
+            s, spec = result.summary, result.spec
+            half = float(stats.wilson_half_width(s.wins, s.n_games).max())
+            if half <= precision or s.n_games >= max_games:
+                next_round.append(spec)
+                continue
+            done = False
+            p = s.wins / s.n_games
+            needed = int((stats.Z95**2 * p * (1 - p)).max() / precision**2) + 1
+            target = min(max(needed, s.n_games + spec.chunk_size), max_games)
+            target = -(-target // spec.chunk_size) * spec.chunk_size
+            next_round.append(replace(spec, n_games=target))
+        if done:
+            return results
+        current = next_round
+
+
 def games_frame(games: dict[str, np.ndarray], first_game: int) -> Any:
     """Per-game columns as a DataFrame; per-seat and histogram columns are split into ``name_i`` columns."""
     import pandas as pd

@@ -3,18 +3,21 @@
 Dice are identical, so a throw is a multiset over categories: the colours ``0..C-1`` and the joker ``C``.
 A multiset with counts ``n_0..n_C`` has the code ``sum(n_c * (dice + 1) ** c)``; adding codes adds multisets,
 so "kept dice + rerolled dice" is one integer addition. Every table here is built once per set of knobs.
+
+Probabilities are exact integers: a roll of ``r`` dice has weight ``multinomial * prod(faces_c ** x_c) *
+F ** (dice - r)`` in units of ``F ** dice`` (``F`` faces per die), so every table is a pure function of the
+knobs, identical on every machine and whatever batch of positions it was computed in. Ties between keeps of
+equal expected value go to the keep with more dice, then the smaller code.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-
-EV_TOLERANCE = 1e-9
-"""Expected values closer than this are ties; ties go to the keep with more dice, then the smaller code."""
 
 
 class DiceTables:
@@ -32,7 +35,6 @@ class DiceTables:
         self.weight = radix ** np.arange(self.categories, dtype=np.int64)  # code of one die per category
         face_category = np.r_[np.arange(colours), np.full(joker_faces, colours)]
         self.face_code = self.weight[face_category]  # code of one die per face
-        self.face_probability = np.bincount(face_category, minlength=self.categories) / self.faces
 
         multisets = [c for c in itertools.product(range(radix), repeat=self.categories) if sum(c) <= dice]
         counts = np.array(multisets, dtype=np.int64)
@@ -110,24 +112,29 @@ class DiceTables:
         """Value of the best claimable token for every complete throw: shape ``(len(signatures), full)``."""
         masks = self.colour_masks(signatures)  # (S, C)
         eff = self.effective_counts(self.codes[self.full])  # (F, C)
-        return self.best_value[masks[:, None, :], eff[None, :, :]].max(axis=2).astype(np.float64)
+        return self.best_value[masks[:, None, :], eff[None, :, :]].max(axis=2).astype(np.int64)
 
     # --- the per-turn dynamic programme -----------------------------------------------------------------
 
     @cached_property
     def transition(self) -> np.ndarray:
-        """``transition[k, f]``: probability that keeping multiset ``k`` and rolling the rest gives throw ``f``."""
+        """``transition[k, f]``: weight (in units of ``F ** dice``) of throw ``f`` after keeping multiset ``k``."""
         full_counts = self.counts[self.full]
-        log_p = np.log(np.where(self.face_probability > 0, self.face_probability, 1.0))
-        log_factorial = np.array([math.lgamma(i + 1) for i in range(self.dice + 1)])
-        out = np.zeros((len(self.codes), len(self.full)))
+        face_count = np.r_[np.ones(self.colours, dtype=np.int64), self.joker_faces]
+        factorial = np.array([math.factorial(i) for i in range(self.dice + 1)], dtype=np.int64)
+        out = np.zeros((len(self.codes), len(self.full)), dtype=np.int64)
         for k, kept in enumerate(self.counts):
             rolled = full_counts - kept
-            possible = (rolled >= 0).all(axis=1) & ((rolled == 0) | (self.face_probability > 0)).all(axis=1)
+            possible = (rolled >= 0).all(axis=1) & ((rolled == 0) | (face_count > 0)).all(axis=1)
             x = rolled[possible]
-            log_mult = log_factorial[x.sum(axis=1)] - log_factorial[x].sum(axis=1)
-            out[k, possible] = np.exp(log_mult + (x * log_p).sum(axis=1))
+            ways = factorial[x.sum(axis=1)] // factorial[x].prod(axis=1)
+            out[k, possible] = ways * (face_count**x).prod(axis=1) * self.faces ** (self.dice - x.sum(axis=1))
         return out
+
+    @property
+    def unit(self) -> int:
+        """The transition weights of one roll sum to this (``F ** dice``)."""
+        return self.faces**self.dice
 
     @cached_property
     def keep_options(self) -> np.ndarray:
@@ -148,9 +155,8 @@ class DiceTables:
     def best_keeps(self, expected: np.ndarray) -> np.ndarray:
         """For each signature row of ``expected`` (values per multiset), the best keep code per throw."""
         options = self.keep_options
-        ev = np.where(options >= 0, expected[:, np.maximum(options, 0)], -np.inf)  # (S, F, J)
-        best = ev.max(axis=2, keepdims=True)
-        choice = (ev >= best - EV_TOLERANCE).argmax(axis=2)  # first option in tie order within tolerance
+        ev = np.where(options >= 0, expected[:, np.maximum(options, 0)], -1)  # (S, F, J), exact integers
+        choice = ev.argmax(axis=2)  # the first option in tie order among the best
         return self.codes[np.take_along_axis(options[None], choice[..., None], axis=2)[..., 0]]
 
     def keep_tables(self, signatures: np.ndarray, horizon: int | None) -> np.ndarray:
@@ -160,36 +166,38 @@ class DiceTables:
         """
         value = self.final_values(signatures)  # W_0 over complete throws
         out = np.zeros((len(signatures), self.rolls, len(self.full)), dtype=np.int64)
-        one_step = value @ self.transition.T
+        one_step = value @ self.transition.T  # integer matmul: exact, in any order
         for left in range(1, self.rolls):
-            expected = one_step if horizon == 1 else value @ self.transition.T  # E_left over all multisets
+            expected = one_step if horizon == 1 else value @ self.transition.T  # E_left, units F ** (dice * left)
             out[:, left] = self.best_keeps(expected)
             kept = np.take_along_axis(expected, self.index_of_code[out[:, left]].astype(np.int64), axis=1)
             value = kept if horizon is None else value
         return out
 
     def final_distribution(self, keeps: np.ndarray) -> np.ndarray:
-        """Exact distribution of the last throw when keeps follow ``keeps`` (codes ``(S, rolls, full)``).
+        """Exact weights of the last throw when keeps follow ``keeps`` (codes ``(S, rolls, full)``).
 
         Runs the Markov chain over throws: start from a roll of every die, then before each further roll move
-        each throw's probability to its kept multiset and spread it by the transition matrix.
+        each throw's weight to its kept multiset and spread it by the transition weights. Each row sums to
+        ``unit ** rolls``.
         """
         n_rows, n_kept = len(keeps), len(self.codes)
         dist = np.tile(self.transition[self.index_of_code[0]], (n_rows, 1))
         for roll in range(1, self.rolls):
-            kept = self.index_of_code[keeps[:, self.rolls - roll]] + n_kept * np.arange(n_rows)[:, None]
-            mass = np.bincount(kept.ravel(), weights=dist.ravel(), minlength=n_rows * n_kept)
-            dist = mass.reshape(n_rows, n_kept) @ self.transition
+            mass = np.zeros((n_rows, n_kept), dtype=np.int64)
+            kept = self.index_of_code[keeps[:, self.rolls - roll]]
+            np.add.at(mass, (np.arange(n_rows)[:, None], kept), dist)
+            dist = mass @ self.transition
         return dist
 
-    def expected_turn_value(self, signature: int) -> float:
+    def expected_turn_value(self, signature: int) -> Fraction:
         """Exact expected value of the token taken this turn under optimal keeps, for one signature."""
         value = self.final_values(np.array([signature], dtype=np.int64))
         for _ in range(1, self.rolls):
             expected = value @ self.transition.T
-            value = expected[:, self.keep_options].max(axis=2, where=self.keep_options >= 0, initial=-np.inf)
+            value = expected[:, self.keep_options].max(axis=2, where=self.keep_options >= 0, initial=-1)
         start = self.transition[self.index_of_code[0]]
-        return float(value[0] @ start)
+        return Fraction(int(value[0] @ start), self.unit**self.rolls)
 
 
 class ThrowSampler:
@@ -209,7 +217,7 @@ class ThrowSampler:
         self.ready = np.zeros(n_keys, dtype=bool)
 
     def distribution(self, keys: np.ndarray) -> np.ndarray:
-        """Exact last-throw probabilities for each key: ``(len(keys), full)``."""
+        """Exact last-throw weights for each key: ``(len(keys), full)``, each row summing to ``unit ** rolls``."""
         return self.tables.final_distribution(self.keeps_for_keys(keys))
 
     def sample(self, keys: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -224,24 +232,26 @@ class ThrowSampler:
         return np.where(scaled - column < self.threshold.ravel()[flat], column, self.alias.ravel()[flat])
 
 
-def alias_tables(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Walker alias tables for each row of ``probabilities``.
+def alias_tables(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker alias tables for each row of integer ``weights``.
 
     Column ``i`` keeps itself with probability ``threshold[i]``, else it gives ``alias[i]``. Built for all
-    rows at once by pairing, at each step, every row's smallest unfilled column with its largest (the smallest
-    is at most 1 and the largest at least 1, since the unfilled columns average 1).
+    rows at once, in exact integer arithmetic, by pairing at each step every row's smallest unfilled column
+    with its largest (the smallest is at most the mean and the largest at least the mean).
     """
-    rows, n = probabilities.shape
-    scaled = probabilities / probabilities.sum(axis=1, keepdims=True) * n
+    rows, n = weights.shape
+    total = weights.sum(axis=1, keepdims=True)  # the mean column holds exactly `total` after scaling by n
+    scaled = weights.astype(np.int64) * n
     threshold = np.ones((rows, n))
     alias = np.tile(np.arange(n), (rows, 1))
     open_ = np.ones((rows, n), dtype=bool)
     every = np.arange(rows)
+    big = np.iinfo(np.int64).max
     for _ in range(n - 1):
-        small = np.where(open_, scaled, np.inf).argmin(axis=1)
+        small = np.where(open_, scaled, big).argmin(axis=1)
         open_[every, small] = False
-        large = np.where(open_, scaled, -np.inf).argmax(axis=1)
-        threshold[every, small] = scaled[every, small]
+        large = np.where(open_, scaled, -1).argmax(axis=1)
+        threshold[every, small] = scaled[every, small] / total[:, 0]
         alias[every, small] = large
-        scaled[every, large] -= 1.0 - scaled[every, small]
+        scaled[every, large] -= total[:, 0] - scaled[every, small]
     return np.minimum(threshold, 1.0), alias

@@ -10,10 +10,10 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 
 from engines.core import GameStream
-from engines.pantolino.dice import EV_TOLERANCE
 from engines.pantolino.rules import INFO, Params
 
 SUPPLY, REMOVED = "supply", "removed"
@@ -191,12 +191,11 @@ def code(params: Params, dice: tuple[int, ...]) -> int:
 def best_keep(params: Params, available: frozenset, dice: tuple[int, ...], rolls_left: int) -> tuple[int, ...]:
     """The keep maximising the expected value of the token taken, with ``rolls_left`` rolls to come.
 
-    Ties (within a tolerance) go to the keep with more dice, then the smaller multiset code.
+    Expected values are exact fractions; ties go to the keep with more dice, then the smaller multiset code.
     """
     options = sorted(set(sub_multisets(dice)), key=lambda k: (-len(k), code(params, k)))
     values = [expected_after_keep(params, available, k, rolls_left) for k in options]
-    best = max(values)
-    return next(k for k, v in zip(options, values, strict=True) if v >= best - EV_TOLERANCE)
+    return options[values.index(max(values))]
 
 
 def sub_multisets(dice: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -205,9 +204,9 @@ def sub_multisets(dice: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 @cache
-def expected_after_keep(params: Params, available: frozenset, kept: tuple[int, ...], rolls_left: int) -> float:
+def expected_after_keep(params: Params, available: frozenset, kept: tuple[int, ...], rolls_left: int) -> Fraction:
     """Expected token value after keeping ``kept``, rolling the rest, then playing on optimally."""
-    total = 0.0
+    total = Fraction(0)
     for rolled, probability in roll_outcomes(params, params.dice - len(kept)):
         dice = tuple(sorted(kept + rolled))
         total += probability * value_of(params, available, dice, rolls_left - 1)
@@ -215,19 +214,19 @@ def expected_after_keep(params: Params, available: frozenset, kept: tuple[int, .
 
 
 @cache
-def value_of(params: Params, available: frozenset, dice: tuple[int, ...], rolls_left: int) -> float:
+def value_of(params: Params, available: frozenset, dice: tuple[int, ...], rolls_left: int) -> Fraction:
     """Value of holding ``dice`` with ``rolls_left`` rolls to come, under optimal keeps."""
     if rolls_left == 0:
         counts = colour_counts(params, list(dice))
-        return float(max((v for c, v in available if v <= counts[c]), default=0))
+        return Fraction(max((v for c, v in available if v <= counts[c]), default=0))
     return max(expected_after_keep(params, available, k, rolls_left) for k in set(sub_multisets(dice)))
 
 
 @cache
-def roll_outcomes(params: Params, n: int) -> list[tuple[tuple[int, ...], float]]:
+def roll_outcomes(params: Params, n: int) -> list[tuple[tuple[int, ...], Fraction]]:
     """Every multiset of categories ``n`` dice can show, with its probability."""
     faces = params.colours + params.joker_faces
-    p = [1 / faces] * params.colours + [params.joker_faces / faces]
+    p = [Fraction(1, faces)] * params.colours + [Fraction(params.joker_faces, faces)]
     out = []
     for rolled in itertools.combinations_with_replacement(range(params.colours + 1), n):
         if params.joker_faces == 0 and params.colours in rolled:
@@ -235,5 +234,5 @@ def roll_outcomes(params: Params, n: int) -> list[tuple[tuple[int, ...], float]]
         ways = math.factorial(n)
         for c in set(rolled):
             ways //= math.factorial(rolled.count(c))
-        out.append((rolled, ways * math.prod(p[c] for c in rolled)))
+        out.append((rolled, ways * math.prod((p[c] for c in rolled), start=Fraction(1))))
     return out

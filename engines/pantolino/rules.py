@@ -33,6 +33,7 @@ INFO = GameInfo(
 
 SUPPLY, REMOVED = -1, -2  # owner codes of tokens not on a centipede
 MAX_CODE_SPACE = 1 << 22  # (dice + 1) ** (colours + 1) must fit the lookup tables
+MAX_TURN_WEIGHT = 1 << 52  # faces ** (dice * rolls): exact integer turn weights must fit int64 with room
 
 METRICS: dict[str, Metric] = {
     "taken": Metric("seat", "tokens taken from the supply"),
@@ -97,6 +98,11 @@ class Params(core.Params):
             raise ValueError(
                 f"dice={self.dice} with colours={self.colours} is too large; "
                 f"(dice + 1) ** (colours + 1) must be at most {MAX_CODE_SPACE}"
+            )
+        if (self.colours + self.joker_faces) ** (self.dice * self.rolls) > MAX_TURN_WEIGHT:
+            raise ValueError(
+                f"dice={self.dice} with rolls={self.rolls} is too large for exact turn tables; "
+                f"(colours + joker_faces) ** (dice * rolls) must be at most 2**52"
             )
 
     @property
