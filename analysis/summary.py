@@ -40,6 +40,7 @@ class Summary:
     turns_hist: np.ndarray  # (bins,) games by length in turns
     sums: dict[str, np.ndarray] = field(default_factory=dict)  # metric -> sum over games (per seat / bin)
     squares: dict[str, np.ndarray] = field(default_factory=dict)  # metric -> sum of squares (game/seat kinds)
+    counts: dict[str, np.ndarray] = field(default_factory=dict)  # float metric -> values that are not NaN
 
     @classmethod
     def from_outcome(cls, outcome: Mapping[str, np.ndarray], metrics: Mapping[str, object]) -> Summary:
@@ -48,9 +49,15 @@ class Summary:
         winners = outcome["winners"]
         alone = outcome["winner"] >= 0
         players = score.shape[1]
-        sums, squares = {}, {}
+        sums, squares, counts = {}, {}, {}
         for name, metric in metrics.items():
-            values = np.asarray(outcome[name]).astype(np.int64)
+            values = np.asarray(outcome[name])
+            if values.dtype.kind == "f":  # float metrics may be NaN where undefined; they are summed in order
+                sums[name] = np.nansum(values, axis=0)
+                counts[name] = (~np.isnan(values)).sum(axis=0)
+                squares[name] = np.nansum(values * values, axis=0)
+                continue
+            values = values.astype(np.int64)
             sums[name] = values.sum(axis=0)
             if metric.kind != "counts":
                 squares[name] = (values * values).sum(axis=0)
@@ -64,6 +71,7 @@ class Summary:
             turns_hist=_hist(outcome["turns"]),
             sums=sums,
             squares=squares,
+            counts=counts,
         )
 
     def merge(self, other: Summary) -> Summary:
@@ -78,6 +86,7 @@ class Summary:
             turns_hist=_add_hist(self.turns_hist, other.turns_hist),
             sums={k: self.sums[k] + other.sums[k] for k in self.sums},
             squares={k: self.squares[k] + other.squares[k] for k in self.squares},
+            counts={k: self.counts[k] + other.counts[k] for k in self.counts},
         )
 
     # --- persistence (checkpoints) ------------------------------------------------------------------------
@@ -95,6 +104,7 @@ class Summary:
         }
         out.update({f"sum:{k}": v for k, v in self.sums.items()})
         out.update({f"sq:{k}": v for k, v in self.squares.items()})
+        out.update({f"count:{k}": v for k, v in self.counts.items()})
         return out
 
     @classmethod
@@ -110,6 +120,7 @@ class Summary:
             turns_hist=arrays["turns_hist"],
             sums={k[4:]: arrays[k] for k in arrays if k.startswith("sum:")},
             squares={k[3:]: arrays[k] for k in arrays if k.startswith("sq:")},
+            counts={k[6:]: arrays[k] for k in arrays if k.startswith("count:")},
         )
 
     # --- derived numbers ------------------------------------------------------------------------------------
@@ -137,8 +148,8 @@ class Summary:
         return float(mean), float(low), float(high)
 
     def metric_mean(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Mean of a game or seat metric per game, with its 95% interval."""
-        return stats.mean_interval(self.sums[name], self.squares[name], self.n_games)
+        """Mean of a game or seat metric per game (per defined value for float metrics), with its 95% interval."""
+        return stats.mean_interval(self.sums[name], self.squares[name], self.counts.get(name, self.n_games))
 
     def counts_fractions(self, name: str) -> np.ndarray:
         """A counts metric as fractions of its total (e.g. turns by best count)."""

@@ -33,13 +33,13 @@ def format_interval(value: float, low: float, high: float, percent: bool = False
 
 
 def json_ready(value: Any) -> Any:
-    """Convert numpy scalars and arrays inside nested containers to plain Python."""
+    """Convert numpy scalars and arrays inside nested containers to plain Python; NaN becomes None."""
     if isinstance(value, dict):
         return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | np.ndarray):
         return [json_ready(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
     return value

@@ -9,6 +9,7 @@ from types import ModuleType
 from engines.core import did_you_mean
 
 _GAMES: dict[str, str] = {
+    "cargolino": "engines.cargolino",
     "pantolino": "engines.pantolino",
 }
 

@@ -1,0 +1,385 @@
+"""Cargolino Valentino: differential tests against the reference, invariants, hand-set rules, knob errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines import core
+from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, beliefs, play, reference, rules
+
+R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, purple, white
+# Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue
+# 9 red 10 green 11 yellow 12 white | 13 .. 18 | 19 .. 24 (same cycle) | 25 finish
+# Shells: start and 1..8 -> 3, 9..16 -> 2, 17..24 and finish -> 1.
+
+
+def scripted(n: int, seed: int = 0, length: int = 3000) -> core.ScriptedSource:
+    return core.ScriptedSource.from_seed(seed, n, length)
+
+
+def assert_same(batched: dict, ref: dict, i: int) -> None:
+    for name, value in ref.items():
+        got = batched[name][i]
+        if name == "belief_accuracy":
+            np.testing.assert_allclose(
+                np.asarray(got, float), np.asarray(value, float), atol=1e-9, err_msg=f"game {i} {name}"
+            )
+        else:
+            assert np.array_equal(np.asarray(got), np.asarray(value)), (i, name, got, value)
+
+
+# --- (a) differential tests --------------------------------------------------------------------------------
+
+SEATINGS = [
+    ["random", "random"],
+    ["selfish", "selfish", "selfish"],
+    ["selfish"] * 4,
+    ["blocker", "selfish", "random", "blocker", "selfish"],
+    ["detective", "selfish", "random", "blocker"],
+    ["detective", "detective", "oracle"],
+    ["oracle", "detective", "selfish", "blocker", "random", "detective"],
+]
+
+
+@pytest.mark.parametrize("seats", SEATINGS, ids=lambda s: "-".join(s))
+def test_play_matches_reference(seats: list[str]) -> None:
+    n = 8
+    source = scripted(n, seed=len(seats))
+    out = play(Params(), seats, n, source)
+    for i in range(n):
+        assert_same(out, reference.play_one(Params(), seats, source.one_game(i)), i)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_variants_match_reference(variant: str) -> None:
+    params = Params().with_strings(VARIANTS[variant])
+    seats = ["detective", "blocker", "random", "selfish"]
+    n = 6
+    source = scripted(n, seed=7)
+    out = play(params, seats, n, source)
+    for i in range(n):
+        assert_same(out, reference.play_one(params, seats, source.one_game(i)), i)
+
+
+def test_batch_equals_batches_of_one() -> None:
+    seats = ["detective", "random", "oracle"]
+    n = 5
+    together = play(Params(), seats, n, scripted(n, seed=3))
+    for i in range(n):
+        single = core.ScriptedSource(scripted(n, seed=3).uniforms[i : i + 1])
+        alone = play(Params(), seats, 1, single)
+        for name, value in alone.items():
+            np.testing.assert_array_equal(together[name][i], value[0], err_msg=name)
+
+
+@st.composite
+def knobs(draw: st.DrawFn) -> Params:
+    colours = st.sampled_from(rules.COLOURS)
+    track = tuple(draw(st.lists(colours, min_size=1, max_size=14)))
+    shells = draw(
+        st.one_of(st.just(()), st.lists(st.integers(0, 9), min_size=len(track) + 2, max_size=len(track) + 2).map(tuple))
+    )
+    faces = tuple(draw(st.lists(colours, min_size=1, max_size=8)))
+    return Params(
+        track=track,
+        shells=shells,
+        faces=faces,
+        dice=draw(st.integers(1, 7)),
+        races=draw(st.integers(1, 2)),
+        next_starter=draw(st.sampled_from(["last-mover", "next-player"])),
+    )
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    params=knobs(),
+    seats=st.lists(st.sampled_from(sorted(POLICIES)), min_size=2, max_size=6),
+    seed=st.integers(0, 10**6),
+)
+def test_random_knobs_match_reference(params: Params, seats: list[str], seed: int) -> None:
+    n = 3
+    source = scripted(n, seed=seed, length=6000)
+    out = play(params, seats, n, source)
+    for i in range(n):
+        assert_same(out, reference.play_one(params, seats, source.one_game(i)), i)
+
+
+# --- (b) invariants ------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=12, deadline=None)
+@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+def test_games_end_and_scores_match_positions(players: int, policy: str, seed: int) -> None:
+    params = Params()
+    n = 20
+    out = play(params, [policy] * players, n, np.random.default_rng(seed))
+    t = params.tables
+    assert out["score"].dtype == np.int32 and out["score"].shape == (n, players)
+    assert (out["turns"] < INFO.turn_cap).all() and not out["capped"].any()
+    assert (out["turns"] == out["race1_turns"].astype(int) + out["race2_turns"]).all()
+    # a race needs at least (track + 1) / dice turns: one snail must walk the whole track
+    assert (out["race1_turns"] * params.dice >= t.finish).all()
+    final = np.stack([out[f"final_{c}"] for c in rules.COLOURS], axis=1)
+    assert (final.max(axis=1) == t.finish).all()  # the last race ended with a snail on the finish
+    race2 = out["score"] - out["race1_shells"]
+    each = beliefs.snails_each(players)
+    values = t.value[final]
+    if each == 1:  # the seat's only snail is its most-delayed one
+        assert (race2 == t.value[out["delayed"]]).all()
+    else:
+        assert (race2 >= t.value[out["delayed"]] + t.value[t.finish]).all()
+        assert (race2 <= t.value[out["delayed"]] * 2).all()
+    assert (race2.sum(axis=1) <= values.sum(axis=1)).all()
+    single = out["winner"] >= 0
+    assert out["winners"][np.flatnonzero(single), out["winner"][single]].all()
+    assert (out["winners"].sum(axis=1)[~single] >= 2).all()
+    assert (out["score"][out["winners"]] == np.repeat(out["score"].max(axis=1), out["winners"].sum(axis=1))).all()
+    acc = out["belief_accuracy"]
+    if policy == "detective":
+        assert ((acc >= 0) & (acc <= 1 + 1e-12)).all()
+    else:
+        assert np.isnan(acc).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+def test_each_die_moves_one_snail_one_space_forward(players: int, policy: str, seed: int) -> None:
+    params = Params()
+    table, state, impls = _batch(params, [policy] * players, 16, np.random.default_rng(seed))
+    rules.start_races(table, state, np.arange(16))
+    for _ in range(40):
+        before = state.pos.copy()
+        rules.play_turn(table, impls, state)
+        step = state.pos.astype(int) - before
+        assert (step >= 0).all()  # never backwards
+        assert (step.sum(axis=1) <= params.dice).all()  # at most one space per die
+        running = state.pos.max(axis=1) < table.tables.finish
+        # while no snail is on the finish every die has a legal move (its own snail at least)
+        assert (step.sum(axis=1)[running] == params.dice).all()
+        if not running.any():
+            break
+
+
+# --- (c) hand-set rules --------------------------------------------------------------------------------------
+
+
+def _batch(params: Params, seats: list[str], n: int, rng) -> tuple[rules.Table, rules.State, list[object]]:
+    players = len(seats)
+    made = {name: POLICIES[name].impl(params) for name in seats}
+    impls = [made[name] for name in seats]
+    believes = np.array([getattr(i, "believes", False) for i in impls])
+    index = np.where(believes, np.cumsum(believes) - 1, -1)
+    hyps = beliefs.hypotheses(players)
+    table = rules.Table(params, params.tables, players, core.as_source(rng), hyps, index)
+    state = rules.State.initial(players, n, int(believes.sum()), hyps.size if believes.any() else 1)
+    return table, state, impls
+
+
+def _hand_set(
+    pos: list[int], owner: list[int], players: int, seats: list[str] | None = None, faces: list[int] | None = None
+) -> tuple[rules.Table, rules.State, list[object]]:
+    """One game at ``pos`` with tokens ``owner``; the next roll shows ``faces`` (default-face indices)."""
+    uniforms = np.full((1, 50), 0.5)
+    if faces:
+        uniforms[0, : len(faces)] = (np.array(faces) + 0.5) / 6
+    table, state, impls = _batch(Params(), seats or ["selfish"] * players, 1, core.ScriptedSource(uniforms))
+    state.pos[0] = pos
+    state.owner[0] = owner
+    state.held[0] = [sum(1 << s for s in range(6) if owner[s] == p) for p in range(players)]
+    return table, state, impls
+
+
+class Scripted:
+    """A policy that plays given (colour, snail) pairs, asserting each is legal."""
+
+    def __init__(self, moves: list[tuple[int, int]]) -> None:
+        self.moves = list(moves)
+        self.legal_seen: list[np.ndarray] = []
+
+    def choose(self, step: rules.Step) -> tuple[np.ndarray, np.ndarray]:
+        legal = step.legal[0]
+        self.legal_seen.append(legal.copy())
+        colour, snail = self.moves.pop(0)
+        assert legal[snail] >> colour & 1, f"illegal move {colour} on {snail}"
+        return np.array([snail]), np.array([colour])
+
+
+def legal_snails(pos: list[int], dice: list[int]) -> set[int]:
+    legal = Params().tables.legal(np.array([pos], dtype=np.int8), np.array([rules.dice_code(dice)]))[0]
+    return {s for s in range(6) if legal[s]}
+
+
+def test_example_1_red_die() -> None:
+    # red snail on a yellow space (5); green and yellow snails on a red space (3); the others elsewhere
+    #   pos:  2 blue  3 red   5 yellow  6 white  7 purple
+    #         B       G,Y     R         W        P
+    pos = [5, 3, 3, 2, 7, 6]
+    assert legal_snails(pos, [R]) == {R, G, Y}
+    t = Params().tables
+    for snail, landing in ((R, W), (G, G), (Y, G)):  # red to a white space, or a red-space snail to green
+        table, state, _ = _hand_set(pos, [0, 0, 1, 1, -1, -1], 2, faces=[R])
+        table.params = Params(dice=1)
+        rules.play_turn(table, [Scripted([(R, snail)])] * 2, state)
+        assert state.pos[0, snail] == pos[snail] + 1
+        assert t.space_colour[state.pos[0, snail]] == landing
+        assert int(state.pos[0].sum()) == sum(pos) + 1
+
+
+def test_example_2_martas_turn_replays() -> None:
+    # Pablo 0 (blue, red), Roberto 1 (yellow, green), Marta 2 (purple, white); Marta rolls green, blue, purple, red
+    #   pos:  1 purple  3 red  6 white  7 purple  11 yellow  12 white
+    #         P         G      W        Y         R          B
+    pos = [11, 3, 7, 12, 1, 6]
+    owner = [0, 1, 1, 0, 2, 2]
+    moves = [(P, Y), (B, Y), (R, G), (G, G)]
+    table, state, _ = _hand_set(pos, owner, 3, faces=[G, B, P, R])
+    state.starter[0] = 2  # Marta's turn
+    marta = Scripted(moves)
+    rules.play_turn(table, [marta] * 3, state)
+    seen = marta.legal_seen
+    assert {s for s in range(6) if seen[0][s] >> P & 1} == {Y, P}  # purple die: yellow or her own purple
+    assert {s for s in range(6) if seen[1][s] >> B & 1} == {Y, B}  # yellow now on blue
+    assert {s for s in range(6) if seen[2][s] >> R & 1} == {R, G, Y}  # yellow now on red too
+    assert {s for s in range(6) if seen[3][s] >> G & 1} == {G}  # the only option
+    assert state.pos[0].tolist() == [11, 5, 9, 12, 1, 6]
+    assert Params().tables.space_colour[[9, 5]].tolist() == [R, Y]  # yellow on red, green on yellow
+    # the reference engine agrees on the same legality
+    board = reference.Board(Params())
+    assert {s for s in range(6) if board.can_move(pos, s, P)} == {Y, P}
+
+
+def test_example_3_scoring_and_tie() -> None:
+    # blue on the finish (1), red 10 (2), yellow 12 (2), green 15 (2), purple 4 (3), white 20 (1)
+    pos = np.array([[10, 15, 12, 25, 4, 20]], dtype=np.int8)
+    owner = np.array([[0, 1, 1, 0, 2, 2]], dtype=np.int8)  # Pablo, Roberto, Marta
+    table, _, _ = _hand_set(pos[0].tolist(), owner[0].tolist(), 3)
+    shells = rules.race_shells(table, pos, owner)
+    assert shells.tolist() == [[3, 4, 4]]
+    delayed = rules.most_delayed(table, pos, owner)
+    winner, winners = core.rank_winners(shells, -delayed.astype(np.int64))
+    assert winner[0] == 2 and winners[0].tolist() == [False, False, True]  # Marta's purple is further back
+    same = np.array([[12, 15, 4, 25, 10, 20]], dtype=np.int8)  # now both tied seats' worst snail is on 4 / 10
+    owner2 = np.array([[0, 1, 2, 0, 1, 2]], dtype=np.int8)
+    assert rules.race_shells(table, same, owner2).tolist() == [[3, 4, 4]]
+
+
+def test_start_stone_takes_any_colour_and_finish_never_moves() -> None:
+    # all on the start: every die moves any snail; red on the finish cannot move even with a red die
+    assert legal_snails([0] * 6, [W]) == set(range(6))
+    assert legal_snails([25, 1, 1, 1, 1, 1], [R]) == set()
+    assert legal_snails([25, 3, 1, 1, 1, 1], [R]) == {G}  # green stands on a red space
+
+
+def test_die_without_move_is_ignored() -> None:
+    # red snail on the finish, nobody on a red space or the start: the three red dice are ignored
+    #   pos: 1 purple 2 blue 4 green 5 yellow 6 white | 25 finish
+    pos = [25, 4, 5, 2, 1, 6]
+    table, state, impls = _hand_set(pos, [0, 0, 1, 1, -1, -1], 2, faces=[R, R, G, R])
+    rules.play_turn(table, impls, state)
+    assert int(state.pos[0].sum()) == sum(pos) + 1
+
+
+def test_race_ends_only_at_end_of_turn() -> None:
+    # red on the last space (24, white): the first die takes it to the finish, the other three are still used
+    pos = [24, 3, 3, 2, 1, 6]
+    table, state, impls = _hand_set(pos, [1, 1, 0, 0, -1, -1], 2, faces=[R, G, G, G])
+    rules.play_turn(table, impls, state)
+    assert state.pos[0, R] == 25
+    assert int(state.pos[0].sum()) == sum(pos) + 4
+
+
+def test_selfish_spares_own_snails() -> None:
+    # seat 0 holds red (on 20); green on 3 and red could both go with a red die: selfish pushes green
+    pos = [20, 3, 1, 2, 1, 6]
+    table, state, impls = _hand_set(pos, [0, 1, 0, 1, -1, -1], 2, faces=[R])
+    table.params = Params(dice=1)
+    rules.play_turn(table, impls, state)
+    assert state.pos[0].tolist() == [20, 4, 1, 2, 1, 6]
+
+
+def test_oracle_pushes_the_leaders_snail() -> None:
+    # 4 players, seat 3 (oracle) to move with a red die; seat 1 leads on banked shells and holds yellow
+    #   yellow on 3 (red) and blue on 9 (red) can both go; blue is farther but belongs to seat 2
+    pos = [10, 2, 3, 9, 1, 6]
+    owner = [0, -1, 1, 2, -1, 3]
+    table, state, _ = _hand_set(pos, owner, 4, faces=[R])
+    table.params = Params(dice=1)
+    state.banked[0] = [5, 9, 2, 0]
+    state.starter[0] = 3
+    rules.play_turn(table, [POLICIES["oracle"].impl(Params())] * 4, state)
+    assert state.pos[0].tolist() == [10, 2, 4, 9, 1, 6]
+
+
+def test_next_race_starter(monkeypatch: pytest.MonkeyPatch) -> None:
+    for knob, shift in (("last-mover", 0), ("next-player", 1)):
+        movers: list[tuple[int, int, int, int]] = []
+        original = rules.play_turn
+
+        def spy(table, impls, state, _orig=original, _log=movers):
+            race = state.race.copy()
+            games = state.game.copy()
+            mover = _orig(table, impls, state)
+            _log.extend(zip(games.tolist(), race.tolist(), mover.tolist(), strict=True))
+            return mover
+
+        monkeypatch.setattr(rules, "play_turn", spy)
+        play(Params(next_starter=knob), ["selfish"] * 3, 10, np.random.default_rng(5))
+        monkeypatch.setattr(rules, "play_turn", original)
+        for g in range(10):
+            seq = [(r, m) for gg, r, m in movers if gg == g]
+            last1 = [m for r, m in seq if r == 0][-1]
+            first2 = next(m for r, m in seq if r == 1)
+            assert first2 == (last1 + shift) % 3
+            assert next(m for r, m in seq if r == 0) == 0  # seat 0 starts race 1
+
+
+def test_detective_learns_more_than_the_prior() -> None:
+    out = play(Params(), ["detective", "selfish", "selfish", "selfish"], 150, np.random.default_rng(11))
+    prior = (3 * (1 / 5) + 2 * (2 / 5)) / 5  # three held snails at 1/5, two unowned at 2/5
+    assert np.nanmean(out["belief_accuracy"][:, 0]) > prior + 0.1
+
+
+def test_metrics_columns_present() -> None:
+    out = play(Params(), ["random"] * 4, 3, np.random.default_rng(0))
+    for name, metric in METRICS.items():
+        assert out[name].shape[0] == 3
+        assert out[name].ndim == (2 if metric.kind == "seat" else 1)
+
+
+# --- (d) knob errors -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("knobs", "words"),
+    [
+        ({"dice": 0}, ["dice=0", "1..7"]),
+        ({"dice": 8}, ["dice=8", "1..7"]),
+        ({"races": 3}, ["races=3", "1..2"]),
+        ({"track": ("red", "pink")}, ["track=", "pink", "red, green"]),
+        ({"track": ()}, ["track=()", "1..60"]),
+        ({"faces": ("red",) * 13}, ["faces=", "1..12"]),
+        ({"shells": (1, 2, 3)}, ["shells=(1, 2, 3)", "26"]),
+        ({"shells": (10,) * 26}, ["shells=", "0..9"]),
+        ({"next_starter": "holder"}, ["next_starter='holder'", "last-mover"]),
+    ],
+)
+def test_params_errors_name_knob_value_and_range(knobs: dict, words: list[str]) -> None:
+    with pytest.raises(ValueError) as err:
+        Params(**knobs)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_default_board_and_shells() -> None:
+    t = Params().tables
+    assert t.finish == 25
+    assert t.value.tolist() == [3] * 9 + [2] * 8 + [1] * 9
+    assert [rules.COLOURS[c] for c in t.space_colour[1:7]] == list(rules.TRACK_CYCLE)
+
+
+def test_players_out_of_range() -> None:
+    with pytest.raises(ValueError, match="players=7"):
+        play(Params(), ["random"] * 7, 1, np.random.default_rng(0))
