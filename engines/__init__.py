@@ -10,6 +10,7 @@ from engines.core import did_you_mean
 
 _GAMES: dict[str, str] = {
     "cargolino": "engines.cargolino",
+    "paleolino": "engines.paleolino",
     "pantolino": "engines.pantolino",
 }
 

@@ -1,0 +1,605 @@
+"""Paleolino rules, batched: parameters, tables, state, one lock-step turn for many games, and ``play``.
+
+A set of chips is a *bag*: one 16-bit integer whose 4-bit nibble ``t`` counts chips of type ``t`` (wood,
+stone, berry, crystal). No type has more than 15 chips in a game, so bags of different places add without
+carries and every question about a bag (how many chips, can it pay for invention ``i``, what does it pay) is a
+table lookup. An invention is a cost over the three resources; crystals are wild. Every running game has played
+the same number of turns (they all start together and move in lock-step), so the seat to move is the same for
+the whole batch in a turn.
+
+Order of a turn and of its chance events (one game): for each of the two chips pulled from the hand axe, three
+uniforms: which chip (``floor(u * chips left)``-th chip in type order), which cave (the first cave whose
+cumulative weight share exceeds ``u``) and whether the table remembers that cave (``u < memory``). Then the
+policy's own draws, if it randomises: the cave to open, the builds, the chips to store.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+from engines import core
+from engines.core import GameInfo, Metric, Outcome, knob
+
+INFO = GameInfo(
+    id="paleolino",
+    name="Paleolino",
+    version=1,
+    min_players=1,
+    max_players=4,
+    chance=True,
+    turn_cap=16,
+    score_label="inventions",
+    cooperative=True,
+)
+
+CHIPS = ("wood", "stone", "berry", "crystal")  # chip type t is CHIPS[t]; the last one is wild
+RESOURCE_LETTERS = "wsb"  # invention costs are written with these letters: w wood, s stone, b berry
+CRYSTAL = 3
+BAGS = 1 << 16  # every bag is below this
+UNIT = np.array([1, 16, 256, 4096], dtype=np.int64)  # the bag of one chip of each type
+MAX_CHIPS = 32  # chips in a game at most (the hand axe's index table is this wide)
+MAX_BUILDS = 99  # "no limit" on builds per turn
+CHUNK = 16_384  # games played together in lock-step; larger batches run slower (cache misses)
+BYTE_HIGH = 0x80808080  # guard bits of a bag spread to one byte per type (see :func:`bag_min`)
+
+DEFAULT_INVENTIONS = ("s", "w", "b", "bb", "sw", "ww", "ss", "wb", "sb", "wwb", "ssw", "bbs", "wws", "ssb", "bbw")
+
+METRICS: dict[str, Metric] = {
+    "won": Metric("game", "the table built every village slot"),
+    "inventions": Metric("game", "inventions built"),
+    "wasted": Metric("game", "chips dumped into the pit unused"),
+    "crystals_used": Metric("game", "crystals spent on inventions"),
+    "help_given": Metric("seat", "chips given from this seat's backpack to another player's build"),
+    "empty_caves": Metric("game", "empty caves opened"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Params(core.Params):
+    """Paleolino knobs; the chip mix and the rules are the publisher's, costs and cave odds are our defaults."""
+
+    inventions: tuple[str, ...] = knob(
+        DEFAULT_INVENTIONS,
+        "Cost of each invention, one letter per chip (w wood, s stone, b berry).",
+        "1 to 24 costs of 1 to 4 letters from w, s, b",
+    )
+    chips: tuple[int, ...] = knob(
+        (9, 9, 9, 3), "Chips in the hand axe: wood, stone, berry, crystal.", "4 counts 0..15, total 1..32"
+    )
+    goal: int = knob(10, "Village slots: inventions the table must build to win.", "1..24, at most the inventions")
+    stacks: int = knob(0, "Invention stacks; 0 follows the rulebook (2, solo 3; one more with easy).", "0..6")
+    easy: bool = knob(False, "Easy game: one more stack than usual (3, solo 4).", "true | false")
+    cave_weights: tuple[float, ...] = knob(
+        (1.0, 1.0, 1.0, 1.0),
+        "Relative chance that a chip lands in each cave.",
+        "1 to 6 weights >= 0 with a positive sum",
+    )
+    memory: float = knob(1.0, "Chance that the table remembers the cave a chip fell into.", "0..1")
+    one_build_per_turn: bool = knob(False, "Expert: at most one invention per turn.", "true | false")
+    remove_singles: bool = knob(
+        False, "Real experts: leave out the inventions that cost a single chip.", "true | false"
+    )
+    backpack: int = knob(1, "Chips a backpack holds (0: no backpacks, no help).", "0..3")
+
+    def __post_init__(self) -> None:
+        """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
+        costs = self.inventions
+        if (
+            not isinstance(costs, tuple)
+            or not 1 <= len(costs) <= 24
+            or any(not isinstance(c, str) or not 1 <= len(c) <= 4 or set(c) - set(RESOURCE_LETTERS) for c in costs)
+        ):
+            raise ValueError(f"inventions={costs!r} is not allowed; give 1 to 24 costs of 1 to 4 letters from w, s, b")
+        chips = self.chips
+        if (
+            not isinstance(chips, tuple)
+            or len(chips) != 4
+            or any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 15 for c in chips)
+            or not 1 <= sum(chips) <= MAX_CHIPS
+        ):
+            raise ValueError(
+                f"chips={chips!r} is not allowed; give 4 counts (wood, stone, berry, crystal) "
+                f"each 0..15, total 1..{MAX_CHIPS}"
+            )
+        core.check_range("goal", self.goal, 1, 24)
+        if isinstance(self.goal, int) and self.goal > len(self.in_play):
+            raise ValueError(
+                f"goal={self.goal} is out of range; allowed 1..{len(self.in_play)} (the inventions in play)"
+            )
+        core.check_range("stacks", self.stacks, 0, 6)
+        core.check_choice("easy", self.easy, (True, False))
+        weights = self.cave_weights
+        if (
+            not isinstance(weights, tuple)
+            or not 1 <= len(weights) <= 6
+            or any(isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w < float("inf") for w in weights)
+            or sum(weights) <= 0
+        ):
+            raise ValueError(f"cave_weights={weights!r} is not allowed; give 1 to 6 weights >= 0 with a positive sum")
+        core.check_range("memory", self.memory, 0, 1)
+        core.check_choice("one_build_per_turn", self.one_build_per_turn, (True, False))
+        core.check_choice("remove_singles", self.remove_singles, (True, False))
+        core.check_range("backpack", self.backpack, 0, 3)
+
+    @property
+    def in_play(self) -> tuple[str, ...]:
+        """The invention costs used in a game (the single-chip ones are left out by ``remove_singles``)."""
+        if self.remove_singles and isinstance(self.inventions, tuple):
+            return tuple(c for c in self.inventions if len(c) > 1)
+        return self.inventions
+
+    @property
+    def caves(self) -> int:
+        """Number of caves under the mountain."""
+        return len(self.cave_weights)
+
+    @property
+    def cave_thresholds(self) -> tuple[float, ...]:
+        """Cumulative weight shares of all caves but the last: a chip falls in the number of these <= ``u``."""
+        share = np.cumsum(np.array(self.cave_weights, dtype=np.float64)) / float(sum(self.cave_weights))
+        return tuple(float(x) for x in share[:-1])
+
+    def n_stacks(self, players: int) -> int:
+        """Stacks the inventions are dealt into for ``players`` players."""
+        if self.stacks:
+            return self.stacks
+        return (3 if players == 1 else 2) + int(self.easy)
+
+    def build_limit(self) -> int:
+        """Inventions a player may build in one turn."""
+        return 1 if self.one_build_per_turn else MAX_BUILDS
+
+    def tables(self, players: int) -> Tables:
+        """Lookup tables for these inventions and this many stacks (built once per distinct setting)."""
+        return _tables(self.in_play, self.n_stacks(players))
+
+
+def cost_counts(cost: str) -> tuple[int, int, int]:
+    """Chips of each resource (wood, stone, berry) that a cost string asks for."""
+    return (cost.count("w"), cost.count("s"), cost.count("b"))
+
+
+def payment(cost: Sequence[int], supply: Sequence[int]) -> tuple[int, int, int, int] | None:
+    """Chips by type taken from ``supply`` to pay ``cost``: matching chips first, crystals for the rest.
+
+    Returns ``None`` when the supply cannot pay.
+    """
+    matching = [min(cost[r], supply[r]) for r in range(3)]
+    crystals = sum(cost) - sum(matching)
+    if crystals > supply[CRYSTAL]:
+        return None
+    return (matching[0], matching[1], matching[2], crystals)
+
+
+def pack(counts: np.ndarray) -> np.ndarray:
+    """Bags of chip counts (last axis: the four types)."""
+    return counts.astype(np.int64) @ UNIT
+
+
+@lru_cache(maxsize=1)
+def bag_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per bag: counts by type ``(BAGS, 4)`` uint8, chips in all uint8, and the bag spread to one byte per type."""
+    codes = np.arange(BAGS, dtype=np.int64)
+    counts = (codes[:, None] >> (4 * np.arange(4))) & 15
+    spread = (counts << (8 * np.arange(4))).sum(axis=1)
+    return counts.astype(np.uint8), counts.sum(axis=1).astype(np.uint8), spread
+
+
+def bag_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Type-by-type minimum of two spread bags (one byte per type, each below 128)."""
+    a_at_least_b = (((a | BYTE_HIGH) - b) >> 7) & 0x01010101
+    mask = a_at_least_b * 0xFF
+    return (b & mask) | (a & ~mask)
+
+
+def compress(spread: np.ndarray) -> np.ndarray:
+    """The bag of a spread bag whose bytes are all below 16."""
+    x = (spread | (spread >> 4)) & 0x00FF00FF
+    return (x | (x >> 8)) & 0xFFFF
+
+
+class Tables:
+    """Per-invention costs and lookups over bags, for one list of inventions and number of stacks.
+
+    Inventions are numbered in the order of :meth:`Params.in_play`; number ``n`` is a dummy that marks "no
+    card" (below the bottom of a stack): it costs nothing and can never be built.
+    """
+
+    def __init__(self, inventions: tuple[str, ...], stacks: int) -> None:
+        """Build the tables for ``inventions`` dealt into ``stacks`` stacks."""
+        n = len(inventions)
+        self.n, self.stacks = n, stacks
+        self.dummy = n
+        self.cost = np.zeros((n + 1, 3), dtype=np.int64)  # chips per resource; the dummy row is zero
+        self.cost[:n] = [cost_counts(c) for c in inventions]
+        self.size = self.cost.sum(axis=1)  # chips per invention
+        self.cost_spread = (self.cost << (8 * np.arange(3))).sum(axis=1)  # cost as a spread bag
+        self.stack_len = np.array([len(range(s, n, stacks)) for s in range(stacks)], dtype=np.int64)
+        self.depth = int(self.stack_len.max()) if n else 0  # longest stack
+        counts, self.chips_in, _ = bag_tables()
+        counts = counts.astype(np.int64)
+        matching = np.minimum(self.cost[:, None, :], counts[None, :, :3])  # (n + 1, BAGS, 3)
+        crystals = self.size[:, None] - matching.sum(axis=2)
+        self.afford = crystals <= counts[None, :, CRYSTAL]  # afford[i, bag]: the bag can pay for invention i
+        self.afford[n] = False
+        pay = matching @ UNIT[:3] + crystals * UNIT[CRYSTAL]
+        self.pay = np.where(self.afford, pay, 0).astype(np.uint16)  # pay[i, bag]: the chips it takes (a bag)
+        cum = np.cumsum(counts, axis=1)  # which chip is the index-th of a bag, in type order
+        index = np.arange(MAX_CHIPS)
+        self.kind_of = (index[None, :, None] >= cum[:, None, :]).sum(axis=2).astype(np.int8).ravel()
+        self.keep_table: dict[int, np.ndarray] = {}  # per backpack capacity, built on first use
+
+    @cached_property
+    def combos(self) -> np.ndarray:
+        """Every vector of "cards built from each stack", ``(C, stacks)``, in ``itertools.product`` order."""
+        return np.array(list(itertools.product(range(self.depth + 1), repeat=self.stacks)), dtype=np.int64)
+
+    def keep(self, capacity: int) -> np.ndarray:
+        """The shared keep rule for ``capacity`` as ``table[order * BAGS + bag left]`` (see :func:`keep_order`)."""
+        if capacity not in self.keep_table:
+            counts = bag_tables()[0].astype(np.int64)
+            out = np.zeros((8, BAGS), dtype=np.int64)
+            for order in range(8):
+                a, b, c = (order >> 2) & 1, (order >> 1) & 1, order & 1
+                rank = [(1 - a) + (1 - b), a + (1 - c), b + c]  # places before wood, stone, berry
+                room = np.full(BAGS, capacity)
+                for t in [CRYSTAL, *sorted(range(3), key=lambda r: (rank[r], r))]:
+                    kept = np.minimum(counts[:, t], room)
+                    out[order] += kept * UNIT[t]
+                    room -= kept
+            self.keep_table[capacity] = out.astype(np.uint16).ravel()
+        return self.keep_table[capacity]
+
+
+def keep_order(demand_spread: np.ndarray) -> np.ndarray:
+    """Order id of the resources by the tops' demand (a spread bag): bits wood≥stone, wood≥berry, stone≥berry."""
+    w, s, b = demand_spread & 0xFF, (demand_spread >> 8) & 0xFF, (demand_spread >> 16) & 0xFF
+    return (w >= s).astype(np.int64) * 4 + (w >= b) * 2 + (s >= b)
+
+
+@lru_cache(maxsize=16)
+def _tables(inventions: tuple[str, ...], stacks: int) -> Tables:
+    return Tables(inventions, stacks)
+
+
+VARIANTS: dict[str, dict[str, str]] = {
+    "easy": {"easy": "true"},
+    "expert": {"one_build_per_turn": "true"},
+    "real-experts": {"one_build_per_turn": "true", "remove_singles": "true"},
+    "forgetful": {"memory": "0.7"},
+    "no-backpacks": {"backpack": "0"},
+}
+"""Named variants: knob overrides a designer can ask for by name."""
+
+
+@dataclass(slots=True)
+class State:
+    """The games still running, one row each; :func:`step` updates the arrays in place. Bags: see the module."""
+
+    game: np.ndarray  # (B,) int64: index of the game in the output
+    axe: np.ndarray  # (B,) uint16 bag: chips still in the hand axe
+    caves: np.ndarray  # (B, V) uint16 bags: chips lying in each cave
+    belief: np.ndarray  # (B, V) uint16 bags: of those, the chips the table remembers
+    middle: np.ndarray  # (B,) uint16 bag: chips in the middle (not empty only after a winning build)
+    backpack: np.ndarray  # (B, P) uint16 bags: chips on each seat's backpack, 0..capacity chips each
+    pit: np.ndarray  # (B,) uint16 bag: chips dumped in the pit (spent on inventions or wasted)
+    deck: np.ndarray  # (B, S, depth + 1) int8: invention ids of each stack from the top; dummy id n below
+    taken: np.ndarray  # (B, S) int8: cards built from each stack, 0..stack length; the top is deck[taken]
+    built: np.ndarray  # (B,) int8: inventions in the village, 0..goal
+    turn: np.ndarray  # (B,) int16: turns played, 0..16; the seat to move is turn % P
+    wasted: np.ndarray  # (B,) int16: chips dumped unused, 0..32
+    crystals_used: np.ndarray  # (B,) int16: crystals spent on inventions, 0..15
+    help_given: np.ndarray  # (B, P) int16: chips each seat gave to another seat's build, 0..32
+    empty_caves: np.ndarray  # (B,) int8: empty caves opened, 0..16
+
+    @classmethod
+    def initial(cls, params: Params, players: int, n_games: int, source: core.Source | None, first: int = 0) -> State:
+        """Games ``first`` to ``first + n_games - 1`` ready to play.
+
+        The hand axe is full, caves and backpacks are empty, the inventions shuffled (if ``source``) and dealt.
+        """
+        tables = params.tables(players)
+        n, stacks, depth = tables.n, tables.stacks, tables.depth
+        games = np.arange(first, first + n_games, dtype=np.int64)
+        order = np.tile(np.arange(n, dtype=np.int64), (n_games, 1))
+        if source is not None and n > 1:  # Fisher-Yates: position i swaps with floor(u * (i + 1))
+            u = source.uniform(games, n - 1)
+            rows = np.arange(n_games)
+            for col, i in enumerate(range(n - 1, 0, -1)):
+                j = (u[:, col] * (i + 1)).astype(np.int64)
+                a, b = order[rows, i].copy(), order[rows, j].copy()
+                order[rows, i], order[rows, j] = b, a
+        deck = np.full((n_games, stacks, depth + 1), tables.dummy, dtype=np.int8)
+        for s in range(stacks):  # round-robin deal: shuffled card i goes to stack i % S, first dealt on top
+            cards = order[:, s::stacks]
+            deck[:, s, : cards.shape[1]] = cards
+        v = params.caves
+        return cls(
+            game=games,
+            axe=np.full(n_games, pack(np.array(params.chips)), dtype=np.uint16),
+            caves=np.zeros((n_games, v), dtype=np.uint16),
+            belief=np.zeros((n_games, v), dtype=np.uint16),
+            middle=np.zeros(n_games, dtype=np.uint16),
+            backpack=np.zeros((n_games, players), dtype=np.uint16),
+            pit=np.zeros(n_games, dtype=np.uint16),
+            deck=deck,
+            taken=np.zeros((n_games, stacks), dtype=np.int8),
+            built=np.zeros(n_games, dtype=np.int8),
+            turn=np.zeros(n_games, dtype=np.int16),
+            wasted=np.zeros(n_games, dtype=np.int16),
+            crystals_used=np.zeros(n_games, dtype=np.int16),
+            help_given=np.zeros((n_games, players), dtype=np.int16),
+            empty_caves=np.zeros(n_games, dtype=np.int8),
+        )
+
+    def keep_rows(self, keep: np.ndarray) -> State:
+        """A new state holding only the rows in ``keep`` (finished games compacted out)."""
+        return State(*(getattr(self, name)[keep] for name in self.__slots__))
+
+
+class Turn:
+    """What the mover's policy may look at, for some rows of the batch (read-only for policies).
+
+    Bags (int64): ``pool`` is the mover's own chips (the middle plus the mover's backpack), ``helpers`` the
+    chips on the other seats' backpacks together, ``belief`` what the table remembers of each cave ``(B, V)``.
+    The ``*_counts`` versions are the same as ``(..., 4)`` counts by type.
+    """
+
+    def __init__(
+        self, params: Params, tables: Tables, source: core.Source, state: State, mover: int, rows: np.ndarray | slice
+    ) -> None:
+        """A view of ``rows`` of ``state`` (a slice for all of them) for seat ``mover``."""
+        self.params, self.tables, self.source, self.mover = params, tables, source, mover
+        self.state, self.rows = state, rows
+        self.capacity = params.backpack
+        self.games = state.game[rows]
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+    @cached_property
+    def own(self) -> np.ndarray:
+        """The mover's backpack (bag)."""
+        return self.state.backpack[self.rows, self.mover].astype(np.int64)
+
+    @cached_property
+    def helpers(self) -> np.ndarray:
+        """The other seats' backpacks together (bag)."""
+        return self.state.backpack[self.rows].sum(axis=1, dtype=np.int64) - self.own
+
+    @cached_property
+    def pool(self) -> np.ndarray:
+        """The middle plus the mover's backpack (bag)."""
+        return self.state.middle[self.rows] + self.own
+
+    @cached_property
+    def belief(self) -> np.ndarray:
+        """Remembered chips per cave (bags), ``(B, V)``."""
+        return self.state.belief[self.rows]
+
+    @cached_property
+    def deck(self) -> np.ndarray:
+        """Invention ids per stack from the top, ``(B, S, depth + 1)``."""
+        return self.state.deck[self.rows]
+
+    @cached_property
+    def taken(self) -> np.ndarray:
+        """Cards built from each stack so far, ``(B, S)`` int64."""
+        return self.state.taken[self.rows].astype(np.int64)
+
+    @cached_property
+    def limit(self) -> np.ndarray:
+        """Inventions the mover may still build this turn."""
+        built = self.state.built[self.rows].astype(np.int64)
+        return np.minimum(self.params.goal - built, self.params.build_limit())
+
+    def counts(self, bags: np.ndarray) -> np.ndarray:
+        """Chips by type of each bag: shape ``bags.shape + (4,)``, int64."""
+        return bag_tables()[0][bags].astype(np.int64)
+
+    def tops(self, taken: np.ndarray | None = None) -> np.ndarray:
+        """Invention id on top of each stack (dummy when empty), ``(B, S)``, after ``taken`` cards (default now)."""
+        taken = self.taken if taken is None else taken
+        return np.take_along_axis(self.deck, taken[:, :, None], axis=2)[:, :, 0].astype(np.int64)
+
+    def demand(self) -> np.ndarray:
+        """Chips per resource that the stack tops ask for in all, as a spread bag (one byte per type)."""
+        return self.tables.cost_spread[self.tops()].sum(axis=1)
+
+
+def draw_chips(params: Params, tables: Tables, state: State, source: core.Source) -> None:
+    """Pull up to two chips from the hand axe; each falls into a cave and may be remembered (in place)."""
+    thresholds = np.array(params.cave_thresholds)
+    n_caves = params.caves
+    caves, belief = state.caves.reshape(-1), state.belief.reshape(-1)
+    for chip in range(2):
+        live = np.arange(len(state.game)) if chip == 0 else np.flatnonzero(state.axe)
+        if not len(live):
+            return
+        u = source.uniform(state.game[live], 3)
+        axe = state.axe[live].astype(np.int64)
+        index = (u[:, 0] * tables.chips_in[axe]).astype(np.int64)
+        unit = UNIT[tables.kind_of[axe * MAX_CHIPS + index]]
+        state.axe[live] = axe - unit
+        where = live * n_caves + np.searchsorted(thresholds, u[:, 1], side="right")
+        caves[where] += unit.astype(np.uint16)
+        seen = u[:, 2] < params.memory
+        belief[where[seen]] += unit[seen].astype(np.uint16)
+
+
+def open_cave(state: State, cave: np.ndarray) -> None:
+    """Empty the chosen cave of every game into the middle (in place)."""
+    where = np.arange(len(cave)) * state.caves.shape[1] + cave
+    caves, belief = state.caves.reshape(-1), state.belief.reshape(-1)
+    state.middle[:] = caves[where]
+    caves[where] = 0
+    belief[where] = 0
+    state.empty_caves += state.middle == 0
+
+
+def pay_builds(
+    tables: Tables, state: State, rows: np.ndarray, k: np.ndarray, mover: int, players: int, limit: np.ndarray
+) -> None:
+    """Build ``k[i, s]`` cards from stack ``s`` in game ``rows[i]`` and pay for them (in place).
+
+    Each card takes matching chips where the table has them and crystals for the rest; the chips of each type
+    come from the middle, then the mover's backpack, then the other backpacks in seat order after the mover.
+
+    Raises:
+        ValueError: if a policy asked for more cards than a stack holds or the turn allows, or for a card the
+            table cannot pay for.
+    """
+    taken = state.taken[rows].astype(np.int64)
+    if np.any(taken + k > tables.stack_len) or np.any(k.sum(axis=1) > limit):
+        raise ValueError("a policy built more inventions than the stacks hold or the turn allows")
+    helper_seats = [(mover + j) % players for j in range(1, players)]
+    backpack = state.backpack[rows].astype(np.int64)
+    holders = [state.middle[rows].astype(np.int64)] + [backpack[:, s] for s in [mover, *helper_seats]]
+    supply = sum(holders)
+    paid = np.zeros(len(rows), dtype=np.int64)
+    deck = state.deck[rows]
+    for s in range(tables.stacks):
+        for j in range(int(k[:, s].max())):
+            sub = np.flatnonzero(k[:, s] > j)
+            invention = deck[sub, s, taken[sub, s] + j].astype(np.int64)
+            if not tables.afford[invention, supply[sub]].all():
+                raise ValueError("a policy built an invention the table cannot pay for")
+            cost = tables.pay[invention, supply[sub]]
+            paid[sub] += cost
+            supply[sub] -= cost
+    bag_tables_ = bag_tables()
+    spread = bag_tables_[2]
+    rest = spread[paid]
+    takes = []
+    for holder in holders:
+        take = bag_min(rest, spread[holder])
+        rest -= take
+        takes.append(compress(take))
+    state.middle[rows] = holders[0] - takes[0]
+    for seat, holder, take in zip([mover, *helper_seats], holders[1:], takes[1:], strict=True):
+        state.backpack[rows, seat] = holder - take
+        if seat != mover:
+            state.help_given[rows, seat] += bag_tables_[1][take]
+    state.pit[rows] += paid.astype(np.uint16)
+    state.crystals_used[rows] += (paid >> 12).astype(np.int16)
+    state.taken[rows] += k.astype(np.int8)
+    state.built[rows] += k.sum(axis=1).astype(np.int8)
+
+
+def store_chips(
+    tables: Tables, state: State, rows: np.ndarray | slice, keep: np.ndarray, mover: int, capacity: int
+) -> None:
+    """The mover keeps bag ``keep`` out of middle plus backpack; the rest go to the pit (in place).
+
+    Raises:
+        ValueError: if a policy kept chips it does not have or more than the backpack holds.
+    """
+    pool = state.middle[rows] + state.backpack[rows, mover].astype(np.int64)
+    _, chips_in, spread = bag_tables()
+    if np.any(bag_min(spread[keep], spread[pool]) != spread[keep]) or np.any(chips_in[keep] > capacity):
+        raise ValueError("a policy kept chips it does not have or more than its backpack holds")
+    waste = pool - keep
+    state.backpack[rows, mover] = keep
+    state.pit[rows] += waste.astype(np.uint16)
+    state.wasted[rows] += chips_in[waste]
+    state.middle[rows] = 0
+
+
+def step(
+    params: Params, tables: Tables, players: int, impls: Sequence[object], state: State, source: core.Source
+) -> None:
+    """Play one turn in every game of ``state`` (in place); every game starts it with chips in the hand axe."""
+    mover = int(state.turn[0]) % players
+    impl = impls[mover]
+    everyone = slice(None)
+    draw_chips(params, tables, state, source)
+    open_cave(state, impl.cave(Turn(params, tables, source, state, mover, everyone)))
+    turn = Turn(params, tables, source, state, mover, everyone)
+    k = impl.builds(turn)
+    building = np.flatnonzero(k.any(axis=1))
+    if len(building):
+        pay_builds(tables, state, building, k[building], mover, players, turn.limit[building])
+    going_on = np.flatnonzero(state.built < params.goal)
+    if len(going_on):
+        if len(going_on) == len(state.game):
+            going_on = everyone
+        turn = Turn(params, tables, source, state, mover, going_on)
+        store_chips(tables, state, going_on, impl.store(turn, turn.pool), mover, params.backpack)
+    state.turn += 1
+
+
+def play(
+    params: Params,
+    seat_policies: Sequence[str],
+    n_games: int,
+    rng: np.random.Generator | core.Source,
+    components: bool = False,
+) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+
+    Returns per-game columns: ``score`` (inventions built, the same for every seat), ``winner`` (-1 the table
+    won, -2 it lost), ``winners``, ``turns`` and the metrics in :data:`METRICS`. With ``components`` the final
+    ``axe``, ``caves``, ``middle``, ``backpack`` and ``pit`` (chip counts by type), ``deck`` and ``taken`` are
+    added (for tests).
+    """
+    from engines.paleolino.policies import POLICIES
+
+    players = len(seat_policies)
+    core.check_players(INFO, players)
+    chosen = core.resolve_policies(POLICIES, seat_policies)
+    made = {p.name: p.impl(params, players) for p in chosen}  # one instance per policy, shared by its seats
+    impls = [made[p.name] for p in chosen]
+    source = core.as_source(rng)
+    tables = params.tables(players)
+
+    out = State.initial(params, players, n_games, None)  # finished games are written here by game index
+    for first in range(0, n_games, CHUNK):  # blocks of games that fit the caches; each game is independent
+        state = State.initial(params, players, min(CHUNK, n_games - first), source, first)
+        while len(state.game):
+            lost = state.axe == 0
+            if lost.any():
+                _finish(out, state, lost)
+                state = state.keep_rows(~lost)
+                if not len(state.game):
+                    break
+            step(params, tables, players, impls, state, source)
+            won = state.built >= params.goal
+            if won.any():
+                _finish(out, state, won)
+                state = state.keep_rows(~won)
+
+    won = out.built >= params.goal
+    result = {
+        "score": np.repeat(out.built.astype(np.int32)[:, None], players, axis=1),
+        "winner": np.where(won, -1, -2).astype(np.int8),
+        "winners": np.repeat(won[:, None], players, axis=1),
+        "turns": out.turn.astype(np.int32),
+        "won": won,
+        "inventions": out.built.astype(np.int16),
+        "wasted": out.wasted,
+        "crystals_used": out.crystals_used,
+        "help_given": out.help_given,
+        "empty_caves": out.empty_caves,
+    }
+    if components:
+        counts = bag_tables()[0]
+        result.update(
+            axe=counts[out.axe],
+            caves=counts[out.caves],
+            middle=counts[out.middle],
+            backpack=counts[out.backpack],
+            pit=counts[out.pit],
+            deck=out.deck,
+            taken=out.taken,
+        )
+    return result
+
+
+def _finish(out: State, state: State, done: np.ndarray) -> None:
+    for name in State.__slots__:
+        getattr(out, name)[state.game[done]] = getattr(state, name)[done]

@@ -1,0 +1,344 @@
+"""Paleolino: differential tests against the reference engine, invariants, the rulebook's examples, knobs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.core import GameStream, ScriptedSource
+from engines.paleolino import INFO, POLICIES, Params, play
+from engines.paleolino import reference as ref
+from engines.paleolino.policies import keep_best
+from engines.paleolino.rules import State, Turn, bag_tables, draw_chips, keep_order, pack, step
+
+POLICY_NAMES = sorted(POLICIES)
+COUNTS = bag_tables()[0]
+W, S, B, C = np.eye(4, dtype=np.int64)  # one wood, stone, berry, crystal as counts
+
+
+def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int) -> None:
+    source = ScriptedSource.from_seed(seed, n_games, 400)
+    batched = play(params, seats, n_games, source)
+    for game in range(n_games):
+        one = ref.play_one(params, seats, source.one_game(game))
+        assert set(one) == set(batched) - {"components"}
+        for column, value in one.items():
+            assert np.array_equal(np.asarray(value), batched[column][game]), (column, game, value)
+
+
+# --- the batched engine plays the reference engine's games -------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", POLICY_NAMES)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_batched_engine_replays_reference_games(policy: str, players: int) -> None:
+    assert_same_games(Params(), [policy] * players, n_games=12 if policy == "planner" else 30, seed=players)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"easy": True},
+        {"one_build_per_turn": True},
+        {"one_build_per_turn": True, "remove_singles": True},
+        {"memory": 0.6},
+        {"backpack": 0},
+        {"backpack": 2, "cave_weights": (1.0, 2.0, 0.0, 3.0, 1.0)},
+        {"chips": (5, 5, 5, 2), "goal": 6, "stacks": 4},
+    ],
+    ids=["easy", "expert", "real-experts", "memory", "no-backpacks", "big-backpacks", "small-game"],
+)
+def test_variants_replay_reference_games(variant: dict) -> None:
+    assert_same_games(Params(**variant), ["planner", "greedy", "random"], n_games=10, seed=7)
+    assert_same_games(Params(**variant), ["random"], n_games=10, seed=8)
+
+
+# --- invariants ----------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    players=st.integers(1, 4),
+    policy=st.sampled_from(POLICY_NAMES),
+    easy=st.booleans(),
+    expert=st.booleans(),
+    remove_singles=st.booleans(),
+    memory=st.sampled_from([0.0, 0.5, 1.0]),
+    backpack=st.integers(0, 3),
+    seed=st.integers(0, 2**31),
+)
+def test_invariants(players, policy, easy, expert, remove_singles, memory, backpack, seed) -> None:
+    params = Params(
+        easy=easy, one_build_per_turn=expert, remove_singles=remove_singles, memory=memory, backpack=backpack
+    )
+    n = 20
+    out = play(params, [policy] * players, n, np.random.default_rng(seed), components=True)
+    chips = np.array(params.chips)
+    held = out["axe"] + out["caves"].sum(axis=1) + out["middle"] + out["backpack"].sum(axis=1) + out["pit"]
+    assert np.all(held == chips)  # every chip is somewhere, exactly once
+    assert np.all((out["turns"] >= 1) & (out["turns"] <= INFO.turn_cap))
+    assert np.all(out["turns"] <= (chips.sum() + 1) // 2)
+    won = out["inventions"] >= params.goal
+    assert np.array_equal(out["won"], won) and np.all(out["inventions"] <= params.goal)
+    assert np.array_equal(out["winner"], np.where(won, -1, -2))
+    assert np.all(out["winners"] == won[:, None]) and np.all(out["score"] == out["inventions"][:, None])
+    assert np.all(out["axe"][~won].sum(axis=1) == 0)  # a lost game ran the hand axe dry
+    assert np.all(out["middle"][~won] == 0)
+    assert np.all(out["backpack"].sum(axis=2) <= backpack)
+    tables = params.tables(players)
+    built_cost = np.zeros((n, 3), dtype=np.int64)  # cost of every card built, from the final stacks
+    for s in range(tables.stacks):
+        for j in range(tables.depth):
+            built = out["taken"][:, s] > j
+            built_cost += tables.cost[out["deck"][:, s, j]] * built[:, None]
+    assert np.array_equal(built_cost.sum(axis=1) + out["wasted"], out["pit"].sum(axis=1))  # exact payments
+    assert np.array_equal(out["taken"].sum(axis=1), out["inventions"])
+    assert np.all(out["crystals_used"] <= out["pit"][:, 3])
+    missing = np.maximum(built_cost - out["pit"][:, :3], 0).sum(axis=1)  # resources no chip of their own paid for
+    assert np.all(missing <= out["crystals_used"])
+    if players == 1 or backpack == 0:
+        assert np.all(out["help_given"] == 0)
+
+
+def test_batch_equals_single_games() -> None:
+    source = ScriptedSource.from_seed(4, 5, 400)
+    together = play(Params(), ["random", "planner"], 5, source)
+    for g in range(5):
+        alone = play(Params(), ["random", "planner"], 1, ScriptedSource(source.uniforms[g : g + 1]))
+        for column, value in alone.items():
+            assert np.array_equal(value[0], together[column][g]), (column, g)
+
+
+def test_blocks_of_games_do_not_change_results(monkeypatch) -> None:
+    import engines.paleolino.rules as rules
+
+    source = ScriptedSource.from_seed(5, 7, 400)
+    whole = play(Params(), ["random", "greedy"], 7, source)
+    monkeypatch.setattr(rules, "CHUNK", 3)
+    source = ScriptedSource.from_seed(5, 7, 400)
+    blocks = play(Params(), ["random", "greedy"], 7, source)
+    assert all(np.array_equal(whole[k], blocks[k]) for k in whole)
+
+
+# --- hand-set positions: the rulebook's examples -----------------------------------------------------------
+
+INVENTIONS = ("bb", "s", "sw", "wwb", "ss")  # ids 0 Sign, 1 Clay Flute, 2 Seesaw, 3 Bed, 4 two stones
+SIGN, FLUTE, SEESAW, BED, STONES = range(5)
+
+
+def position(
+    players: int,
+    stacks: list[list[int]],
+    caves: dict[int, np.ndarray],
+    backpacks: dict[int, np.ndarray],
+    axe: np.ndarray,
+    turn: int = 0,
+    **knobs,
+) -> tuple[Params, State]:
+    """A one-game batched state: stacks listed from the top, caves fully remembered."""
+    params = Params(inventions=INVENTIONS, goal=knobs.pop("goal", 5), stacks=len(stacks), **knobs)
+    state = State.initial(params, players, 1, None)
+    state.deck[:] = params.tables(players).dummy
+    for s, cards in enumerate(stacks):
+        state.deck[0, s, : len(cards)] = cards
+    state.taken[0] = 0
+    for cave, chips in caves.items():
+        state.caves[0, cave] = state.belief[0, cave] = pack(chips)
+    for seat, chips in backpacks.items():
+        state.backpack[0, seat] = pack(chips)
+    state.axe[0] = pack(axe)
+    state.turn[0] = turn
+    return params, state
+
+
+def reference_position(
+    params: Params,
+    players: int,
+    stacks: list[list[int]],
+    caves: dict[int, np.ndarray],
+    backpacks: dict[int, np.ndarray],
+    axe: np.ndarray,
+    turn: int,
+    uniforms: list[float],
+) -> ref.Game:
+    """The same position for the reference engine, its stream holding ``uniforms`` after the (unused) shuffle."""
+    game = ref.Game(params, players, GameStream(np.array([0.0] * (len(INVENTIONS) - 1) + uniforms)))
+    game.stacks = [list(cards) for cards in stacks]
+    for cave, chips in caves.items():
+        game.caves[cave] = [int(x) for x in chips]
+        game.belief[cave] = [int(x) for x in chips]
+    for seat, chips in backpacks.items():
+        game.backpacks[seat] = [int(x) for x in chips]
+    game.axe = [int(x) for x in axe]
+    game.turn = turn
+    return game
+
+
+def play_both(players: int, stacks, caves, backpacks, axe, uniforms, turn=0, policy="greedy", **knobs):
+    """One turn of ``policy`` on the same position in both engines; returns (params, state, reference game)."""
+    params, state = position(players, stacks, caves, backpacks, axe, turn, **knobs)
+    impl = POLICIES[policy].impl(params, players)
+    step(params, params.tables(players), players, [impl] * players, state, ScriptedSource(np.array([uniforms])))
+    game = reference_position(params, players, stacks, caves, backpacks, axe, turn, uniforms)
+    ref.play_turn(game, ref.REFERENCE_POLICIES[policy]())
+    assert [int(pack(np.array(b))) for b in game.backpacks] == state.backpack[0].tolist()
+    assert int(pack(np.array(game.pit))) == state.pit[0] and game.built == state.built[0]
+    assert game.help_given == state.help_given[0].tolist() and game.wasted == state.wasted[0]
+    return params, state, game
+
+
+# Each chip pulled uses three uniforms: which chip, which cave (0.6 is cave 2 of 4), remembered (0.0: yes).
+TWO_CHIPS_TO_CAVE_2 = [0.5, 0.6, 0.0, 0.5, 0.6, 0.0]
+
+
+def test_crystal_replaces_a_missing_resource() -> None:
+    # cave 0: berry + crystal      stacks: [Sign(bb)] [two stones(ss)]      axe: 2 wood, rolled into cave 2
+    # The Sign is built with the berry and the crystal, both dumped into the pit.
+    _, state, _ = play_both(1, [[SIGN], [STONES]], {0: B + C}, {}, 2 * W, TWO_CHIPS_TO_CAVE_2)
+    assert state.built[0] == 1 and state.crystals_used[0] == 1
+    assert COUNTS[state.pit[0]].tolist() == [0, 0, 1, 1]
+    assert COUNTS[state.caves[0, 2]].tolist() == [2, 0, 0, 0] and state.backpack[0, 0] == 0
+
+
+def test_leftover_chip_goes_on_the_backpack() -> None:
+    # cave 0: 1 wood (the fullest remembered cave)     stacks: [Sign(bb)] [two stones(ss)]     nothing fits
+    # The wood goes on the backpack; nothing is wasted.
+    _, state, _ = play_both(2, [[SIGN], [STONES]], {0: W}, {}, 2 * B, [0.5, 0.9, 0.0, 0.5, 0.9, 0.7], memory=0.5)
+    assert state.built[0] == 0 and COUNTS[state.backpack[0, 0]].tolist() == [1, 0, 0, 0]
+    assert state.wasted[0] == 0 and state.empty_caves[0] == 0
+    # The second chip fell into cave 3 unseen (u = 0.7 >= memory 0.5): the table forgets it.
+    assert COUNTS[state.caves[0, 3]].tolist() == [0, 0, 2, 0] and COUNTS[state.belief[0, 3]].tolist() == [0, 0, 1, 0]
+
+
+def test_help_from_another_backpack() -> None:
+    # Elmar (seat 1) to move; cave 0: 1 stone; your backpack (seat 0): 1 wood; stacks: [Seesaw(sw)] [Sign(bb)]
+    # The 2 berries pulled roll into caves 2 and 3 (one chip each: greedy opens the first fullest cave, 0).
+    # You give the wood and Elmar builds the Seesaw.
+    _, state, _ = play_both(2, [[SEESAW], [SIGN]], {0: S}, {0: W}, 2 * B, [0.5, 0.6, 0.0, 0.5, 0.9, 0.0], turn=1)
+    assert state.built[0] == 1 and state.help_given[0].tolist() == [1, 0]
+    assert state.backpack[0].tolist() == [0, 0] and COUNTS[state.pit[0]].tolist() == [1, 1, 0, 0]
+
+
+def test_rulebook_example_turn() -> None:
+    # You (seat 0) open cave 0: 2 stones + 1 wood. Elmar (seat 1) has a wood, Eva (seat 2) a crystal.
+    # Stacks: [Bed(wwb), Clay Flute(s)] [Sign(bb)]. The 2 berries you pull roll into cave 2.
+    # Bed: wood from the middle and from Elmar, Eva's crystal for the berry; then the Clay Flute with a stone;
+    # the last stone goes on your backpack.
+    _, state, _ = play_both(3, [[BED, FLUTE], [SIGN]], {0: 2 * S + W}, {1: W, 2: C}, 2 * B, TWO_CHIPS_TO_CAVE_2)
+    assert state.built[0] == 2 and state.taken[0].tolist() == [2, 0]
+    assert COUNTS[state.pit[0]].tolist() == [2, 1, 0, 1] and state.crystals_used[0] == 1
+    assert state.help_given[0].tolist() == [0, 1, 1] and state.wasted[0] == 0
+    assert [COUNTS[b].tolist() for b in state.backpack[0]] == [[0, 1, 0, 0], [0] * 4, [0] * 4]
+    assert COUNTS[state.caves[0, 2]].tolist() == [0, 0, 2, 0]
+
+
+def test_expert_builds_one_invention_per_turn() -> None:
+    # The same turn with one build per turn: only the Bed; of the 2 stones left one is kept, one wasted.
+    _, state, _ = play_both(
+        3, [[BED, FLUTE], [SIGN]], {0: 2 * S + W}, {1: W, 2: C}, 2 * B, TWO_CHIPS_TO_CAVE_2, one_build_per_turn=True
+    )
+    assert state.built[0] == 1 and state.wasted[0] == 1
+    assert COUNTS[state.backpack[0, 0]].tolist() == [0, 1, 0, 0]
+
+
+def test_the_last_slot_wins_at_once() -> None:
+    # goal 1: the Bed wins the game; the stone left in the middle is not stored and the turn still counts.
+    _, state, game = play_both(
+        3, [[BED, FLUTE], [SIGN]], {0: 2 * S + W}, {1: W, 2: C}, 2 * B, TWO_CHIPS_TO_CAVE_2, goal=1
+    )
+    assert state.built[0] == 1 and COUNTS[state.middle[0]].tolist() == [0, 2, 0, 0] and state.turn[0] == 1
+    assert game.middle == [0, 2, 0, 0]
+
+
+def test_empty_cave_and_crystal_kept_first() -> None:
+    # The 2 woods pulled roll into cave 2 unseen (memory 0.5, u = 0.9): nothing is remembered anywhere, so greedy
+    # opens the first cave, which is empty. The crystal stays on the backpack.
+    _, state, _ = play_both(2, [[SIGN], [STONES]], {}, {0: C}, 2 * W, [0.5, 0.6, 0.9, 0.5, 0.6, 0.9], memory=0.5)
+    assert state.empty_caves[0] == 1 and COUNTS[state.backpack[0, 0]].tolist() == [0, 0, 0, 1]
+
+
+def test_empty_hand_axe_loses() -> None:
+    # One wood in the hand axe: turn 1 pulls it (three uniforms); turn 2 starts with an empty axe: lost.
+    params = Params(inventions=("s",), chips=(1, 0, 0, 0), goal=1)
+    source = ScriptedSource(np.array([[0.3, 0.3, 0.3, 0.99]]))
+    out = play(params, ["greedy"], 1, source, components=True)
+    assert out["turns"][0] == 1 and out["winner"][0] == -2 and not out["won"][0]
+    assert source.cursor[0] == 3
+
+
+def test_chip_drawn_and_cave_from_uniforms() -> None:
+    # Axe: 1 wood, 2 stones, 1 berry; u = 0.5 picks the 3rd chip (a stone); cave weights 1:0:3 put u=0.25 in cave 2.
+    params = Params(chips=(1, 2, 1, 0), cave_weights=(1.0, 0.0, 3.0), goal=1, memory=0.5)
+    state = State.initial(params, 1, 2, None)
+    draw_chips(params, params.tables(1), state, ScriptedSource(np.array([[0.5, 0.25, 0.4, 0.0, 0.0, 0.7]] * 2)))
+    assert COUNTS[state.axe[0]].tolist() == [0, 1, 1, 0]  # second chip: u = 0 is the first chip left, the wood
+    assert COUNTS[state.caves[0, 2]].tolist() == [0, 1, 0, 0] and COUNTS[state.caves[0, 0]].tolist() == [1, 0, 0, 0]
+    assert state.belief[0, 2] == state.caves[0, 2] and state.belief[0, 0] == 0  # 0.7 >= memory: forgotten
+
+
+def test_stacks_follow_the_rulebook() -> None:
+    assert [Params().n_stacks(p) for p in (1, 2, 3, 4)] == [3, 2, 2, 2]
+    assert [Params(easy=True).n_stacks(p) for p in (1, 2)] == [4, 3]
+    assert Params(stacks=5, easy=True).n_stacks(2) == 5
+    assert len(Params(remove_singles=True).in_play) == 12
+    tables = Params().tables(2)
+    assert tables.stack_len.tolist() == [8, 7]
+    state = State.initial(Params(), 2, 50, ScriptedSource.from_seed(0, 50, 20))
+    cards = np.sort(np.where(state.deck < 15, state.deck, 99).reshape(50, -1), axis=1)[:, :15]
+    assert np.all(cards == np.arange(15))  # every invention dealt once
+
+
+def test_keep_rule_tables_match_counts_rule() -> None:
+    tables = Params().tables(2)
+    rng = np.random.default_rng(0)
+    left = rng.integers(0, 4, size=(200, 4))
+    demand = rng.integers(0, 5, size=(200, 3))
+    spread = (demand << (8 * np.arange(3))).sum(axis=1)
+    for capacity in (0, 1, 2, 3):
+        by_table = tables.keep(capacity)[keep_order(spread) * 2**16 + pack(left)]
+        assert np.array_equal(COUNTS[by_table], keep_best(left, demand, capacity))
+    assert keep_best(np.array([1, 1, 1, 1]), np.array([0, 0, 0]), 1).tolist() == [0, 0, 0, 1]
+    assert keep_best(np.array([1, 1, 1, 0]), np.array([0, 2, 1]), 2).tolist() == [0, 1, 1, 0]
+
+
+def test_turn_view_hides_the_caves() -> None:
+    params, state = position(2, [[SIGN]], {1: 2 * S}, {1: W}, 2 * B)
+    state.caves[0, 3] = pack(C)  # a chip the table forgot
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((1, 1))), state, 0, slice(None))
+    assert turn.counts(turn.belief)[0].tolist() == [[0] * 4, [0, 2, 0, 0], [0] * 4, [0] * 4]
+    assert turn.counts(turn.helpers)[0].tolist() == [1, 0, 0, 0] and turn.own[0] == 0
+
+
+# --- knobs ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("knobs", "message"),
+    [
+        ({"memory": 1.5}, "memory=1.5 is out of range; allowed 0..1"),
+        ({"backpack": 4}, "backpack=4 is out of range; allowed 0..3"),
+        ({"stacks": 7}, "stacks=7 is out of range; allowed 0..6"),
+        ({"goal": 0}, "goal=0 is out of range; allowed 1..24"),
+        ({"goal": 13, "remove_singles": True}, "goal=13 is out of range; allowed 1..12"),
+        ({"chips": (16, 9, 9, 3)}, "chips=(16, 9, 9, 3) is not allowed"),
+        ({"chips": (9, 9, 9)}, "chips=(9, 9, 9) is not allowed"),
+        ({"inventions": ("wx",)}, "inventions=('wx',) is not allowed"),
+        ({"cave_weights": (0.0, 0.0)}, "cave_weights=(0.0, 0.0) is not allowed"),
+        ({"easy": "yes"}, "easy='yes' is not allowed"),
+    ],
+)
+def test_params_reject_bad_knobs(knobs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Params(**knobs)
+
+
+def test_variants_parse() -> None:
+    from engines.paleolino import VARIANTS
+
+    for overrides in VARIANTS.values():
+        Params().with_strings(overrides)
+    assert Params().with_strings({"cave_weights": "1,2,3,4"}).cave_thresholds == (0.1, 0.3, 0.6)
+    with pytest.raises(ValueError, match="players=5 is out of range"):
+        play(Params(), ["greedy"] * 5, 1, np.random.default_rng(0))
