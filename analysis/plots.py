@@ -1,7 +1,8 @@
 """Figures: each function takes a DataFrame and returns a matplotlib Figure; no file I/O here.
 
 Run-folder figures use matplotlib alone (it starts in a fraction of the time seaborn takes); report figures
-use seaborn. Every figure is readable in greyscale: seats are told apart by hatching and line style too.
+use seaborn. Every figure is readable in greyscale: series differ by grey level, marker and line style, and
+every axis says its unit. Report functions accept ``fig`` (a figure or subfigure) to draw into.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ import matplotlib.pyplot as plt
 
 GREYS = ["#111111", "#777777", "#bbbbbb", "#444444", "#999999", "#dddddd", "#222222", "#666666"]
 LINESTYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (5, 5))]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
+
+
+def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
+    return fig if fig is not None else plt.figure(figsize=size, layout="constrained")
 
 
 def score_distribution(frame: Any, score_label: str) -> plt.Figure:
@@ -43,4 +50,107 @@ def game_length(frame: Any) -> plt.Figure:
     ax.bar(frame["turns"], share, width=1.0, color="#555555", edgecolor="#111111", linewidth=0.3)
     ax.set_xlabel("game length (turns)")
     ax.set_ylabel("share of games")
+    return fig
+
+
+def heatmap(matrix: Any, label: str, fig: Any = None, fmt: str = ".1%") -> Any:
+    """A square matrix (rows against columns) as an annotated grey heatmap; NaN cells are left blank."""
+    import seaborn as sns
+
+    fig = _figure(fig, (7, 5))
+    ax = fig.subplots()
+    sns.heatmap(
+        matrix,
+        annot=True,
+        fmt=fmt,
+        cmap="Greys",
+        vmin=0,
+        vmax=1,
+        cbar_kws={"label": label},
+        ax=ax,
+        linewidths=0.5,
+        linecolor="white",
+        annot_kws={"fontsize": 9},
+    )
+    ax.set_xlabel("opponent policy")
+    ax.set_ylabel("policy")
+    ax.tick_params(axis="x", rotation=0)
+    ax.tick_params(axis="y", rotation=0)
+    return fig
+
+
+def interval_bars(
+    frame: Any,
+    x: str,
+    y: str,
+    low: str,
+    high: str,
+    hue: str | None,
+    ylabel: str,
+    xlabel: str,
+    fig: Any = None,
+    ax: Any = None,
+    reference: float | None = None,
+) -> Any:
+    """Grouped bars with 95% interval whiskers (hatched per ``hue`` so groups read in greyscale)."""
+    import numpy as np
+
+    if ax is None:
+        fig = _figure(fig)
+        ax = fig.subplots()
+    groups = list(dict.fromkeys(frame[hue])) if hue else [None]
+    xs = list(dict.fromkeys(frame[x]))
+    width = 0.8 / len(groups)
+    for g, group in enumerate(groups):
+        rows = frame if group is None else frame[frame[hue] == group]
+        pos = np.array([xs.index(v) for v in rows[x]]) + (g - (len(groups) - 1) / 2) * width
+        err = np.vstack([rows[y] - rows[low], rows[high] - rows[y]])
+        ax.bar(
+            pos,
+            rows[y],
+            width=width,
+            color=GREYS[g % 8] if len(groups) > 1 else "#888888",
+            hatch=HATCHES[g % 8],
+            edgecolor="#000000",
+            linewidth=0.5,
+            label=group,
+            yerr=err,
+            capsize=3,
+            error_kw={"elinewidth": 0.8},
+        )
+    if reference is not None:
+        ax.axhline(reference, color="#000000", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if hue:
+        ax.legend(frameon=False, fontsize=8)
+    return fig
+
+
+def interval_lines(
+    frame: Any,
+    x: str,
+    y: str,
+    low: str,
+    high: str,
+    hue: str | None,
+    ylabel: str,
+    xlabel: str,
+    fig: Any = None,
+    ax: Any = None,
+) -> Any:
+    """Lines with markers and 95% interval bands, one per ``hue`` value, told apart by style in greyscale."""
+    if ax is None:
+        fig = _figure(fig)
+        ax = fig.subplots()
+    groups = list(dict.fromkeys(frame[hue])) if hue else [None]
+    for g, group in enumerate(groups):
+        rows = (frame if group is None else frame[frame[hue] == group]).sort_values(x)
+        ax.plot(rows[x], rows[y], color=GREYS[g % 8], linestyle=LINESTYLES[g % 8], marker=MARKERS[g % 8], label=group)
+        ax.fill_between(rows[x], rows[low], rows[high], color=GREYS[g % 8], alpha=0.15, linewidth=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if hue:
+        ax.legend(frameon=False, fontsize=8)
     return fig

@@ -28,7 +28,7 @@ app = typer.Typer(
     help="Play millions of seeded games of tabletop games and report what wins.",
 )
 
-COMMANDS = ("list", "report")
+COMMANDS = ("list", "report", "tournament", "sweep", "experiment")
 
 
 class UserError(Exception):
@@ -351,6 +351,176 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
             f"metrics: {', '.join(m.METRICS)}",
             highlight=False,
         )
+
+
+def _progress_total(total: int, quiet: bool) -> ProgressBar:
+    return ProgressBar(total, enabled=not quiet)
+
+
+def _precision(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"--precision {text!r} is not a number") from None
+    if not 0 < value < 0.5:
+        raise UserError(f"--precision {text} is out of range; allowed between 0 and 0.5 (e.g. 0.002)")
+    return value
+
+
+@app.command("report")
+def report_command(
+    target: Annotated[str, typer.Argument(help="A game with a report chapter, or a study file.")],
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per arm.")] = "20000",
+    precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
+    seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    out: Annotated[Path | None, typer.Option(help="PDF path (default: reports/<name>.pdf).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Write a multi-page PDF report answering a game's design questions (or one study's)."""
+    with user_errors():
+        n_games = parse_count(n)
+        target_precision = _precision(precision)
+        if jobs is not None and jobs < 1:
+            raise UserError(f"--jobs {jobs} must be at least 1")
+        from experiments.reporting import build_report
+
+        path, headlines = build_report(
+            target, n_games, target_precision, seed, jobs, out, lambda total: _progress_total(total, quiet)
+        )
+        for line in headlines:
+            typer.echo(f"- {line}")
+        typer.echo(f"report: {path}")
+
+
+@app.command("tournament")
+def tournament_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    policies: Annotated[str, typer.Option(help="Comma-separated policies, at least two.")],
+    players: Annotated[
+        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per seating.")] = "20000",
+    seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for the matrix CSV and heatmap PNG.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
+    with user_errors():
+        from experiments.compare import tournament
+
+        names = [p.strip() for p in policies.split(",") if p.strip()]
+        result = tournament(
+            game,
+            names,
+            players,
+            parse_count(n),
+            seed,
+            parse_settings(settings or []),
+            variant,
+            jobs,
+            lambda total: _progress_total(total, quiet),
+        )
+        folder = out or Path("runs") / f"{game}-tournament"
+        paths = result.save(folder)
+        _print_frame(result.display(), f"{game}: win rate of row policy against column policy (95% CI)")
+        typer.echo(f"written: {', '.join(str(p) for p in paths)}")
+
+
+@app.command("sweep")
+def sweep_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    settings: Annotated[list[str], typer.Option("--set", help="knob=v1,v2,v3 to sweep; further knob=value fixed.")],
+    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
+    players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per value.")] = "20000",
+    seed: Annotated[int, typer.Option(help="Root seed shared by every value.")] = 0,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for the table CSV and line plot PNG.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
+    with user_errors():
+        from experiments.compare import sweep
+
+        module = get_game(game).module
+        chosen = seats_from(module, policy, seats, players)
+        result = sweep(
+            game,
+            chosen,
+            parse_settings(settings),
+            parse_count(n),
+            seed,
+            jobs,
+            lambda total: _progress_total(total, quiet),
+        )
+        folder = out or Path("runs") / f"{game}-sweep-{result.knob}"
+        paths = result.save(folder)
+        _print_frame(result.display(), f"{game}: sweep of {result.knob}")
+        typer.echo(f"written: {', '.join(str(p) for p in paths)}")
+
+
+@app.command("experiment")
+def experiment_command(
+    file: Annotated[str, typer.Argument(help="A study file (TOML), or the name of a shipped study.")],
+    precision: Annotated[str | None, typer.Option(help="Override the study's precision target.")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for the study's tables.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
+    with user_errors():
+        from experiments.spec import load_study, resolve_study
+        from experiments.study import run_study
+
+        study = load_study(resolve_study(file))
+        total = sum(a.spec.n_games for a in study.arms)
+        with _progress_total(total, quiet) as bar:
+            result = run_study(study, jobs, _precision(precision), bar.advance)
+        folder = out or Path("runs") / f"study-{study.name}"
+        folder.mkdir(parents=True, exist_ok=True)
+        table = result.table(study.metrics)
+        comparisons = result.comparisons()
+        from experiments.runner import atomic_write
+
+        atomic_write(folder / "arms.csv", table.to_csv(index=False).encode())
+        atomic_write(folder / "comparisons.csv", comparisons.to_csv(index=False).encode())
+        shown = table[
+            [
+                "arm",
+                "seat",
+                "policy",
+                "games",
+                "win_rate",
+                "win_lo",
+                "win_hi",
+                "mean_score",
+                "mean_turns",
+                *study.metrics,
+            ]
+        ]
+        _print_frame(shown, study.title)
+        if len(comparisons):
+            _print_frame(comparisons, f"against '{study.arms[0].label}' (paired by chunk)")
+        typer.echo(f"written: {folder / 'arms.csv'}, {folder / 'comparisons.csv'}")
+
+
+def _print_frame(frame: Any, title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(str(column))
+    for row in frame.itertuples(index=False):
+        table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
+    Console(width=max(120, Console().width)).print(table)
 
 
 def main() -> None:

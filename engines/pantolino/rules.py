@@ -43,6 +43,7 @@ METRICS: dict[str, Metric] = {
     "capped": Metric("game", "games stopped at the turn cap"),
     "best_count": Metric("counts", "turns by best same-colour count (jokers included)"),
     "mid_score": Metric("seat", "boots when half the supply is gone"),
+    "comeback": Metric("game", "games won by a player trailing at mid-game"),
 }
 
 
@@ -381,6 +382,8 @@ def play(
             state = state.keep_rows(~done)
 
     boots, winner, winners = score(params, out.owner, players)
+    winner_mid = np.take_along_axis(out.mid_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
+    comeback = (winner >= 0) & (winner_mid < out.mid_score.max(axis=1))
     return {
         "score": boots,
         "winner": winner,
@@ -393,6 +396,7 @@ def play(
         "capped": out.turn >= INFO.turn_cap,
         "best_count": out.best_count,
         "mid_score": out.mid_score,
+        "comeback": comeback,
     }
 
 

@@ -1,0 +1,34 @@
+"""Report chapters: per game, the questions a designer asks and the runs that answer them.
+
+A chapter module exposes ``build(n_games, precision, seed, jobs, progress) -> Chapter``; the games that have
+one are listed in :data:`CHAPTERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+
+from analysis.report import Page
+from engines.core import did_you_mean
+
+CHAPTERS = {"pantolino": "experiments.chapters.pantolino"}
+
+
+@dataclass
+class Chapter:
+    """A game's report: what was run (front page lines) and one page per question."""
+
+    heading: str
+    front: Sequence[tuple[str, str]]
+    pages: Sequence[Page]
+    headlines: Sequence[str]
+
+
+def chapter_module(game: str) -> ModuleType:
+    """The chapter of ``game``; a game without one raises ``ValueError``."""
+    if game not in CHAPTERS:
+        raise ValueError(f"no report chapter for '{game}' yet{did_you_mean(game, list(CHAPTERS))}")
+    return importlib.import_module(CHAPTERS[game])

@@ -1,0 +1,503 @@
+"""The Pantolino report: reroll policies, what a joker is worth, escaping boots, the no-token rule, seats.
+
+Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
+numbers). Exact values (Markov chains over dice multisets) are printed beside the Monte Carlo ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import plots, stats
+from analysis.report import Page, build_date
+from engines import core
+from engines.pantolino import INFO, POLICIES, Params
+from engines.pantolino.rules import play_turns
+from experiments.chapters import Chapter
+from experiments.runner import RunResult, RunSpec
+from experiments.spec import Arm
+from experiments.study import run_arms
+
+POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
+STRONG, WEAK = "keep-jokers", "reroll-jokers"
+MODES = {"base rules": None, "escaping boots (any)": "escaping-boots", "escaping boots (tail)": "escaping-boots-tail"}
+PLAYER_COUNTS = (2, 3, 4)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The arms of the whole report, by question (labels are unique keys)."""
+
+    arms: list[Arm]
+
+    def add(
+        self,
+        label: str,
+        seats: list[str],
+        n: int,
+        seed: int,
+        chunk: int,
+        variant: str | None = None,
+        settings: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Add an arm unless one with the same label exists."""
+        if all(a.label != label for a in self.arms):
+            self.arms.append(Arm(label, RunSpec("pantolino", tuple(seats), n, seed, settings, variant, chunk)))
+
+
+def plan(n: int, seed: int, chunk: int) -> Plan:
+    """Every arm the report plays."""
+    p = Plan([])
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a != b:
+                p.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
+    for jokers in (0, 1, 2):
+        knobs = (("joker_faces", str(jokers)),)
+        p.add(f"jokers {jokers} keep-first", [STRONG, WEAK], n, seed, chunk, settings=knobs)
+        p.add(f"jokers {jokers} reroll-first", [WEAK, STRONG], n, seed, chunk, settings=knobs)
+    for mode, variant in MODES.items():
+        for k in PLAYER_COUNTS:
+            p.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
+            for seat in range(k):
+                seats = [WEAK] * k
+                seats[seat] = STRONG
+                p.add(f"{mode} {k} strong@{seat}", seats, n, seed, chunk, variant)
+    for k in PLAYER_COUNTS:
+        p.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
+    return p
+
+
+def build(
+    n_games: int = 20_000,
+    precision: float | None = None,
+    seed: int = 2026,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Chapter:
+    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
+    chunk = min(10_000, n_games)
+    arms = plan(n_games, seed, chunk).arms
+    results = run_arms(arms, jobs, precision, progress)
+    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    params = Params()
+    pages, headlines = [], []
+    for make in (policies_page, joker_page, escaping_page, no_token_page, seat_page):
+        page, headline = make(by_label, params, seed)
+        pages.append(page)
+        headlines.append(headline)
+    games = sum(r.summary.n_games for r in results.results)
+    front = [
+        (
+            "game",
+            f"Pantolino (engine version {INFO.version}); 4 dice with 5 colours and a joker, 3 rolls per turn, "
+            "tokens of 2, 3 and 4 boots in each colour; the supply empties to end the game.",
+        ),
+        ("knobs", ", ".join(f"{k}={v}" for k, v in params.as_dict().items())),
+        ("policies", "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())),
+        (
+            "games",
+            f"{games:,} in {len(arms)} arms ("
+            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
+            + f", chunks of {chunk:,}); common random numbers across arms",
+        ),
+        ("seed", str(seed)),
+        ("version", f"boardlab {_version()}"),
+        ("date", build_date()),
+        (
+            "reading",
+            "Every rate is given with its 95% interval (Wilson for proportions, normal for means). Each "
+            "probability assumes the policies named beside it: a chance depends on how dice are kept.",
+        ),
+        ("headlines", " | ".join(headlines)),
+    ]
+    return Chapter("Pantolino: what wins, and what the variants change", front, pages, headlines)
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("boardlab")
+
+
+def _rate(wins: int, n: int) -> tuple[float, float, float]:
+    low, high = stats.wilson(wins, n)
+    return wins / n, float(low), float(high)
+
+
+def _pct(value: float, low: float, high: float) -> str:
+    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
+
+
+# --- 1. reroll policies -------------------------------------------------------------------------------------
+
+
+def exact_turn_values(params: Params) -> dict[str, Fraction | None]:
+    """Exact expected token value of a first turn (full supply) under each policy's keeps; None if not tabled."""
+    tables = params.tables
+    full = np.array([(1 << params.n_tokens) - 1], dtype=np.int64)
+    values = tables.final_values(full)[0]
+    total = tables.unit**params.rolls
+    out: dict[str, Fraction | None] = {"optimal": tables.expected_turn_value(int(full[0]))}
+    greedy = tables.final_distribution(tables.keep_tables(full, horizon=1))[0]
+    out["greedy"] = Fraction(int(greedy @ values), total)
+    for name in ("keep-jokers", "reroll-jokers"):
+        impl = core.instantiate(POLICIES[name], params)
+        weights = impl.sampler.distribution(impl.keys_of(full))[0]
+        out[name] = Fraction(int(weights @ values), total)
+    out["random"] = None
+    return out
+
+
+def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """Head-to-head matrix, boots per game, and per-turn regret against optimal (exact and Monte Carlo)."""
+    matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
+    totals = {p: [0, 0] for p in POLICY_ORDER}
+    boots = {p: [0.0, 0] for p in POLICY_ORDER}
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a == b:
+                continue
+            first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
+            wins, n = int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+            matrix.loc[a, b] = wins / n
+            totals[a][0] += wins
+            totals[a][1] += n
+            boots[a][0] += float(first.score_sum[0] + second.score_sum[1])
+            boots[a][1] += n
+    exact = exact_turn_values(params)
+    mc_turns = {p: play_turns(params, p, 100_000, np.random.default_rng(seed)) for p in POLICY_ORDER}
+    rows = []
+    optimal_mc = mc_turns["optimal"]["value"].mean()
+    for p in POLICY_ORDER:
+        rate = _rate(*totals[p])
+        v = mc_turns[p]["value"]
+        half = stats.Z95 * v.std(ddof=1) / np.sqrt(len(v))
+        rows.append(
+            {
+                "policy": p,
+                "head-to-head win rate": _pct(*rate),
+                "boots per game": f"{boots[p][0] / boots[p][1]:.2f}",
+                "turn value, exact": "—" if exact[p] is None else f"{float(exact[p]):.4f}",
+                "turn value, MC": f"{v.mean():.4f} ± {half:.4f}",
+                "regret vs optimal, exact": "—" if exact[p] is None else f"{float(exact['optimal'] - exact[p]):.4f}",
+                "regret vs optimal, MC": f"{optimal_mc - v.mean():.4f}",
+            }
+        )
+    table = pd.DataFrame(rows)
+    best = max(POLICY_ORDER, key=lambda p: totals[p][0] / totals[p][1])
+    beat = _rate(*_pair_wins(results, best, "keep-jokers")) if best != "keep-jokers" else None
+    title = f"{best} is the best reroll policy: it wins {_pct(*_rate(*totals[best]))} of its head-to-head games"
+    if beat:
+        title += f", {_pct(*beat)} against keep-jokers"
+    notes = [
+        "Win rate of the row policy against the column policy, 2 players, averaged over both seat orders.",
+        "Turn value: expected boots of the token taken on a first turn (full supply); exact values come from "
+        "the Markov chain over dice multisets, MC from 100,000 sampled turns (±: 95% half-width).",
+    ]
+    page = Page(title, lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig), table, notes)
+    return page, title
+
+
+def _pair_wins(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
+    first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
+    return int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+
+
+# --- 2. joker value -------------------------------------------------------------------------------------------
+
+
+def four_boot_chance(params: Params, policy: str) -> Fraction:
+    """Exact chance that a first turn's best count reaches 4 (a 4-boot token fits) under ``policy``."""
+    tables = params.tables
+    impl = core.instantiate(POLICIES[policy], params)
+    full = np.array([(1 << params.n_tokens) - 1], dtype=np.int64)
+    weights = impl.sampler.distribution(impl.keys_of(full))[0]
+    return Fraction(int(weights[tables.best_count >= 4].sum()), tables.unit**params.rolls)
+
+
+def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """Keep-jokers against reroll-jokers for 0, 1 and 2 joker faces; the chance of a 4-boot turn."""
+    rows, bars, chance = [], [], []
+    for jokers in (0, 1, 2):
+        first = results[f"jokers {jokers} keep-first"].summary
+        second = results[f"jokers {jokers} reroll-first"].summary
+        n = first.n_games + second.n_games
+        rate = _rate(int(first.wins[0] + second.wins[1]), n)
+        keep_boots = float(first.score_sum[0] + second.score_sum[1]) / n
+        reroll_boots = float(first.score_sum[1] + second.score_sum[0]) / n
+        knobs = Params(joker_faces=jokers)
+        p_keep, p_reroll = four_boot_chance(knobs, STRONG), four_boot_chance(knobs, WEAK)
+        bars.append({"joker faces": jokers, "win rate": rate[0], "low": rate[1], "high": rate[2]})
+        chance += [
+            {"joker faces": jokers, "policy": STRONG, "chance": float(p_keep)},
+            {"joker faces": jokers, "policy": WEAK, "chance": float(p_reroll)},
+        ]
+        rows.append(
+            {
+                "joker faces per die": jokers,
+                "keep-jokers win rate": _pct(*rate),
+                "boots/game keep": f"{keep_boots:.2f}",
+                "boots/game reroll": f"{reroll_boots:.2f}",
+                "P(4 boots) keep, exact": f"{float(p_keep):.2%}",
+                "P(4 boots) reroll, exact": f"{float(p_reroll):.2%}",
+            }
+        )
+    one = bars[1]
+    p1, p2 = chance[2]["chance"], chance[4]["chance"]
+    title = (
+        f"Keeping jokers wins {_pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
+        f"them; a second joker face lifts the chance of a 4-boot turn from {p1:.1%} to {p2:.1%}"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_bars(
+            pd.DataFrame(bars),
+            "joker faces",
+            "win rate",
+            "low",
+            "high",
+            None,
+            "keep-jokers win rate vs reroll-jokers",
+            "joker faces per die",
+            ax=left,
+            reference=0.5,
+        )
+        frame = pd.DataFrame(chance)
+        frame["low"] = frame["high"] = frame["chance"]
+        plots.interval_bars(
+            frame,
+            "joker faces",
+            "chance",
+            "low",
+            "high",
+            "policy",
+            "chance a first turn reaches 4 of a colour (exact)",
+            "joker faces per die",
+            ax=right,
+        )
+
+    notes = [
+        "2 players, keep-jokers against reroll-jokers in both seat orders. With no joker face the two policies "
+        "are the same, so their win rate there is 50% up to chance."
+    ]
+    return Page(title, draw, pd.DataFrame(rows), notes), title
+
+
+# --- 3. escaping boots ----------------------------------------------------------------------------------------
+
+
+def escaping_rows(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per mode and player count: strong-weak gap, comeback rate, length, steals, seat-0 win rate."""
+    rows = []
+    for mode in MODES:
+        for k in PLAYER_COUNTS:
+            sym = results[f"{mode} {k} symmetric"].summary
+            wins, n = 0, 0
+            for seat in range(k):
+                s = results[f"{mode} {k} strong@{seat}"].summary
+                wins += int(s.wins[seat])
+                n += s.n_games
+            strong = _rate(wins, n)
+            weak_each = (1 - strong[0]) / (k - 1)
+            gap = strong[0] - weak_each
+            gap_half = (strong[2] - strong[1]) / 2 * (1 + 1 / (k - 1))
+            comeback = _rate(int(sym.sums["comeback"]), sym.n_games)
+            turns = sym.mean_turns()
+            steals, _s_lo, _s_hi = (float(v.sum()) for v in sym.metric_mean("steals_made"))
+            seat0 = _rate(int(sym.wins[0]), sym.n_games)
+            rows.append(
+                {
+                    "mode": mode,
+                    "players": k,
+                    "gap": gap,
+                    "gap_lo": gap - gap_half,
+                    "gap_hi": gap + gap_half,
+                    "comeback": comeback[0],
+                    "comeback_lo": comeback[1],
+                    "comeback_hi": comeback[2],
+                    "turns": turns[0],
+                    "steals": steals,
+                    "seat0": seat0[0],
+                    "seat0_lo": seat0[1],
+                    "seat0_hi": seat0[2],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """Escaping boots on and off, 2-4 players: the strong-weak gap and how often the trailer comes back."""
+    frame = escaping_rows(results)
+    base = frame[(frame["mode"] == "base rules") & (frame["players"] == 2)].iloc[0]
+    steal = frame[(frame["mode"] == "escaping boots (any)") & (frame["players"] == 2)].iloc[0]
+    verb = "narrows" if steal["gap"] < base["gap"] else "widens"
+    title = (
+        f"Escaping boots {verb} the strong–weak gap from {100 * base['gap']:.1f} to {100 * steal['gap']:.1f} "
+        f"points and moves comebacks from {100 * base['comeback']:.1f}% to {100 * steal['comeback']:.1f}% "
+        f"of 2-player games"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_lines(
+            frame,
+            "players",
+            "gap",
+            "gap_lo",
+            "gap_hi",
+            "mode",
+            f"win-rate gap, {STRONG} minus {WEAK} (fraction)",
+            "players",
+            ax=left,
+        )
+        plots.interval_lines(
+            frame,
+            "players",
+            "comeback",
+            "comeback_lo",
+            "comeback_hi",
+            "mode",
+            "games won by a player trailing at mid-game (fraction)",
+            "players",
+            ax=right,
+        )
+        left.set_xticks(PLAYER_COUNTS)
+        right.set_xticks(PLAYER_COUNTS)
+
+    table = pd.DataFrame(
+        {
+            "mode": frame["mode"],
+            "players": frame["players"],
+            "strong-weak gap": [
+                f"{100 * g:.1f} ± {100 * (h - g):.1f} pts" for g, h in zip(frame["gap"], frame["gap_hi"], strict=True)
+            ],
+            "comeback rate": [
+                _pct(*r) for r in frame[["comeback", "comeback_lo", "comeback_hi"]].itertuples(index=False)
+            ],
+            "turns/game": [f"{t:.2f}" for t in frame["turns"]],
+            "steals/game": [f"{s:.2f}" for s in frame["steals"]],
+            "seat 0 wins": [_pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+        }
+    )
+    notes = [
+        f"Gap: one {STRONG} player against {WEAK} players, the strong seat rotated over every seat; the gap is the "
+        "strong player's win rate minus each weak player's. Comebacks, length, steals and seat 0: everyone plays "
+        f"{STRONG}. A comeback is a win by a player with fewer boots than the leader when half the supply is gone."
+    ]
+    return Page(title, draw, table, notes), title
+
+
+# --- 4. the no-token rule -------------------------------------------------------------------------------------
+
+
+def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """``nothing`` against ``remove-smallest``: game length and seat advantage."""
+    rows = []
+    for rule, prefix in (("nothing", "base rules"), ("remove-smallest", "remove-smallest")):
+        for k in PLAYER_COUNTS:
+            s = results[f"{prefix} {k} symmetric"].summary
+            turns = s.mean_turns()
+            seat0 = _rate(int(s.wins[0]), s.n_games)
+            removed = float(s.metric_mean("removed")[0])
+            rows.append(
+                {
+                    "rule": rule,
+                    "players": k,
+                    "turns": turns[0],
+                    "turns_lo": turns[1],
+                    "turns_hi": turns[2],
+                    "seat0": seat0[0],
+                    "seat0_lo": seat0[1],
+                    "seat0_hi": seat0[2],
+                    "removed": removed,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    two = frame[frame["players"] == 2].set_index("rule")
+    saved = two.loc["nothing", "turns"] - two.loc["remove-smallest", "turns"]
+    title = (
+        f"Removing a token when nothing fits shortens 2-player games by {saved:.1f} turns "
+        f"({two.loc['nothing', 'turns']:.1f} → {two.loc['remove-smallest', 'turns']:.1f}); seat 0 wins "
+        f"{100 * two.loc['nothing', 'seat0']:.1f}% → {100 * two.loc['remove-smallest', 'seat0']:.1f}%"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_bars(
+            frame, "players", "turns", "turns_lo", "turns_hi", "rule", "mean game length (turns)", "players", ax=left
+        )
+        plots.interval_bars(
+            frame, "players", "seat0", "seat0_lo", "seat0_hi", "rule", "seat 0 win rate (fraction)", "players", ax=right
+        )
+
+    table = pd.DataFrame(
+        {
+            "rule": frame["rule"],
+            "players": frame["players"],
+            "turns/game": [
+                f"{t:.2f} ({lo:.2f}–{hi:.2f})"
+                for t, lo, hi in frame[["turns", "turns_lo", "turns_hi"]].itertuples(index=False)
+            ],
+            "seat 0 wins": [_pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "tokens removed/game": [f"{r:.2f}" for r in frame["removed"]],
+        }
+    )
+    notes = [f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one."]
+    return Page(title, draw, table, notes), title
+
+
+# --- 5. seat advantage ------------------------------------------------------------------------------------------
+
+
+def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """Each seat's win rate with 2, 3 and 4 players (everyone keeps jokers)."""
+    rows = []
+    for k in PLAYER_COUNTS:
+        s = results[f"base rules {k} symmetric"].summary
+        for seat in range(k):
+            rate = _rate(int(s.wins[seat]), s.n_games)
+            rows.append(
+                {
+                    "players": k,
+                    "seat": f"seat {seat}",
+                    "rate": rate[0],
+                    "low": rate[1],
+                    "high": rate[2],
+                    "fair": 1 / k,
+                    "shared": float(s.shared_wins[seat]) / s.n_games,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    first = frame[(frame["players"] == 2) & (frame["seat"] == "seat 0")].iloc[0]
+    title = (
+        f"The first player wins {_pct(first['rate'], first['low'], first['high'])} of 2-player games "
+        "(a fair share is 50%)"
+    )
+
+    def draw(fig: Any) -> None:
+        axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
+        for ax, k in zip(axes, PLAYER_COUNTS, strict=True):
+            part = frame[frame["players"] == k]
+            plots.interval_bars(
+                part, "seat", "rate", "low", "high", None, "win rate (fraction)", f"{k} players", ax=ax, reference=1 / k
+            )
+
+    table = pd.DataFrame(
+        {
+            "players": frame["players"],
+            "seat": frame["seat"],
+            "win rate": [_pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            "shared wins": [f"{100 * v:.2f}%" for v in frame["shared"]],
+            "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
+        }
+    )
+    notes = [f"Everyone plays {STRONG}; seat 0 moves first. Dashed line: a fair share of wins."]
+    return Page(title, draw, table, notes), title

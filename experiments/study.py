@@ -1,0 +1,90 @@
+"""Run a study's arms side by side and tabulate them, with paired comparisons against the first arm.
+
+Every arm shares the study's seed and chunk size, so chunk ``i`` of every arm is played from the same seed
+(common random numbers): comparisons pair the arms chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analysis import stats
+from experiments.runner import RunResult, run_many, run_to_precision
+from experiments.spec import Arm, Study
+
+
+@dataclass
+class StudyResult:
+    """A study's arms and their results, in the study's order."""
+
+    study: Study | None
+    arms: Sequence[Arm]
+    results: list[RunResult]
+
+    def table(self, metrics: Sequence[str] = ()) -> Any:
+        """One row per arm and seat: win rate, shared wins and mean score with intervals, game length, metrics."""
+        import pandas as pd
+
+        frames = []
+        for arm, result in zip(self.arms, self.results, strict=True):
+            seat = result.seat_table()
+            mean, low, high = result.summary.mean_turns()
+            seat.insert(0, "arm", arm.label)
+            seat["mean_turns"], seat["turns_lo"], seat["turns_hi"] = mean, low, high
+            for name in metrics:
+                m, lo, hi = result.summary.metric_mean(name)
+                per_seat = np.ndim(m) == 1
+                seat[name] = m if per_seat else float(m)
+                seat[f"{name}_lo"] = lo if per_seat else float(lo)
+                seat[f"{name}_hi"] = hi if per_seat else float(hi)
+            frames.append(seat)
+        return pd.concat(frames, ignore_index=True)
+
+    def comparisons(self) -> Any:
+        """Each arm against the first: seat-0 win rate and game length, paired by chunk (common random numbers)."""
+        import pandas as pd
+
+        base = self.results[0]
+        rows = []
+        for arm, result in zip(self.arms[1:], self.results[1:], strict=True):
+            if [c.n_games for c in result.per_chunk] != [c.n_games for c in base.per_chunk]:
+                continue
+            for measure, of in (("seat-0 win rate", _seat0_rate), ("mean turns", _mean_turns)):
+                d = stats.paired_difference(of(result), of(base))
+                rows.append({"arm": arm.label, "versus": self.arms[0].label, "measure": measure, **d})
+        return pd.DataFrame(rows)
+
+
+def _seat0_rate(result: RunResult) -> np.ndarray:
+    return np.array([c.wins[0] / c.n_games for c in result.per_chunk])
+
+
+def _mean_turns(result: RunResult) -> np.ndarray:
+    return np.array([(np.arange(len(c.turns_hist)) * c.turns_hist).sum() / c.n_games for c in result.per_chunk])
+
+
+def run_arms(
+    arms: Sequence[Arm],
+    jobs: int | None = None,
+    precision: float | None = None,
+    progress: Callable[[int], None] | None = None,
+    study: Study | None = None,
+) -> StudyResult:
+    """Play every arm on one pool (to a target precision when given) and collect the results."""
+    specs = [arm.spec for arm in arms]
+    if precision is not None:
+        results = run_to_precision(specs, precision, jobs, progress=progress)
+    else:
+        results = run_many(specs, jobs, progress)
+    return StudyResult(study, arms, results)
+
+
+def run_study(
+    study: Study, jobs: int | None = None, precision: float | None = None, progress: Callable[[int], None] | None = None
+) -> StudyResult:
+    """Play a study's arms (``precision`` overrides the study's own)."""
+    return run_arms(study.arms, jobs, precision if precision is not None else study.precision, progress, study)

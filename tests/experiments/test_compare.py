@@ -1,0 +1,111 @@
+"""Tournaments, sweeps and experiments from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.compare import split_sweep, tournament
+
+runner = CliRunner()
+
+
+def test_tournament_matrix_rotates_seats_and_is_complementary() -> None:
+    result = tournament("pantolino", ["keep-jokers", "reroll-jokers"], None, 2_000, seed=1, jobs=1)
+    rates = result.rates()
+    assert rates.loc["keep-jokers", "reroll-jokers"] > 0.8
+    # 2 players, no shared wins in Pantolino's 45 boots: the two cells are complementary
+    assert rates.loc["keep-jokers", "reroll-jokers"] + rates.loc["reroll-jokers", "keep-jokers"] == pytest.approx(1)
+    assert int(result.games.loc["keep-jokers", "reroll-jokers"]) == 4_000
+
+
+def test_tournament_command_writes_matrix_and_heatmap(tmp_path: Path) -> None:
+    out = runner.invoke(
+        app,
+        [
+            "tournament",
+            "pantolino",
+            "--policies",
+            "keep-jokers,greedy,random",
+            "--players",
+            "3",
+            "-n",
+            "300",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    frame = pd.read_csv(tmp_path / "tournament.csv")
+    assert len(frame) == 6 and (frame["games"] == 900).all()
+    assert (tmp_path / "tournament.png").stat().st_size > 1000
+
+
+def test_sweep_command_over_joker_faces(tmp_path: Path) -> None:
+    out = runner.invoke(
+        app,
+        [
+            "sweep",
+            "pantolino",
+            "--set",
+            "joker_faces=0,1,2",
+            "-p",
+            "keep-jokers",
+            "-n",
+            "500",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    frame = pd.read_csv(tmp_path / "sweep.csv")
+    assert frame["value"].tolist() == [0, 0, 1, 1, 2, 2]
+    turns = frame.groupby("value")["mean_turns"].first()
+    assert turns[0] > turns[1] > turns[2]  # jokers make tokens easier to claim
+    assert (tmp_path / "sweep.png").exists()
+
+
+def test_sweep_splits_tuple_knobs_on_semicolons() -> None:
+    knob, values, fixed = split_sweep("pantolino", (("token_values", "2,3,4;2,3"), ("rolls", "2")))
+    assert (knob, values, fixed) == ("token_values", ["2,3,4", "2,3"], (("rolls", "2"),))
+
+
+def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\ngame = "pantolino"\nn = 2000\nchunk_size = 500\nmetrics = ["steals_made"]\n'
+        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\n'
+        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\nvariant = "escaping-boots"\n'
+    )
+    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert out.exit_code == 0, out.output
+    arms = pd.read_csv(tmp_path / "o" / "arms.csv")
+    assert len(arms) == 4 and arms["steals_made"].iloc[2] > 0
+    comparisons = pd.read_csv(tmp_path / "o" / "comparisons.csv")
+    assert set(comparisons["measure"]) == {"seat-0 win rate", "mean turns"} and (comparisons["chunks"] == 4).all()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tournament", "pantolino", "--policies", "random,random"], "at least two different policies"),
+        (["tournament", "pantolino", "--policies", "random,greedyy"], "did you mean 'greedy'"),
+        (["sweep", "pantolino", "--set", "dice=3"], "a sweep needs exactly one --set knob=v1,v2"),
+        (["sweep", "pantolino", "--set", "dices=3,4"], "unknown knob 'dices'"),
+        (["sweep", "pantolino", "--set", "dice=4,9", "-n", "10"], "dice=9 is out of range"),
+        (["experiment", "no-such-study"], "no such file or shipped study"),
+    ],
+)
+def test_bad_comparisons_are_one_line_errors(args: list[str], message: str) -> None:
+    out = runner.invoke(app, [*args, "--quiet"])
+    assert out.exit_code == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
