@@ -12,6 +12,7 @@ _GAMES: dict[str, str] = {
     "cargolino": "engines.cargolino",
     "paleolino": "engines.paleolino",
     "pantolino": "engines.pantolino",
+    "patolli": "engines.patolli",
 }
 
 

@@ -1,0 +1,636 @@
+"""Patolli rules, batched: parameters, board layout, state, one lock-step roll for many games, and ``play``.
+
+Order of this module: constants, params, layout, state, the moves a policy sees, the roll, play.
+
+Encoding. Buttons of one seat are identical, so a seat's buttons on the track are one bit set (``uint64``): bit
+``p`` is set when a button has travelled ``p`` steps from the seat's start square (its *progress*, ``0..L-1``;
+the square is ``(start + p) % L``). Buttons not on the track are counts: ``off`` (waiting to enter, including
+captured ones) and ``home`` (finished). Square sets (safe, bad luck, grey corners) are stored in each seat's own
+progress frame, so "the square my button lands on" is a shift of a bit set. Converting between the two seats'
+frames is a rotation of the ``L``-bit ring. This keeps every step elementwise over the batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from engines import core
+from engines.core import GameInfo, Metric, Outcome, knob
+
+INFO = GameInfo(
+    id="patolli",
+    name="Patolli",
+    version=1,
+    min_players=2,
+    max_players=2,
+    chance=True,
+    turn_cap=1000,
+    score_label="buttons finished",
+)
+
+PLAYERS = 2
+MAX_TRACK = 60  # a seat's buttons must fit one uint64 bit set, and ring rotations must stay below 64 bits
+ALL_FINISHED, BANKRUPT, CAPPED = 0, 1, 2  # win reasons
+SKIP, CAPTURE, BAD_LUCK = 0, 1, 2  # causes of a payment
+U64 = np.uint64
+ONE = np.uint64(1)
+
+METRICS: dict[str, Metric] = {
+    "win_reason": Metric("counts", "how the game ended", ("all buttons finished", "opponent bankrupt", "turn cap")),
+    "capped": Metric("game", "games stopped at the turn cap"),
+    "first_player": Metric("game", "seat that moved first"),
+    "captures": Metric("seat", "opponent buttons captured"),
+    "paid_skip": Metric("seat", "tokens paid for turns with no legal move"),
+    "paid_capture": Metric("seat", "tokens paid when one of the seat's buttons was captured"),
+    "paid_bad_luck": Metric("seat", "tokens paid for landing on a bad-luck square"),
+    "tokens": Metric("seat", "tokens held at the end (the winner has collected the bank)"),
+    "bank": Metric("game", "tokens in the bank when the game ended, before the winner collects them"),
+}
+
+
+def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forbidden: set[int]) -> None:
+    if squares is None:
+        return
+    if (
+        not isinstance(squares, tuple)
+        or any(isinstance(s, bool) or not isinstance(s, int) for s in squares)
+        or len(set(squares)) != len(squares)
+        or any(not 0 <= s < length for s in squares)
+        or any(s in forbidden for s in squares)
+    ):
+        raise ValueError(
+            f"{name}={squares!r} is not allowed; give distinct squares 0..{length - 1} that are "
+            f"neither grey corners nor start squares (forbidden: {sorted(forbidden)})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Params(core.Params):
+    """Patolli knobs; defaults are the rulebook and the choices of games.md (see the package README)."""
+
+    track_length: int = knob(52, "Squares on the closed track.", f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)")
+    arm_length: int = knob(6, "Squares on each side of an arm (each arm is 2 wide).", "2..7")
+    start_squares: tuple[int, ...] | None = knob(
+        None,
+        "Start square of each seat; none means the centre squares 2·arm_length and 2·arm_length + L/2.",
+        "none or 2 distinct squares that are not grey corners",
+    )
+    safe_squares: tuple[int, ...] | None = knob(
+        None,
+        "Fixed safe squares; none places random_markers of them at random per game.",
+        "none or distinct squares, not grey corners, not start squares",
+    )
+    bad_luck_squares: tuple[int, ...] | None = knob(
+        None,
+        "Fixed bad-luck squares; none places random_markers of them at random per game.",
+        "none or distinct squares, not grey corners, not start squares, not safe squares",
+    )
+    random_markers: int = knob(
+        2,
+        "Safe squares and bad-luck squares placed at random (each kind) when not fixed.",
+        "0..8, and enough free squares",
+    )
+    buttons: int = knob(6, "Buttons per player.", "1..12")
+    tokens: int = knob(10, "Tokens per player at the start.", "1..60")
+    die_faces: int = knob(6, "Faces of the die (face f moves f squares).", "2..12")
+    enter_roll: int = knob(1, "Face that may enter a button on the start square.", "1..die_faces")
+    roll_again: tuple[int, ...] = knob(
+        (5,), "Faces after whose move the player rolls again.", "distinct faces 1..die_faces, possibly none"
+    )
+    grey_bonus: bool = knob(True, "Landing on a grey corner (arm end) grants another roll.", "true | false")
+    exit_overshoot: bool = knob(False, "A button may leave the track with a roll larger than needed.", "true | false")
+    pay_when_empty: bool = knob(
+        False, "A player with no button on the track who cannot enter also pays 1 token.", "true | false"
+    )
+    first_player: int = knob(-1, "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).", "-1..1")
+
+    def __post_init__(self) -> None:
+        """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
+        core.check_range("arm_length", self.arm_length, 2, 7)
+        core.check_range("track_length", self.track_length, 20, MAX_TRACK)
+        if self.track_length != 4 * (2 * self.arm_length + 1):
+            raise ValueError(
+                f"track_length={self.track_length} does not fit arm_length={self.arm_length}; "
+                f"allowed 4 × (2 × arm_length + 1) = {4 * (2 * self.arm_length + 1)}"
+            )
+        length = self.track_length
+        grey = set(grey_squares(length, self.arm_length))
+        _check_squares("start_squares", self.start_squares, length, grey)
+        if self.start_squares is not None and len(self.start_squares) != PLAYERS:
+            raise ValueError(f"start_squares={self.start_squares!r} is not allowed; give {PLAYERS} squares")
+        starts = set(self.starts)
+        _check_squares("safe_squares", self.safe_squares, length, grey | starts)
+        _check_squares("bad_luck_squares", self.bad_luck_squares, length, grey | starts | set(self.safe_squares or ()))
+        core.check_range("random_markers", self.random_markers, 0, 8)
+        free = length - len(grey) - len(starts) - len(self.safe_squares or ()) - len(self.bad_luck_squares or ())
+        needed = self.random_markers * ((self.safe_squares is None) + (self.bad_luck_squares is None))
+        if needed > free:
+            raise ValueError(
+                f"random_markers={self.random_markers} is out of range; only {free} free squares "
+                f"remain for {needed} random markers"
+            )
+        core.check_range("buttons", self.buttons, 1, 12)
+        core.check_range("tokens", self.tokens, 1, 60)
+        core.check_range("die_faces", self.die_faces, 2, 12)
+        core.check_range("enter_roll", self.enter_roll, 1, self.die_faces)
+        again = self.roll_again
+        if (
+            not isinstance(again, tuple)
+            or any(isinstance(f, bool) or not isinstance(f, int) for f in again)
+            or len(set(again)) != len(again)
+            or any(not 1 <= f <= self.die_faces for f in again)
+        ):
+            raise ValueError(f"roll_again={again!r} is not allowed; give distinct faces 1..{self.die_faces}")
+        core.check_choice("grey_bonus", self.grey_bonus, (True, False))
+        core.check_choice("exit_overshoot", self.exit_overshoot, (True, False))
+        core.check_choice("pay_when_empty", self.pay_when_empty, (True, False))
+        core.check_range("first_player", self.first_player, -1, PLAYERS - 1)
+
+    @property
+    def starts(self) -> tuple[int, int]:
+        """Start square of each seat."""
+        if self.start_squares is not None:
+            return (self.start_squares[0], self.start_squares[1])
+        return (2 * self.arm_length, 2 * self.arm_length + self.track_length // 2)
+
+
+VARIANTS: dict[str, dict[str, str]] = {
+    "exit-overshoot": {"exit_overshoot": "true"},
+    "pay-when-empty": {"pay_when_empty": "true"},
+    "no-grey-bonus": {"grey_bonus": "false"},
+    "test-markers": {"safe_squares": "3,29", "bad_luck_squares": "16,42"},
+    "board-60": {"track_length": "60", "arm_length": "7"},
+}
+"""Named variants: knob overrides a designer can ask for by name."""
+
+
+# --- layout -----------------------------------------------------------------------------------------------
+
+
+def grey_squares(length: int, arm: int) -> tuple[int, ...]:
+    """The grey corners: the two squares at the far end of each arm (5, 6, 18, 19, ... on the 52 board)."""
+    quarter = length // 4
+    return tuple(q * quarter + arm + k for q in range(4) for k in (-1, 0))
+
+
+def square_bits(squares: Sequence[int]) -> int:
+    """A set of squares (or progresses) as a Python int bit set."""
+    bits = 0
+    for s in squares:
+        bits |= 1 << int(s)
+    return bits
+
+
+def rotate(bits: np.ndarray, shift: np.ndarray | np.uint64, length: int) -> np.ndarray:
+    """Rotate ``length``-bit sets so that bit ``p`` moves to bit ``(p + shift) % length`` (``shift`` in 0..L-1)."""
+    shift = np.asarray(shift, dtype=U64)
+    full = U64((1 << length) - 1)
+    return ((bits << shift) | (bits >> (U64(length) - shift))) & full
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Tables derived from the board knobs once per ``Params``."""
+
+    length: int
+    full: np.uint64  # bits 0..L-1
+    starts: tuple[int, int]
+    grey: tuple[int, ...]  # grey corner squares
+    grey_frame: np.ndarray  # (2,) uint64: grey corners in each seat's progress frame (zero without grey_bonus)
+    to_me: np.ndarray  # (2,) uint64: rotation taking the opponent's frame to the mover's, by mover
+    to_them: np.ndarray  # (2,) uint64: the inverse rotation, by mover
+    eligible: tuple[int, ...]  # squares a random marker may take (not grey, not start), ascending
+    again_bits: int  # bit f set when face f rolls again
+
+
+@lru_cache(maxsize=32)
+def layout(params: Params) -> Layout:
+    """The board tables of ``params``."""
+    length = params.track_length
+    grey = grey_squares(length, params.arm_length)
+    starts = params.starts
+    grey_frame = np.array(
+        [square_bits([(g - s) % length for g in grey]) if params.grey_bonus else 0 for s in starts], dtype=U64
+    )
+    to_me = np.array([(starts[1 - me] - starts[me]) % length for me in range(PLAYERS)], dtype=U64)
+    to_them = np.array([(starts[me] - starts[1 - me]) % length for me in range(PLAYERS)], dtype=U64)
+    eligible = tuple(s for s in range(length) if s not in grey and s not in starts)
+    return Layout(
+        length,
+        U64((1 << length) - 1),
+        starts,
+        grey,
+        grey_frame,
+        to_me,
+        to_them,
+        eligible,
+        square_bits(params.roll_again),
+    )
+
+
+# --- state ------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class State:
+    """The games being played, one column each; :func:`step` updates the arrays in place.
+
+    Per-seat arrays are seat-major, shape ``(2, B)``, so that each seat's row is contiguous; the game axis is
+    always the last one.
+    """
+
+    game: np.ndarray  # (B,) int64: index of the game in the output
+    track: np.ndarray  # (2, B) uint64: bit p set = a button of the seat at progress p (0..L-1) on the track
+    off: np.ndarray  # (2, B) int8: buttons waiting to enter (never entered, or captured), 0..buttons
+    home: np.ndarray  # (2, B) int8: buttons finished, 0..buttons
+    tokens: np.ndarray  # (2, B) int8: tokens held, 0..tokens (the winner collects the bank only in the outcome)
+    bank: np.ndarray  # (B,) int8: tokens paid to the bank, 0..2·tokens
+    safe: np.ndarray  # (2, B) uint64: safe squares in each seat's progress frame
+    bad: np.ndarray  # (2, B) uint64: bad-luck squares in each seat's progress frame
+    mover: np.ndarray  # (B,) int8: seat to roll, 0 or 1
+    first: np.ndarray  # (B,) int8: seat that moved first, 0 or 1
+    turn: np.ndarray  # (B,) int16: turns completed (a turn may hold several rolls), 0..turn_cap
+    captures: np.ndarray  # (2, B) int8: opponent buttons captured by the seat (at most the opponent's tokens)
+    paid: np.ndarray  # (3, 2, B) int8: tokens paid, by cause (SKIP, CAPTURE, BAD_LUCK) and seat
+    winner: np.ndarray  # (B,) int8: -1 while undecided, else the winning seat
+    reason: np.ndarray  # (B,) int8: -1 while running, else ALL_FINISHED, BANKRUPT or CAPPED
+
+    @classmethod
+    def empty(cls, params: Params, games: np.ndarray) -> State:
+        """Every button waiting, full purses, no markers, seat 0 to move, for the games ``games``."""
+        n = len(games)
+        return cls(
+            game=np.asarray(games, dtype=np.int64),
+            track=np.zeros((PLAYERS, n), dtype=U64),
+            off=np.full((PLAYERS, n), params.buttons, dtype=np.int8),
+            home=np.zeros((PLAYERS, n), dtype=np.int8),
+            tokens=np.full((PLAYERS, n), params.tokens, dtype=np.int8),
+            bank=np.zeros(n, dtype=np.int8),
+            safe=np.zeros((PLAYERS, n), dtype=U64),
+            bad=np.zeros((PLAYERS, n), dtype=U64),
+            mover=np.zeros(n, dtype=np.int8),
+            first=np.zeros(n, dtype=np.int8),
+            turn=np.zeros(n, dtype=np.int16),
+            captures=np.zeros((PLAYERS, n), dtype=np.int8),
+            paid=np.zeros((3, PLAYERS, n), dtype=np.int8),
+            winner=np.full(n, -1, dtype=np.int8),
+            reason=np.full(n, -1, dtype=np.int8),
+        )
+
+    def set_markers(self, params: Params, safe_squares: np.ndarray, bad_squares: np.ndarray) -> None:
+        """Store marker square sets (``(B,)`` bit sets over squares) in each seat's progress frame, in place."""
+        lay = layout(params)
+        for seat, start in enumerate(lay.starts):
+            back = U64((lay.length - start) % lay.length)
+            self.safe[seat] = rotate(safe_squares.astype(U64), back, lay.length)
+            self.bad[seat] = rotate(bad_squares.astype(U64), back, lay.length)
+
+    def keep_rows(self, keep: np.ndarray) -> State:
+        """A new state holding only the games at positions ``keep`` (finished games compacted out)."""
+        return State(*(getattr(self, name)[..., keep] for name in self.__slots__))
+
+    def slice(self, begin: int, end: int) -> State:
+        """A view of the games at positions ``begin..end-1``."""
+        return State(*(getattr(self, name)[..., begin:end] for name in self.__slots__))
+
+    def put_rows(self, rows: np.ndarray, other: State) -> None:
+        """Overwrite the games at positions ``rows`` with the games of ``other`` (in place)."""
+        for name in self.__slots__:
+            getattr(self, name)[..., rows] = getattr(other, name)
+
+
+def place_markers(params: Params, state: State, source: core.Source) -> None:
+    """Draw the random safe squares, then the random bad-luck squares, without replacement (in place).
+
+    Each pick is one draw uniform over the squares still free (eligible squares in ascending order).
+    """
+    lay = layout(params)
+    n = len(state.game)
+    fixed_bits = [None if f is None else square_bits(f) for f in (params.safe_squares, params.bad_luck_squares)]
+    if None not in fixed_bits:
+        state.set_markers(params, np.full(n, fixed_bits[0], dtype=U64), np.full(n, fixed_bits[1], dtype=U64))
+        return
+    free = np.zeros((n, lay.length), dtype=bool)
+    free[:, list(lay.eligible)] = True
+    for fixed in (params.safe_squares, params.bad_luck_squares):
+        if fixed is not None:
+            free[:, list(fixed)] = False
+    chosen = []
+    for bits_fixed in fixed_bits:
+        if bits_fixed is not None:
+            chosen.append(np.full(n, bits_fixed, dtype=U64))
+            continue
+        bits = np.zeros(n, dtype=U64)
+        for _ in range(params.random_markers):
+            n_free = free.sum(axis=1)
+            pick = source.draw(state.game, n_free)[:, 0]
+            square = (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
+            free[np.arange(n), square] = False
+            bits |= ONE << square.astype(U64)
+        chosen.append(bits)
+    state.set_markers(params, chosen[0], chosen[1])
+
+
+def roll_off(params: Params, state: State, source: core.Source) -> None:
+    """Choose the first player: fixed, or each seat rolls the die (seat 0 first), highest starts, ties reroll."""
+    if params.first_player >= 0:
+        state.first[:] = params.first_player
+    else:
+        pending = np.arange(len(state.game))
+        while len(pending):
+            faces = source.draw(state.game[pending], params.die_faces, PLAYERS)
+            decided = faces[:, 0] != faces[:, 1]
+            state.first[pending[decided]] = faces[decided, 1] > faces[decided, 0]
+            pending = pending[~decided]
+    state.mover[:] = state.first
+
+
+def start(params: Params, games: np.ndarray, source: core.Source) -> State:
+    """Fresh games ``games``: markers drawn (when random), then the roll-off (when not fixed)."""
+    state = State.empty(params, games)
+    place_markers(params, state, source)
+    roll_off(params, state, source)
+    return state
+
+
+# --- what a policy sees -----------------------------------------------------------------------------------
+
+
+def role_masks(mover: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All-ones masks where seat 1 moves: as uint64 and as int8 (branch-free selects beat ``np.where``)."""
+    m8 = -mover.astype(np.int8)
+    return m8.astype(U64), m8
+
+
+def by_role(values: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mover's and the other seat's values from a ``(2, B)`` seat-major array."""
+    swap = (values[0] ^ values[1]) & mask
+    return values[0] ^ swap, values[1] ^ swap
+
+
+def to_seats(values: np.ndarray, mine: np.ndarray, theirs: np.ndarray, mask: np.ndarray) -> None:
+    """Store the mover's and the other seat's values into a ``(2, B)`` seat-major array, in place."""
+    swap = (mine ^ theirs) & mask
+    values[0] = mine ^ swap
+    values[1] = theirs ^ swap
+
+
+class Moves:
+    """The mover's legal moves after a roll, for a batch of games (read-only for policies).
+
+    Bit sets are ``(B,)`` uint64 in the mover's progress frame unless the name ends in ``_own`` (the opponent's
+    buttons in the opponent's frame) or ``_theirs`` (a square set in the opponent's frame). A move is named by
+    its source: a single-bit set holding the moving button's progress; entering a button is the empty set.
+    """
+
+    __slots__ = (
+        "bad",
+        "die",
+        "enter",
+        "finish",
+        "games",
+        "grey",
+        "home_me",
+        "mine",
+        "off_me",
+        "off_them",
+        "params",
+        "safe",
+        "safe_theirs",
+        "source",
+        "step",
+        "theirs",
+        "theirs_own",
+        "to_me",
+        "to_them",
+    )
+
+    def __init__(self, params: Params, source: core.Source, state: State, die: np.ndarray) -> None:
+        """Derive the moves of each game's mover after rolling ``die`` (``(B,)`` int64 faces)."""
+        lay = layout(params)
+        length = lay.length
+        m64, m8 = role_masks(state.mover)
+        self.params, self.source, self.games = params, source, state.game
+        self.die = die.astype(U64)  # the face rolled
+        self.mine, self.theirs_own = by_role(state.track, m64)  # the mover's buttons; the opponent's, own frame
+        self.to_me = lay.to_me[0] ^ ((lay.to_me[0] ^ lay.to_me[1]) & m64)  # rotation: their frame -> mover's
+        self.to_them = lay.to_them[0] ^ ((lay.to_them[0] ^ lay.to_them[1]) & m64)  # and back
+        self.theirs = rotate(self.theirs_own, self.to_me, length)  # opponent's buttons, mover's frame
+        self.off_me, self.off_them = by_role(state.off, m8)  # (B,) int8: waiting buttons of mover, opponent
+        self.home_me = state.home[0] ^ ((state.home[0] ^ state.home[1]) & m8)  # (B,) int8: mover's finished
+        self.safe, self.safe_theirs = by_role(state.safe, m64)  # safe squares, mover's and opponent's frame
+        self.bad = state.bad[0] ^ ((state.bad[0] ^ state.bad[1]) & m64)  # bad-luck squares
+        grey = lay.grey_frame
+        self.grey = grey[0] ^ ((grey[0] ^ grey[1]) & m64)  # grey corners (0 without the bonus)
+        lands = (ONE << (U64(length) - self.die)) - ONE  # sources p with p + die < L
+        self.step = self.mine & lands & ~(self.mine >> self.die)  # sources of moves landing on the track
+        # sources of finishing moves
+        self.finish = self.mine & (~lands if params.exit_overshoot else lands + ONE)
+        self.enter = (die == params.enter_roll) & (self.off_me > 0) & ((self.mine & ONE) == 0)  # (B,) bool
+
+    @property
+    def legal(self) -> np.ndarray:
+        """Sources of every legal button move (entering excluded)."""
+        return self.step | self.finish
+
+    def target(self, sources: np.ndarray) -> np.ndarray:
+        """Landing bit of the move from each single-bit source set (0 when it finishes or is empty)."""
+        return (sources << self.die) & U64((1 << self.params.track_length) - 1)
+
+    @property
+    def capture(self) -> np.ndarray:
+        """Sources whose move lands on an opponent's button outside a safe square."""
+        return self.step & ((self.theirs & ~self.safe) >> self.die)
+
+    @property
+    def enter_captures(self) -> np.ndarray:
+        """Entering is legal and lands on an opponent's button (start squares are never safe)."""
+        return self.enter & ((self.theirs & ONE) != 0)
+
+    def subset(self, rows: np.ndarray) -> Moves:
+        """The same moves restricted to ``rows``."""
+        out = object.__new__(Moves)
+        for name in self.__slots__:
+            value = getattr(self, name)
+            setattr(out, name, value if name in ("params", "source") else value[rows])
+        return out
+
+
+def lowest(bits: np.ndarray) -> np.ndarray:
+    """The lowest set bit of each uint64 as a single-bit set (0 for zero)."""
+    return bits & (~bits + ONE)
+
+
+def highest(bits: np.ndarray) -> np.ndarray:
+    """The highest set bit of each uint64 as a single-bit set (0 for zero)."""
+    smear = bits | (bits >> U64(1))
+    for shift in (2, 4, 8, 16, 32):
+        smear |= smear >> U64(shift)
+    return smear ^ (smear >> U64(1))
+
+
+# --- the roll ---------------------------------------------------------------------------------------------
+
+
+def decide(impls: Sequence[object], moves: Moves, mover: np.ndarray) -> np.ndarray:
+    """Each game's chosen source bit (0 = enter) from its mover's policy."""
+    if impls[0] is impls[1]:
+        return impls[0].choose(moves)
+    out = np.empty(len(mover), dtype=U64)
+    for seat in range(PLAYERS):
+        rows = np.flatnonzero(mover == seat)
+        if len(rows):
+            out[rows] = impls[seat].choose(moves.subset(rows))
+    return out
+
+
+def step(params: Params, impls: Sequence[object], state: State, source: core.Source) -> np.ndarray:
+    """Play one roll in every game of ``state`` (in place); returns the mask of games that ended.
+
+    A roll: draw the die; the mover's policy picks a legal move (or the roll is lost, paying when due); apply
+    the capture and the bad-luck payment; decide the game; the turn passes unless the move earned another roll.
+    Everything is branch-free arithmetic over the whole batch.
+    """
+    lay = layout(params)
+    die = source.draw(state.game, params.die_faces)[:, 0] + 1
+    moves = Moves(params, source, state, die)
+    m64, m8 = role_masks(state.mover)
+
+    src = decide(impls, moves, state.mover) & moves.legal  # the policy's single-bit source; 0 = enter or none
+    entering = moves.enter & (src == 0)
+    moved = (src != 0) | entering
+    target = moves.target(src) | entering.astype(U64)
+    captured = target & moves.theirs & ~moves.safe
+    to_seats(
+        state.track, (moves.mine ^ src) | target, moves.theirs_own & ~rotate(captured, moves.to_them, lay.length), m64
+    )
+
+    took = (captured != 0).view(np.int8)
+    finishing = ((src & moves.finish) != 0).view(np.int8)
+    tokens_me, tokens_them = by_role(state.tokens, m8)
+    tokens_them = tokens_them - took
+    bad_luck = (((target & moves.bad) != 0) & (tokens_them > 0)).view(np.int8)
+    skip = (~moved if params.pay_when_empty else ~moved & (moves.mine != 0)).view(np.int8)
+    pays = bad_luck | skip
+    tokens_me = tokens_me - pays
+    home_me = moves.home_me + finishing
+    to_seats(state.tokens, tokens_me, tokens_them, m8)
+    to_seats(state.off, moves.off_me - entering.view(np.int8), moves.off_them + took, m8)
+    state.home[0] += finishing & ~m8
+    state.home[1] += finishing & m8
+    state.bank += took + pays
+    state.captures[0] += took & ~m8
+    state.captures[1] += took & m8
+    for cause, amount in ((CAPTURE, took), (BAD_LUCK, bad_luck), (SKIP, skip)):
+        victim = m8 if cause != CAPTURE else ~m8  # the opponent pays for a capture, the mover otherwise
+        state.paid[cause, 0] += amount & ~victim
+        state.paid[cause, 1] += amount & victim
+
+    bankrupt_them, bankrupt_me = tokens_them <= 0, tokens_me <= 0
+    won = bankrupt_them | (home_me >= params.buttons)
+    ended = won | bankrupt_me
+    if ended.any():
+        mover = state.mover
+        state.winner[ended] = np.where(won, mover, 1 - mover)[ended]
+        state.reason[ended] = np.where(bankrupt_them | bankrupt_me, BANKRUPT, ALL_FINISHED)[ended]
+
+    again = ((U64(lay.again_bits) >> moves.die) & ONE) != 0
+    if params.grey_bonus:
+        again |= (target & moves.grey) != 0
+    turn_over = ~(again & moved & ~ended)
+    state.turn += turn_over
+    state.mover ^= turn_over.view(np.int8)
+    capped = (state.turn >= INFO.turn_cap) & ~ended
+    if capped.any():
+        state.reason[capped] = CAPPED
+    return ended | capped
+
+
+# --- play -------------------------------------------------------------------------------------------------
+
+BATCH = 8192  # games in play at once: a finished game's column goes to a new game while any are left
+REFILL = 1024  # new games are set up (markers, roll-off) this many at a time
+
+
+def outcome(params: Params, out: State) -> Outcome:
+    """Per-game columns from finished states: winners take the bank; capped games are ranked as they stand."""
+    n = len(out.game)
+    score = out.home.T.astype(np.int32)
+    capped = out.reason == CAPPED
+    tokens = out.tokens.T.astype(np.int16)
+    ranked, ranked_all = core.rank_winners(score, tokens.astype(np.int64))
+    decided = out.winner >= 0
+    winner = np.where(decided, out.winner, ranked).astype(np.int8)
+    winners = ranked_all.copy()
+    winners[decided] = np.arange(PLAYERS)[None, :] == out.winner[decided, None]
+    tokens[np.flatnonzero(decided), out.winner[decided]] += out.bank[decided]
+    reason = np.zeros((n, 3), dtype=np.int32)
+    reason[np.arange(n), out.reason] = 1
+    return {
+        "score": score,
+        "winner": winner,
+        "winners": winners,
+        "turns": out.turn.astype(np.int32),
+        "win_reason": reason,
+        "capped": capped,
+        "first_player": out.first.copy(),
+        "captures": out.captures.T.astype(np.int16),
+        "paid_skip": out.paid[SKIP].T.astype(np.int16),
+        "paid_capture": out.paid[CAPTURE].T.astype(np.int16),
+        "paid_bad_luck": out.paid[BAD_LUCK].T.astype(np.int16),
+        "tokens": tokens,
+        "bank": out.bank.astype(np.int16),
+    }
+
+
+def make_policies(seat_policies: Sequence[str], params: Params) -> list[object]:
+    """One policy instance per distinct name, shared by the seats that use it."""
+    from engines.patolli.policies import POLICIES
+
+    core.check_players(INFO, len(seat_policies))
+    chosen = core.resolve_policies(POLICIES, seat_policies)
+    made = {p.name: p.impl(params) for p in chosen}
+    return [made[p.name] for p in chosen]
+
+
+def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+
+    At most :data:`BATCH` games run at once: a finished game's column is handed to a new game (set up ahead in
+    groups of :data:`REFILL`) while any are left; after that, finished games are compacted out. Chance events
+    per game, in order: the random marker squares, the roll-off, then per roll one die face (and one pick for
+    the ``random`` policy when it has two or more legal moves). Returns ``score`` (buttons finished),
+    ``winner``, ``winners``, ``turns`` and the columns in :data:`METRICS`.
+    """
+    impls = make_policies(seat_policies, params)
+    source = core.as_source(rng)
+    started = min(n_games, BATCH)
+    state = start(params, np.arange(started), source)
+    out = State.empty(params, np.arange(n_games))
+    reserve, taken = state.keep_rows(np.arange(0)), 0  # games started ahead, and how many of them are used
+    while len(state.game):
+        done = step(params, impls, state, source)
+        if not done.any():
+            continue
+        rows = np.flatnonzero(done)
+        games = state.game[rows]
+        for name in State.__slots__:
+            getattr(out, name)[..., games] = getattr(state, name)[..., rows]
+        fresh = 0
+        while fresh < len(rows) and (taken < len(reserve.game) or started < n_games):
+            if taken == len(reserve.game):
+                count = min(REFILL, n_games - started)
+                reserve, taken = start(params, np.arange(started, started + count), source), 0
+                started += count
+            k = min(len(rows) - fresh, len(reserve.game) - taken)
+            state.put_rows(rows[fresh : fresh + k], reserve.slice(taken, taken + k))
+            fresh, taken = fresh + k, taken + k
+        if fresh < len(rows):
+            keep = ~done
+            keep[rows[:fresh]] = True
+            state = state.keep_rows(np.flatnonzero(keep))
+    return outcome(params, out)
