@@ -135,6 +135,10 @@ class ProgressBar:
     def __exit__(self, *exc: object) -> None:
         self.progress.__exit__(*exc)
 
+    def set_total(self, total: int) -> None:
+        """A precision-targeted run has grown to ``total`` games."""
+        self.progress.update(self.task, total=total)
+
     def advance(self, games: int) -> None:
         """Count ``games`` more games as done."""
         self.progress.advance(self.task, games)
@@ -152,7 +156,7 @@ def print_summary(result: Any) -> None:
 
     spec, summary = result.spec, result.summary
     module = spec.module
-    console = Console()
+    console = Console(width=max(110, Console().width))
     title = (
         f"{module.INFO.name}: {summary.n_games:,} games, seed {spec.seed}"
         f"{', variant ' + spec.variant if spec.variant else ''} ({result.elapsed_s:.1f} s)"
@@ -174,7 +178,8 @@ def print_summary(result: Any) -> None:
     for name, metric in module.METRICS.items():
         value = metrics[name]
         if metric.kind == "counts":
-            shares = ", ".join(f"{k}: {100 * v:.2f}%" for k, v in enumerate(value))
+            names = metric.labels or tuple(str(k) for k in range(len(value)))
+            shares = ", ".join(f"{name}: {100 * v:.2f}%" for name, v in zip(names, value, strict=False))
             lines.append(f"{metric.label}: {shares}")
         elif metric.kind == "seat":
             lines.append(f"{metric.label} per game, by seat: " + ", ".join(f"{v:.3f}" for v in value))
@@ -201,13 +206,20 @@ def run_game(
     fresh: bool,
     overwrite: bool,
     chunk_size: int,
+    precision: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
     from experiments.runner import RunSpec, run
 
     with user_errors():
         module = get_game(game).module
-        n_games = parse_count(n)
+        target = _precision(precision)
+        if n.strip().lower() == "auto":
+            if target is None:
+                raise UserError("-n auto needs --precision (e.g. --precision 0.002)")
+            n_games = 4 * chunk_size
+        else:
+            n_games = parse_count(n)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
         if seed < 0:
@@ -235,11 +247,13 @@ def run_game(
                 progress=bar.advance,
                 fresh=fresh,
                 overwrite=overwrite,
+                precision=target,
+                on_target=bar.set_total,
             )
         loader.join()
         from experiments.output import write_run_folder
 
-        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]])
+        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], precision=target)
         if as_json:
             from analysis.tables import json_ready
 
@@ -265,7 +279,10 @@ def make_game_command(game: str) -> Any:
     def command(
         policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
         seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. optimal,random.")] = None,
-        n: Annotated[str, typer.Option("-n", "--games", help="Games to play: 1e6, 1_000_000 or 1000000.")] = "1e5",
+        n: Annotated[str, typer.Option("-n", "--games", help="Games: 1e6, 1_000_000, 1000000, or auto.")] = "1e5",
+        precision: Annotated[
+            str | None, typer.Option(help="Add games until every win rate's 95% half-width is at most this.")
+        ] = None,
         players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
         seed: Annotated[int, typer.Option(help="Root seed; the same seed gives the same games.")] = 0,
         settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
@@ -296,6 +313,7 @@ def make_game_command(game: str) -> Any:
             fresh,
             overwrite,
             chunk_size,
+            precision,
         )
 
     command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."

@@ -25,7 +25,7 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def run_record(result: RunResult, command: list[str] | None = None) -> dict[str, Any]:
+def run_record(result: RunResult, command: list[str] | None = None, precision: float | None = None) -> dict[str, Any]:
     """What produced a run: command, game and version, params, policies, seed, chunking, versions, timing."""
     spec = result.spec
     return json_ready(
@@ -37,6 +37,7 @@ def run_record(result: RunResult, command: list[str] | None = None) -> dict[str,
             "params": spec.params.as_dict(),
             "seats": list(spec.seats),
             "n_games": spec.n_games,
+            "precision": precision,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
             "chunks": len(spec.chunks()),
@@ -48,7 +49,12 @@ def run_record(result: RunResult, command: list[str] | None = None) -> dict[str,
 
 
 def write_run_folder(
-    result: RunResult, run_dir: Path, save_games: bool, command: list[str] | None = None, plots: bool = True
+    result: RunResult,
+    run_dir: Path,
+    save_games: bool,
+    command: list[str] | None = None,
+    plots: bool = True,
+    precision: float | None = None,
 ) -> list[Path]:
     """Write the tables, metrics, figures and record of ``result`` into ``run_dir``; returns the files."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -68,7 +74,7 @@ def write_run_folder(
         written.append(combine_games(run_dir, result.spec))
     if plots:
         written += write_plots(result, run_dir)
-    atomic_write(run_dir / "run.json", json.dumps(run_record(result, command), indent=1).encode())
+    atomic_write(run_dir / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
     written.append(run_dir / "run.json")
     return written
 

@@ -297,44 +297,75 @@ def run(
     fresh: bool = False,
     overwrite: bool = False,
     backend: str = "loky",
+    precision: float | None = None,
+    max_games: int = 100_000_000,
+    on_target: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Play ``spec`` and return the merged result; with ``run_dir``, checkpoint chunks there and resume.
 
-    ``jobs`` defaults to every core. ``progress`` is called with the number of games of each chunk done.
+    ``jobs`` defaults to every core. ``progress`` is called with the number of games of each chunk done. With
+    ``precision``, whole chunks are added (after the first ``spec.n_games``) until every seat's win rate has a
+    95% half-width of at most ``precision`` or ``max_games`` is reached; ``on_target`` hears each new total.
+    The result's spec holds the number of games actually played.
     """
+    from dataclasses import replace
+
     jobs = os.cpu_count() or 1 if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs={jobs} must be at least 1")
+    if precision is not None and not 0 < precision < 0.5:
+        raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
     start = time.perf_counter()
     checkpoints = Checkpoints(Path(run_dir), spec, fresh, overwrite) if run_dir is not None else None
     games_dir = Path(run_dir) / "games" if run_dir is not None and save_games else None
 
     summaries: dict[int, Summary] = {}
-    todo = []
-    for index, size in spec.chunks():
-        stored = checkpoints.load(index, size) if checkpoints else None
-        if stored is not None and (games_dir is None or (games_dir / f"chunk-{index:06d}.parquet").exists()):
-            summaries[index] = stored
+    resumed = 0
+    while True:
+        todo = []
+        for index, size in spec.chunks():
+            if index in summaries and summaries[index].n_games == size:
+                continue
+            stored = checkpoints.load(index, size) if checkpoints else None
+            if stored is not None and (games_dir is None or (games_dir / f"chunk-{index:06d}.parquet").exists()):
+                summaries[index] = stored
+                resumed += 1
+                if progress:
+                    progress(size)
+            else:
+                todo.append((index, size))
+        for result in _execute(spec, todo, jobs, save_games, backend):
+            if games_dir is not None and result.games is not None:
+                write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
+            if checkpoints:
+                checkpoints.save(result.index, result.summary)
+            summaries[result.index] = result.summary
             if progress:
-                progress(size)
-        else:
-            todo.append((index, size))
-    resumed = len(summaries)
-
-    for result in _execute(spec, todo, jobs, save_games, backend):
-        if games_dir is not None and result.games is not None:
-            write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
-        if checkpoints:
-            checkpoints.save(result.index, result.summary)
-        summaries[result.index] = result.summary
-        if progress:
-            progress(result.summary.n_games)
-
-    ordered = [summaries[i] for i, _ in spec.chunks()]
-    merged = ordered[0]
-    for s in ordered[1:]:
-        merged = merged.merge(s)
+                progress(result.summary.n_games)
+        ordered = [summaries[i] for i, _ in spec.chunks()]
+        merged = ordered[0]
+        for summary in ordered[1:]:
+            merged = merged.merge(summary)
+        target = None if precision is None else games_for_precision(merged, precision, spec.chunk_size, max_games)
+        if target is None:
+            break
+        spec = replace(spec, n_games=target)
+        if on_target:
+            on_target(target)
     return RunResult(spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered)
+
+
+def games_for_precision(summary: Summary, precision: float, chunk_size: int, max_games: int) -> int | None:
+    """The next total to play (whole chunks) for every win rate to reach ``precision``; None when reached."""
+    from analysis import stats
+
+    half = float(stats.wilson_half_width(summary.wins, summary.n_games).max())
+    if half <= precision or summary.n_games >= max_games:
+        return None
+    p = summary.wins / summary.n_games
+    needed = int((stats.Z95**2 * p * (1 - p)).max() / precision**2) + 1
+    target = min(max(needed, summary.n_games + chunk_size), max_games)
+    return -(-target // chunk_size) * chunk_size
 
 
 def run_many(
@@ -404,8 +435,6 @@ def run_to_precision(
     """
     from dataclasses import replace
 
-    from analysis import stats
-
     if not 0 < precision < 0.5:
         raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
     cache = {} if cache is None else cache
@@ -414,17 +443,9 @@ def run_to_precision(
         results = run_many(current, jobs, progress, cache)
         next_round, done = [], True
         for result in results:
-            s, spec = result.summary, result.spec
-            half = float(stats.wilson_half_width(s.wins, s.n_games).max())
-            if half <= precision or s.n_games >= max_games:
-                next_round.append(spec)
-                continue
-            done = False
-            p = s.wins / s.n_games
-            needed = int((stats.Z95**2 * p * (1 - p)).max() / precision**2) + 1
-            target = min(max(needed, s.n_games + spec.chunk_size), max_games)
-            target = -(-target // spec.chunk_size) * spec.chunk_size
-            next_round.append(replace(spec, n_games=target))
+            target = games_for_precision(result.summary, precision, result.spec.chunk_size, max_games)
+            done = done and target is None
+            next_round.append(result.spec if target is None else replace(result.spec, n_games=target))
         if done:
             return results
         current = next_round

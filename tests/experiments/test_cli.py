@@ -170,3 +170,17 @@ def test_installed_simulate_runs_in_a_subprocess(tmp_path: Path) -> None:
     unknown = subprocess.run([str(exe), "pantolin"], capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 2 and "did you mean 'pantolino'" in unknown.stderr
     assert "Traceback" not in unknown.stderr
+
+
+def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
+    args = ["pantolino", "-n", "auto", "--precision", "0.01", "--chunk-size", "2000", "--json", "--jobs", "1"]
+    first = invoke(*args, "--out", str(tmp_path / "a"))
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    half = max((s["win_rate_ci"][1] - s["win_rate_ci"][0]) / 2 for s in data["seats"])
+    assert half <= 0.01 and data["n_games"] % 2000 == 0 and data["n_games"] > 8000
+    again = json.loads(invoke(*args, "--out", str(tmp_path / "b")).stdout)
+    assert again["n_games"] == data["n_games"] and again["seats"] == data["seats"]
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["precision"] == 0.01
+    missing = invoke("pantolino", "-n", "auto", "--out", str(tmp_path / "c"))
+    assert missing.exit_code == 2 and "-n auto needs --precision" in missing.stderr
