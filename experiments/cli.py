@@ -207,6 +207,8 @@ def run_game(
     overwrite: bool,
     chunk_size: int,
     precision: str | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
     from experiments.runner import RunSpec, run
@@ -249,8 +251,16 @@ def run_game(
                 overwrite=overwrite,
                 precision=target,
                 on_target=bar.set_total,
+                backend=backend,
+                scheduler=scheduler,
             )
         loader.join()
+        if result.chunks_recomputed:
+            typer.echo(
+                f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
+                f"(chunks {', '.join(map(str, result.chunks_recomputed))})",
+                err=True,
+            )
         from experiments.output import write_run_folder
 
         write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], precision=target)
@@ -295,6 +305,11 @@ def make_game_command(game: str) -> Any:
         fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
         overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
         chunk_size: Annotated[int, typer.Option(help="Games per chunk (part of the seeding).")] = 50_000,
+        backend: Annotated[str, typer.Option(help="loky (this machine) or dask (a Dask cluster).")] = "loky",
+        scheduler: Annotated[
+            str | None,
+            typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)."),
+        ] = None,
     ) -> None:
         run_game(
             game,
@@ -314,6 +329,8 @@ def make_game_command(game: str) -> Any:
             overwrite,
             chunk_size,
             precision,
+            backend,
+            scheduler,
         )
 
     command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."

@@ -8,6 +8,7 @@ written atomically under ``<run folder>/chunks/``; running the same spec again r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,6 +31,17 @@ CHECKPOINT_FORMAT = 1
 
 class RunError(Exception):
     """A run cannot start or finish; the message is one line meant for the user."""
+
+
+class ChunkError(Exception):
+    """A chunk failed in a worker; carries the chunk index and the original error as text (picklable)."""
+
+    def __init__(self, index: int, error: str) -> None:
+        super().__init__(index, error)
+        self.index, self.error = index, error
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} failed: {self.error}"
 
 
 @dataclass(frozen=True)
@@ -117,9 +129,12 @@ class ChunkResult:
 
 def play_chunk(spec: RunSpec, index: int, size: int, keep_games: bool = False) -> ChunkResult:
     """Play chunk ``index`` of ``spec`` (``size`` games) and reduce it to a summary. Runs in a worker."""
-    module = spec.module
-    outcome = module.play(spec.params, list(spec.seats), size, chunk_rng(spec.seed, index))
-    summary = Summary.from_outcome(outcome, module.METRICS)
+    try:
+        module = spec.module
+        outcome = module.play(spec.params, list(spec.seats), size, chunk_rng(spec.seed, index))
+        summary = Summary.from_outcome(outcome, module.METRICS)
+    except Exception as err:  # reported to the user as one line; the finished chunks stay saved
+        raise ChunkError(index, f"{type(err).__name__}: {err}") from err
     return ChunkResult(index, summary, outcome if keep_games else None)
 
 
@@ -133,6 +148,7 @@ class RunResult:
     run_dir: Path | None
     chunks_resumed: int = 0
     per_chunk: list[Summary] = field(default_factory=list)
+    chunks_recomputed: list[int] = field(default_factory=list)  # checkpoints found corrupt and played again
 
     def seat_table(self) -> Any:
         """Per seat: policy, win rate and its interval, shared-win rate, mean score and its interval."""
@@ -277,15 +293,50 @@ def atomic_write(path: Path, data: bytes) -> None:
 def _execute(
     spec: RunSpec, todo: Sequence[tuple[int, int]], jobs: int, keep_games: bool, backend: str
 ) -> Iterator[ChunkResult]:
-    """Yield chunk results as they finish, in-process for one job, else on a joblib pool."""
-    if jobs == 1 or len(todo) <= 1:
+    """Yield chunk results as they finish: in-process for one job, else on a joblib pool (loky or dask)."""
+    if backend == "loky" and (jobs == 1 or len(todo) <= 1):
         for index, size in todo:
             yield play_chunk(spec, index, size, keep_games)
         return
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
 
-    parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator_unordered")
-    yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
+    with parallel_config(backend=backend, n_jobs=-1 if backend == "dask" else jobs):
+        parallel = Parallel(return_as="generator_unordered")
+        yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A Dask client: connected to ``scheduler``, or to a local cluster of ``workers`` processes it starts."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise RunError("the dask backend needs the cluster extra: pip install 'boardlab[cluster]'") from None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        with cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as err:
+        raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
+    with client:
+        yield client
+
+
+@contextlib.contextmanager
+def backend_context(backend: str, scheduler: str | None, jobs: int) -> Iterator[None]:
+    """Set up what a backend needs for the duration of a run (a Dask client for ``dask``)."""
+    if backend == "loky":
+        if scheduler is not None:
+            raise RunError("--scheduler goes with --backend dask")
+        yield
+    elif backend == "dask":
+        with dask_client(scheduler, jobs):
+            yield
+    else:
+        raise ValueError(f"backend={backend!r} is not allowed; choose one of loky, dask")
 
 
 def run(
@@ -300,16 +351,17 @@ def run(
     precision: float | None = None,
     max_games: int = 100_000_000,
     on_target: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
 ) -> RunResult:
     """Play ``spec`` and return the merged result; with ``run_dir``, checkpoint chunks there and resume.
 
     ``jobs`` defaults to every core. ``progress`` is called with the number of games of each chunk done. With
     ``precision``, whole chunks are added (after the first ``spec.n_games``) until every seat's win rate has a
     95% half-width of at most ``precision`` or ``max_games`` is reached; ``on_target`` hears each new total.
-    The result's spec holds the number of games actually played.
+    The result's spec holds the number of games actually played. ``backend="dask"`` runs the chunks on the
+    Dask cluster at ``scheduler`` (or on a local one of ``jobs`` workers). A failing chunk raises
+    :class:`RunError` naming it; the chunks finished before it stay saved.
     """
-    from dataclasses import replace
-
     jobs = os.cpu_count() or 1 if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs={jobs} must be at least 1")
@@ -318,6 +370,31 @@ def run(
     start = time.perf_counter()
     checkpoints = Checkpoints(Path(run_dir), spec, fresh, overwrite) if run_dir is not None else None
     games_dir = Path(run_dir) / "games" if run_dir is not None and save_games else None
+
+    with backend_context(backend, scheduler, jobs):
+        spec, merged, ordered, resumed = _run_rounds(
+            spec, jobs, checkpoints, games_dir, save_games, progress, backend, precision, max_games, on_target
+        )
+    recomputed = sorted(checkpoints.corrupt) if checkpoints else []
+    return RunResult(
+        spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered, recomputed
+    )
+
+
+def _run_rounds(
+    spec: RunSpec,
+    jobs: int,
+    checkpoints: Checkpoints | None,
+    games_dir: Path | None,
+    save_games: bool,
+    progress: Callable[[int], None] | None,
+    backend: str,
+    precision: float | None,
+    max_games: int,
+    on_target: Callable[[int], None] | None,
+) -> tuple[RunSpec, Summary, list[Summary], int]:
+    """Play the missing chunks of ``spec`` (and, with ``precision``, of each larger round); merge them."""
+    from dataclasses import replace
 
     summaries: dict[int, Summary] = {}
     resumed = 0
@@ -334,25 +411,28 @@ def run(
                     progress(size)
             else:
                 todo.append((index, size))
-        for result in _execute(spec, todo, jobs, save_games, backend):
-            if games_dir is not None and result.games is not None:
-                write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
-            if checkpoints:
-                checkpoints.save(result.index, result.summary)
-            summaries[result.index] = result.summary
-            if progress:
-                progress(result.summary.n_games)
+        try:
+            for result in _execute(spec, todo, jobs, save_games, backend):
+                if games_dir is not None and result.games is not None:
+                    write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
+                if checkpoints:
+                    checkpoints.save(result.index, result.summary)
+                summaries[result.index] = result.summary
+                if progress:
+                    progress(result.summary.n_games)
+        except ChunkError as err:
+            kept = f"; the {len(summaries)} finished chunks are saved in {checkpoints.dir}" if checkpoints else ""
+            raise RunError(f"{err}{kept}") from None
         ordered = [summaries[i] for i, _ in spec.chunks()]
         merged = ordered[0]
         for summary in ordered[1:]:
             merged = merged.merge(summary)
         target = None if precision is None else games_for_precision(merged, precision, spec.chunk_size, max_games)
         if target is None:
-            break
+            return spec, merged, ordered, resumed
         spec = replace(spec, n_games=target)
         if on_target:
             on_target(target)
-    return RunResult(spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered)
 
 
 def games_for_precision(summary: Summary, precision: float, chunk_size: int, max_games: int) -> int | None:

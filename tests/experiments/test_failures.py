@@ -1,0 +1,159 @@
+"""Never lose work: kills, interrupts, corrupt checkpoints, failing workers, and the Dask backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.runner import RunSpec, run
+
+SIMULATE = str(Path(sys.executable).with_name("simulate"))
+ARGS = ["pantolino", "-p", "keep-jokers", "-n", "240000", "--chunk-size", "6000", "--seed", "7", "--json"]
+
+
+def simulate(out: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([SIMULATE, *ARGS, "--out", str(out), *extra], capture_output=True, text=True, timeout=300)
+
+
+def without_timing(text: str) -> dict:
+    data = json.loads(text)
+    data.pop("elapsed_s")
+    data.pop("run_dir")
+    return data
+
+
+def start_and_stop(out: Path, sig: int, jobs: str) -> subprocess.CompletedProcess:
+    """Start a run, wait until a few chunks are saved, then send ``sig``."""
+    proc = subprocess.Popen(
+        [SIMULATE, *ARGS, "--out", str(out), "--jobs", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(list((out / "chunks").glob("chunk-*.npz"))) < 3 and time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"run ended before it could be stopped: {proc.stderr.read()}")
+        time.sleep(0.01)
+    if sig == signal.SIGKILL:
+        os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> dict:
+    result = simulate(tmp_path_factory.mktemp("whole") / "run", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    return without_timing(result.stdout)
+
+
+def test_a_killed_run_resumes_to_the_same_result(tmp_path: Path, uninterrupted: dict) -> None:
+    killed = start_and_stop(tmp_path / "run", signal.SIGKILL, "1")
+    assert killed.returncode == -signal.SIGKILL
+    saved = len(list((tmp_path / "run" / "chunks").glob("chunk-*.npz")))
+    assert 3 <= saved < 40 and not (tmp_path / "run" / "run.json").exists()
+    resumed = simulate(tmp_path / "run", "--jobs", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert without_timing(resumed.stdout) == uninterrupted
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["chunks_resumed"] >= saved - 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, jobs: str, uninterrupted: dict) -> None:
+    stopped = start_and_stop(tmp_path / "run", signal.SIGINT, jobs)
+    assert stopped.returncode == 130
+    lines = stopped.stderr.strip().splitlines()
+    assert lines[-1].startswith("interrupted") and "run the same command again to resume" in lines[-1]
+    assert "Traceback" not in stopped.stderr
+    resumed = simulate(tmp_path / "run", "--jobs", jobs)
+    assert without_timing(resumed.stdout) == uninterrupted
+
+
+def test_corrupt_checkpoints_are_reported_and_recomputed(tmp_path: Path, uninterrupted: dict) -> None:
+    first = simulate(tmp_path / "run", "--jobs", "2")
+    chunks = sorted((tmp_path / "run" / "chunks").glob("chunk-*.npz"))
+    chunks[4].write_bytes(chunks[4].read_bytes()[:200])  # truncated
+    data = bytearray(chunks[9].read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte
+    chunks[9].write_bytes(bytes(data))
+    again = simulate(tmp_path / "run", "--jobs", "2")
+    assert again.returncode == 0
+    assert "2 corrupt or truncated checkpoint(s) were recomputed (chunks 4, 9)" in again.stderr
+    assert without_timing(again.stdout) == without_timing(first.stdout) == uninterrupted
+
+
+def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, monkeypatch) -> None:
+    import engines.pantolino as pantolino
+
+    real_play, calls = pantolino.play, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("simulated worker failure")
+        return real_play(*args, **kwargs)
+
+    monkeypatch.setattr(pantolino, "play", flaky)
+    result = CliRunner().invoke(
+        app, ["pantolino", "-n", "10000", "--chunk-size", "1000", "--jobs", "1", "--quiet", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"error: chunk 2 failed: RuntimeError: simulated worker failure; the 2 finished "
+        f"chunks are saved in {tmp_path / 'chunks'}"
+    )
+    assert len(list((tmp_path / "chunks").glob("chunk-*.npz"))) == 2
+    monkeypatch.setattr(pantolino, "play", real_play)
+    again = CliRunner().invoke(
+        app, ["pantolino", "-n", "10000", "--chunk-size", "1000", "--jobs", "1", "--json", "--out", str(tmp_path)]
+    )
+    assert again.exit_code == 0 and json.loads(again.stdout)["n_games"] == 10000
+
+
+def test_checkpoints_of_another_command_are_refused(tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert (
+        runner.invoke(app, ["pantolino", "-n", "2000", "--quiet", "--jobs", "1", "--out", str(tmp_path)]).exit_code == 0
+    )
+    other = runner.invoke(app, ["pantolino", "-n", "2000", "--seed", "5", "--quiet", "--out", str(tmp_path)])
+    assert other.exit_code == 2 and "holds checkpoints of a different run; use --overwrite" in other.stderr
+    replaced = runner.invoke(
+        app, ["pantolino", "-n", "2000", "--seed", "5", "--quiet", "--jobs", "1", "--overwrite", "--out", str(tmp_path)]
+    )
+    assert replaced.exit_code == 0
+    fresh = runner.invoke(
+        app, ["pantolino", "-n", "2000", "--seed", "5", "--json", "--jobs", "1", "--fresh", "--out", str(tmp_path)]
+    )
+    assert fresh.exit_code == 0
+
+
+def test_a_local_dask_cluster_matches_loky_exactly() -> None:
+    pytest.importorskip("dask.distributed")
+    spec = RunSpec(
+        "pantolino", ("greedy", "keep-jokers", "random"), 3_000, seed=11, chunk_size=500, variant="escaping-boots-tail"
+    )
+    loky = run(spec, jobs=2).summary.to_arrays()
+    dask = run(spec, jobs=2, backend="dask").summary.to_arrays()
+    assert loky.keys() == dask.keys() and all(np.array_equal(loky[k], dask[k]) for k in loky)
+
+
+def test_dask_errors_are_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["pantolino", "-n", "100", "--scheduler", "tcp://127.0.0.1:9", "--quiet", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 2 and result.stderr.strip() == "error: --scheduler goes with --backend dask"
