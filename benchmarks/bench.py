@@ -1,12 +1,14 @@
 """`make bench`: games per second of each engine's batched `play` and of its reference engine, their ratio,
-and peak memory; then the end-to-end `simulate pantolino -n 1e6` wall time.
+and peak memory; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2 against
+--jobs 1, peak memory at n = 1e5 against 1e7, the Dask backend against loky, and what checkpoints cost.
 
-Usage: python benchmarks/bench.py [GAME ...] [--no-cli]. Figures are printed, never asserted.
+Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick]. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -64,20 +66,62 @@ def bench_game(game: str) -> dict:
     }
 
 
-def bench_cli() -> tuple[float, float]:
-    """Wall time of `simulate pantolino --policy keep-jokers -n 1e6` (default jobs), including start-up."""
+def simulate(*args: str) -> tuple[float, int]:
+    """Wall time and peak RSS (MiB, largest process) of one `simulate pantolino` run, start-up included."""
+    import resource
+
     exe = shutil.which("simulate", path=os.path.dirname(sys.executable)) or "simulate"
     with tempfile.TemporaryDirectory() as out:
-        cmd = [exe, "pantolino", "--policy", "keep-jokers", "-n", "1e6", "--quiet", "--out", out, "--fresh"]
+        cmd = [exe, "pantolino", "--policy", "keep-jokers", "--quiet", "--out", out, *args]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - start, 1e6 / (time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before) // 1024
+
+
+def checkpoint_cost(n: int) -> tuple[float, float]:
+    """Wall time of `run` at ``n`` games on all cores, without and with a run folder (checkpoints)."""
+    from experiments.runner import RunSpec, run
+
+    spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
+    start = time.perf_counter()
+    run(spec)
+    bare = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        run(spec, run_dir=out)
+        saved = time.perf_counter() - start
+    return bare, saved
+
+
+def bench_cli(quick: bool) -> None:
+    """End-to-end figures of the `simulate` command."""
+    wall, _ = simulate("-n", "1e6")
+    print(f"simulate pantolino --policy keep-jokers -n 1e6: {wall:.2f} s wall ({1e6 / wall:,.0f} games/s end to end)")
+    one, _ = simulate("-n", "1e6", "--jobs", "1")
+    two, _ = simulate("-n", "1e6", "--jobs", "2")
+    print(f"-n 1e6 --jobs 1: {one:.2f} s; --jobs 2: {two:.2f} s; speed-up {one / two:.2f}x")
+    if importlib.util.find_spec("dask") is not None:
+        dask, _ = simulate("-n", "1e6", "--backend", "dask")
+        print(f"-n 1e6 --backend dask (local cluster): {dask:.2f} s, {dask / wall:.2f}x the default's wall time")
+    if quick:
+        return
+    _, small = simulate("-n", "1e5", "--jobs", "1")
+    _, large = simulate("-n", "1e7", "--jobs", "1")
+    print(f"peak memory --jobs 1: n=1e5 {small} MiB, n=1e7 {large} MiB ({large / small:.2f}x)")
+    bare, saved = checkpoint_cost(10_000_000)
+    print(
+        f"n=1e7 without checkpoints {bare:.1f} s, with {saved:.1f} s: checkpoints cost {100 * (saved / bare - 1):+.1f}%"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", default=[g for g in available_games() if g in CONFIGS])
-    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end simulate run")
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end simulate runs")
+    parser.add_argument("--quick", action="store_true", help="skip the 1e7-game memory and checkpoint runs")
     args = parser.parse_args()
     print(f"{'game':<10} {'seats':<34} {'n':>8} {'play games/s':>13} {'ref games/s':>12} {'ratio':>7} {'peak MiB':>9}")
     for game in args.games:
@@ -87,12 +131,8 @@ def main() -> None:
             f"{r['ratio']:>6.0f}x {r['peak_mib']:>9.1f}",
             flush=True,
         )
-    if not args.no_cli and shutil.which("simulate", path=os.path.dirname(sys.executable)):
-        try:
-            wall, rate = bench_cli()
-            print(f"simulate pantolino --policy keep-jokers -n 1e6: {wall:.2f} s wall ({rate:,.0f} games/s end to end)")
-        except subprocess.CalledProcessError as err:
-            print(f"simulate end-to-end run failed: {err}")
+    if not args.no_cli:
+        bench_cli(args.quick)
 
 
 if __name__ == "__main__":
