@@ -34,8 +34,19 @@ class Token:
         return (self.value, -self.colour)
 
 
-def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> dict:
-    """Play one game; returns the same columns as the batched ``play`` (as scalars and lists)."""
+COLOUR_NAMES = ("yellow", "red", "green", "blue", "black", "white", "orange", "purple")
+
+
+def die_name(params: Params, category: int) -> str:
+    """A die face for people: its colour, or 'joker'."""
+    return "joker" if category == params.colours else COLOUR_NAMES[category]
+
+
+def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace: list[str] | None = None) -> dict:
+    """Play one game; returns the same columns as the batched ``play`` (as scalars and lists).
+
+    With ``trace``, a readable line per roll and per token taken is appended to it (the golden traces).
+    """
     players = len(seat_policies)
     tokens = [Token(c, v) for c in range(params.colours) for v in params.token_values]
     tokens.sort(key=lambda t: t.preference)
@@ -57,10 +68,21 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                 for _ in range(params.dice - len(kept))
             ]
             dice = sorted(kept + rolled)
+            if trace is not None:
+                kept_text = f"keeps {' '.join(die_name(params, d) for d in kept) or 'nothing'}, " if roll else ""
+                trace.append(
+                    f"turn {turn + 1} seat {mover} ({policy}) roll {roll + 1}: {kept_text}"
+                    f"throws {' '.join(die_name(params, d) for d in dice)}"
+                )
 
         counts = colour_counts(params, dice)
         best_count[max(counts)] += 1
         token = choose(params, policy, counts, tokens, mover, claimable, players, stream)
+        if token is None:
+            action = "takes nothing"
+        else:
+            origin = "the supply" if token.owner == SUPPLY else f"seat {token.owner}"
+            action = f"takes {COLOUR_NAMES[token.colour]} {token.value} from {origin}"
         if token is not None:
             if token.owner == SUPPLY:
                 taken[mover] += 1
@@ -71,9 +93,16 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
         elif params.no_token_rule == "remove-smallest":
             in_supply = [t for t in tokens if t.owner == SUPPLY]
             if in_supply:  # a smallest token; among equal values the last colour
-                min(in_supply, key=lambda t: t.preference).owner = REMOVED
+                smallest = min(in_supply, key=lambda t: t.preference)
+                smallest.owner = REMOVED
                 removed += 1
+                action += f", removes {COLOUR_NAMES[smallest.colour]} {smallest.value}"
         in_supply = sum(t.owner == SUPPLY for t in tokens)
+        if trace is not None:
+            trace.append(
+                f"turn {turn + 1} seat {mover}: {action}; "
+                f"boots {boots_of(tokens, players)}, {in_supply} tokens in the supply"
+            )
         if mid_score is None and 2 * in_supply <= len(tokens):
             mid_score = boots_of(tokens, players)
         turn += 1
