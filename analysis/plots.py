@@ -124,7 +124,7 @@ def interval_bars(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if hue:
-        ax.legend(frameon=False, fontsize=8)
+        ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8, loc="best")
     return fig
 
 
@@ -152,5 +152,5 @@ def interval_lines(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if hue:
-        ax.legend(frameon=False, fontsize=8)
+        ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8, loc="best")
     return fig

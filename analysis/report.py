@@ -53,15 +53,18 @@ def _front_page(heading: str, front: Sequence[tuple[str, str]]) -> Any:
     return fig
 
 
+MAX_TABLE_ROWS = 16
+ROW_INCHES = 0.19  # height of one table row
+NOTE_INCHES = 0.15  # height of one line of notes
+
+
 def _table(ax: Any, frame: Any) -> None:
+    """Draw ``frame`` as a table filling ``ax``."""
     ax.axis("off")
-    if frame is None or len(frame) == 0:
-        return
     cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
-    table = ax.table(cellText=cells, colLabels=[str(c) for c in frame.columns], loc="upper center", cellLoc="center")
+    table = ax.table(cellText=cells, colLabels=[str(c) for c in frame.columns], cellLoc="center", bbox=[0, 0, 1, 1])
     table.auto_set_font_size(False)
     table.set_fontsize(7.5 if len(frame.columns) > 7 else 8.5)
-    table.scale(1, 1.25)
     for (row, _), cell in table.get_celld().items():
         cell.set_edgecolor("#999999")
         if row == 0:
@@ -75,24 +78,32 @@ def _cell(value: Any) -> str:
 
 
 def _question_page(page: Page) -> Any:
+    """Title (the answer), the figure, then the table and the notes, each given the height it needs."""
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=A4_LANDSCAPE, layout="constrained")
     fig.suptitle("\n".join(textwrap.wrap(page.title, 95)), fontsize=15, weight="bold")
-    rows = len(page.table) if page.table is not None else 0
-    top, bottom = fig.subfigures(2, 1, height_ratios=[2.4, 0.35 + 0.12 * min(rows, 14)])
+    table = page.table.head(MAX_TABLE_ROWS) if page.table is not None and len(page.table) else None
+    notes = [line for note in page.notes for line in textwrap.wrap(note, 180)]
+    table_h = 0.0 if table is None else ROW_INCHES * (len(table) + 1)
+    notes_h = NOTE_INCHES * len(notes) + (0.1 if notes else 0.0)
+    below = table_h + notes_h
+    if below == 0:
+        page.draw(fig)
+        return fig
+    top, bottom = fig.subfigures(2, 1, height_ratios=[max(A4_LANDSCAPE[1] - 1.0 - below, 2.5), below])
     page.draw(top)
-    ax = bottom.subplots()
-    _table(ax, page.table.head(14) if page.table is not None else None)
-    if page.notes:
-        lines = [line for note in page.notes for line in textwrap.wrap(note, 180)]
-        bottom.text(0.01, 0.0, "\n".join(lines), fontsize=8, va="bottom", color="#333333")
+    if table is not None:
+        _table(bottom.add_axes((0.0, notes_h / below, 1.0, table_h / below)), table)
+    if notes:
+        bottom.text(0.01, 0.0, "\n".join(notes), fontsize=8, va="bottom", color="#333333")
     return fig
 
 
 def write_report(path: Path | str, heading: str, front: Sequence[tuple[str, str]], pages: Sequence[Page]) -> Path:
     """Write the front page and one page per question to ``path`` (atomically); returns the path."""
     import matplotlib.pyplot as plt
+    import seaborn as sns
     from matplotlib.backends.backend_pdf import PdfPages
 
     path = Path(path)
@@ -100,7 +111,11 @@ def write_report(path: Path | str, heading: str, front: Sequence[tuple[str, str]
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".pdf.tmp", delete=False) as handle:
         tmp = Path(handle.name)
     try:
-        with PdfPages(tmp, metadata={"Title": heading, "Creator": "boardlab", "Producer": "boardlab"}) as pdf:
+        with (
+            sns.axes_style("whitegrid"),
+            sns.plotting_context("paper"),
+            PdfPages(tmp, metadata={"Title": heading, "Creator": "boardlab", "Producer": "boardlab"}) as pdf,
+        ):
             for fig in (_front_page(heading, front), *(_question_page(p) for p in pages)):
                 pdf.savefig(fig)
                 plt.close(fig)

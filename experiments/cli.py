@@ -535,6 +535,7 @@ def experiment_command(
                 "win_rate",
                 "win_lo",
                 "win_hi",
+                "shared_win_rate",
                 "mean_score",
                 "mean_turns",
                 *study.metrics,

@@ -6,7 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from analysis import stats
 from analysis.report import Page, build_date, write_report
+from engines import get_game
 from experiments.chapters import chapter_module
 from experiments.spec import load_study, resolve_study
 from experiments.study import run_study
@@ -43,6 +45,11 @@ def study_report(study: Any, result: Any, out: Path | None) -> Path:
 
     table = result.table(study.metrics)
     table["label"] = [f"{a} / seat {s}" for a, s in zip(table["arm"], table["seat"], strict=True)]
+    if get_game(study.game).module.INFO.cooperative:  # the table wins together: plot the shared win rate
+        table = table[table["seat"] == 0].copy()
+        table["label"] = table["arm"]
+        table["win_rate"] = table["shared_win_rate"]
+        table["win_lo"], table["win_hi"] = stats.wilson(table["shared_win_rate"] * table["games"], table["games"])
 
     def draw(fig: Any) -> None:
         plots.interval_bars(

@@ -436,13 +436,18 @@ def _run_rounds(
 
 
 def games_for_precision(summary: Summary, precision: float, chunk_size: int, max_games: int) -> int | None:
-    """The next total to play (whole chunks) for every win rate to reach ``precision``; None when reached."""
+    """The next total to play (whole chunks) for every win rate to reach ``precision``; None when reached.
+
+    Both sole and shared win rates count, so that a cooperative game (where the table's wins are shared)
+    is held to the same precision.
+    """
     from analysis import stats
 
-    half = float(stats.wilson_half_width(summary.wins, summary.n_games).max())
+    counts = np.concatenate([summary.wins, summary.shared_wins])
+    half = float(stats.wilson_half_width(counts, summary.n_games).max())
     if half <= precision or summary.n_games >= max_games:
         return None
-    p = summary.wins / summary.n_games
+    p = counts / summary.n_games
     needed = int((stats.Z95**2 * p * (1 - p)).max() / precision**2) + 1
     target = min(max(needed, summary.n_games + chunk_size), max_games)
     return -(-target // chunk_size) * chunk_size

@@ -49,11 +49,13 @@ class StudyResult:
         import pandas as pd
 
         base = self.results[0]
+        cooperative = base.spec.module.INFO.cooperative
+        win = ("table win rate", _table_rate) if cooperative else ("seat-0 win rate", _seat0_rate)
         rows = []
         for arm, result in zip(self.arms[1:], self.results[1:], strict=True):
             if [c.n_games for c in result.per_chunk] != [c.n_games for c in base.per_chunk]:
                 continue
-            for measure, of in (("seat-0 win rate", _seat0_rate), ("mean turns", _mean_turns)):
+            for measure, of in (win, ("mean turns", _mean_turns)):
                 d = stats.paired_difference(of(result), of(base))
                 rows.append({"arm": arm.label, "versus": self.arms[0].label, "measure": measure, **d})
         return pd.DataFrame(rows)
@@ -61,6 +63,10 @@ class StudyResult:
 
 def _seat0_rate(result: RunResult) -> np.ndarray:
     return np.array([c.wins[0] / c.n_games for c in result.per_chunk])
+
+
+def _table_rate(result: RunResult) -> np.ndarray:
+    return np.array([c.shared_wins[0] / c.n_games for c in result.per_chunk])
 
 
 def _mean_turns(result: RunResult) -> np.ndarray:

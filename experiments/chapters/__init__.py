@@ -16,7 +16,10 @@ from types import ModuleType
 from analysis.report import Page
 from engines.core import did_you_mean
 
-CHAPTERS = {"pantolino": "experiments.chapters.pantolino"}
+CHAPTERS = {
+    "paleolino": "experiments.chapters.paleolino",
+    "pantolino": "experiments.chapters.pantolino",
+}
 
 
 @dataclass

@@ -1,0 +1,92 @@
+"""The Paleolino report builds at a small n, reads back with the expected pages; its studies load."""
+
+from __future__ import annotations
+
+import pytest
+from pypdf import PdfReader
+
+from analysis.report import write_report
+from experiments.chapters import paleolino
+from experiments.spec import load_study, shipped_studies
+
+N = 400
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, monkeypatch_module):
+    monkeypatch_module.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    chapter = paleolino.build(N, None, 2026, 2)
+    path = write_report(
+        tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
+    )
+    return chapter, [page.extract_text() for page in PdfReader(path).pages]
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_front_page_says_what_was_run(report) -> None:
+    chapter, texts = report
+    assert len(texts) == 7
+    for word in (
+        "Paleolino",
+        "seed",
+        "2026",
+        "knobs",
+        "policies",
+        "greedy",
+        "planner",
+        "date",
+        "2026-01-01",
+        "boardlab",
+    ):
+        assert word in texts[0], word
+    arms = paleolino.plan(N, 2026, N).arms
+    games = sum(a.spec.n_games for a in arms)
+    assert f"{games:,} in {len(arms)} arms" in texts[0]
+    assert len(chapter.headlines) == 6
+
+
+def test_each_page_title_answers_its_question(report) -> None:
+    _, texts = report
+    expected = [
+        ("With greedy play the table wins", "planner", "random", "4 players"),
+        ("The easy game lifts", "expert rules", "real experts"),
+        ("Forgetting costs the table", "perfect memory", "no memory"),
+        ("Backpacks make the game", "one chip", "help each other"),
+        ("A biased mountain", "even caves", "half the chips"),
+        ("Difficulty with greedy play", "published rules", "variant / knobs"),
+    ]
+    for text, words in zip(texts[1:], expected, strict=True):
+        flat = " ".join(text.split())
+        for word in words:
+            assert word in flat, (word, flat[:200])
+        assert "%" in flat and "–" in flat  # rates carry their intervals
+
+
+def test_planner_arms_are_smaller_and_every_arm_played(report) -> None:
+    arms = paleolino.plan(N, 2026, N).arms
+    sizes = {a.label: a.spec.n_games for a in arms}
+    assert all(n == N // paleolino.PLANNER_SHARE for label, n in sizes.items() if label.startswith("planner"))
+    assert all(n == N for label, n in sizes.items() if not label.startswith("planner"))
+    assert len(sizes) == len(arms)  # labels are unique
+
+
+def test_precision_uses_the_table_wins() -> None:
+    arms = paleolino.plan(200, 2026, 200).arms[4:6]  # two quick greedy/random arms
+    results = paleolino.run_to_precision([a.spec for a in arms], 0.04, 1, None)
+    for result in results:
+        s = result.summary
+        won = int(s.shared_wins[0])
+        assert s.n_games > 200 and won > 0
+        p = won / s.n_games
+        assert 1.96 * (p * (1 - p) / s.n_games) ** 0.5 <= 0.041
+
+
+@pytest.mark.parametrize("path", shipped_studies("paleolino"), ids=lambda p: p.stem)
+def test_shipped_studies_load(path) -> None:
+    study = load_study(path)
+    assert study.game == "paleolino" and len(study.arms) >= 3 and "won" in study.metrics
