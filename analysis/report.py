@@ -82,7 +82,7 @@ def _question_page(page: Page) -> Any:
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=A4_LANDSCAPE, layout="constrained")
-    fig.suptitle("\n".join(textwrap.wrap(page.title, 95)), fontsize=15, weight="bold")
+    fig.suptitle("\n".join(textwrap.wrap(page.title, 85)), fontsize=15, weight="bold")
     table = page.table.head(MAX_TABLE_ROWS) if page.table is not None and len(page.table) else None
     notes = [line for note in page.notes for line in textwrap.wrap(note, 180)]
     table_h = 0.0 if table is None else ROW_INCHES * (len(table) + 1)

@@ -192,6 +192,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
         "win_reason": [int(reason == r) for r in range(3)],
         "capped": reason == 2,
         "first_player": first,
+        "first_won": winner == first,
         "captures": captures,
         "paid_skip": paid_skip,
         "paid_capture": paid_capture,

@@ -19,6 +19,7 @@ from engines.core import did_you_mean
 CHAPTERS = {
     "paleolino": "experiments.chapters.paleolino",
     "pantolino": "experiments.chapters.pantolino",
+    "patolli": "experiments.chapters.patolli",
 }
 
 

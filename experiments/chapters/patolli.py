@@ -1,0 +1,630 @@
+"""The Patolli report: first player, policies, marker placement, bankruptcy, game length, two rule variants.
+
+Every arm is played from the same seed (common random numbers across arms). Unless a page says otherwise both
+seats play ``balanced``, the strongest policy of the tournament, and the first player is chosen by the
+rulebook's die roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import plots, stats
+from analysis.report import Page, build_date
+from engines.patolli import INFO, POLICIES, Params
+from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
+from experiments.chapters import Chapter
+from experiments.runner import RunResult, RunSpec
+from experiments.spec import Arm
+from experiments.study import run_arms
+
+POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
+REFERENCE = "balanced"
+# marker layouts: label -> knob settings (seat 0 starts on square 12, seat 1 on 38; 13 and 14 follow seat 0's
+# start, 39 and 40 follow seat 1's); the test layout is the same for both seats up to the half-turn of the board
+LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "random per game": (),
+    "test layout": (("safe_squares", "3,29"), ("bad_luck_squares", "16,42")),
+    "safe by seat 0": (("safe_squares", "13,14"),),
+    "bad luck by seat 0": (("bad_luck_squares", "13,14"),),
+    "safe by 0, bad luck by 1": (("safe_squares", "13,14"), ("bad_luck_squares", "39,40")),
+    "bad luck by 0, safe by 1": (("bad_luck_squares", "13,14"), ("safe_squares", "39,40")),
+}
+LAYOUT_TEXT = {
+    "test layout": "the test layout",
+    "safe by seat 0": "safe squares just after seat 0's start",
+    "bad luck by seat 0": "bad luck squares just after seat 0's start",
+    "safe by 0, bad luck by 1": "safe squares after seat 0's start, bad luck after seat 1's",
+    "bad luck by 0, safe by 1": "bad luck after seat 0's start, safe squares after seat 1's",
+}
+RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "base rules": (),
+    "exit overshoot": (("exit_overshoot", "true"),),
+    "pay when empty": (("pay_when_empty", "true"),),
+    "both": (("exit_overshoot", "true"), ("pay_when_empty", "true")),
+}
+CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck": "bad luck"}
+LENGTH_BIN = 10
+NBSP = "\u00a0"  # turns per bin of the length distribution
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The arms of the whole report, by question (labels are unique keys)."""
+
+    arms: list[Arm]
+
+    def add(self, label: str, seats: list[str], n: int, seed: int, chunk: int, settings: tuple = ()) -> None:
+        """Add an arm unless one with the same label exists."""
+        if all(a.label != label for a in self.arms):
+            self.arms.append(Arm(label, RunSpec("patolli", tuple(seats), n, seed, tuple(settings), None, chunk)))
+
+
+def _h2h(a: str, b: str) -> str:
+    return f"h2h {a} {b}"
+
+
+def _layout(name: str) -> str:
+    return _h2h(REFERENCE, REFERENCE) if name == "random per game" else f"markers {name}"
+
+
+def _rule(name: str, policy: str) -> str:
+    return _h2h(policy, policy) if name == "base rules" else f"rules {name} {policy}"
+
+
+def plan(n: int, seed: int, chunk: int) -> Plan:
+    """Every arm the report plays: 25 tournament arms, 5 marker layouts, 15 variant arms."""
+    p = Plan([])
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            p.add(_h2h(a, b), [a, b], n, seed, chunk)
+    for name, knobs in LAYOUTS.items():
+        p.add(_layout(name), [REFERENCE] * 2, n, seed, chunk, knobs)
+    for name, knobs in RULES.items():
+        for policy in POLICY_ORDER:
+            p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, knobs)
+    return p
+
+
+def build(
+    n_games: int = 20_000,
+    precision: float | None = None,
+    seed: int = 2026,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Chapter:
+    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
+    chunk = min(10_000, n_games)
+    arms = plan(n_games, seed, chunk).arms
+    results = run_arms(arms, jobs, precision, progress)
+    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    pages, headlines = [], []
+    for make in (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page):
+        page, headline = make(by_label)
+        pages.append(page)
+        headlines.append(headline)
+    games = sum(r.summary.n_games for r in results.results)
+    params = Params()
+    front = [
+        (
+            "game",
+            f"Patolli (engine version {INFO.version}); 2 players race 6 buttons round a 52-square cross-shaped "
+            "track with one die; captures, bad-luck squares and lost rolls cost tokens; finishing every button "
+            "or emptying the opponent's purse (10 tokens) wins.",
+        ),
+        ("knobs", ", ".join(f"{k}={v}" for k, v in params.as_dict().items())),
+        ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + "."),
+        (
+            "arms",
+            f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of policies, both seatings, and each "
+            f"policy against itself); {len(LAYOUTS) - 1} fixed marker layouts ({REFERENCE} against {REFERENCE}); "
+            f"{len(RULES) - 1} rule variants for each policy against itself.",
+        ),
+        (
+            "games",
+            f"{games:,} in {len(arms)} arms ("
+            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
+            + f", chunks of {chunk:,}); common random numbers across arms",
+        ),
+        ("seed", str(seed)),
+        ("version", f"boardlab {_version()}"),
+        ("date", build_date()),
+        (
+            "reading",
+            f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
+            f"says otherwise both players follow {REFERENCE} (the strongest policy here), markers are placed at "
+            "random for every game and the first player is chosen by a die roll-off: each probability assumes "
+            "the policies named beside it.",
+        ),
+    ]
+    return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
+
+
+def _fit(title: str, width: int = 84) -> str:
+    """The title with the spaces inside each line of a ``width``-wide wrap made non-breaking.
+
+    The report wraps titles at 95 characters, which is wider than the page for bold text full of digits; gluing
+    each line of a narrower wrap keeps every line on the page (titles avoid hyphens, where the report's wrap
+    may still break). Headlines keep the plain title.
+    """
+    lines = textwrap.wrap(title, width, break_on_hyphens=False)
+    return " ".join(line.replace(" ", NBSP) for line in lines)
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("boardlab")
+
+
+def _rate(wins: int, n: int) -> tuple[float, float, float]:
+    low, high = stats.wilson(wins, n)
+    rate = wins / n
+    return rate, min(float(low), rate), max(float(high), rate)  # guard against rounding at 0% and 100%
+
+
+def _pct(value: float, low: float, high: float) -> str:
+    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
+
+
+def _first(s: Any) -> tuple[float, float, float]:
+    """The first player's win rate (games won alone by the seat that moved first)."""
+    return _rate(int(s.sums["first_won"]), s.n_games)
+
+
+def _reason(s: Any, which: int) -> tuple[float, float, float]:
+    return _rate(int(s.sums["win_reason"][which]), s.n_games)
+
+
+def _p_half(rate: float, n: int) -> float:
+    """Two-sided p-value that a rate measured on ``n`` games is 50%."""
+    from scipy import stats as sp
+
+    return float(2 * sp.norm.sf(abs(rate - 0.5) / np.sqrt(0.25 / n)))
+
+
+def _p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+# --- 1. first-player advantage --------------------------------------------------------------------------------
+
+
+def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """The first player's and seat 0's win rate, each policy against itself."""
+    rows = []
+    for p in POLICY_ORDER:
+        s = results[_h2h(p, p)].summary
+        first = _first(s)
+        seat0 = _rate(int(s.wins[0]), s.n_games)
+        for who, r in (("first player", first), ("seat 0", seat0)):
+            rows.append({"policy": p, "who": who, "rate": r[0], "low": r[1], "high": r[2], "n": s.n_games})
+    frame = pd.DataFrame(rows)
+    ref = frame[(frame["policy"] == REFERENCE) & (frame["who"] == "first player")].iloc[0]
+    rate = (ref["rate"], ref["low"], ref["high"])
+    title = f"The first player wins {_pct(*rate)} of games between two {REFERENCE} players"
+    if ref["low"] <= 0.5 <= ref["high"]:
+        title += ": the first player has no detectable advantage (a fair share is 50%)"
+    else:
+        edge = 100 * (ref["rate"] - 0.5)
+        title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
+
+    def draw(fig: Any) -> None:
+        plots.interval_bars(
+            frame,
+            "policy",
+            "rate",
+            "low",
+            "high",
+            "who",
+            "win rate (fraction)",
+            "both seats play",
+            fig=fig,
+            reference=0.5,
+        )
+        fig.axes[0].set_ylim(min(0.4, frame["low"].min() - 0.02), max(0.6, frame["high"].max() + 0.02))
+
+    table = pd.DataFrame(
+        [
+            {
+                "both seats play": p,
+                "games": f"{int(part['n'].iloc[0]):,}",
+                "first player wins": _pct(*part.iloc[0][["rate", "low", "high"]]),
+                "p (first = 50%)": _p_text(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
+                "seat 0 wins": _pct(*part.iloc[1][["rate", "low", "high"]]),
+                "p (seat 0 = 50%)": _p_text(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
+            }
+            for p, part in frame.groupby("policy", sort=False)
+        ]
+    )
+    notes = [
+        "Each policy against itself, markers at random per game, the first player chosen by a die roll-off. "
+        "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
+        "square 12 (a check on the board's symmetry). Dashed line: a fair share. p: two-sided z-test against 50%."
+    ]
+    return Page(_fit(title), draw, table, notes), title
+
+
+# --- 2. policy tournament -----------------------------------------------------------------------------------------
+
+
+def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
+    """Games ``a`` won alone against ``b`` over both seatings, and games played."""
+    first, second = results[_h2h(a, b)].summary, results[_h2h(b, a)].summary
+    return int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+
+
+def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Every pair of policies, both seatings: the win-rate matrix and each policy's record."""
+    matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
+    totals = {p: {"wins": 0, "n": 0, "score": 0.0, "captures": 0.0, "paid": 0.0, "lost": 0.0} for p in POLICY_ORDER}
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a == b:
+                continue
+            wins, n = _pair(results, a, b)
+            matrix.loc[a, b] = wins / n
+            t = totals[a]
+            t["wins"] += wins
+            t["n"] += n
+            for s, seat in ((results[_h2h(a, b)].summary, 0), (results[_h2h(b, a)].summary, 1)):
+                t["score"] += float(s.score_sum[seat])
+                t["captures"] += float(s.sums["captures"][seat])
+                t["paid"] += float(sum(s.sums[c][seat] for c in CAUSES))
+                t["lost"] += float(s.sums["paid_skip"][seat])
+    ranked = sorted(POLICY_ORDER, key=lambda p: totals[p]["wins"] / totals[p]["n"], reverse=True)
+    best, second = ranked[0], ranked[1]
+    close = _rate(*_pair(results, best, second))
+    title = (
+        f"{best} is the strongest policy: it wins {_pct(*_rate(totals[best]['wins'], totals[best]['n']))} of its "
+        f"games head to head and {_pct(*close)} against the runner-up, {second}"
+    )
+    rows = []
+    for p in ranked:
+        t = totals[p]
+        worst = min((b for b in POLICY_ORDER if b != p), key=lambda b: matrix.loc[p, b])
+        rows.append(
+            {
+                "policy": p,
+                "win rate vs the other four": _pct(*_rate(t["wins"], t["n"])),
+                "weakest against": f"{worst} ({100 * matrix.loc[p, worst]:.1f}%)",
+                "buttons finished/game": f"{t['score'] / t['n']:.2f}",
+                "captures/game": f"{t['captures'] / t['n']:.2f}",
+                "tokens paid/game": f"{t['paid'] / t['n']:.2f}",
+                "of which lost rolls": f"{t['lost'] / t['n']:.2f}",
+            }
+        )
+    n_pair = _pair(results, best, second)[1]
+    half = max(
+        float((stats.wilson(*_pair(results, a, b))[1] - stats.wilson(*_pair(results, a, b))[0]) / 2)
+        for a in POLICY_ORDER
+        for b in POLICY_ORDER
+        if a != b
+    )
+    notes = [
+        f"Win rate of the row policy against the column policy over both seatings ({n_pair:,} games per pair, "
+        f"first player by roll-off, markers at random); every cell is within ±{100 * half:.1f} points (95%). "
+        "Table: each policy's record over its 8 arms against the other four, per game of its own seat. runner, "
+        "aggressive and cautious keep few buttons on the track (they enter only when nothing else can move), so "
+        "they lose many more rolls, and tokens, than even random."
+    ]
+    page = Page(
+        _fit(title), lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig), pd.DataFrame(rows), notes
+    )
+    return page, title
+
+
+# --- 3. marker placement ------------------------------------------------------------------------------------------
+
+
+def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
+    return next((v.replace(",", ", ") for k, v in knobs if k == name), "random")
+
+
+def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Seat 0's and the first player's win rate under random, symmetric and one-sided marker layouts."""
+    rows, bars = [], []
+    for name, knobs in LAYOUTS.items():
+        s = results[_layout(name)].summary
+        seat0, first = _rate(int(s.wins[0]), s.n_games), _first(s)
+        for who, r in (("seat 0", seat0), ("first player", first)):
+            bars.append({"layout": name.replace(", ", ",\n"), "who": who, "rate": r[0], "low": r[1], "high": r[2]})
+        rows.append(
+            {
+                "layout": name,
+                "safe": _squares(knobs, "safe_squares"),
+                "bad luck": _squares(knobs, "bad_luck_squares"),
+                "seat 0 wins": _pct(*seat0),
+                "first player wins": _pct(*first),
+                "bankrupt": f"{100 * _reason(s, BANKRUPT)[0]:.1f}%",
+                "turns/game": f"{s.mean_turns()[0]:.1f}",
+                "_seat0": seat0,
+            }
+        )
+    base = rows[0]["_seat0"]
+    moved = max(rows[1:], key=lambda r: abs(r["_seat0"][0] - base[0]))
+    test = rows[1]
+    title = (
+        f"Markers near one start tilt the game: seat 0 wins {_pct(*moved['_seat0'])} with "
+        f"{LAYOUT_TEXT[moved['layout']]}; random markers give "
+        f"{100 * base[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
+    )
+    frame = pd.DataFrame(bars)
+
+    def draw(fig: Any) -> None:
+        plots.interval_bars(
+            frame,
+            "layout",
+            "rate",
+            "low",
+            "high",
+            "who",
+            "win rate (fraction)",
+            "marker layout",
+            fig=fig,
+            reference=0.5,
+        )
+        ax = fig.axes[0]
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_ylim(min(0.35, frame["low"].min() - 0.02), max(0.65, frame["high"].max() + 0.02))
+
+    table = pd.DataFrame(rows).drop(columns="_seat0")
+    notes = [
+        f"Both seats play {REFERENCE}; the first player is chosen by a die roll-off. Seat 0 starts on square 12 "
+        "and seat 1 on 38 (of 0–51), so 13–14 are the first squares after seat 0's start and 39–40 after seat "
+        "1's; 'random' draws that kind of marker per game. The test layout (safe 3, 29; bad luck 16, 42) looks "
+        "the same from both starts."
+    ]
+    return Page(_fit(title), draw, table, notes), title
+
+
+# --- 4. bankruptcy or race ------------------------------------------------------------------------------------
+
+
+def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
+    shares, paid, rows = [], [], []
+    for p in POLICY_ORDER:
+        s = results[_h2h(p, p)].summary
+        bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
+        shares.append({"policy": p, "end": "bankruptcy", "rate": bankrupt[0], "low": bankrupt[1], "high": bankrupt[2]})
+        shares.append({"policy": p, "end": "race finished", "rate": race[0], "low": race[1], "high": race[2]})
+        row = {
+            "both seats play": p,
+            "bankruptcy": _pct(*bankrupt),
+            "race finished": _pct(*race),
+            "turn cap": f"{100 * capped[0]:.2f}%",
+        }
+        for metric, cause in CAUSES.items():
+            m, lo, hi = (float(v.sum()) for v in s.metric_mean(metric))
+            paid.append({"policy": p, "cause": cause, "tokens": m, "low": lo, "high": hi})
+            row[f"tokens/game: {cause}"] = f"{m:.2f}"
+        rows.append(row)
+    ref = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "bankruptcy")
+    race = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "race finished")
+    others = [r["rate"] for r in shares if r["policy"] != REFERENCE and r["end"] == "bankruptcy"]
+    title = (
+        f"{_pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
+        f"and {100 * race['rate']:.1f}% by a finished race; with the other policies {100 * min(others):.0f}–"
+        f"{100 * max(others):.0f}% end by bankruptcy"
+    )
+    share_frame, paid_frame = pd.DataFrame(shares), pd.DataFrame(paid)
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_bars(
+            share_frame,
+            "policy",
+            "rate",
+            "low",
+            "high",
+            "end",
+            "share of games (fraction)",
+            "both seats play",
+            ax=left,
+        )
+        plots.interval_bars(
+            paid_frame,
+            "policy",
+            "tokens",
+            "low",
+            "high",
+            "cause",
+            "tokens paid per game (both players)",
+            "both seats play",
+            ax=right,
+        )
+
+    notes = [
+        "Each policy against itself, markers at random, first player by roll-off. A game ends by bankruptcy when "
+        "a player's purse (10 tokens) is empty, by a finished race when a player brings all 6 buttons home, and "
+        "at the turn cap (1,000 turns) otherwise. Tokens are paid for a lost roll with a button on the track, for "
+        "each own button captured, and for landing on a bad-luck square."
+    ]
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
+
+
+# --- 5. game length ----------------------------------------------------------------------------------------------
+
+
+def _quantile(hist: np.ndarray, q: float) -> int:
+    """The smallest length whose cumulative share reaches ``q``."""
+    return int(np.searchsorted(np.cumsum(hist) / hist.sum(), q))
+
+
+def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """The distribution of game length in turns, each policy against itself."""
+    hists = {p: results[_h2h(p, p)].summary.turns_hist for p in POLICY_ORDER}
+    rows = []
+    for p in POLICY_ORDER:
+        s = results[_h2h(p, p)].summary
+        h = hists[p]
+        mean = s.mean_turns()
+        rows.append(
+            {
+                "both seats play": p,
+                "mean turns": f"{mean[0]:.1f} ({mean[1]:.1f}–{mean[2]:.1f})",
+                "10%": _quantile(h, 0.1),
+                "median": _quantile(h, 0.5),
+                "90%": _quantile(h, 0.9),
+                "99%": _quantile(h, 0.99),
+                "longest": int(np.flatnonzero(h)[-1]),
+                "capped": f"{100 * _reason(s, CAPPED)[0]:.2f}%",
+            }
+        )
+    ref = results[_h2h(REFERENCE, REFERENCE)].summary
+    mean = ref.mean_turns()
+    title = (
+        f"Between two {REFERENCE} players a game lasts {mean[0]:.1f} turns on average ({mean[1]:.1f}–{mean[2]:.1f}); "
+        f"half are over by turn {_quantile(hists[REFERENCE], 0.5)}, 90% by turn {_quantile(hists[REFERENCE], 0.9)}"
+    )
+    top = max(_quantile(h, 0.995) for h in hists.values())
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        for i, p in enumerate(POLICY_ORDER):
+            h = hists[p][: top + 1]
+            width = -(-len(h) // LENGTH_BIN) * LENGTH_BIN
+            binned = np.pad(h, (0, width - len(h))).reshape(-1, LENGTH_BIN).sum(axis=1) / hists[p].sum()
+            edges = np.arange(len(binned)) * LENGTH_BIN
+            style = {"color": plots.GREYS[i], "linestyle": plots.LINESTYLES[i], "label": p}
+            left.step(edges + LENGTH_BIN / 2, binned / LENGTH_BIN, where="mid", **style)
+            cumulative = np.cumsum(hists[p]) / hists[p].sum()
+            right.plot(np.arange(len(cumulative))[: top + 1], cumulative[: top + 1], **style)
+        left.set_xlabel(f"game length (turns, bins of {LENGTH_BIN})")
+        left.set_ylabel("share of games per turn")
+        right.set_xlabel("game length (turns)")
+        right.set_ylabel("share of games over by then (fraction)")
+        right.axhline(0.5, color="#000000", linewidth=0.6, linestyle=":")
+        for ax in (left, right):
+            ax.set_xlim(0, top)
+        right.legend(frameon=False, fontsize=8, title="both seats play", title_fontsize=8, loc="lower right")
+
+    notes = [
+        "Each policy against itself, markers at random, first player by roll-off. A turn is one player's go "
+        "(a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure stops at the "
+        "99.5% quantile of the longest-running policy."
+    ]
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
+
+
+# --- 6. rule variants ----------------------------------------------------------------------------------------------
+
+
+def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """``exit_overshoot`` and ``pay_when_empty``: game length, bankruptcy share and first-player win rate."""
+    frame_rows = []
+    for name in RULES:
+        for p in POLICY_ORDER:
+            s = results[_rule(name, p)].summary
+            turns = s.mean_turns()
+            bankrupt, first = _reason(s, BANKRUPT), _first(s)
+            frame_rows.append(
+                {
+                    "rule": name,
+                    "policy": p,
+                    "turns": turns[0],
+                    "turns_lo": turns[1],
+                    "turns_hi": turns[2],
+                    "bankrupt": bankrupt[0],
+                    "bankrupt_lo": bankrupt[1],
+                    "bankrupt_hi": bankrupt[2],
+                    "first": first[0],
+                    "first_lo": first[1],
+                    "first_hi": first[2],
+                    "n": s.n_games,
+                    "bankrupt_k": int(s.sums["win_reason"][BANKRUPT]),
+                    "first_k": int(s.sums["first_won"]),
+                    "turns_se": (turns[2] - turns[1]) / (2 * stats.Z95),
+                }
+            )
+    from scipy import stats as sp
+
+    frame = pd.DataFrame(frame_rows)
+    ref = frame[frame["policy"] == REFERENCE].set_index("rule")
+    base = ref.loc["base rules"]
+    rows, first_p = [], {}
+    for name in RULES:
+        r = ref.loc[name]
+        d_turns = r["turns"] - base["turns"]
+        z = d_turns / max(np.hypot(r["turns_se"], base["turns_se"]), 1e-12)
+        p_turns = float(2 * sp.norm.sf(abs(z)))
+        p_bank = stats.two_proportion_p_value(
+            int(r["bankrupt_k"]), int(r["n"]), int(base["bankrupt_k"]), int(base["n"])
+        )
+        first_p[name] = stats.two_proportion_p_value(
+            int(r["first_k"]), int(r["n"]), int(base["first_k"]), int(base["n"])
+        )
+        rows.append(
+            {
+                "rule": name,
+                "turns/game": f"{r['turns']:.1f} ({r['turns_lo']:.1f}–{r['turns_hi']:.1f})",
+                "Δ turns (p)": "—" if name == "base rules" else f"{d_turns:+.1f} ({_p_text(p_turns)})",
+                "bankruptcy": _pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
+                "Δ bankruptcy (p)": "—"
+                if name == "base rules"
+                else f"{100 * (r['bankrupt'] - base['bankrupt']):+.1f} pts ({_p_text(p_bank)})",
+                "first player wins": _pct(r["first"], r["first_lo"], r["first_hi"]),
+                "Δ first (p)": "—"
+                if name == "base rules"
+                else f"{100 * (r['first'] - base['first']):+.1f} pts ({_p_text(first_p[name])})",
+            }
+        )
+    over, empty = ref.loc["exit overshoot"], ref.loc["pay when empty"]
+    d_turns = over["turns"] - base["turns"]
+    half = stats.Z95 * float(np.hypot(over["turns_se"], base["turns_se"]))
+    title = (
+        f"Exit overshoot makes {REFERENCE} games {abs(d_turns):.1f} turns ({abs(d_turns) - half:.1f}–"
+        f"{abs(d_turns) + half:.1f}) {'longer' if d_turns > 0 else 'shorter'} and moves bankruptcies from "
+        f"{100 * base['bankrupt']:.0f}% to {100 * over['bankrupt']:.0f}%; pay when empty ends games in "
+        f"{empty['turns']:.0f} turns, {100 * empty['bankrupt']:.1f}% by bankruptcy"
+    )
+    for name, rule in (("exit overshoot", over), ("pay when empty", empty)):
+        if first_p[name] < 0.05:
+            title += f"; with {name} the first player wins {_pct(rule['first'], rule['first_lo'], rule['first_hi'])}"
+    if all(first_p[name] >= 0.05 for name in ("exit overshoot", "pay when empty")):
+        title += "; neither moves the first player's win rate detectably"
+
+    def draw(fig: Any) -> None:
+        axes = fig.subplots(1, 3)
+        for ax, (y, label) in zip(
+            axes,
+            (
+                ("turns", "mean game length (turns)"),
+                ("bankrupt", "games ended by bankruptcy (fraction)"),
+                ("first", "first player's win rate (fraction)"),
+            ),
+            strict=True,
+        ):
+            plots.interval_bars(
+                frame,
+                "policy",
+                y,
+                f"{y}_lo",
+                f"{y}_hi",
+                "rule",
+                label,
+                "both seats play",
+                ax=ax,
+                reference=0.5 if y == "first" else None,
+            )
+            ax.tick_params(axis="x", labelsize=7, rotation=30)
+            ax.get_legend().remove()
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside upper center", ncol=len(RULES), frameon=False, fontsize=8)
+        axes[2].set_ylim(min(0.4, frame["first_lo"].min() - 0.02), max(0.6, frame["first_hi"].max() + 0.02))
+
+    notes = [
+        "Figure: each policy against itself under each rule set (markers at random, first player by roll-off). "
+        f"Table: {REFERENCE} against {REFERENCE}; Δ against the base rules with a two-sided p-value (z-test on the "
+        "means for turns, pooled two-proportion test for bankruptcy). 'exit overshoot': a button may leave the "
+        "track with a roll larger than needed; 'pay when empty': a lost roll costs a token even with no button "
+        "on the track."
+    ]
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title

@@ -1,0 +1,68 @@
+"""The Patolli chapter builds at a small n into a PDF with one page per question; its studies load."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pypdf import PdfReader
+
+from analysis.report import write_report
+from engines.patolli import Params, play
+from experiments.chapters import patolli
+from experiments.spec import load_study, shipped_studies
+
+
+@pytest.fixture(scope="module")
+def pdf_texts(tmp_path_factory) -> list[str]:
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    try:
+        chapter = patolli.build(n_games=300, seed=2026, jobs=2)
+        path = write_report(
+            tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
+        )
+    finally:
+        monkeypatch.undo()
+    assert len(chapter.headlines) == 6
+    # titles glue their lines with non-breaking spaces; read them back as plain text
+    return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
+
+
+def test_front_page_says_what_was_run(pdf_texts) -> None:
+    assert len(pdf_texts) == 7
+    front = pdf_texts[0]
+    for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
+        assert word in front, word
+
+
+def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
+    first, policies, markers, bankruptcy, length, variants = pdf_texts[1:]
+    assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
+    assert "is the strongest policy" in policies and "games head to head" in policies
+    assert "opponent policy" in policies and "win rate vs the other four" in policies
+    assert "Markers near one start tilt the game: seat 0 wins" in markers and "test layout" in markers
+    assert "end by bankruptcy" in bankruptcy and "finished race" in bankruptcy and "lost roll" in bankruptcy
+    assert "a game lasts" in length and "turns on average" in length and "median" in length
+    assert "Exit overshoot makes balanced games" in variants and "pay when empty" in variants
+
+
+def test_plan_has_unique_arms_for_every_question() -> None:
+    arms = patolli.plan(100, 1, 100).arms
+    labels = [a.label for a in arms]
+    assert len(labels) == len(set(labels)) == 45
+    assert {a.spec.seats for a in arms} >= {(a, b) for a in patolli.POLICY_ORDER for b in patolli.POLICY_ORDER}
+
+
+def test_first_won_flags_the_first_player_winning_alone() -> None:
+    out = play(Params(), ["balanced", "random"], 300, np.random.default_rng(7))
+    assert (out["first_won"] == (out["winner"] == out["first_player"])).all()
+
+
+@pytest.mark.parametrize("path", shipped_studies("patolli"), ids=lambda p: p.stem)
+def test_shipped_studies_load(path) -> None:
+    study = load_study(path)
+    assert study.game == "patolli" and len(study.arms) >= 2
+
+
+def test_at_least_two_studies_ship() -> None:
+    assert len(shipped_studies("patolli")) >= 2
