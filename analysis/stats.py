@@ -47,13 +47,6 @@ def mean_interval(
     return mean, mean - half, mean + half
 
 
-def standard_error(total: float, total_sq: float, n: int) -> float:
-    """Standard error of a mean from its sum and sum of squares."""
-    mean = total / n
-    var = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
-    return math.sqrt(var / n)
-
-
 def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
     """Compare two arms measured on the same chunk seeds (common random numbers).
 

@@ -17,7 +17,7 @@ import difflib
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -300,12 +300,6 @@ def as_source(rng: np.random.Generator | Source) -> Source:
 # --- batches ----------------------------------------------------------------------------------------------
 
 
-def compact(arrays: dict[str, np.ndarray], keep: np.ndarray) -> None:
-    """Drop the rows of finished games from every array of a state, in place (the dict is updated)."""
-    for name, value in arrays.items():
-        arrays[name] = value[keep]
-
-
 def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Winners by highest ``score``, then highest ``tiebreak``; shared wins when still tied.
 
@@ -344,5 +338,3 @@ def check_players(info: GameInfo, players: int) -> None:
             f"players={players} is out of range for {info.id}; allowed {info.min_players}..{info.max_players}"
         )
 
-
-PlayFn = Callable[..., Outcome]

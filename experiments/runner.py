@@ -447,8 +447,7 @@ def games_for_precision(summary: Summary, precision: float, chunk_size: int, max
     half = float(stats.wilson_half_width(counts, summary.n_games).max())
     if half <= precision or summary.n_games >= max_games:
         return None
-    p = counts / summary.n_games
-    needed = int((stats.Z95**2 * p * (1 - p)).max() / precision**2) + 1
+    needed = max(stats.games_for_half_width(precision, k / summary.n_games) for k in counts)
     target = min(max(needed, summary.n_games + chunk_size), max_games)
     return -(-target // chunk_size) * chunk_size
 
@@ -572,12 +571,3 @@ def combine_games(run_dir: Path, spec: RunSpec) -> Path:
         pq.write_table(table, handle.name)
     os.replace(handle.name, target)
     return target
-
-
-def iter_specs(base: RunSpec, **changes: Iterable[Any]) -> Iterator[RunSpec]:
-    """Specs that differ from ``base`` in one field over several values (for sweeps)."""
-    from dataclasses import replace
-
-    for name, values in changes.items():
-        for value in values:
-            yield replace(base, **{name: value})
