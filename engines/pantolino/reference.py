@@ -126,7 +126,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
         "steals_suffered": steals_suffered,
         "removed": removed,
         "capped": turn >= INFO.turn_cap,
-        "best_count": best_count,
+        "turn_best_count": best_count,
         "mid_score": mid_score if mid_score is not None else [-1] * players,
         "comeback": len(winners) == 1 and mid_score is not None and mid_score[winners[0]] < max(mid_score),
     }

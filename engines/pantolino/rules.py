@@ -41,7 +41,9 @@ METRICS: dict[str, Metric] = {
     "steals_suffered": Metric("seat", "tokens lost to opponents"),
     "removed": Metric("game", "tokens removed from play (no-token rule)"),
     "capped": Metric("game", "games stopped at the turn cap"),
-    "best_count": Metric("counts", "turns by best same-colour count (jokers included)"),
+    "turn_best_count": Metric(
+        "counts", "turns by best same-colour count (jokers included)", tuple(f"{k} of a colour" for k in range(7))
+    ),
     "mid_score": Metric("seat", "boots when half the supply is gone"),
     "comeback": Metric("game", "games won by a player trailing at mid-game"),
 }
@@ -394,7 +396,7 @@ def play(
         "steals_suffered": out.steals_suffered,
         "removed": out.removed,
         "capped": out.turn >= INFO.turn_cap,
-        "best_count": out.best_count,
+        "turn_best_count": out.best_count,
         "mid_score": out.mid_score,
         "comeback": comeback,
     }

@@ -110,7 +110,7 @@ def test_invariants(seed: int, seats: list[str], escaping: bool, tail: bool, rem
         assert np.all(out["score"].sum(axis=1)[finished] == total)
     # games end within the cap, each turn counted once
     assert np.all(out["turns"] <= 2000)
-    assert np.all(out["best_count"].sum(axis=1) == out["turns"])
+    assert np.all(out["turn_best_count"].sum(axis=1) == out["turns"])
     # the winner has the most boots; shared winners tie on boots
     best = out["score"].max(axis=1)
     for g in range(n):

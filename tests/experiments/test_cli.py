@@ -51,7 +51,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     first = data["seats"][0]
     assert first["win_rate_ci"][0] <= first["win_rate"] <= first["win_rate_ci"][1]
     assert first["mean_score_ci"][0] <= first["mean_score"] <= first["mean_score_ci"][1]
-    assert len(data["metrics"]["best_count"]) == 5 and data["metrics"]["mean_turns"] > 0
+    assert len(data["metrics"]["turn_best_count"]) == 5 and data["metrics"]["mean_turns"] > 0
     assert data["elapsed_s"] > 0 and data["version"]
     folder = tmp_path / "run"
     for name in (
