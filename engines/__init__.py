@@ -11,6 +11,7 @@ from engines.core import did_you_mean
 _GAMES: dict[str, str] = {
     "cargolino": "engines.cargolino",
     "paleolino": "engines.paleolino",
+    "panots": "engines.panots",
     "pantolino": "engines.pantolino",
     "patolli": "engines.patolli",
 }
