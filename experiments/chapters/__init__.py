@@ -17,6 +17,7 @@ from analysis.report import Page
 from engines.core import did_you_mean
 
 CHAPTERS = {
+    "cargolino": "experiments.chapters.cargolino",
     "paleolino": "experiments.chapters.paleolino",
     "pantolino": "experiments.chapters.pantolino",
     "patolli": "experiments.chapters.patolli",

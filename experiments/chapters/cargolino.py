@@ -1,0 +1,696 @@
+"""The Cargolino Valentino report: seat advantage, what hidden ownership is worth, race length, track and shells.
+
+Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
+numbers). The ``detective`` keeps an exact Bayesian belief and is slow (about 1,500 games/s with one at the
+table), so its arms play half as many games per player count as the others, split over the seats it takes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import plots, stats
+from analysis.report import Page, build_date
+from analysis.summary import Summary
+from engines.cargolino import INFO, Params
+from engines.cargolino.rules import COLOURS, TRACK_CYCLE
+from experiments.chapters import Chapter
+from experiments.runner import RunResult, RunSpec
+from experiments.spec import Arm
+from experiments.study import run_arms
+
+BASE = "selfish"
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+LENGTH_POLICIES = ("random", "blocker")  # extra 4-player tables for the length page
+TRACKS = {12: "short-track", 18: None, 24: None, 36: None}  # track spaces -> variant (None: set the track knob)
+DETECTIVE_SHARE = 2  # detective arms play n / DETECTIVE_SHARE games per player count (it is slow)
+
+
+def _thirds(front: int, middle: int, back: int, length: int = 24) -> str:
+    """Shells by thirds of the track: start and first third ``front``, then ``middle``, last third and finish."""
+    third = length // 3
+    return ",".join(str(v) for v in (front, *[front] * third, *[middle] * third, *[back] * third, back))
+
+
+def _graded(length: int = 24) -> str:
+    """One shell fewer every three spaces: 9 on the start and spaces 1-3, down to 2 on spaces 22-24; finish 1."""
+    return ",".join(str(v) for v in (9, *(9 - (i - 1) // 3 for i in range(1, length + 1)), 1))
+
+
+SHELLS = {
+    "3/2/1 (default)": None,
+    "5/3/1 (doubled steps)": _thirds(5, 3, 1),
+    "graded 9→2 (a shell per 3 spaces)": _graded(),
+    "2/2/1 (only last third drops)": _thirds(2, 2, 1),
+    "2/1/1 (only first third gains)": _thirds(2, 1, 1),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The arms of the whole report, by question (labels are unique keys)."""
+
+    arms: list[Arm]
+
+    def add(
+        self,
+        label: str,
+        seats: list[str],
+        n: int,
+        seed: int,
+        chunk: int,
+        variant: str | None = None,
+        settings: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Add an arm unless one with the same label exists."""
+        if all(a.label != label for a in self.arms):
+            self.arms.append(Arm(label, RunSpec("cargolino", tuple(seats), n, seed, settings, variant, chunk)))
+
+
+def _track(spaces: int) -> tuple[tuple[str, str], ...]:
+    return (("track", ",".join(TRACK_CYCLE * (spaces // len(TRACK_CYCLE)))),)
+
+
+def plan(n: int, seed: int, chunk: int) -> Plan:
+    """Every arm the report plays."""
+    p = Plan([])
+    for k in PLAYER_COUNTS:
+        p.add(f"seats {k}", [BASE] * k, n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        for policy, total in (("oracle", n), ("detective", n // DETECTIVE_SHARE)):
+            for seat in range(k):
+                seats = [BASE] * k
+                seats[seat] = policy
+                p.add(f"{policy} {k}@{seat}", seats, max(1, total // k), seed, chunk)
+    for policy in LENGTH_POLICIES:
+        p.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        for spaces, variant in TRACKS.items():
+            if spaces != 24:
+                p.add(f"track {spaces} {k}", [BASE] * k, n, seed, chunk, variant, () if variant else _track(spaces))
+        for name, shells in SHELLS.items():
+            if shells is not None:
+                p.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
+    return p
+
+
+def build(
+    n_games: int = 20_000,
+    precision: float | None = None,
+    seed: int = 2026,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Chapter:
+    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
+    chunk = min(10_000, n_games)
+    arms = plan(n_games, seed, chunk).arms
+    results = run_arms(arms, jobs, precision, progress)
+    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    pages, headlines = [], []
+    for make in (seat_page, information_page, length_page, track_page, shells_page):
+        page, headline = make(by_label)
+        pages.append(page)
+        headlines.append(headline)
+    games = sum(r.summary.n_games for r in results.results)
+    detective_games = sum(r.summary.n_games for a, r in by_label.items() if a.startswith("detective"))
+    params = Params()
+    front = [
+        (
+            "game",
+            f"Cargolino Valentino (engine version {INFO.version}): 2 races of 6 snails; each player secretly holds 1 "
+            "or 2 and pushes the others with 4 colour dice; held snails score more shells the further back they end.",
+        ),
+        ("knobs", ", ".join(f"{k}={_knob(k, v)}" for k, v in params.as_dict().items())),
+        (
+            "policies",
+            f"{BASE} (push the others' snails, farthest first) at every seat unless a page says otherwise; "
+            "detective (Bayesian belief over the deal, pushes the leader's likely snails) and oracle (the same rule "
+            f"with the true deal: cheats) alone among {BASE} players; random, blocker (length page only).",
+        ),
+        (
+            "games",
+            f"{games:,} in {len(arms)} arms ("
+            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per table")
+            + f", chunks of {chunk:,}, common random numbers); the slow detective plays only "
+            f"{n_games // DETECTIVE_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
+            "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
+        ),
+        ("seed", str(seed)),
+        ("version", f"boardlab {_version()}"),
+        ("date", build_date()),
+        ("headlines", " | ".join(headlines)),
+    ]
+    return Chapter("Cargolino Valentino: seats, hidden snails, race length, board", front, pages, headlines)
+
+
+def _knob(name: str, value: Any) -> str:
+    if name == "track":
+        return f"{len(value)} spaces ({'-'.join(value[:6])} repeated)"
+    if name == "shells":
+        return ",".join(str(v) for v in value) if value else "3/2/1 by thirds"
+    if name == "faces":
+        return "the 6 colours" if tuple(value) == COLOURS else ",".join(value)
+    return str(value)
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("boardlab")
+
+
+def _rate(wins: int, n: int) -> tuple[float, float, float]:
+    low, high = stats.wilson(wins, n)
+    return wins / n, float(low), float(high)
+
+
+def _pct(value: float, low: float, high: float) -> str:
+    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
+
+
+def _pts(value: float, low: float, high: float) -> str:
+    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
+
+
+def contrast(s: Summary, weights: np.ndarray) -> tuple[float, float, float, float]:
+    """``weights @ sole-win rates`` with its normal 95% interval (multinomial variance) and two-sided p-value."""
+    p = s.wins / s.n_games
+    value = float(weights @ p)
+    se = math.sqrt(max(float((weights * weights) @ p - value * value), 0.0) / s.n_games)
+    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else 1.0
+    return value, value - stats.Z95 * se, value + stats.Z95 * se, p_value
+
+
+def seat_edge(s: Summary, seat: int = 0) -> tuple[float, float, float]:
+    """``seat``'s sole-win rate minus the mean seat's, with a normal 95% interval (multinomial variance)."""
+    weights = np.full(s.players, -1 / s.players)
+    weights[seat] += 1
+    return contrast(s, weights)[:3]
+
+
+def _race_turns(s: Summary) -> tuple[float, float, float]:
+    """Mean turns per race (both races of a game pooled per game) and its interval."""
+    mean, low, high = s.mean_turns()
+    return mean / 2, low / 2, high / 2
+
+
+def _quantile(hist: np.ndarray, q: float) -> int:
+    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))
+
+
+# --- 1. seat advantage ----------------------------------------------------------------------------------------
+
+
+def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Each seat's win rate with 2-6 selfish players, against a fair share of the sole wins."""
+    rows, table = [], []
+    for k in PLAYER_COUNTS:
+        s = results[f"seats {k}"].summary
+        fair = float(s.wins.sum()) / s.n_games / k
+        for seat in range(k):
+            rate = _rate(int(s.wins[seat]), s.n_games)
+            rows.append({"players": k, "seat": f"seat {seat}", "rate": rate[0], "low": rate[1], "high": rate[2]})
+        first, last = _rate(int(s.wins[0]), s.n_games), _rate(int(s.wins[-1]), s.n_games)
+        table.append(
+            {
+                "players": k,
+                "seat 0 (first) wins": _pct(*first),
+                "last seat wins": _pct(*last),
+                "fair share": f"{100 * fair:.1f}%",
+                "seat 0 edge, pts": _pts(*seat_edge(s, 0)),
+                "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                "p (seat 0 = last)": _p_text(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
+            }
+        )
+    table = pd.DataFrame(table)
+    frame = pd.DataFrame(rows)
+    s2 = results["seats 2"].summary
+    first2 = _rate(int(s2.wins[0]), s2.n_games)
+    s3 = results["seats 3"].summary
+    first3, last3 = _rate(int(s3.wins[0]), s3.n_games), _rate(int(s3.wins[2]), s3.n_games)
+    fair2 = float(s2.wins.sum()) / s2.n_games / 2
+    title = (
+        f"The first player wins {_pct(*first2)} of 2-player games (fair share {100 * fair2:.1f}%); "
+        f"with 3 players seat 0 wins {_pct(*first3)} and seat 2 {_pct(*last3)}"
+    )
+
+    def draw(fig: Any) -> None:
+        axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
+        for ax, k in zip(axes, PLAYER_COUNTS, strict=True):
+            s = results[f"seats {k}"].summary
+            part = frame[frame["players"] == k]
+            plots.interval_bars(
+                part,
+                "seat",
+                "rate",
+                "low",
+                "high",
+                None,
+                "sole-win rate (fraction of games)",
+                f"{k} players",
+                ax=ax,
+                reference=float(s.wins.sum()) / s.n_games / k,
+            )
+            ax.tick_params(axis="x", rotation=90, labelsize=8)
+            if k != PLAYER_COUNTS[0]:
+                ax.set_ylabel("")
+
+    notes = [
+        f"Everyone plays {BASE}; seat 0 starts race 1, the player who used the last die starts race 2. "
+        f"{results['seats 2'].summary.n_games:,} games per player count. Dashed line: a fair share of the sole "
+        "wins (games not shared, divided by the players). Edge: seat 0's sole-win rate minus the mean seat's, "
+        "in percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+def _p_text(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+# --- 2. hidden information ------------------------------------------------------------------------------------
+
+
+def prior_accuracy(players: int) -> float:
+    """Mean probability a uniform belief gives the true owner (a seat or nobody) of each snail one does not hold."""
+    each = 2 if players <= 3 else 1
+    unowned = 6 - players * each
+    others = 6 - each
+    return ((players - 1) * each * each + unowned * unowned) / (others * others)
+
+
+def _focal(results: dict[str, RunResult], policy: str, k: int) -> tuple[int, int]:
+    """Sole wins and games of one ``policy`` seat rotated over every seat of a ``k``-player table."""
+    wins = n = 0
+    for seat in range(k):
+        s = results[f"{policy} {k}@{seat}"].summary
+        wins += int(s.wins[seat])
+        n += s.n_games
+    return wins, n
+
+
+def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, float]:
+    total = squares = count = 0.0
+    for seat in range(k):
+        s = results[f"detective {k}@{seat}"].summary
+        total += float(s.sums["belief_accuracy"][seat])
+        squares += float(s.squares["belief_accuracy"][seat])
+        count += float(s.counts["belief_accuracy"][seat])
+    mean, low, high = stats.mean_interval(total, squares, count)
+    return float(mean), float(low), float(high)
+
+
+def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per player count: sole-win rate of one selfish, detective and oracle seat (rotated), and belief accuracy."""
+    rows = []
+    for k in PLAYER_COUNTS:
+        s = results[f"seats {k}"].summary
+        row: dict[str, Any] = {"players": k}
+        # the mean seat of an all-selfish table wins (1 - shared games) / k: its variance comes from the ties only
+        tied = 1 - float(s.wins.sum()) / s.n_games
+        row[BASE] = (1 - tied) / k
+        base_var = tied * (1 - tied) / s.n_games / k**2
+        half = stats.Z95 * math.sqrt(base_var)
+        row[f"{BASE}_lo"], row[f"{BASE}_hi"], row[f"{BASE}_n"] = row[BASE] - half, row[BASE] + half, s.n_games
+        for policy in ("detective", "oracle"):
+            wins, n = _focal(results, policy, k)
+            rate = _rate(wins, n)
+            row[policy], row[f"{policy}_lo"], row[f"{policy}_hi"] = rate
+            row[f"{policy}_n"] = n
+            gain = rate[0] - row[BASE]
+            se = math.sqrt(rate[0] * (1 - rate[0]) / n + base_var)
+            row[f"{policy}_gain"] = gain
+            row[f"{policy}_gain_lo"], row[f"{policy}_gain_hi"] = gain - stats.Z95 * se, gain + stats.Z95 * se
+            row[f"{policy}_p"] = math.erfc(abs(gain) / se / math.sqrt(2)) if se > 0 else 1.0
+        row["accuracy"], row["accuracy_lo"], row["accuracy_hi"] = _accuracy(results, k)
+        row["prior"] = prior_accuracy(k)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """One detective or one oracle among selfish players, 2-6 players; the detective's belief accuracy."""
+    frame = information_frame(results)
+    two = frame[frame["players"] == 2].iloc[0]
+    four = frame[frame["players"] == 4].iloc[0]
+    det2 = _pct(two["detective"], two["detective_lo"], two["detective_hi"])
+    title = (
+        f"A detective wins {det2} of 2-player games against {BASE} play (fair {100 * two[BASE]:.1f}%); with 4 "
+        f"players it gains {100 * four['detective_gain']:+.1f} points, the oracle {100 * four['oracle_gain']:+.1f}"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2, width_ratios=[1.5, 1])
+        bars = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "players": frame["players"],
+                        "policy": f"one {policy}" if policy != BASE else f"{BASE} (everyone)",
+                        "rate": frame[policy],
+                        "low": frame[f"{policy}_lo"],
+                        "high": frame[f"{policy}_hi"],
+                    }
+                )
+                for policy in (BASE, "detective", "oracle")
+            ]
+        )
+        plots.interval_bars(
+            bars,
+            "players",
+            "rate",
+            "low",
+            "high",
+            "policy",
+            "sole-win rate of the seat (fraction of games)",
+            "players (the others play selfish)",
+            ax=left,
+        )
+        acc = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "players": frame["players"],
+                        "belief": "detective at race end",
+                        "value": frame["accuracy"],
+                        "low": frame["accuracy_lo"],
+                        "high": frame["accuracy_hi"],
+                    }
+                ),
+                pd.DataFrame(
+                    {
+                        "players": frame["players"],
+                        "belief": "uniform prior (exact)",
+                        "value": frame["prior"],
+                        "low": frame["prior"],
+                        "high": frame["prior"],
+                    }
+                ),
+            ]
+        )
+        plots.interval_bars(
+            acc,
+            "players",
+            "value",
+            "low",
+            "high",
+            "belief",
+            "mean probability on the true owner (0–1)",
+            "players",
+            ax=right,
+            reference=1.0,
+        )
+        right.set_ylim(0, 1.08)
+
+    table = pd.DataFrame(
+        {
+            "players": frame["players"],
+            f"{BASE} seat wins": [f"{100 * v:.1f}%" for v in frame[BASE]],
+            "detective wins": [_pct(*r) for r in frame[["detective", "detective_lo", "detective_hi"]].to_numpy()],
+            "detective gain, pts": [
+                _pts(*r) for r in frame[["detective_gain", "detective_gain_lo", "detective_gain_hi"]].to_numpy()
+            ],
+            "p": [_p_text(v) for v in frame["detective_p"]],
+            "oracle wins": [_pct(*r) for r in frame[["oracle", "oracle_lo", "oracle_hi"]].to_numpy()],
+            "oracle gain, pts": [
+                _pts(*r) for r in frame[["oracle_gain", "oracle_gain_lo", "oracle_gain_hi"]].to_numpy()
+            ],
+            "belief accuracy (prior)": [
+                f"{a:.3f} ± {h - a:.3f} ({p:.2f})" for a, h, p in frame[["accuracy", "accuracy_hi", "prior"]].to_numpy()
+            ],
+        }
+    )
+    n_det, n_oracle = int(frame["detective_n"].iloc[0]), int(frame["oracle_n"].iloc[0])
+    notes = [
+        f"One detective or oracle among {BASE} players, rotated over every seat ({n_det:,} / {n_oracle:,} games "
+        f"per player count). {BASE.capitalize()} seat: the mean seat of an all-{BASE} table. Gain: the rate minus "
+        "it (points; p: z-test). "
+        + _rule_note(frame)
+        + " Belief accuracy: mean probability on the true owner (a seat or "
+        "nobody) of each snail not held, at race end (uniform prior in brackets; the oracle's is 1).",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+def _rule_note(frame: pd.DataFrame) -> str:
+    """Oracle minus detective: what perfect information adds to the same rule, and where the rule is the limit."""
+    gap = frame["oracle"] - frame["detective"]
+    text = "Oracle − detective (same rule, perfect information): " + ", ".join(
+        f"{k}p {100 * g:+.1f}" for k, g in zip(frame["players"], gap, strict=True)
+    )
+    losing = frame[frame["oracle_gain"] < 0]["players"].tolist()
+    if losing:
+        text += f" points; with {', '.join(map(str, losing))} players even the oracle loses to {BASE} play"
+    if (gap < 0).any():
+        text += "; where the gap is negative the rule, not the information, limits the detective"
+    return text + "."
+
+
+# --- 3. game length -------------------------------------------------------------------------------------------
+
+
+def _pooled(results: dict[str, RunResult], policy: str, k: int) -> Summary:
+    """The games of one ``policy`` seat among selfish players, every seat it took merged."""
+    merged = results[f"{policy} {k}@0"].summary
+    for seat in range(1, k):
+        merged = merged.merge(results[f"{policy} {k}@{seat}"].summary)
+    return merged
+
+
+def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Turns per race (race 1 and race 2) by player count, and the spread of game lengths."""
+    rows, table = [], []
+    arms = [(k, BASE, results[f"seats {k}"].summary) for k in PLAYER_COUNTS]
+    arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
+    arms += [(4, f"one {p}, 3 {BASE}", _pooled(results, p, 4)) for p in ("detective", "oracle")]
+    for k, policy, s in arms:
+        races = {}
+        for race in (1, 2):
+            m, lo, hi = (float(v) for v in s.metric_mean(f"race{race}_turns"))
+            races[race] = (m, lo, hi)
+            if policy == BASE:
+                rows.append({"players": k, "race": f"race {race}", "turns": m, "low": lo, "high": hi})
+        per_race = _race_turns(s)
+        table.append(
+            {
+                "players": k,
+                "policy": policy,
+                "race 1 turns": f"{races[1][0]:.2f} ({races[1][1]:.2f}–{races[1][2]:.2f})",
+                "race 2 turns": f"{races[2][0]:.2f} ({races[2][1]:.2f}–{races[2][2]:.2f})",
+                "turns per race": f"{per_race[0]:.2f} ({per_race[1]:.2f}–{per_race[2]:.2f})",
+                "rounds per race": f"{per_race[0] / k:.1f}",
+                "game turns, 10th–90th pct": f"{_quantile(s.turns_hist, 0.1)}–{_quantile(s.turns_hist, 0.9)}",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    four = _race_turns(results["seats 4"].summary)
+    two, six = _race_turns(results["seats 2"].summary), _race_turns(results["seats 6"].summary)
+    three = _race_turns(results["seats 3"].summary)
+    title = (
+        f"A race lasts {four[0]:.2f} turns ({four[1]:.2f}–{four[2]:.2f}) with 4 players, {four[0] / 4:.1f} per "
+        f"player; {two[0]:.1f} with 2 players, {three[0]:.1f} with 3 and {six[0]:.1f} with 6"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_bars(
+            frame, "players", "turns", "low", "high", "race", "mean turns in the race (turns)", "players", ax=left
+        )
+        for i, k in enumerate((2, 4, 6)):
+            hist = results[f"seats {k}"].summary.turns_hist
+            share = hist / hist.sum()
+            right.step(
+                np.arange(len(hist)),
+                share,
+                where="mid",
+                color=plots.GREYS[i],
+                linestyle=plots.LINESTYLES[i],
+                label=f"{k} players",
+            )
+        right.set_xlabel("game length, both races (turns)")
+        right.set_ylabel("share of games (fraction)")
+        right.legend(frameon=False, fontsize=8)
+        right.set_xlim(left=0)
+
+    notes = [
+        f"Everyone plays {BASE} in the figure; the table adds 4-player tables of random, of blocker, and of one "
+        f"detective or oracle among {BASE} players (from the previous page). A turn is one "
+        "player's roll of the four dice; rounds per race = turns per race / players. Turns per race: the game's "
+        "turns over both races, halved.",
+    ]
+    return Page(title, draw, pd.DataFrame(table), notes), title
+
+
+# --- 4. track length ------------------------------------------------------------------------------------------
+
+
+def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.DataFrame:
+    """Per board setting (name -> label prefix) and player count: seat-0 edge, turns per race, shared games."""
+    rows = []
+    for name, prefix in labels.items():
+        for k in PLAYER_COUNTS:
+            label = f"seats {k}" if prefix == "seats" else f"{prefix} {k}"
+            s = results[label].summary
+            edge = seat_edge(s, 0)
+            turns = _race_turns(s)
+            rows.append(
+                {
+                    "board": name,
+                    "players": k,
+                    "edge": edge[0],
+                    "edge_lo": edge[1],
+                    "edge_hi": edge[2],
+                    "turns": turns[0],
+                    "turns_lo": turns[1],
+                    "turns_hi": turns[2],
+                    **dict(
+                        zip(
+                            ("shared", "shared_lo", "shared_hi"),
+                            _rate(s.n_games - int(s.wins.sum()), s.n_games),
+                            strict=True,
+                        )
+                    ),
+                    "winner_hash": tuple(s.wins.tolist()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _pivot(frame: pd.DataFrame, first: str) -> pd.DataFrame:
+    out = []
+    for name, part in frame.groupby("board", sort=False):
+        row: dict[str, Any] = {first: str(name).split(" (")[0]}
+        for r in part.itertuples(index=False):
+            row[f"{r.players}p edge"] = f"{100 * r.edge:+.1f} ± {100 * (r.edge_hi - r.edge):.1f}"
+        four = part[part["players"] == 4].iloc[0]
+        row["4p turns/race"] = f"{four['turns']:.2f}"
+        row["4p shared"] = f"{100 * four['shared']:.1f}%"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Tracks of 12 (the short-track variant), 18, 24 and 36 spaces: seat-0 edge and turns per race."""
+    labels = {f"{spaces} spaces": "seats" if spaces == 24 else f"track {spaces}" for spaces in TRACKS}
+    frame = _board_rows(results, labels)
+    frame["spaces"] = [int(b.split()[0]) for b in frame["board"]]
+    short = frame[(frame["spaces"] == 12) & (frame["players"] == 2)].iloc[0]
+    base = frame[(frame["spaces"] == 24) & (frame["players"] == 2)].iloc[0]
+    short4 = frame[(frame["spaces"] == 12) & (frame["players"] == 4)].iloc[0]
+    base4 = frame[(frame["spaces"] == 24) & (frame["players"] == 4)].iloc[0]
+    title = (
+        f"The 12-space short track halves a 4-player race ({base4['turns']:.1f} → {short4['turns']:.1f} turns) and "
+        f"{'raises' if short['edge'] > base['edge'] else 'lowers'} seat 0's 2-player edge from "
+        f"{100 * base['edge']:+.1f} to {100 * short['edge']:+.1f} points "
+        f"({100 * short['edge_lo']:+.1f} to {100 * short['edge_hi']:+.1f})"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        lines = frame.assign(players=[f"{k} players" for k in frame["players"]])
+        plots.interval_lines(
+            lines,
+            "spaces",
+            "edge",
+            "edge_lo",
+            "edge_hi",
+            "players",
+            "seat 0 edge over the mean seat (fraction of games)",
+            "track length (spaces)",
+            ax=left,
+        )
+        left.axhline(0, color="#000000", linewidth=0.6)
+        plots.interval_lines(
+            lines,
+            "spaces",
+            "turns",
+            "turns_lo",
+            "turns_hi",
+            "players",
+            "mean turns per race (turns)",
+            "track length (spaces)",
+            ax=right,
+        )
+        for ax in (left, right):
+            ax.set_xticks(list(TRACKS))
+
+    notes = [
+        f"Everyone plays {BASE}. Every track repeats the colour cycle purple, blue, red, green, yellow, white; "
+        "shells are 3/2/1 by thirds (the 12-space track is the short-track variant). Edge: seat 0's sole-win rate "
+        "minus the mean seat's, percentage points ± 95% half-width. Shared: games still tied after the tie-break.",
+    ]
+    return Page(title, draw, _pivot(frame, "track"), notes), title
+
+
+# --- 5. shell values ------------------------------------------------------------------------------------------
+
+
+def shells_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Shell scales on the 24-space track: seat-0 edge, ties and turns per race."""
+    labels = {name: "seats" if shells is None else f"shells {name}" for name, shells in SHELLS.items()}
+    frame = _board_rows(results, labels)
+    default = frame[frame["board"] == "3/2/1 (default)"]
+    doubled = frame[frame["board"] == "5/3/1 (doubled steps)"]
+    same = list(default["winner_hash"]) == list(doubled["winner_hash"])
+    spread = frame.groupby("players")["edge"].agg(lambda e: e.max() - e.min())
+    k = int(spread.idxmax())
+    part = frame[frame["players"] == k].set_index("board")
+    low = part["edge"].idxmin() if part["edge"].idxmin() != "3/2/1 (default)" else part["edge"].idxmax()
+    base = part.loc["3/2/1 (default)"]
+    steady = float(frame.groupby("players")["turns"].agg(lambda t: t.max() - t.min()).max())
+
+    def short(name: str) -> str:
+        return name.split(" (")[0]
+
+    title = (
+        f"Shell shape, not size, moves the seat edge: with {k} players seat 0 leads by "
+        f"{100 * base['edge']:+.1f} points on 3/2/1 but {100 * part.loc[low, 'edge']:+.1f} "
+        f"({100 * part.loc[low, 'edge_lo']:+.1f} to {100 * part.loc[low, 'edge_hi']:+.1f}) on {short(low)}"
+    )
+    title += "; 5/3/1 changes no game" if same else "; 5/3/1 changes the games"
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        shown = frame[frame["board"] != "5/3/1 (doubled steps)"] if same else frame
+        plots.interval_lines(
+            shown,
+            "players",
+            "edge",
+            "edge_lo",
+            "edge_hi",
+            "board",
+            "seat 0 edge over the mean seat (fraction of games)",
+            "players",
+            ax=left,
+        )
+        left.axhline(0, color="#000000", linewidth=0.6)
+        shared = shown.assign(lo=shown["shared_lo"], hi=shown["shared_hi"])
+        plots.interval_lines(
+            shared,
+            "players",
+            "shared",
+            "lo",
+            "hi",
+            "board",
+            "games still tied after the tie-break (fraction)",
+            "players",
+            ax=right,
+        )
+        for ax in (left, right):
+            ax.set_xticks(PLAYER_COUNTS)
+
+    notes = [
+        f"Everyone plays {BASE} on the 24-space track. a/b/c: shells on the start and spaces 1-8 / 9-16 / 17-24 "
+        "and the finish; graded: one shell fewer every 3 spaces (9 on the start, 2 on spaces 22-24, 1 on the "
+        "finish). Adding a constant to every value or scaling them all changes no ranking"
+        + (": 5/3/1 (= 2 × 3/2/1 − 1) plays exactly the same games (not drawn)." if same else ".")
+        + " Edge: seat 0's sole-win rate minus the mean seat's, points ± 95% half-width. Mean race length differs "
+        f"by at most {steady:.2f} turns between scales at any player count.",
+    ]
+    return Page(title, draw, _pivot(frame, "shells"), notes), title

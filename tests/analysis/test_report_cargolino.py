@@ -1,0 +1,64 @@
+"""The Cargolino Valentino report builds at a small n and reads back with the expected pages; its studies load."""
+
+from __future__ import annotations
+
+import pytest
+from pypdf import PdfReader
+
+from analysis.report import write_report
+from experiments.chapters import cargolino
+from experiments.spec import load_study, shipped_studies
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    try:
+        chapter = cargolino.build(n_games=600, seed=2026, jobs=2)
+        path = write_report(
+            tmp_path_factory.mktemp("report") / "cargolino.pdf", chapter.heading, chapter.front, chapter.pages
+        )
+    finally:
+        mp.undo()
+    return chapter, path
+
+
+def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
+    chapter, path = built
+    texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    assert len(texts) == 6
+    for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
+        assert word in texts[0], word
+    assert "boardlab" in texts[0]
+    assert "first player wins" in texts[1] and "2-player games" in texts[1] and "fair share" in texts[1]
+    assert "detective" in texts[2] and "oracle" in texts[2] and "belief accuracy" in texts[2]
+    assert "A race lasts" in texts[3] and "turns" in texts[3] and "rounds per race" in texts[3]
+    assert "short track" in texts[4] and "edge" in texts[4]
+    assert "Shell shape" in texts[5] and "5/3/1" in texts[5] and "seat edge" in texts[5]
+    assert len(chapter.headlines) == 5 and all("%" in h or "points" in h or "turns" in h for h in chapter.headlines)
+
+
+def test_plan_shrinks_the_detective_arms() -> None:
+    arms = cargolino.plan(20_000, 2026, 10_000).arms
+    labels = [a.label for a in arms]
+    assert len(labels) == len(set(labels))
+    detective = sum(a.spec.n_games for a in arms if a.label.startswith("detective 4@"))
+    oracle = sum(a.spec.n_games for a in arms if a.label.startswith("oracle 4@"))
+    assert detective == 10_000 and oracle == 20_000
+    assert all(a.spec.seats.count("detective") <= 1 for a in arms)
+
+
+def test_prior_accuracy_matches_the_engine_readme() -> None:
+    assert cargolino.prior_accuracy(4) == pytest.approx(0.28)
+    assert cargolino.prior_accuracy(2) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("path", shipped_studies("cargolino"), ids=lambda p: p.stem)
+def test_shipped_studies_load(path) -> None:
+    study = load_study(path)
+    assert study.game == "cargolino" and len(study.arms) >= 2
+
+
+def test_there_are_at_least_two_studies() -> None:
+    assert len(shipped_studies("cargolino")) >= 2
