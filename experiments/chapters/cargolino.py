@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,8 +20,8 @@ from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
-from experiments.runner import RunResult, RunSpec
-from experiments.spec import Arm
+from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.runner import RunResult
 from experiments.study import run_arms
 
 BASE = "selfish"
@@ -52,34 +51,13 @@ SHELLS = {
 }
 
 
-@dataclass(frozen=True)
-class Plan:
-    """The arms of the whole report, by question (labels are unique keys)."""
-
-    arms: list[Arm]
-
-    def add(
-        self,
-        label: str,
-        seats: list[str],
-        n: int,
-        seed: int,
-        chunk: int,
-        variant: str | None = None,
-        settings: tuple[tuple[str, str], ...] = (),
-    ) -> None:
-        """Add an arm unless one with the same label exists."""
-        if all(a.label != label for a in self.arms):
-            self.arms.append(Arm(label, RunSpec("cargolino", tuple(seats), n, seed, settings, variant, chunk)))
-
-
 def _track(spaces: int) -> tuple[tuple[str, str], ...]:
     return (("track", ",".join(TRACK_CYCLE * (spaces // len(TRACK_CYCLE)))),)
 
 
 def plan(n: int, seed: int, chunk: int) -> Plan:
     """Every arm the report plays."""
-    p = Plan([])
+    p = Plan("cargolino")
     for k in PLAYER_COUNTS:
         p.add(f"seats {k}", [BASE] * k, n, seed, chunk)
     for k in PLAYER_COUNTS:
@@ -142,7 +120,7 @@ def build(
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
         ),
         ("seed", str(seed)),
-        ("version", f"boardlab {_version()}"),
+        ("version", f"boardlab {version()}"),
         ("date", build_date()),
         ("headlines", " | ".join(headlines)),
     ]
@@ -157,21 +135,6 @@ def _knob(name: str, value: Any) -> str:
     if name == "faces":
         return "the 6 colours" if tuple(value) == COLOURS else ",".join(value)
     return str(value)
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("boardlab")
-
-
-def _rate(wins: int, n: int) -> tuple[float, float, float]:
-    low, high = stats.wilson(wins, n)
-    return wins / n, float(low), float(high)
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
 
 
 def _pts(value: float, low: float, high: float) -> str:
@@ -214,14 +177,14 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         s = results[f"seats {k}"].summary
         fair = float(s.wins.sum()) / s.n_games / k
         for seat in range(k):
-            rate = _rate(int(s.wins[seat]), s.n_games)
+            rate = proportion(int(s.wins[seat]), s.n_games)
             rows.append({"players": k, "seat": f"seat {seat}", "rate": rate[0], "low": rate[1], "high": rate[2]})
-        first, last = _rate(int(s.wins[0]), s.n_games), _rate(int(s.wins[-1]), s.n_games)
+        first, last = proportion(int(s.wins[0]), s.n_games), proportion(int(s.wins[-1]), s.n_games)
         table.append(
             {
                 "players": k,
-                "seat 0 (first) wins": _pct(*first),
-                "last seat wins": _pct(*last),
+                "seat 0 (first) wins": pct(*first),
+                "last seat wins": pct(*last),
                 "fair share": f"{100 * fair:.1f}%",
                 "seat 0 edge, pts": _pts(*seat_edge(s, 0)),
                 "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
@@ -231,13 +194,13 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     table = pd.DataFrame(table)
     frame = pd.DataFrame(rows)
     s2 = results["seats 2"].summary
-    first2 = _rate(int(s2.wins[0]), s2.n_games)
+    first2 = proportion(int(s2.wins[0]), s2.n_games)
     s3 = results["seats 3"].summary
-    first3, last3 = _rate(int(s3.wins[0]), s3.n_games), _rate(int(s3.wins[2]), s3.n_games)
+    first3, last3 = proportion(int(s3.wins[0]), s3.n_games), proportion(int(s3.wins[2]), s3.n_games)
     fair2 = float(s2.wins.sum()) / s2.n_games / 2
     title = (
-        f"The first player wins {_pct(*first2)} of 2-player games (fair share {100 * fair2:.1f}%); "
-        f"with 3 players seat 0 wins {_pct(*first3)} and seat 2 {_pct(*last3)}"
+        f"The first player wins {pct(*first2)} of 2-player games (fair share {100 * fair2:.1f}%); "
+        f"with 3 players seat 0 wins {pct(*first3)} and seat 2 {pct(*last3)}"
     )
 
     def draw(fig: Any) -> None:
@@ -320,7 +283,7 @@ def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
         row[f"{BASE}_lo"], row[f"{BASE}_hi"], row[f"{BASE}_n"] = row[BASE] - half, row[BASE] + half, s.n_games
         for policy in ("detective", "oracle"):
             wins, n = _focal(results, policy, k)
-            rate = _rate(wins, n)
+            rate = proportion(wins, n)
             row[policy], row[f"{policy}_lo"], row[f"{policy}_hi"] = rate
             row[f"{policy}_n"] = n
             gain = rate[0] - row[BASE]
@@ -339,7 +302,7 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     frame = information_frame(results)
     two = frame[frame["players"] == 2].iloc[0]
     four = frame[frame["players"] == 4].iloc[0]
-    det2 = _pct(two["detective"], two["detective_lo"], two["detective_hi"])
+    det2 = pct(two["detective"], two["detective_lo"], two["detective_hi"])
     title = (
         f"A detective wins {det2} of 2-player games against {BASE} play (fair {100 * two[BASE]:.1f}%); with 4 "
         f"players it gains {100 * four['detective_gain']:+.1f} points, the oracle {100 * four['oracle_gain']:+.1f}"
@@ -412,12 +375,12 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         {
             "players": frame["players"],
             f"{BASE} seat wins": [f"{100 * v:.1f}%" for v in frame[BASE]],
-            "detective wins": [_pct(*r) for r in frame[["detective", "detective_lo", "detective_hi"]].to_numpy()],
+            "detective wins": [pct(*r) for r in frame[["detective", "detective_lo", "detective_hi"]].to_numpy()],
             "detective gain, pts": [
                 _pts(*r) for r in frame[["detective_gain", "detective_gain_lo", "detective_gain_hi"]].to_numpy()
             ],
             "p": [_p_text(v) for v in frame["detective_p"]],
-            "oracle wins": [_pct(*r) for r in frame[["oracle", "oracle_lo", "oracle_hi"]].to_numpy()],
+            "oracle wins": [pct(*r) for r in frame[["oracle", "oracle_lo", "oracle_hi"]].to_numpy()],
             "oracle gain, pts": [
                 _pts(*r) for r in frame[["oracle_gain", "oracle_gain_lo", "oracle_gain_hi"]].to_numpy()
             ],
@@ -552,7 +515,7 @@ def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.Dat
                     **dict(
                         zip(
                             ("shared", "shared_lo", "shared_hi"),
-                            _rate(s.n_games - int(s.wins.sum()), s.n_games),
+                            proportion(s.n_games - int(s.wins.sum()), s.n_games),
                             strict=True,
                         )
                     ),

@@ -9,7 +9,7 @@ policy; ``planner`` plays about 30 times slower, so its arms get a quarter of th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,8 @@ from analysis.report import Page, build_date
 from analysis.summary import Summary
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from experiments.chapters import Chapter
-from experiments.runner import RunResult, RunSpec, run_many
-from experiments.spec import Arm
+from experiments.chapters.common import Plan, pct, version
+from experiments.runner import RunResult
 from experiments.study import run_arms
 
 PLAYER_COUNTS = (1, 2, 3, 4)
@@ -94,18 +94,11 @@ def label(setting: Setting, players: int, policy: str = DEFAULT_POLICY) -> str:
     return f"{policy} | {setting.label} | {players}p"
 
 
-@dataclass(frozen=True)
-class Plan:
-    """The arms of the whole report (labels are unique keys)."""
-
-    arms: list[Arm]
-
-    def add(self, setting: Setting, players: int, n: int, seed: int, chunk: int, policy: str = DEFAULT_POLICY) -> None:
-        """Add an arm unless one with the same label exists."""
-        name = label(setting, players, policy)
-        if all(a.label != name for a in self.arms):
-            spec = RunSpec("paleolino", (policy,) * players, n, seed, setting.knobs, setting.variant, chunk)
-            self.arms.append(Arm(name, spec))
+def add(
+    plan: Plan, setting: Setting, players: int, n: int, seed: int, chunk: int, policy: str = DEFAULT_POLICY
+) -> None:
+    """Add the arm of ``setting`` at ``players`` seats, all playing ``policy``."""
+    plan.add(label(setting, players, policy), (policy,) * players, n, seed, chunk, setting.variant, setting.knobs)
 
 
 def planner_games(n: int) -> int:
@@ -129,11 +122,11 @@ def difficulty_settings() -> list[Setting]:
 
 def plan(n: int, seed: int, chunk: int) -> Plan:
     """Every arm the report plays (the slow planner arms first, so they do not finish last)."""
-    p = Plan([])
+    p = Plan("paleolino")
     for k in PLAYER_COUNTS:
-        p.add(PUBLISHED, k, planner_games(n), seed, chunk, "planner")
+        add(p, PUBLISHED, k, planner_games(n), seed, chunk, "planner")
     for k in PLAYER_COUNTS:
-        p.add(PUBLISHED, k, n, seed, chunk, "random")
+        add(p, PUBLISHED, k, n, seed, chunk, "random")
         for setting in [
             *VARIANT_SETTINGS,
             *(memory_setting(m) for m in MEMORY_LEVELS),
@@ -141,10 +134,10 @@ def plan(n: int, seed: int, chunk: int) -> Plan:
             *(bias_setting(w) for w in FAVOURED),
             *difficulty_settings(),
         ]:
-            p.add(setting, k, n, seed, chunk)
+            add(p, setting, k, n, seed, chunk)
     for memory in BIAS_MEMORY:
         for w in FAVOURED:
-            p.add(bias_setting(w, memory), 2, n, seed, chunk)
+            add(p, bias_setting(w, memory), 2, n, seed, chunk)
     return p
 
 
@@ -158,10 +151,7 @@ def build(
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     chunk = min(10_000, n_games)
     arms = plan(n_games, seed, chunk).arms
-    if precision is None:
-        results = run_arms(arms, jobs, None, progress).results
-    else:
-        results = run_to_precision([a.spec for a in arms], precision, jobs, progress)
+    results = run_arms(arms, jobs, precision, progress).results
     by_label = dict(zip((a.label for a in arms), results, strict=True))
     pages, headlines, answers = [], [], []
     for make in (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page):
@@ -196,7 +186,7 @@ def build(
         ),
         ("games", f"{games:,} in {len(arms)} arms ({sizes}; chunks of {chunk:,}); common random numbers"),
         ("seed", str(seed)),
-        ("version", f"boardlab {_version()}"),
+        ("version", f"boardlab {version()}"),
         ("date", build_date()),
         (
             "reading",
@@ -206,48 +196,6 @@ def build(
         ("answers", "; ".join(answers)),
     ]
     return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
-
-
-def run_to_precision(
-    specs: Sequence[RunSpec], precision: float, jobs: int | None, progress: Callable[[int], None] | None
-) -> list[RunResult]:
-    """Add chunks until every arm's table win rate has a 95% half-width of at most ``precision``.
-
-    The shared runner's version reads sole wins, which a cooperative game never has; this one reads the
-    table's (shared) wins. Deterministic for a seed; chunks already played are reused through the cache.
-    """
-    if not 0 < precision < 0.5:
-        raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
-    cache: dict[tuple[str, int], Summary] = {}
-    current = list(specs)
-    while True:
-        results = run_many(current, jobs, progress, cache)
-        next_round, done = [], True
-        for result in results:
-            s, spec = result.summary, result.spec
-            won = int(s.shared_wins[0])
-            if float(stats.wilson_half_width(won, s.n_games)) <= precision or s.n_games >= 50_000_000:
-                next_round.append(spec)
-                continue
-            done = False
-            p = won / s.n_games
-            needed = int(stats.Z95**2 * p * (1 - p) / precision**2) + 1
-            target = max(needed, s.n_games + spec.chunk_size)
-            next_round.append(replace(spec, n_games=-(-target // spec.chunk_size) * spec.chunk_size))
-        if done:
-            return results
-        current = next_round
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("boardlab")
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    d = 2 if high < 0.005 else 1  # rare events: show the upper bound
-    return f"{100 * value:.{d}f}% ({100 * low:.{d}f}–{100 * high:.{d}f}%)"
 
 
 def table_rate(summary: Summary) -> tuple[float, float, float]:
@@ -287,7 +235,7 @@ def _at(frame: pd.DataFrame, column: str, value: Any, players: int) -> pd.Series
 
 
 def _rate_of(r: pd.Series) -> str:
-    return _pct(r["rate"], r["low"], r["high"])
+    return pct(r["rate"], r["low"], r["high"])
 
 
 def _points(a: pd.Series, b: pd.Series) -> str:

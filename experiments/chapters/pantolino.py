@@ -7,7 +7,6 @@ numbers). Exact values (Markov chains over dice multisets) are printed beside th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -20,8 +19,8 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
-from experiments.runner import RunResult, RunSpec
-from experiments.spec import Arm
+from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.runner import RunResult
 from experiments.study import run_arms
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
@@ -30,30 +29,9 @@ MODES = {"base rules": None, "escaping boots (any)": "escaping-boots", "escaping
 PLAYER_COUNTS = (2, 3, 4)
 
 
-@dataclass(frozen=True)
-class Plan:
-    """The arms of the whole report, by question (labels are unique keys)."""
-
-    arms: list[Arm]
-
-    def add(
-        self,
-        label: str,
-        seats: list[str],
-        n: int,
-        seed: int,
-        chunk: int,
-        variant: str | None = None,
-        settings: tuple[tuple[str, str], ...] = (),
-    ) -> None:
-        """Add an arm unless one with the same label exists."""
-        if all(a.label != label for a in self.arms):
-            self.arms.append(Arm(label, RunSpec("pantolino", tuple(seats), n, seed, settings, variant, chunk)))
-
-
 def plan(n: int, seed: int, chunk: int) -> Plan:
     """Every arm the report plays."""
-    p = Plan([])
+    p = Plan("pantolino")
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             if a != b:
@@ -108,7 +86,7 @@ def build(
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
         ("seed", str(seed)),
-        ("version", f"boardlab {_version()}"),
+        ("version", f"boardlab {version()}"),
         ("date", build_date()),
         (
             "reading",
@@ -118,21 +96,6 @@ def build(
         ("headlines", " | ".join(headlines)),
     ]
     return Chapter("Pantolino: what wins, and what the variants change", front, pages, headlines)
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("boardlab")
-
-
-def _rate(wins: int, n: int) -> tuple[float, float, float]:
-    low, high = stats.wilson(wins, n)
-    return wins / n, float(low), float(high)
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
 
 
 # --- 1. reroll policies -------------------------------------------------------------------------------------
@@ -176,13 +139,13 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     rows = []
     optimal_mc = mc_turns["optimal"]["value"].mean()
     for p in POLICY_ORDER:
-        rate = _rate(*totals[p])
+        rate = proportion(*totals[p])
         v = mc_turns[p]["value"]
         half = stats.Z95 * v.std(ddof=1) / np.sqrt(len(v))
         rows.append(
             {
                 "policy": p,
-                "head-to-head win rate": _pct(*rate),
+                "head-to-head win rate": pct(*rate),
                 "boots per game": f"{boots[p][0] / boots[p][1]:.2f}",
                 "turn value, exact": "—" if exact[p] is None else f"{float(exact[p]):.4f}",
                 "turn value, MC": f"{v.mean():.4f} ± {half:.4f}",
@@ -192,10 +155,10 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         )
     table = pd.DataFrame(rows)
     best = max(POLICY_ORDER, key=lambda p: totals[p][0] / totals[p][1])
-    beat = _rate(*_pair_wins(results, best, "keep-jokers")) if best != "keep-jokers" else None
-    title = f"{best} is the best reroll policy: it wins {_pct(*_rate(*totals[best]))} of its head-to-head games"
+    beat = proportion(*_pair_wins(results, best, "keep-jokers")) if best != "keep-jokers" else None
+    title = f"{best} is the best reroll policy: it wins {pct(*proportion(*totals[best]))} of its head-to-head games"
     if beat:
-        title += f", {_pct(*beat)} against keep-jokers"
+        title += f", {pct(*beat)} against keep-jokers"
     notes = [
         "Win rate of the row policy against the column policy, 2 players, averaged over both seat orders.",
         "Turn value: expected boots of the token taken on a first turn (full supply); exact values come from "
@@ -229,7 +192,7 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         first = results[f"jokers {jokers} keep-first"].summary
         second = results[f"jokers {jokers} reroll-first"].summary
         n = first.n_games + second.n_games
-        rate = _rate(int(first.wins[0] + second.wins[1]), n)
+        rate = proportion(int(first.wins[0] + second.wins[1]), n)
         keep_boots = float(first.score_sum[0] + second.score_sum[1]) / n
         reroll_boots = float(first.score_sum[1] + second.score_sum[0]) / n
         knobs = Params(joker_faces=jokers)
@@ -242,7 +205,7 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         rows.append(
             {
                 "joker faces per die": jokers,
-                "keep-jokers win rate": _pct(*rate),
+                "keep-jokers win rate": pct(*rate),
                 "boots/game keep": f"{keep_boots:.2f}",
                 "boots/game reroll": f"{reroll_boots:.2f}",
                 "P(4 boots) keep, exact": f"{float(p_keep):.2%}",
@@ -252,7 +215,7 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
     one = bars[1]
     p1, p2 = chance[2]["chance"], chance[4]["chance"]
     title = (
-        f"Keeping jokers wins {_pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
+        f"Keeping jokers wins {pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
         f"them; a second joker face lifts the chance of a 4-boot turn from {p1:.1%} to {p2:.1%}"
     )
 
@@ -305,14 +268,14 @@ def escaping_rows(results: dict[str, RunResult]) -> pd.DataFrame:
                 s = results[f"{mode} {k} strong@{seat}"].summary
                 wins += int(s.wins[seat])
                 n += s.n_games
-            strong = _rate(wins, n)
+            strong = proportion(wins, n)
             weak_each = (1 - strong[0]) / (k - 1)
             gap = strong[0] - weak_each
             gap_half = (strong[2] - strong[1]) / 2 * (1 + 1 / (k - 1))
-            comeback = _rate(int(sym.sums["comeback"]), sym.n_games)
+            comeback = proportion(int(sym.sums["comeback"]), sym.n_games)
             turns = sym.mean_turns()
             steals, _s_lo, _s_hi = (float(v.sum()) for v in sym.metric_mean("steals_made"))
-            seat0 = _rate(int(sym.wins[0]), sym.n_games)
+            seat0 = proportion(int(sym.wins[0]), sym.n_games)
             rows.append(
                 {
                     "mode": mode,
@@ -380,11 +343,11 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
                 f"{100 * g:.1f} ± {100 * (h - g):.1f} pts" for g, h in zip(frame["gap"], frame["gap_hi"], strict=True)
             ],
             "comeback rate": [
-                _pct(*r) for r in frame[["comeback", "comeback_lo", "comeback_hi"]].itertuples(index=False)
+                pct(*r) for r in frame[["comeback", "comeback_lo", "comeback_hi"]].itertuples(index=False)
             ],
             "turns/game": [f"{t:.2f}" for t in frame["turns"]],
             "steals/game": [f"{s:.2f}" for s in frame["steals"]],
-            "seat 0 wins": [_pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "seat 0 wins": [pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
         }
     )
     notes = [
@@ -405,7 +368,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         for k in PLAYER_COUNTS:
             s = results[f"{prefix} {k} symmetric"].summary
             turns = s.mean_turns()
-            seat0 = _rate(int(s.wins[0]), s.n_games)
+            seat0 = proportion(int(s.wins[0]), s.n_games)
             removed = float(s.metric_mean("removed")[0])
             rows.append(
                 {
@@ -446,7 +409,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
                 f"{t:.2f} ({lo:.2f}–{hi:.2f})"
                 for t, lo, hi in frame[["turns", "turns_lo", "turns_hi"]].itertuples(index=False)
             ],
-            "seat 0 wins": [_pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "seat 0 wins": [pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
             "tokens removed/game": [f"{r:.2f}" for r in frame["removed"]],
         }
     )
@@ -463,7 +426,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     for k in PLAYER_COUNTS:
         s = results[f"base rules {k} symmetric"].summary
         for seat in range(k):
-            rate = _rate(int(s.wins[seat]), s.n_games)
+            rate = proportion(int(s.wins[seat]), s.n_games)
             rows.append(
                 {
                     "players": k,
@@ -478,7 +441,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     frame = pd.DataFrame(rows)
     first = frame[(frame["players"] == 2) & (frame["seat"] == "seat 0")].iloc[0]
     title = (
-        f"The first player wins {_pct(first['rate'], first['low'], first['high'])} of 2-player games "
+        f"The first player wins {pct(first['rate'], first['low'], first['high'])} of 2-player games "
         "(a fair share is 50%)"
     )
 
@@ -494,7 +457,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         {
             "players": frame["players"],
             "seat": frame["seat"],
-            "win rate": [_pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            "win rate": [pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
             "shared wins": [f"{100 * v:.2f}%" for v in frame["shared"]],
             "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
         }

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,8 +19,8 @@ from analysis.report import Page, build_date
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
-from experiments.runner import RunResult, RunSpec
-from experiments.spec import Arm
+from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.runner import RunResult
 from experiments.study import run_arms
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
@@ -54,18 +53,6 @@ LENGTH_BIN = 10
 NBSP = "\u00a0"  # turns per bin of the length distribution
 
 
-@dataclass(frozen=True)
-class Plan:
-    """The arms of the whole report, by question (labels are unique keys)."""
-
-    arms: list[Arm]
-
-    def add(self, label: str, seats: list[str], n: int, seed: int, chunk: int, settings: tuple = ()) -> None:
-        """Add an arm unless one with the same label exists."""
-        if all(a.label != label for a in self.arms):
-            self.arms.append(Arm(label, RunSpec("patolli", tuple(seats), n, seed, tuple(settings), None, chunk)))
-
-
 def _h2h(a: str, b: str) -> str:
     return f"h2h {a} {b}"
 
@@ -80,15 +67,15 @@ def _rule(name: str, policy: str) -> str:
 
 def plan(n: int, seed: int, chunk: int) -> Plan:
     """Every arm the report plays: 25 tournament arms, 5 marker layouts, 15 variant arms."""
-    p = Plan([])
+    p = Plan("patolli")
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             p.add(_h2h(a, b), [a, b], n, seed, chunk)
     for name, knobs in LAYOUTS.items():
-        p.add(_layout(name), [REFERENCE] * 2, n, seed, chunk, knobs)
+        p.add(_layout(name), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
     for name, knobs in RULES.items():
         for policy in POLICY_ORDER:
-            p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, knobs)
+            p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
     return p
 
 
@@ -133,7 +120,7 @@ def build(
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
         ("seed", str(seed)),
-        ("version", f"boardlab {_version()}"),
+        ("version", f"boardlab {version()}"),
         ("date", build_date()),
         (
             "reading",
@@ -157,29 +144,13 @@ def _fit(title: str, width: int = 84) -> str:
     return " ".join(line.replace(" ", NBSP) for line in lines)
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("boardlab")
-
-
-def _rate(wins: int, n: int) -> tuple[float, float, float]:
-    low, high = stats.wilson(wins, n)
-    rate = wins / n
-    return rate, min(float(low), rate), max(float(high), rate)  # guard against rounding at 0% and 100%
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
-
-
 def _first(s: Any) -> tuple[float, float, float]:
     """The first player's win rate (games won alone by the seat that moved first)."""
-    return _rate(int(s.sums["first_won"]), s.n_games)
+    return proportion(int(s.sums["first_won"]), s.n_games)
 
 
 def _reason(s: Any, which: int) -> tuple[float, float, float]:
-    return _rate(int(s.sums["win_reason"][which]), s.n_games)
+    return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
 
 def _p_half(rate: float, n: int) -> float:
@@ -202,13 +173,13 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for p in POLICY_ORDER:
         s = results[_h2h(p, p)].summary
         first = _first(s)
-        seat0 = _rate(int(s.wins[0]), s.n_games)
+        seat0 = proportion(int(s.wins[0]), s.n_games)
         for who, r in (("first player", first), ("seat 0", seat0)):
             rows.append({"policy": p, "who": who, "rate": r[0], "low": r[1], "high": r[2], "n": s.n_games})
     frame = pd.DataFrame(rows)
     ref = frame[(frame["policy"] == REFERENCE) & (frame["who"] == "first player")].iloc[0]
     rate = (ref["rate"], ref["low"], ref["high"])
-    title = f"The first player wins {_pct(*rate)} of games between two {REFERENCE} players"
+    title = f"The first player wins {pct(*rate)} of games between two {REFERENCE} players"
     if ref["low"] <= 0.5 <= ref["high"]:
         title += ": the first player has no detectable advantage (a fair share is 50%)"
     else:
@@ -235,9 +206,9 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             {
                 "both seats play": p,
                 "games": f"{int(part['n'].iloc[0]):,}",
-                "first player wins": _pct(*part.iloc[0][["rate", "low", "high"]]),
+                "first player wins": pct(*part.iloc[0][["rate", "low", "high"]]),
                 "p (first = 50%)": _p_text(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
-                "seat 0 wins": _pct(*part.iloc[1][["rate", "low", "high"]]),
+                "seat 0 wins": pct(*part.iloc[1][["rate", "low", "high"]]),
                 "p (seat 0 = 50%)": _p_text(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
             }
             for p, part in frame.groupby("policy", sort=False)
@@ -280,10 +251,10 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 t["lost"] += float(s.sums["paid_skip"][seat])
     ranked = sorted(POLICY_ORDER, key=lambda p: totals[p]["wins"] / totals[p]["n"], reverse=True)
     best, second = ranked[0], ranked[1]
-    close = _rate(*_pair(results, best, second))
+    close = proportion(*_pair(results, best, second))
     title = (
-        f"{best} is the strongest policy: it wins {_pct(*_rate(totals[best]['wins'], totals[best]['n']))} of its "
-        f"games head to head and {_pct(*close)} against the runner-up, {second}"
+        f"{best} is the strongest policy: it wins {pct(*proportion(totals[best]['wins'], totals[best]['n']))} of its "
+        f"games head to head and {pct(*close)} against the runner-up, {second}"
     )
     rows = []
     for p in ranked:
@@ -292,7 +263,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         rows.append(
             {
                 "policy": p,
-                "win rate vs the other four": _pct(*_rate(t["wins"], t["n"])),
+                "win rate vs the other four": pct(*proportion(t["wins"], t["n"])),
                 "weakest against": f"{worst} ({100 * matrix.loc[p, worst]:.1f}%)",
                 "buttons finished/game": f"{t['score'] / t['n']:.2f}",
                 "captures/game": f"{t['captures'] / t['n']:.2f}",
@@ -332,7 +303,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     rows, bars = [], []
     for name, knobs in LAYOUTS.items():
         s = results[_layout(name)].summary
-        seat0, first = _rate(int(s.wins[0]), s.n_games), _first(s)
+        seat0, first = proportion(int(s.wins[0]), s.n_games), _first(s)
         for who, r in (("seat 0", seat0), ("first player", first)):
             bars.append({"layout": name.replace(", ", ",\n"), "who": who, "rate": r[0], "low": r[1], "high": r[2]})
         rows.append(
@@ -340,8 +311,8 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "layout": name,
                 "safe": _squares(knobs, "safe_squares"),
                 "bad luck": _squares(knobs, "bad_luck_squares"),
-                "seat 0 wins": _pct(*seat0),
-                "first player wins": _pct(*first),
+                "seat 0 wins": pct(*seat0),
+                "first player wins": pct(*first),
                 "bankrupt": f"{100 * _reason(s, BANKRUPT)[0]:.1f}%",
                 "turns/game": f"{s.mean_turns()[0]:.1f}",
                 "_seat0": seat0,
@@ -351,7 +322,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     moved = max(rows[1:], key=lambda r: abs(r["_seat0"][0] - base[0]))
     test = rows[1]
     title = (
-        f"Markers near one start tilt the game: seat 0 wins {_pct(*moved['_seat0'])} with "
+        f"Markers near one start tilt the game: seat 0 wins {pct(*moved['_seat0'])} with "
         f"{LAYOUT_TEXT[moved['layout']]}; random markers give "
         f"{100 * base[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
     )
@@ -397,8 +368,8 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         shares.append({"policy": p, "end": "race finished", "rate": race[0], "low": race[1], "high": race[2]})
         row = {
             "both seats play": p,
-            "bankruptcy": _pct(*bankrupt),
-            "race finished": _pct(*race),
+            "bankruptcy": pct(*bankrupt),
+            "race finished": pct(*race),
             "turn cap": f"{100 * capped[0]:.2f}%",
         }
         for metric, cause in CAUSES.items():
@@ -410,7 +381,7 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     race = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "race finished")
     others = [r["rate"] for r in shares if r["policy"] != REFERENCE and r["end"] == "bankruptcy"]
     title = (
-        f"{_pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
+        f"{pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
         f"and {100 * race['rate']:.1f}% by a finished race; with the other policies {100 * min(others):.0f}–"
         f"{100 * max(others):.0f}% end by bankruptcy"
     )
@@ -566,11 +537,11 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "rule": name,
                 "turns/game": f"{r['turns']:.1f} ({r['turns_lo']:.1f}–{r['turns_hi']:.1f})",
                 "Δ turns (p)": "—" if name == "base rules" else f"{d_turns:+.1f} ({_p_text(p_turns)})",
-                "bankruptcy": _pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
+                "bankruptcy": pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
                 "Δ bankruptcy (p)": "—"
                 if name == "base rules"
                 else f"{100 * (r['bankrupt'] - base['bankrupt']):+.1f} pts ({_p_text(p_bank)})",
-                "first player wins": _pct(r["first"], r["first_lo"], r["first_hi"]),
+                "first player wins": pct(r["first"], r["first_lo"], r["first_hi"]),
                 "Δ first (p)": "—"
                 if name == "base rules"
                 else f"{100 * (r['first'] - base['first']):+.1f} pts ({_p_text(first_p[name])})",
@@ -587,7 +558,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     )
     for name, rule in (("exit overshoot", over), ("pay when empty", empty)):
         if first_p[name] < 0.05:
-            title += f"; with {name} the first player wins {_pct(rule['first'], rule['first_lo'], rule['first_hi'])}"
+            title += f"; with {name} the first player wins {pct(rule['first'], rule['first_lo'], rule['first_hi'])}"
     if all(first_p[name] >= 0.05 for name in ("exit overshoot", "pay when empty")):
         title += "; neither moves the first player's win rate detectably"
 

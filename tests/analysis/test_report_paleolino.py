@@ -75,15 +75,15 @@ def test_planner_arms_are_smaller_and_every_arm_played(report) -> None:
     assert len(sizes) == len(arms)  # labels are unique
 
 
-def test_precision_uses_the_table_wins() -> None:
+def test_precision_runs_hold_the_table_win_rate() -> None:
+    from analysis import stats
+    from experiments.runner import run_to_precision
+
     arms = paleolino.plan(200, 2026, 200).arms[4:6]  # two quick greedy/random arms
-    results = paleolino.run_to_precision([a.spec for a in arms], 0.04, 1, None)
-    for result in results:
+    for result in run_to_precision([a.spec for a in arms], 0.04, jobs=1):
         s = result.summary
-        won = int(s.shared_wins[0])
-        assert s.n_games > 200 and won > 0
-        p = won / s.n_games
-        assert 1.96 * (p * (1 - p) / s.n_games) ** 0.5 <= 0.041
+        assert s.n_games > 200 and s.shared_wins[0] > 0
+        assert float(stats.wilson_half_width(s.shared_wins[0], s.n_games)) <= 0.04
 
 
 @pytest.mark.parametrize("path", shipped_studies("paleolino"), ids=lambda p: p.stem)

@@ -1,0 +1,50 @@
+"""What every report chapter shares: the plan of arms, the package version, rates and their wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from analysis import stats
+from experiments.runner import RunSpec
+from experiments.spec import Arm
+
+
+@dataclass
+class Plan:
+    """The arms of a chapter, by question; labels are unique keys (adding a label twice keeps the first)."""
+
+    game: str
+    arms: list[Arm] = field(default_factory=list)
+
+    def add(
+        self,
+        label: str,
+        seats: list[str] | tuple[str, ...],
+        n: int,
+        seed: int,
+        chunk: int,
+        variant: str | None = None,
+        settings: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Add an arm unless one with the same label exists."""
+        if all(a.label != label for a in self.arms):
+            self.arms.append(Arm(label, RunSpec(self.game, tuple(seats), n, seed, tuple(settings), variant, chunk)))
+
+
+def version() -> str:
+    """The installed boardlab version, for the front page."""
+    from importlib.metadata import version as installed
+
+    return installed("boardlab")
+
+
+def proportion(wins: int, n: int) -> tuple[float, float, float]:
+    """A proportion and its 95% Wilson interval."""
+    low, high = stats.wilson(wins, n)
+    return wins / n, float(low), float(high)
+
+
+def pct(value: float, low: float, high: float) -> str:
+    """``"64.2% (62.7–65.7%)"``; rare events (upper bound under 0.5%) get two decimals."""
+    d = 2 if high < 0.005 else 1
+    return f"{100 * value:.{d}f}% ({100 * low:.{d}f}–{100 * high:.{d}f}%)"

@@ -1,0 +1,665 @@
+"""The Panots report: objective faces, seat and grab priority, policies, player counts, solo titles.
+
+Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
+numbers: the same faces, tokens and deals until the draws of the players' choices part the streams). The
+engine is slow (about 450 greedy 4-player games/s, planner tables about half that), so every table plays
+``n_games // ARM_SHARE`` games; the head-to-head and 4-player tournament arms split that over their seat orders.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import plots, stats
+from analysis.report import Page, build_date
+from analysis.summary import Summary
+from engines.panots import INFO, POLICIES, Params
+from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
+from experiments.chapters import Chapter
+from experiments.runner import RunResult, RunSpec
+from experiments.spec import Arm
+from experiments.study import run_arms
+
+BASE = "greedy"  # the engine's default policy
+POLICY_ORDER = ["random", "greedy", "planner", "denier"]
+SEAT_COUNTS = (2, 4, 7)
+PLAYER_COUNTS = (1, 2, 3, 4, 5, 6, 7)
+SHOWN_COUNTS = (1, 2, 4, 7)  # score distributions drawn on the player-count page
+ORDERS = {"random": None, "seat": "seat-order"}  # grab_order -> variant
+ARM_SHARE = 10  # every table plays n_games // ARM_SHARE games (the engine plays a few hundred games/s)
+MAX_CHUNK = 2_000
+
+
+def arm_games(n_games: int) -> int:
+    """Games per table for a report of ``n_games``."""
+    return max(1, n_games // ARM_SHARE)
+
+
+def _card(face: str) -> int:
+    return next(i for i, pair in enumerate(CARD_FACES) if face in pair) + 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The arms of the whole report, by question (labels are unique keys)."""
+
+    arms: list[Arm]
+
+    def add(self, label: str, seats: Sequence[str], n: int, seed: int, chunk: int, variant: str | None = None) -> None:
+        """Add an arm unless one with the same label exists."""
+        if all(a.label != label for a in self.arms):
+            self.arms.append(
+                Arm(label, RunSpec("panots", tuple(seats), max(1, n), seed, (), variant, max(1, min(chunk, n))))
+            )
+
+
+def _rotation(r: int) -> list[str]:
+    return POLICY_ORDER[r:] + POLICY_ORDER[:r]
+
+
+def plan(n: int, seed: int, chunk: int) -> Plan:
+    """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
+    m = arm_games(n)
+    p = Plan([])
+    for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo greedy, seats in random order
+        p.add(f"{BASE} {k}p random", [BASE] * k, m, seed, chunk)
+    for k in SEAT_COUNTS:
+        p.add(f"{BASE} {k}p seat", [BASE] * k, m, seed, chunk, ORDERS["seat"])
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a != b:
+                p.add(f"h2h {a} {b}", [a, b], m // 2, seed, chunk)
+    for r in range(len(POLICY_ORDER)):
+        p.add(f"table4 rot{r}", _rotation(r), m // len(POLICY_ORDER), seed, chunk)
+    for policy in POLICY_ORDER:
+        p.add(_solo(policy), [policy], m, seed, chunk)
+    return p
+
+
+def _solo(policy: str) -> str:
+    return f"{BASE} 1p random" if policy == BASE else f"solo {policy}"
+
+
+def build(
+    n_games: int = 20_000,
+    precision: float | None = None,
+    seed: int = 2026,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Chapter:
+    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
+    m = arm_games(n_games)
+    chunk = min(MAX_CHUNK, m)
+    arms = plan(n_games, seed, chunk).arms
+    results = run_arms(arms, jobs, precision, progress)
+    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    pages, headlines = [], []
+    for make in (faces_page, seat_page, policies_page, players_page, solo_page):
+        page, headline = make(by_label)
+        pages.append(page)
+        headlines.append(headline)
+    games = sum(r.summary.n_games for r in results.results)
+    params = Params()
+    front = [
+        (
+            "game",
+            f"Panots (engine version {INFO.version}): draft one card a round from a warehouse of one card per "
+            "player plus a leftover (two solo), lay it in your sidewalk so that touching panots share colour or "
+            "shape, 10 rounds; 4 two-faced objective cards with 8 colour/shape tokens score the sidewalk.",
+        ),
+        ("knobs", ", ".join(f"{k}={_knob(k, v)}" for k, v in params.as_dict().items())),
+        (
+            "policies",
+            f"{BASE} (the default) at every seat unless a page says otherwise; "
+            + "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values()),
+        ),
+        (
+            "games",
+            f"{games:,} in {len(arms)} arms ("
+            + (
+                f"each to a 95% half-width of {precision:.2%}"
+                if precision
+                else f"{m:,} per table, i.e. the report's n={n_games:,} divided by {ARM_SHARE}, because the engine "
+                "plays only a few hundred games/s; head-to-head pairs split it over both seat orders and the "
+                "4-player tournament over 4 seat rotations"
+            )
+            + f"; chunks of {chunk:,}, common random numbers). Faces and tokens are random per game and the grab "
+            "priority is a fresh random order every round unless a page says otherwise.",
+        ),
+        ("seed", str(seed)),
+        ("version", f"boardlab {_version()}"),
+        ("date", build_date()),
+        (
+            "reading",
+            "Every rate has its 95% interval (Wilson for proportions, normal for means). Win rates count sole "
+            "wins unless a page says ties count half. Means pooled over the seats of a game take their interval "
+            "over games (seats of one game are not independent), so they are conservative. Each probability "
+            "assumes the policies named beside it: a chance depends on how the cards are drafted and laid.",
+        ),
+        ("headlines", " | ".join(headlines)),
+    ]
+    return Chapter("Panots: objectives, seats, policies, player counts, solo titles", front, pages, headlines)
+
+
+def _knob(name: str, value: Any) -> str:
+    if name in ("faces", "tokens") and not value:
+        return "random per game"
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("boardlab")
+
+
+def _rate(wins: float, n: int) -> tuple[float, float, float]:
+    low, high = stats.wilson(wins, n)
+    return wins / n, float(low), float(high)
+
+
+def _pct(value: float, low: float, high: float) -> str:
+    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
+
+
+def _pts(value: float, low: float, high: float) -> str:
+    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
+
+
+def _p_text(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def contrast(parts: Sequence[tuple[Summary, np.ndarray]]) -> tuple[float, float, float, float]:
+    """Sum over ``(summary, weights)`` of ``weights @ sole wins``, per game of all parts, with its 95% interval.
+
+    Each part's games are independent multinomial draws (one sole winner or none), so the variance of the
+    pooled contrast is the games-weighted sum of each part's. Returns value, low, high and the two-sided p-value.
+    """
+    total = sum(s.n_games for s, _ in parts)
+    value = var = 0.0
+    for s, w in parts:
+        p = s.wins / s.n_games
+        mean = float(w @ p)
+        value += mean * s.n_games / total
+        var += max(float((w * w) @ p - mean * mean), 0.0) * s.n_games / total**2
+    se = math.sqrt(var)
+    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else 1.0
+    return value, value - stats.Z95 * se, value + stats.Z95 * se, p_value
+
+
+def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tuple[float, float, float, float]:
+    """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative)."""
+    mean = total / count
+    sd = math.sqrt(max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1))
+    half = stats.Z95 * sd / math.sqrt(n_games)
+    return mean, mean - half, mean + half, sd
+
+
+# --- 1. objective faces ---------------------------------------------------------------------------------------
+
+
+def faces_frame(s: Summary) -> pd.DataFrame:
+    """Per face: games in play, mean VP per player when in play (interval over games), SD, occurrences."""
+    rows = []
+    up = s.sums["face_up"]
+    k = s.players
+    for f, face in enumerate(FACES):
+        games = int(up[f])
+        if games == 0:
+            continue
+        total = float(s.sums[f"vp_{face}"].sum())
+        squares = float(s.squares[f"vp_{face}"].sum())
+        mean, low, high, sd = _pooled_mean(total, squares, games * k, games)
+        rows.append(
+            {
+                "face": face,
+                "card": _card(face),
+                "vp each": FACE_VP[f],
+                "games": games,
+                "mean": mean,
+                "low": low,
+                "high": high,
+                "sd": sd,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Mean VP and its spread per objective face (when the face is in play), 4 greedy players."""
+    s = results[f"{BASE} 4p random"].summary
+    frame = faces_frame(s)
+    top = frame.loc[frame["mean"].idxmax()]
+    least = frame.loc[frame["mean"].idxmin()]
+    wide = frame.loc[frame["sd"].idxmax()]
+    title = (
+        f"{top['face']} gives the most points, {top['mean']:.2f} VP ({top['low']:.2f}–{top['high']:.2f}) per player "
+        f"when in play; {wide['face']} spreads widest (SD {wide['sd']:.2f} VP) and {least['face']} gives least "
+        f"({least['mean']:.2f} VP)"
+    )
+    frame["label"] = [f"{f}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_bars(
+            frame,
+            "label",
+            "mean",
+            "low",
+            "high",
+            None,
+            "mean VP per player when in play (VP)",
+            "objective face",
+            ax=left,
+        )
+        sd = frame.assign(sd_lo=frame["sd"], sd_hi=frame["sd"])
+        plots.interval_bars(
+            sd,
+            "label",
+            "sd",
+            "sd_lo",
+            "sd_hi",
+            None,
+            "SD of a player's VP from the face (VP)",
+            "objective face",
+            ax=right,
+        )
+        for ax in (left, right):
+            ax.tick_params(axis="x", labelsize=8)
+
+    mean_score = float(s.score_sum.sum()) / (s.n_games * s.players)
+    table = pd.DataFrame(
+        {
+            "face": frame["face"],
+            "card": frame["card"],
+            "VP per occurrence": frame["vp each"],
+            "games in play": [f"{g:,}" for g in frame["games"]],
+            "mean VP per player": [
+                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
+            ],
+            "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
+            "occurrences per player": [f"{m / v:.2f}" for m, v in zip(frame["mean"], frame["vp each"], strict=True)],
+            "share of a mean score": [f"{100 * m / mean_score:.0f}%" for m in frame["mean"]],
+        }
+    )
+    pairs = []
+    for a, b in CARD_FACES:
+        ma, mb = (float(frame.loc[frame["face"] == f, "mean"].iloc[0]) for f in (a, b))
+        pairs.append(f"card {_card(a)}: {a} {ma:.2f} vs {b} {mb:.2f}")
+    notes = [
+        f"4 players, everyone plays {BASE}, faces and tokens random per game, {s.n_games:,} games (each face is in "
+        "play in about half of them). Mean and SD are over the players of the games where the face shows; "
+        "intervals are over games. Majority occurrences are majorities won (3 VP each, ties share). "
+        f"Mean score {mean_score:.2f} VP per player. Faces of the same card: " + "; ".join(pairs) + ".",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+# --- 2. seat and grab priority --------------------------------------------------------------------------------
+
+
+def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per player count, grab order and seat: sole-win rate and its interval."""
+    rows = []
+    for k in SEAT_COUNTS:
+        for order in ORDERS:
+            s = results[f"{BASE} {k}p {order}"].summary
+            for seat in range(k):
+                rate = _rate(int(s.wins[seat]), s.n_games)
+                rows.append(
+                    {
+                        "players": k,
+                        "order": f"grab_order={order}",
+                        "seat": str(seat),
+                        "rate": rate[0],
+                        "low": rate[1],
+                        "high": rate[2],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Seat win rates with a random grab priority per round and with seat order, 2, 4 and 7 players."""
+    frame = seat_frame(results)
+    table = []
+    for k in SEAT_COUNTS:
+        for order in ORDERS:
+            s = results[f"{BASE} {k}p {order}"].summary
+            fair = float(s.wins.sum()) / s.n_games / k
+            w = np.full(k, -1 / k)
+            w[0] += 1
+            table.append(
+                {
+                    "players": k,
+                    "grab order": order,
+                    "seat 0 wins": _pct(*_rate(int(s.wins[0]), s.n_games)),
+                    "last seat wins": _pct(*_rate(int(s.wins[-1]), s.n_games)),
+                    "fair share": f"{100 * fair:.1f}%",
+                    "seat 0 edge, pts": _pts(*contrast([(s, w)])[:3]),
+                    "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
+                    "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                }
+            )
+    seat4, rand4 = results[f"{BASE} 4p seat"].summary, results[f"{BASE} 4p random"].summary
+    fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
+    title = (
+        f"Grabbing in seat order, seat 0 wins {_pct(*_rate(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
+        f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
+        f"{_pct(*_rate(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%)"
+    )
+
+    def draw(fig: Any) -> None:
+        axes = fig.subplots(1, len(SEAT_COUNTS), sharey=True, width_ratios=[2.5, 4, 7])
+        for ax, k in zip(axes, SEAT_COUNTS, strict=True):
+            s = results[f"{BASE} {k}p random"].summary
+            plots.interval_bars(
+                frame[frame["players"] == k],
+                "seat",
+                "rate",
+                "low",
+                "high",
+                "order",
+                "sole-win rate (fraction of games)",
+                f"seat, {k} players",
+                ax=ax,
+                reference=float(s.wins.sum()) / s.n_games / k,
+            )
+            if k != SEAT_COUNTS[0]:
+                ax.set_ylabel("")
+                ax.get_legend().remove()
+
+    n = results[f"{BASE} 2p random"].summary.n_games
+    notes = [
+        f"Everyone plays {BASE}; {n:,} games per player count and order. grab_order=random: a fresh random priority "
+        "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round. Dashed "
+        "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
+        "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+    ]
+    return Page(title, draw, pd.DataFrame(table), notes), title
+
+
+# --- 3. policy tournament -------------------------------------------------------------------------------------
+
+
+def _h2h(results: dict[str, RunResult], a: str, b: str) -> tuple[float, int, float]:
+    """Games won by ``a`` against ``b`` (ties count half), games, and ``a``'s VP summed, over both seat orders."""
+    first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
+    wins = first.wins[0] + second.wins[1] + (first.shared_wins[0] + second.shared_wins[1]) / 2
+    vp = float(first.score_sum[0] + second.score_sum[1])
+    return float(wins), first.n_games + second.n_games, vp
+
+
+def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Summary, np.ndarray]]:
+    """The 4-player tournament rotations with per-seat weights given per policy (for :func:`contrast`)."""
+    parts = []
+    for r in range(len(POLICY_ORDER)):
+        seats = _rotation(r)
+        w = np.array([weights.get(p, 0.0) for p in seats])
+        parts.append((results[f"table4 rot{r}"].summary, w))
+    return parts
+
+
+def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per policy: sole-win rate at the mixed 4-player table, its VP there, and its head-to-head record."""
+    rows = []
+    for p in POLICY_ORDER:
+        wins = shared = vp = sq = 0.0
+        n = 0
+        for r in range(len(POLICY_ORDER)):
+            s = results[f"table4 rot{r}"].summary
+            seat = _rotation(r).index(p)
+            wins += float(s.wins[seat])
+            shared += float(s.shared_wins[seat])
+            vp += float(s.score_sum[seat])
+            sq += float(s.score_sq[seat])
+            n += s.n_games
+        rate = _rate(wins, n)
+        mean, low, high = (float(v) for v in stats.mean_interval(vp, sq, n))
+        h_wins = h_n = h_vp = 0.0
+        for q in POLICY_ORDER:
+            if q != p:
+                w, g, v = _h2h(results, p, q)
+                h_wins, h_n, h_vp = h_wins + w, h_n + g, h_vp + v
+        h_rate = _rate(h_wins, int(h_n))
+        rows.append(
+            {
+                "policy": p,
+                "rate": rate[0],
+                "low": rate[1],
+                "high": rate[2],
+                "shared": shared / n,
+                "vp": mean,
+                "vp_lo": low,
+                "vp_hi": high,
+                "h2h": h_rate[0],
+                "h2h_lo": h_rate[1],
+                "h2h_hi": h_rate[2],
+                "h2h_vp": h_vp / h_n,
+                "games": n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Random, greedy, planner and denier: 2-player head-to-heads and one of each at a 4-player table."""
+    frame = policies_frame(results)
+    ranked = frame.sort_values("rate", ascending=False)
+    best, second = ranked.iloc[0], ranked.iloc[1]
+    fair = float(frame["rate"].sum()) / len(POLICY_ORDER)
+    gap = contrast(table_parts(results, {best["policy"]: 1.0, second["policy"]: -1.0}))
+    title = (
+        f"{best['policy']} is the strongest policy: it wins {_pct(best['rate'], best['low'], best['high'])} of "
+        f"4-player games against one each of the others (fair share {100 * fair:.1f}%) and "
+        f"{100 * best['h2h']:.1f}% of its head-to-head games"
+    )
+    matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a != b:
+                w, g, _ = _h2h(results, a, b)
+                matrix.loc[a, b] = w / g
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subfigures(1, 2, width_ratios=[1.1, 1])
+        plots.heatmap(matrix, "2-player win rate of row policy (ties count half)", fig=left)
+        ax = right.subplots()
+        plots.interval_bars(
+            frame,
+            "policy",
+            "rate",
+            "low",
+            "high",
+            None,
+            "sole-win rate at the 4-player table (fraction)",
+            "policy (one of each at the table)",
+            ax=ax,
+            reference=fair,
+        )
+
+    table = pd.DataFrame(
+        {
+            "policy": frame["policy"],
+            "4-player table: sole wins": [_pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            "shared wins": [f"{100 * v:.1f}%" for v in frame["shared"]],
+            "VP at the table": [
+                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["vp", "vp_lo", "vp_hi"]].itertuples(index=False)
+            ],
+            "head-to-head win rate": [_pct(*r) for r in frame[["h2h", "h2h_lo", "h2h_hi"]].itertuples(index=False)],
+            "VP head to head": [f"{v:.2f}" for v in frame["h2h_vp"]],
+        }
+    )
+    h2h_games = results[f"h2h {POLICY_ORDER[0]} {POLICY_ORDER[1]}"].summary.n_games * 2
+    notes = [
+        f"Heatmap: 2 players, {h2h_games:,} games per pair over both seat orders, ties count half. Bars and table: one "
+        f"of each policy at a 4-player table, rotated over the 4 seats ({int(frame['games'].iloc[0]):,} games); dashed "
+        f"line: a fair share of the sole wins. {best['policy']} minus {second['policy']} at the table: "
+        f"{_pts(*gap[:3])} points, p {_p_text(gap[3])} (z-test, same games). Grab priority random per round.",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+# --- 4. scores by player count --------------------------------------------------------------------------------
+
+
+def _quantile(hist: np.ndarray, q: float) -> int:
+    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))
+
+
+def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
+    rows = []
+    for k in PLAYER_COUNTS:
+        s = results[f"{BASE} {k}p random"].summary
+        mean, low, high, sd = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
+        hist = s.score_hist.sum(axis=0)
+        rows.append(
+            {
+                "players": k,
+                "mean": mean,
+                "low": low,
+                "high": high,
+                "sd": sd,
+                "p10": _quantile(hist, 0.1),
+                "p50": _quantile(hist, 0.5),
+                "p90": _quantile(hist, 0.9),
+                "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
+                "discarded": float(s.sums["discarded"].sum()) / (s.n_games * k),
+                "swapped": float(s.sums["swapped"].sum()) / (s.n_games * k),
+                "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
+                "games": s.n_games,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Score distributions of greedy players with 1 to 7 players."""
+    frame = players_frame(results)
+    by = frame.set_index("players")
+
+    def ci(k: int) -> str:
+        return f"{by.loc[k, 'mean']:.1f} VP ({by.loc[k, 'low']:.1f}–{by.loc[k, 'high']:.1f})"
+
+    title = (
+        f"A greedy player scores {ci(2)} with 2 players, {ci(4)} with 4 and {ci(7)} with 7 "
+        f"(solo {by.loc[1, 'mean']:.1f} VP); the middle 80% spans {by.loc[4, 'p10']}–{by.loc[4, 'p90']} VP at 4"
+    )
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        for i, k in enumerate(SHOWN_COUNTS):
+            hist = results[f"{BASE} {k}p random"].summary.score_hist.sum(axis=0)
+            left.step(
+                np.arange(len(hist)),
+                hist / hist.sum(),
+                where="mid",
+                color=plots.GREYS[i],
+                linestyle=plots.LINESTYLES[i],
+                label=f"{k} player{'s' if k > 1 else ''}",
+            )
+        left.set_xlabel("final score of a player (VP)")
+        left.set_ylabel("share of players (fraction)")
+        left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
+        band = frame.assign(label="mean (95% interval band)")
+        plots.interval_lines(band, "players", "mean", "low", "high", "label", "VP per player", "players", ax=right)
+        right.fill_between(
+            frame["players"],
+            frame["p10"],
+            frame["p90"],
+            color="none",
+            edgecolor="#999999",
+            hatch="//",
+            label="10th–90th percentile",
+        )
+        right.plot(frame["players"], frame["p50"], color="#555555", linestyle=":", marker="s", label="median")
+        right.set_xticks(PLAYER_COUNTS)
+        right.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
+
+    table = pd.DataFrame(
+        {
+            "players": frame["players"],
+            "mean VP per player": [
+                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
+            ],
+            "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
+            "10th / 50th / 90th pct": [
+                f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
+            ],
+            "majority VP per player (in play)": [
+                "—" if k == 1 else f"{v:.2f}" for k, v in zip(frame["players"], frame["majority"], strict=True)
+            ],
+            "cards swapped / discarded per player": [
+                f"{a:.2f} / {b:.2f}" for a, b in zip(frame["swapped"], frame["discarded"], strict=True)
+            ],
+            "shared games": ["—" if math.isnan(v) else f"{100 * v:.1f}%" for v in frame["shared"]],
+        }
+    )
+    notes = [
+        f"Everyone plays {BASE}, faces and tokens random per game, {int(frame['games'].iloc[0]):,} games per player "
+        "count. Solo is a different game (two leftovers, card 4 always shows space, no majorities). Scores pool "
+        "every seat; intervals are over games.",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+# --- 5. solo titles -------------------------------------------------------------------------------------------
+
+
+def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per solo policy and title: share of games ending with that title, with its Wilson interval."""
+    rows = []
+    for p in POLICY_ORDER:
+        s = results[_solo(p)].summary
+        counts = s.sums["title"]
+        for t, name in enumerate(TITLES):
+            rate = _rate(int(counts[t]), s.n_games)
+            rows.append({"policy": p, "title": name, "rate": rate[0], "low": rate[1], "high": rate[2]})
+    return pd.DataFrame(rows)
+
+
+def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """How often each solo title is reached by each policy."""
+    frame = solo_frame(results)
+    greedy = frame[frame["policy"] == BASE].set_index("title")
+    mode = str(greedy["rate"].idxmax())
+    means = {p: results[_solo(p)].summary.mean_score() for p in POLICY_ORDER}
+    best = max(POLICY_ORDER, key=lambda p: float(means[p][0][0]))
+    top = ("master", "legend")
+    s_best = results[_solo(best)].summary
+    high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in top))
+    title = (
+        f"Playing solo, {BASE} most often ends {mode} ({_pct(*greedy.loc[mode, ['rate', 'low', 'high']])}); "
+        f"{best} scores most ({float(means[best][0][0]):.1f} VP) and reaches master or legend in "
+        f"{_pct(*_rate(high, s_best.n_games))} of games"
+    )
+
+    def draw(fig: Any) -> None:
+        plots.interval_bars(
+            frame, "title", "rate", "low", "high", "policy", "share of solo games (fraction)", "title reached", fig=fig
+        )
+
+    rows = []
+    for p in POLICY_ORDER:
+        s = results[_solo(p)].summary
+        mean, low, high_ = (float(v[0]) for v in means[p])
+        row = {"policy": p, "mean VP": f"{mean:.1f} ({low:.1f}–{high_:.1f})"}
+        for t, name in enumerate(TITLES):
+            row[name] = f"{100 * s.sums['title'][t] / s.n_games:.1f}%"
+        rows.append(row)
+    notes = [
+        f"1 player, {results[_solo(BASE)].summary.n_games:,} games per policy; two leftovers in the warehouse, card 4 "
+        "shows space. Titles: 0 VP none, 1–5 beginner, 6–10 apprentice, 11–15 professional, 16–20 master, "
+        "above 20 legend. Each share assumes the policy beside it.",
+    ]
+    return Page(title, draw, pd.DataFrame(rows), notes), title
