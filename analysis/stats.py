@@ -23,8 +23,8 @@ def wilson(successes: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> 
         denom = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-        low = np.where(n > 0, np.clip(centre - half, 0, 1), 0.0)
-        high = np.where(n > 0, np.clip(centre + half, 0, 1), 1.0)
+        low = np.where(n > 0, np.clip(np.minimum(centre - half, p), 0, 1), 0.0)  # p inside despite rounding at 0 and 1
+        high = np.where(n > 0, np.clip(np.maximum(centre + half, p), 0, 1), 1.0)
     return low, high
 
 
