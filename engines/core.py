@@ -337,4 +337,3 @@ def check_players(info: GameInfo, players: int) -> None:
         raise ValueError(
             f"players={players} is out of range for {info.id}; allowed {info.min_players}..{info.max_players}"
         )
-
