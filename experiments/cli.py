@@ -538,7 +538,7 @@ def experiment_command(
                 "shared_win_rate",
                 "mean_score",
                 "mean_turns",
-                *study.metrics,
+                *(c for c in table.columns if c.split(":")[0] in study.metrics and not c.endswith(("_lo", "_hi"))),
             ]
         ]
         _print_frame(shown, study.title)

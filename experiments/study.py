@@ -26,7 +26,10 @@ class StudyResult:
     results: list[RunResult]
 
     def table(self, metrics: Sequence[str] = ()) -> Any:
-        """One row per arm and seat: win rate, shared wins and mean score with intervals, game length, metrics."""
+        """One row per arm and seat: win rate, shared wins and mean score with intervals, game length, metrics.
+
+        A game or seat metric adds its mean and interval; a counts metric adds its share in each bin.
+        """
         import pandas as pd
 
         frames = []
@@ -36,6 +39,13 @@ class StudyResult:
             seat.insert(0, "arm", arm.label)
             seat["mean_turns"], seat["turns_lo"], seat["turns_hi"] = mean, low, high
             for name in metrics:
+                metric = result.spec.module.METRICS[name]
+                if metric.kind == "counts":  # a histogram: one column per bin, as shares of its total
+                    shares = result.summary.counts_fractions(name)
+                    labels = metric.labels or tuple(str(i) for i in range(len(shares)))
+                    for label, share in zip(labels, shares, strict=False):
+                        seat[f"{name}: {label}"] = float(share)
+                    continue
                 m, lo, hi = result.summary.metric_mean(name)
                 per_seat = np.ndim(m) == 1
                 seat[name] = m if per_seat else float(m)

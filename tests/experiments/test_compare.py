@@ -109,3 +109,17 @@ def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
 def test_bad_comparisons_are_one_line_errors(args: list[str], message: str) -> None:
     out = runner.invoke(app, [*args, "--quiet"])
     assert out.exit_code == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_experiment_tables_show_counts_metrics_as_shares(tmp_path: Path) -> None:
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\ngame = "pantolino"\nn = 1000\nmetrics = ["turn_best_count", "comeback"]\n'
+        '[[arm]]\npolicy = "keep-jokers"\n'
+    )
+    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert out.exit_code == 0, out.output
+    arms = pd.read_csv(tmp_path / "o" / "arms.csv")
+    shares = [c for c in arms.columns if c.startswith("turn_best_count: ")]
+    assert len(shares) == 5 and arms[shares].sum(axis=1).round(9).eq(1).all()
+    assert {"comeback", "comeback_lo", "comeback_hi"} <= set(arms.columns)
