@@ -293,16 +293,58 @@ def atomic_write(path: Path, data: bytes) -> None:
 def _execute(
     spec: RunSpec, todo: Sequence[tuple[int, int]], jobs: int, keep_games: bool, backend: str
 ) -> Iterator[ChunkResult]:
-    """Yield chunk results as they finish: in-process for one job, else on a joblib pool (loky or dask)."""
-    if backend == "loky" and (jobs == 1 or len(todo) <= 1):
+    """Yield chunk results as they finish: in this process for one job, else shared with a pool."""
+    if backend == "dask":
+        from joblib import Parallel, delayed, parallel_config
+
+        with parallel_config(backend="dask", n_jobs=-1):
+            parallel = Parallel(return_as="generator_unordered")
+            yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
+    elif jobs == 1 or len(todo) <= 1:
         for index, size in todo:
             yield play_chunk(spec, index, size, keep_games)
-        return
-    from joblib import Parallel, delayed, parallel_config
+    else:
+        yield from _shared_with_workers(spec, todo, jobs, keep_games)
 
-    with parallel_config(backend=backend, n_jobs=-1 if backend == "dask" else jobs):
-        parallel = Parallel(return_as="generator_unordered")
-        yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
+
+def _shared_with_workers(
+    spec: RunSpec, todo: Sequence[tuple[int, int]], jobs: int, keep_games: bool
+) -> Iterator[ChunkResult]:
+    """Play the chunks on ``jobs - 1`` loky workers and in this process, which would otherwise only wait.
+
+    The workers take chunks from the front of ``todo`` (two in flight each, so none idles) on joblib's reusable
+    loky executor; this process takes them from the back, so its start-up is hidden behind real work. At the
+    end it takes back a chunk still queued for a worker rather than wait for it.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import get_reusable_executor
+
+    executor = get_reusable_executor(max_workers=jobs - 1)
+    front, back = 0, len(todo)  # chunks todo[front:back] are not started yet
+    flying: dict[Any, tuple[int, int]] = {}
+    try:
+        while front < back or flying:
+            while len(flying) < 2 * (jobs - 1) and front < back:
+                flying[executor.submit(play_chunk, spec, *todo[front], keep_games)] = todo[front]
+                front += 1
+            for future in [f for f in flying if f.done()]:
+                del flying[future]
+                yield future.result()
+            if front < back:
+                back -= 1
+                yield play_chunk(spec, *todo[back], keep_games)
+                continue
+            stolen = next((f for f in reversed(list(flying)) if f.cancel()), None)
+            if stolen is not None:
+                yield play_chunk(spec, *flying.pop(stolen), keep_games)
+            elif flying:
+                wait(list(flying), return_when=FIRST_COMPLETED)
+    except BaseException:
+        for future in flying:
+            future.cancel()
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
 
 
 @contextlib.contextmanager
