@@ -55,10 +55,9 @@ class Random:
 
     def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """One draw per row among the legal placements (none on the first, canonical, placement)."""
-        if view.first:
-            return np.zeros(len(rows), dtype=np.int64)
         r = _rows(view, st, rows, seats)
-        return view.nth_legal(r, slots, _draw(view, rows, view.count[r, slots]))
+        nth = np.zeros(len(rows), dtype=np.int64) if view.first else _draw(view, rows, view.count[r, slots])
+        return view.nth_legal(r, slots, nth)
 
     def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
         """One draw per row among the placeable leftovers; -1 (and no draw) when there is none."""

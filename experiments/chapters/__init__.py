@@ -19,6 +19,7 @@ from engines.core import did_you_mean
 CHAPTERS = {
     "cargolino": "experiments.chapters.cargolino",
     "paleolino": "experiments.chapters.paleolino",
+    "panots": "experiments.chapters.panots",
     "pantolino": "experiments.chapters.pantolino",
     "patolli": "experiments.chapters.patolli",
 }

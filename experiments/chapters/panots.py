@@ -3,14 +3,14 @@
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
 numbers: the same faces, tokens and deals until the draws of the players' choices part the streams). The
 engine is slow (about 450 greedy 4-player games/s, planner tables about half that), so every table plays
-``n_games // ARM_SHARE`` games; the head-to-head and 4-player tournament arms split that over their seat orders.
+``n_games // ARM_SHARE`` games; each seat order of a head-to-head and each seat rotation of the 4-policy table
+plays half that (so a pair plays it once, the 4-policy table twice).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,11 +19,11 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.report import Page, build_date
 from analysis.summary import Summary
-from engines.panots import INFO, POLICIES, Params
+from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter
-from experiments.runner import RunResult, RunSpec
-from experiments.spec import Arm
+from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.runner import RunResult
 from experiments.study import run_arms
 
 BASE = "greedy"  # the engine's default policy
@@ -41,22 +41,13 @@ def arm_games(n_games: int) -> int:
     return max(1, n_games // ARM_SHARE)
 
 
+def _name(face: str) -> str:
+    """A face as printed: the L face is a capital letter."""
+    return "L" if face == "l" else face
+
+
 def _card(face: str) -> int:
     return next(i for i, pair in enumerate(CARD_FACES) if face in pair) + 1
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The arms of the whole report, by question (labels are unique keys)."""
-
-    arms: list[Arm]
-
-    def add(self, label: str, seats: Sequence[str], n: int, seed: int, chunk: int, variant: str | None = None) -> None:
-        """Add an arm unless one with the same label exists."""
-        if all(a.label != label for a in self.arms):
-            self.arms.append(
-                Arm(label, RunSpec("panots", tuple(seats), max(1, n), seed, (), variant, max(1, min(chunk, n))))
-            )
 
 
 def _rotation(r: int) -> list[str]:
@@ -66,7 +57,8 @@ def _rotation(r: int) -> list[str]:
 def plan(n: int, seed: int, chunk: int) -> Plan:
     """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
     m = arm_games(n)
-    p = Plan([])
+    chunk = max(1, min(chunk, m))
+    p = Plan("panots")
     for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo greedy, seats in random order
         p.add(f"{BASE} {k}p random", [BASE] * k, m, seed, chunk)
     for k in SEAT_COUNTS:
@@ -74,9 +66,9 @@ def plan(n: int, seed: int, chunk: int) -> Plan:
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             if a != b:
-                p.add(f"h2h {a} {b}", [a, b], m // 2, seed, chunk)
+                p.add(f"h2h {a} {b}", [a, b], max(1, m // 2), seed, chunk)
     for r in range(len(POLICY_ORDER)):
-        p.add(f"table4 rot{r}", _rotation(r), m // len(POLICY_ORDER), seed, chunk)
+        p.add(f"table4 rot{r}", _rotation(r), max(1, m // 2), seed, chunk)
     for policy in POLICY_ORDER:
         p.add(_solo(policy), [policy], m, seed, chunk)
     return p
@@ -109,15 +101,15 @@ def build(
     front = [
         (
             "game",
-            f"Panots (engine version {INFO.version}): draft one card a round from a warehouse of one card per "
-            "player plus a leftover (two solo), lay it in your sidewalk so that touching panots share colour or "
-            "shape, 10 rounds; 4 two-faced objective cards with 8 colour/shape tokens score the sidewalk.",
+            f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
+            "panots share colour or shape; 4 two-faced objective cards with 8 tokens score the sidewalk.",
         ),
         ("knobs", ", ".join(f"{k}={_knob(k, v)}" for k, v in params.as_dict().items())),
         (
             "policies",
-            f"{BASE} (the default) at every seat unless a page says otherwise; "
-            + "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values()),
+            f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain) at every seat unless "
+            "a page says otherwise; random (a random placeable card and spot), planner (greedy plus open edges and "
+            "partial lines/Ls), denier (greedy, but takes the leader's best card).",
         ),
         (
             "games",
@@ -125,22 +117,19 @@ def build(
             + (
                 f"each to a 95% half-width of {precision:.2%}"
                 if precision
-                else f"{m:,} per table, i.e. the report's n={n_games:,} divided by {ARM_SHARE}, because the engine "
-                "plays only a few hundred games/s; head-to-head pairs split it over both seat orders and the "
-                "4-player tournament over 4 seat rotations"
+                else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
+                "a head-to-head pair plays half in each seat order, the 4-policy table half in each of 4 rotations"
             )
-            + f"; chunks of {chunk:,}, common random numbers). Faces and tokens are random per game and the grab "
-            "priority is a fresh random order every round unless a page says otherwise.",
+            + f"; chunks of {chunk:,}, common random numbers). Faces, tokens random per game; grab priority random "
+            "every round unless a page says otherwise.",
         ),
         ("seed", str(seed)),
-        ("version", f"boardlab {_version()}"),
+        ("version", f"boardlab {version()}"),
         ("date", build_date()),
         (
             "reading",
-            "Every rate has its 95% interval (Wilson for proportions, normal for means). Win rates count sole "
-            "wins unless a page says ties count half. Means pooled over the seats of a game take their interval "
-            "over games (seats of one game are not independent), so they are conservative. Each probability "
-            "assumes the policies named beside it: a chance depends on how the cards are drafted and laid.",
+            "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "
+            "seats are pooled: conservative). Each probability assumes the policies named beside it.",
         ),
         ("headlines", " | ".join(headlines)),
     ]
@@ -153,21 +142,6 @@ def _knob(name: str, value: Any) -> str:
     if isinstance(value, tuple):
         return ",".join(str(v) for v in value)
     return str(value)
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("boardlab")
-
-
-def _rate(wins: float, n: int) -> tuple[float, float, float]:
-    low, high = stats.wilson(wins, n)
-    return wins / n, float(low), float(high)
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.1f}% ({100 * low:.1f}–{100 * high:.1f}%)"
 
 
 def _pts(value: float, low: float, high: float) -> str:
@@ -241,12 +215,16 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     top = frame.loc[frame["mean"].idxmax()]
     least = frame.loc[frame["mean"].idxmin()]
     wide = frame.loc[frame["sd"].idxmax()]
+    if wide["face"] == top["face"]:
+        spread = f"spreads widest (SD {wide['sd']:.2f} VP)"
+    else:
+        spread = f"{_name(wide['face'])} spreads widest (SD {wide['sd']:.2f} VP)"
     title = (
-        f"{top['face']} gives the most points, {top['mean']:.2f} VP ({top['low']:.2f}–{top['high']:.2f}) per player "
-        f"when in play; {wide['face']} spreads widest (SD {wide['sd']:.2f} VP) and {least['face']} gives least "
+        f"The {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP ({top['low']:.2f}–"
+        f"{top['high']:.2f}) per player when in play, and {spread}; {_name(least['face'])} gives least "
         f"({least['mean']:.2f} VP)"
     )
-    frame["label"] = [f"{f}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
+    frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
@@ -261,25 +239,17 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "objective face",
             ax=left,
         )
-        sd = frame.assign(sd_lo=frame["sd"], sd_hi=frame["sd"])
-        plots.interval_bars(
-            sd,
-            "label",
-            "sd",
-            "sd_lo",
-            "sd_hi",
-            None,
-            "SD of a player's VP from the face (VP)",
-            "objective face",
-            ax=right,
-        )
+        right.bar(range(len(frame)), frame["sd"], width=0.8, color="#bbbbbb", hatch="//", edgecolor="#000000", lw=0.5)
+        right.set_xticks(range(len(frame)), list(frame["label"]))
+        right.set_xlabel("objective face")
+        right.set_ylabel("SD of a player's VP from the face, when in play (VP)")
         for ax in (left, right):
             ax.tick_params(axis="x", labelsize=8)
 
     mean_score = float(s.score_sum.sum()) / (s.n_games * s.players)
     table = pd.DataFrame(
         {
-            "face": frame["face"],
+            "face": [_name(f) for f in frame["face"]],
             "card": frame["card"],
             "VP per occurrence": frame["vp each"],
             "games in play": [f"{g:,}" for g in frame["games"]],
@@ -294,7 +264,7 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     pairs = []
     for a, b in CARD_FACES:
         ma, mb = (float(frame.loc[frame["face"] == f, "mean"].iloc[0]) for f in (a, b))
-        pairs.append(f"card {_card(a)}: {a} {ma:.2f} vs {b} {mb:.2f}")
+        pairs.append(f"card {_card(a)}: {_name(a)} {ma:.2f} vs {_name(b)} {mb:.2f}")
     notes = [
         f"4 players, everyone plays {BASE}, faces and tokens random per game, {s.n_games:,} games (each face is in "
         "play in about half of them). Mean and SD are over the players of the games where the face shows; "
@@ -314,7 +284,7 @@ def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
         for order in ORDERS:
             s = results[f"{BASE} {k}p {order}"].summary
             for seat in range(k):
-                rate = _rate(int(s.wins[seat]), s.n_games)
+                rate = proportion(int(s.wins[seat]), s.n_games)
                 rows.append(
                     {
                         "players": k,
@@ -342,8 +312,8 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 {
                     "players": k,
                     "grab order": order,
-                    "seat 0 wins": _pct(*_rate(int(s.wins[0]), s.n_games)),
-                    "last seat wins": _pct(*_rate(int(s.wins[-1]), s.n_games)),
+                    "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
+                    "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
                     "fair share": f"{100 * fair:.1f}%",
                     "seat 0 edge, pts": _pts(*contrast([(s, w)])[:3]),
                     "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
@@ -353,9 +323,9 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     seat4, rand4 = results[f"{BASE} 4p seat"].summary, results[f"{BASE} 4p random"].summary
     fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
     title = (
-        f"Grabbing in seat order, seat 0 wins {_pct(*_rate(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
+        f"Grabbing in seat order, seat 0 wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
         f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
-        f"{_pct(*_rate(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%)"
+        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%)"
     )
 
     def draw(fig: Any) -> None:
@@ -377,6 +347,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             if k != SEAT_COUNTS[0]:
                 ax.set_ylabel("")
                 ax.get_legend().remove()
+        axes[0].set_ylim(0, 1.2 * float(frame["high"].max()))
 
     n = results[f"{BASE} 2p random"].summary.n_games
     notes = [
@@ -423,14 +394,14 @@ def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             vp += float(s.score_sum[seat])
             sq += float(s.score_sq[seat])
             n += s.n_games
-        rate = _rate(wins, n)
+        rate = proportion(wins, n)
         mean, low, high = (float(v) for v in stats.mean_interval(vp, sq, n))
         h_wins = h_n = h_vp = 0.0
         for q in POLICY_ORDER:
             if q != p:
                 w, g, v = _h2h(results, p, q)
                 h_wins, h_n, h_vp = h_wins + w, h_n + g, h_vp + v
-        h_rate = _rate(h_wins, int(h_n))
+        h_rate = proportion(h_wins, int(h_n))
         rows.append(
             {
                 "policy": p,
@@ -458,11 +429,20 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     best, second = ranked.iloc[0], ranked.iloc[1]
     fair = float(frame["rate"].sum()) / len(POLICY_ORDER)
     gap = contrast(table_parts(results, {best["policy"]: 1.0, second["policy"]: -1.0}))
-    title = (
-        f"{best['policy']} is the strongest policy: it wins {_pct(best['rate'], best['low'], best['high'])} of "
-        f"4-player games against one each of the others (fair share {100 * fair:.1f}%) and "
-        f"{100 * best['h2h']:.1f}% of its head-to-head games"
-    )
+    foe = BASE if best["policy"] != BASE else str(second["policy"])
+    duel = _h2h(results, str(best["policy"]), foe)
+    if gap[3] < 0.05:
+        lead = (
+            f"{best['policy']} wins the most 4-player games against one each of the others, "
+            f"{pct(best['rate'], best['low'], best['high'])} (fair share {100 * fair:.1f}%)"
+        )
+    else:  # the top two are not told apart at this n
+        lead = (
+            f"{best['policy']} and {second['policy']} win the most 4-player games against one each of the others, "
+            f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}% (fair share {100 * fair:.1f}%)"
+        )
+    duel_text = pct(*proportion(duel[0], duel[1]))
+    title = f"{lead}; head to head {best['policy']} wins {duel_text} of 2-player games against {foe}"
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
@@ -490,12 +470,12 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     table = pd.DataFrame(
         {
             "policy": frame["policy"],
-            "4-player table: sole wins": [_pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            "4-player table: sole wins": [pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
             "shared wins": [f"{100 * v:.1f}%" for v in frame["shared"]],
             "VP at the table": [
                 f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["vp", "vp_lo", "vp_hi"]].itertuples(index=False)
             ],
-            "head-to-head win rate": [_pct(*r) for r in frame[["h2h", "h2h_lo", "h2h_hi"]].itertuples(index=False)],
+            "head-to-head win rate": [pct(*r) for r in frame[["h2h", "h2h_lo", "h2h_hi"]].itertuples(index=False)],
             "VP head to head": [f"{v:.2f}" for v in frame["h2h_vp"]],
         }
     )
@@ -534,8 +514,10 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "p50": _quantile(hist, 0.5),
                 "p90": _quantile(hist, 0.9),
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
-                "discarded": float(s.sums["discarded"].sum()) / (s.n_games * k),
-                "swapped": float(s.sums["swapped"].sum()) / (s.n_games * k),
+                "discarded": int(s.sums["discarded"].sum()),
+                "swapped": int(s.sums["swapped"].sum()),
+                "width": float(s.sums["width"].sum()) / (s.n_games * k),
+                "height": float(s.sums["height"].sum()) / (s.n_games * k),
                 "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
                 "games": s.n_games,
             }
@@ -573,16 +555,9 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
         band = frame.assign(label="mean (95% interval band)")
         plots.interval_lines(band, "players", "mean", "low", "high", "label", "VP per player", "players", ax=right)
-        right.fill_between(
-            frame["players"],
-            frame["p10"],
-            frame["p90"],
-            color="none",
-            edgecolor="#999999",
-            hatch="//",
-            label="10th–90th percentile",
-        )
+        right.plot(frame["players"], frame["p90"], color="#777777", linestyle="--", marker="^", label="90th percentile")
         right.plot(frame["players"], frame["p50"], color="#555555", linestyle=":", marker="s", label="median")
+        right.plot(frame["players"], frame["p10"], color="#777777", linestyle="--", marker="v", label="10th percentile")
         right.set_xticks(PLAYER_COUNTS)
         right.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
 
@@ -596,11 +571,11 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "10th / 50th / 90th pct": [
                 f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
             ],
-            "majority VP per player (in play)": [
+            "majority VP (in play)": [
                 "—" if k == 1 else f"{v:.2f}" for k, v in zip(frame["players"], frame["majority"], strict=True)
             ],
-            "cards swapped / discarded per player": [
-                f"{a:.2f} / {b:.2f}" for a, b in zip(frame["swapped"], frame["discarded"], strict=True)
+            "sidewalk box (cells)": [
+                f"{w:.1f} × {h:.1f}" for w, h in zip(frame["width"], frame["height"], strict=True)
             ],
             "shared games": ["—" if math.isnan(v) else f"{100 * v:.1f}%" for v in frame["shared"]],
         }
@@ -608,9 +583,17 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"Everyone plays {BASE}, faces and tokens random per game, {int(frame['games'].iloc[0]):,} games per player "
         "count. Solo is a different game (two leftovers, card 4 always shows space, no majorities). Scores pool "
-        "every seat; intervals are over games.",
+        "every seat; intervals are over games. Sidewalk box: mean width × height of a sidewalk's bounding box. "
+        f"Grabbed cards with no legal spot: {_stuck(frame)}.",
     ]
     return Page(title, draw, table, notes), title
+
+
+def _stuck(frame: pd.DataFrame) -> str:
+    """How many grabbed cards had no legal spot, over every player-game of the page."""
+    swapped, discarded = int(frame["swapped"].sum()), int(frame["discarded"].sum())
+    sidewalks = int((frame["games"] * frame["players"]).sum())
+    return f"{swapped:,} swapped for a leftover and {discarded:,} discarded in {sidewalks:,} sidewalks"
 
 
 # --- 5. solo titles -------------------------------------------------------------------------------------------
@@ -623,7 +606,7 @@ def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
         s = results[_solo(p)].summary
         counts = s.sums["title"]
         for t, name in enumerate(TITLES):
-            rate = _rate(int(counts[t]), s.n_games)
+            rate = proportion(int(counts[t]), s.n_games)
             rows.append({"policy": p, "title": name, "rate": rate[0], "low": rate[1], "high": rate[2]})
     return pd.DataFrame(rows)
 
@@ -639,9 +622,9 @@ def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     s_best = results[_solo(best)].summary
     high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in top))
     title = (
-        f"Playing solo, {BASE} most often ends {mode} ({_pct(*greedy.loc[mode, ['rate', 'low', 'high']])}); "
+        f"Playing solo, {BASE} most often ends {mode}: {pct(*greedy.loc[mode, ['rate', 'low', 'high']])} of games; "
         f"{best} scores most ({float(means[best][0][0]):.1f} VP) and reaches master or legend in "
-        f"{_pct(*_rate(high, s_best.n_games))} of games"
+        f"{pct(*proportion(high, s_best.n_games))} of games"
     )
 
     def draw(fig: Any) -> None:
@@ -660,6 +643,7 @@ def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"1 player, {results[_solo(BASE)].summary.n_games:,} games per policy; two leftovers in the warehouse, card 4 "
         "shows space. Titles: 0 VP none, 1–5 beginner, 6–10 apprentice, 11–15 professional, 16–20 master, "
-        "above 20 legend. Each share assumes the policy beside it.",
+        "above 20 legend. Each share assumes the policy beside it. Alone, denier has nobody to deny and plays "
+        f"exactly as {BASE}.",
     ]
     return Page(title, draw, pd.DataFrame(rows), notes), title

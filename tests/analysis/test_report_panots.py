@@ -1,0 +1,61 @@
+"""The Panots report builds at a small n and reads back with the expected pages; its studies load."""
+
+from __future__ import annotations
+
+import pytest
+from pypdf import PdfReader
+
+from analysis.report import write_report
+from experiments.chapters import panots
+from experiments.spec import load_study, shipped_studies
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    try:
+        chapter = panots.build(n_games=3_000, seed=2026, jobs=2)  # 300 games per table
+        path = write_report(
+            tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
+        )
+    finally:
+        mp.undo()
+    return chapter, path
+
+
+def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
+    chapter, path = built
+    texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    assert len(texts) == 6
+    for word in ("Panots", "seed", "2026", "knobs", "policies", "greedy", "planner", "denier", "date", "2026-01-01"):
+        assert word in texts[0], word
+    assert "boardlab" in texts[0] and "300 per table" in texts[0] and "/ 10" in texts[0]
+    assert "face gives the most points" in texts[1] and "VP" in texts[1] and "SD" in texts[1]
+    assert "majority" in texts[1] and "diagonal" in texts[1]
+    assert "seat order" in texts[2] and "random order" in texts[2] and "fair share" in texts[2]
+    assert "4-player games" in texts[3] and "head to head" in texts[3] and "random" in texts[3]
+    assert "A greedy player scores" in texts[4] and "with 7" in texts[4] and "players" in texts[4]
+    assert "Playing solo" in texts[5] and "master or legend" in texts[5] and "beginner" in texts[5]
+    assert len(chapter.headlines) == 5 and all("%" in h or "VP" in h for h in chapter.headlines)
+
+
+def test_plan_gives_every_table_a_tenth_of_n() -> None:
+    arms = panots.plan(20_000, 2026, 2_000).arms
+    labels = [a.label for a in arms]
+    assert len(labels) == len(set(labels))
+    halves = [a for a in arms if a.label.startswith(("table4", "h2h"))]
+    assert len(halves) == 4 + 12 and {a.spec.n_games for a in halves} == {1_000}
+    assert {a.spec.n_games for a in arms if a not in halves} == {2_000}
+    assert {len(a.spec.seats) for a in arms} == set(range(1, 8))
+    assert {a.spec.chunk_size for a in arms} == {2_000}  # one chunk size: chunk i of every arm shares its seed
+
+
+@pytest.mark.parametrize("path", shipped_studies("panots"), ids=lambda p: p.stem)
+def test_shipped_studies_load(path) -> None:
+    study = load_study(path)
+    assert study.game == "panots" and len(study.arms) >= 2
+
+
+def test_there_are_at_least_two_studies() -> None:
+    assert len(shipped_studies("panots")) >= 2
