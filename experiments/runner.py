@@ -304,40 +304,39 @@ def _execute(
         for index, size in todo:
             yield play_chunk(spec, index, size, keep_games)
     else:
-        yield from _shared_with_workers(spec, todo, jobs, keep_games)
+        yield from _shared_with_workers(play_chunk, [(spec, index, size, keep_games) for index, size in todo], jobs)
 
 
-def _shared_with_workers(
-    spec: RunSpec, todo: Sequence[tuple[int, int]], jobs: int, keep_games: bool
-) -> Iterator[ChunkResult]:
-    """Play the chunks on ``jobs - 1`` loky workers and in this process, which would otherwise only wait.
+def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[Any]:
+    """Run ``task(*args)`` for every ``args`` in ``todo`` on ``jobs - 1`` loky workers and in this process.
 
-    The workers take chunks from the front of ``todo`` (two in flight each, so none idles) on joblib's reusable
-    loky executor; this process takes them from the back, so its start-up is hidden behind real work. At the
-    end it takes back a chunk still queued for a worker rather than wait for it.
+    This process would otherwise only wait. The workers take tasks from the front of ``todo`` (two in flight
+    each, so none idles) on joblib's reusable loky executor; this process takes them from the back, so the
+    pool's start-up is hidden behind real work. At the end it takes back a task still queued for a worker
+    rather than wait for it. Results come in completion order.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from joblib.externals.loky import get_reusable_executor
 
     executor = get_reusable_executor(max_workers=jobs - 1)
-    front, back = 0, len(todo)  # chunks todo[front:back] are not started yet
-    flying: dict[Any, tuple[int, int]] = {}
+    front, back = 0, len(todo)  # tasks todo[front:back] are not started yet
+    flying: dict[Any, tuple[Any, ...]] = {}
     try:
         while front < back or flying:
             while len(flying) < 2 * (jobs - 1) and front < back:
-                flying[executor.submit(play_chunk, spec, *todo[front], keep_games)] = todo[front]
+                flying[executor.submit(task, *todo[front])] = todo[front]
                 front += 1
             for future in [f for f in flying if f.done()]:
                 del flying[future]
                 yield future.result()
             if front < back:
                 back -= 1
-                yield play_chunk(spec, *todo[back], keep_games)
+                yield task(*todo[back])
                 continue
             stolen = next((f for f in reversed(list(flying)) if f.cancel()), None)
             if stolen is not None:
-                yield play_chunk(spec, *flying.pop(stolen), keep_games)
+                yield task(*flying.pop(stolen))
             elif flying:
                 wait(list(flying), return_when=FIRST_COMPLETED)
     except BaseException:
@@ -499,7 +498,6 @@ def run_many(
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
     cache: dict[tuple[str, int], Summary] | None = None,
-    backend: str = "loky",
 ) -> list[RunResult]:
     """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
 
@@ -523,10 +521,7 @@ def run_many(
     if jobs == 1 or len(todo) <= 1:
         finished: Iterable[tuple[int, ChunkResult]] = ((k, play_chunk(specs[k], i, n)) for k, i, n in todo)
     else:
-        from joblib import Parallel, delayed
-
-        parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator_unordered")
-        finished = parallel(delayed(_tagged_chunk)(k, specs[k], i, n) for k, i, n in todo)
+        finished = _shared_with_workers(_tagged_chunk, [(k, specs[k], i, n) for k, i, n in todo], jobs)
     for k, result in finished:
         cache[(keys[k], result.index)] = result.summary
         if progress:
