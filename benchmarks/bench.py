@@ -66,19 +66,24 @@ def bench_game(game: str) -> dict:
     }
 
 
-def simulate(*args: str) -> tuple[float, int]:
-    """Wall time and peak RSS (MiB, largest process) of one `simulate pantolino` run, start-up included."""
-    import resource
+PEAK_OF_CHILD = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
 
+
+def simulate(*args: str) -> tuple[float, int]:
+    """Wall time and peak RSS (MiB, its largest process) of one `simulate pantolino` run, start-up included.
+
+    Each run is started by a fresh wrapper process, so the peak is this run's alone.
+    """
     exe = shutil.which("simulate", path=os.path.dirname(sys.executable)) or "simulate"
     with tempfile.TemporaryDirectory() as out:
         cmd = [exe, "pantolino", "--policy", "keep-jokers", "--quiet", "--out", out, *args]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        peak = subprocess.run([sys.executable, "-c", PEAK_OF_CHILD, *cmd], check=True, capture_output=True, text=True)
         wall = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) // 1024
+    return wall, int(peak.stdout.strip()) // 1024
 
 
 def checkpoint_cost(n: int) -> tuple[float, float]:

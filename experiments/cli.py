@@ -12,7 +12,6 @@ import contextlib
 import json
 import re
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -92,21 +91,6 @@ def seats_from(module: Any, policy: str | None, seats: str | None, players: int 
     core.check_players(module.INFO, len(chosen))
     core.resolve_policies(module.POLICIES, chosen)
     return chosen
-
-
-def warm_imports() -> threading.Thread:
-    """Import pandas and matplotlib in the background while games are played (they are needed at the end)."""
-
-    def load() -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot
-        import pandas  # noqa: F401
-
-    thread = threading.Thread(target=load, daemon=True)
-    thread.start()
-    return thread
 
 
 class ProgressBar:
@@ -239,7 +223,6 @@ def run_game(
         run_dir.mkdir(parents=True, exist_ok=True)
         if not (run_dir.is_dir() and _writable(run_dir)):
             raise UserError(f"cannot write to {run_dir}")
-        loader = warm_imports()
         with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
             result = run(
                 spec,
@@ -254,7 +237,6 @@ def run_game(
                 backend=backend,
                 scheduler=scheduler,
             )
-        loader.join()
         if result.chunks_recomputed:
             typer.echo(
                 f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
