@@ -20,9 +20,8 @@ from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, version
 from experiments.runner import RunResult
-from experiments.study import run_arms
 
 BASE = "selfish"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
@@ -88,14 +87,13 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
     arms = plan(n_games, seed, chunk).arms
-    results = run_arms(arms, jobs, precision, progress)
-    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     pages, headlines = [], []
     for make in (seat_page, information_page, length_page, track_page, shells_page):
         page, headline = make(by_label)
         pages.append(page)
         headlines.append(headline)
-    games = sum(r.summary.n_games for r in results.results)
+    games = sum(r.summary.n_games for r in by_label.values())
     detective_games = sum(r.summary.n_games for a, r in by_label.items() if a.startswith("detective"))
     params = Params()
     front = [

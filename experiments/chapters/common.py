@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analysis import stats
-from experiments.runner import RunSpec
+from experiments.runner import RunResult, RunSpec
 from experiments.spec import Arm
+from experiments.study import run_arms
 
 
 @dataclass
@@ -29,6 +31,14 @@ class Plan:
         """Add an arm unless one with the same label exists."""
         if all(a.label != label for a in self.arms):
             self.arms.append(Arm(label, RunSpec(self.game, tuple(seats), n, seed, tuple(settings), variant, chunk)))
+
+
+def play_plan(
+    plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None] | None
+) -> dict[str, RunResult]:
+    """Play every arm of ``plan`` on one pool (to ``precision`` when given); results by arm label."""
+    results = run_arms(plan.arms, jobs, precision, progress).results
+    return dict(zip((a.label for a in plan.arms), results, strict=True))
 
 
 def version() -> str:

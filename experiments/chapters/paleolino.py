@@ -20,9 +20,8 @@ from analysis.report import Page, build_date
 from analysis.summary import Summary
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, version
+from experiments.chapters.common import Plan, pct, play_plan, version
 from experiments.runner import RunResult
-from experiments.study import run_arms
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 POLICY_ORDER = ["planner", "greedy", "random"]
@@ -151,15 +150,14 @@ def build(
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     chunk = min(10_000, n_games)
     arms = plan(n_games, seed, chunk).arms
-    results = run_arms(arms, jobs, precision, progress).results
-    by_label = dict(zip((a.label for a in arms), results, strict=True))
+    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     pages, headlines, answers = [], [], []
     for make in (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page):
         page, headline, answer = make(by_label)
         pages.append(page)
         headlines.append(headline)
         answers.append(answer)
-    games = sum(r.summary.n_games for r in results)
+    games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:

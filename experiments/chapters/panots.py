@@ -22,9 +22,8 @@ from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, version
 from experiments.runner import RunResult
-from experiments.study import run_arms
 
 BASE = "greedy"  # the engine's default policy
 POLICY_ORDER = ["random", "greedy", "planner", "denier"]
@@ -89,14 +88,13 @@ def build(
     m = arm_games(n_games)
     chunk = min(MAX_CHUNK, m)
     arms = plan(n_games, seed, chunk).arms
-    results = run_arms(arms, jobs, precision, progress)
-    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     pages, headlines = [], []
     for make in (faces_page, seat_page, policies_page, players_page, solo_page):
         page, headline = make(by_label)
         pages.append(page)
         headlines.append(headline)
-    games = sum(r.summary.n_games for r in results.results)
+    games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     front = [
         (

@@ -19,9 +19,8 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, version
 from experiments.runner import RunResult
-from experiments.study import run_arms
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
 STRONG, WEAK = "keep-jokers", "reroll-jokers"
@@ -62,15 +61,14 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
     arms = plan(n_games, seed, chunk).arms
-    results = run_arms(arms, jobs, precision, progress)
-    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     params = Params()
     pages, headlines = [], []
     for make in (policies_page, joker_page, escaping_page, no_token_page, seat_page):
         page, headline = make(by_label, params, seed)
         pages.append(page)
         headlines.append(headline)
-    games = sum(r.summary.n_games for r in results.results)
+    games = sum(r.summary.n_games for r in by_label.values())
     front = [
         (
             "game",

@@ -19,9 +19,8 @@ from analysis.report import Page, build_date
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, version
 from experiments.runner import RunResult
-from experiments.study import run_arms
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
@@ -89,14 +88,13 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
     arms = plan(n_games, seed, chunk).arms
-    results = run_arms(arms, jobs, precision, progress)
-    by_label = dict(zip((a.label for a in arms), results.results, strict=True))
+    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     pages, headlines = [], []
     for make in (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page):
         page, headline = make(by_label)
         pages.append(page)
         headlines.append(headline)
-    games = sum(r.summary.n_games for r in results.results)
+    games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     front = [
         (
