@@ -136,6 +136,7 @@ def print_summary(result: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from analysis import stats
     from analysis.tables import format_interval
 
     spec, summary = result.spec, result.summary
@@ -157,6 +158,12 @@ def print_summary(result: Any) -> None:
             format_interval(row.mean_score, row.score_lo, row.score_hi),
         )
     console.print(table)
+    if module.INFO.cooperative:  # every seat shares the table's result
+        low, high = stats.wilson(summary.shared_wins[0], summary.n_games)
+        share = summary.shared_wins[0] / summary.n_games
+        console.print(
+            f"the table wins {format_interval(share, float(low), float(high), True)} of games", highlight=False
+        )
     metrics = result.metrics()
     lines = [f"mean game length: {format_interval(metrics['mean_turns'], *metrics['mean_turns_ci'])} turns"]
     for name, metric in module.METRICS.items():

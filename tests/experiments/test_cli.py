@@ -184,3 +184,9 @@ def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "a" / "run.json").read_text())["precision"] == 0.01
     missing = invoke("pantolino", "-n", "auto", "--out", str(tmp_path / "c"))
     assert missing.exit_code == 2 and "-n auto needs --precision" in missing.stderr
+
+
+def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:
+    result = invoke("paleolino", "-p", "greedy", "--players", "2", "-n", "1000", "--jobs", "1", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "the table wins" in result.stdout
