@@ -465,15 +465,21 @@ def _run_rounds(
             kept = f"; the {len(summaries)} finished chunks are saved in {checkpoints.dir}" if checkpoints else ""
             raise RunError(f"{err}{kept}") from None
         ordered = [summaries[i] for i, _ in spec.chunks()]
-        merged = ordered[0]
-        for summary in ordered[1:]:
-            merged = merged.merge(summary)
+        merged = merge_in_order(ordered)
         target = None if precision is None else games_for_precision(merged, precision, spec.chunk_size, max_games)
         if target is None:
             return spec, merged, ordered, resumed
         spec = replace(spec, n_games=target)
         if on_target:
             on_target(target)
+
+
+def merge_in_order(summaries: Sequence[Summary]) -> Summary:
+    """Merge chunk summaries in chunk order (float metrics then sum the same way on every run)."""
+    merged = summaries[0]
+    for summary in summaries[1:]:
+        merged = merged.merge(summary)
+    return merged
 
 
 def games_for_precision(summary: Summary, precision: float, chunk_size: int, max_games: int) -> int | None:
@@ -530,9 +536,7 @@ def run_many(
     results = []
     for k, spec in enumerate(specs):
         ordered = [cache[(keys[k], i)] for i, _ in spec.chunks()]
-        merged = ordered[0]
-        for summary in ordered[1:]:
-            merged = merged.merge(summary)
+        merged = merge_in_order(ordered)
         results.append(RunResult(spec, merged, elapsed, None, 0, ordered))
     return results
 
