@@ -16,12 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core import Policy
+from engines.patolli.kernels import balanced_choice
 from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
 
 # balanced: integer weights (powers of two) of the features of a move; score = sum of weight × feature
 W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD = 32, 32, 32, 16, 8, -16
 W_RISK_TO, W_RISK_FROM = -4, 2  # per threat face on the landing square / on the square left
 TIE = 64  # the reference ranks options by score × TIE + (source + 1): ties go to the most advanced button
+WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RISK_FROM, TIE)  # for the kernel
 
 
 def runner_choice(moves: Moves) -> np.ndarray:
@@ -129,110 +131,38 @@ class Cautious:
         return best
 
 
-def full_adder(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bit-sliced sum of three bits per position: (sum, carry)."""
-    t = a ^ b
-    return t ^ c, (a & b) | (t & c)
-
-
-def bit_sliced_sum(columns: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """Add bit sets position by position: ``columns[w]`` holds sets worth ``2**w`` each; returns the sum's planes."""
-    columns = [list(c) for c in columns]
-    planes = []
-    level = 0
-    while level < len(columns):
-        column = columns[level]
-        carries = []
-        while len(column) >= 3:
-            total, carry = full_adder(column.pop(), column.pop(), column.pop())
-            column.append(total)
-            carries.append(carry)
-        if len(column) == 2:
-            a, b = column.pop(), column.pop()
-            column.append(a ^ b)
-            carries.append(a & b)
-        planes.append(column[0] if column else None)
-        if carries:
-            if level + 1 == len(columns):
-                columns.append([])
-            columns[level + 1].extend(carries)
-        level += 1
-    return planes
-
-
-def threat_counts(moves: Moves) -> list[np.ndarray]:
-    """Bit-sliced count of threat faces on every square of the mover's frame: plane ``i`` holds bit ``i``."""
-    params = moves.params
-    length = params.track_length
-    full = U64((1 << length) - 1)
-    hits = []
-    for face in range(1, params.die_faces + 1):
-        landing = (moves.theirs_own << U64(face)) & full  # in the opponent's frame, short of its finish
-        if face == params.enter_roll:  # its start square is bit 0 of its frame
-            landing |= (moves.off_them > 0).view(np.uint8).astype(U64)
-        hits.append(landing)
-    zero = np.zeros_like(moves.mine)
-    return [
-        rotate((zero if plane is None else plane) & ~moves.safe_theirs, moves.to_me, length)
-        for plane in bit_sliced_sum([hits])
-    ]
-
-
 class Balanced:
     """A weighted score of each move; ties go to the most advanced button.
 
     Features: capture, finish, enter, grey corner, safe square, bad luck, and the threat faces (of the opponent's
     position before the move) on the landing square (a cost) and on the square left (a gain).
 
-    The score of every button move is computed at once, bit-sliced over source squares (weights are powers of
-    two; a negative weight is a positive weight on the complement, which shifts every score alike), and the
-    best source is found by filtering the legal set plane by plane from the top.
+    The compiled kernel :func:`~engines.patolli.kernels.balanced_choice` scores each legal option of each game
+    directly and keeps the one with the highest ``score × TIE + source + 1`` (entering counts as source −1).
     """
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
 
     def choose(self, moves: Moves) -> np.ndarray:
-        """Score every option and keep the best."""
-        counts = threat_counts(moves)
-        die = moves.die
-        hittable = moves.theirs & ~moves.safe
-        at_target = [c >> die for c in counts]
-        # columns by weight 2**w; every score here is the rulebook score plus OFFSET
-        columns: list[list[np.ndarray]] = [[] for _ in range(6)]
-        for level, plane in enumerate(counts):  # W_RISK_FROM = 2 per face on the square left
-            columns[level + 1].append(plane)
-        for level, plane in enumerate(at_target):  # W_RISK_TO = -4 per face on the landing square
-            columns[level + 2].append(~plane)
-        columns[3].append(moves.safe >> die)  # W_SAFE = 8
-        columns[4].append(moves.grey >> die)  # W_GREY = 16
-        columns[4].append(~(moves.bad >> die))  # W_BAD = -16
-        columns[5].append((hittable >> die) | moves.finish)  # W_CAPTURE = W_FINISH = 32 (never both)
-        planes = bit_sliced_sum(columns)
-
-        best = moves.legal
-        for plane in reversed(planes):
-            if plane is None:
-                continue
-            kept = best & plane
-            best ^= (best ^ kept) & (U64(0) - (kept != 0).astype(U64))
-        best = highest(best)
-        rows = np.flatnonzero(moves.enter)  # entering competes with the best button move (few games)
-        if len(rows) == 0:
-            return best
-        candidate = best[rows]
-        best_score = np.zeros(len(rows), dtype=np.int16)
-        for level, plane in enumerate(planes):
-            if plane is not None:
-                best_score += ((plane[rows] & candidate) != 0).astype(np.int16) << level
-        # entering lands on progress 0: my start square (never a marker or a grey corner)
-        offset_risk = -W_RISK_TO * ((1 << len(counts)) - 1)
-        enter_score = np.full(len(rows), W_ENTER - W_BAD + offset_risk, dtype=np.int16)
-        enter_score += ((hittable[rows] & ONE) != 0).astype(np.int16) * W_CAPTURE
-        for level, plane in enumerate(counts):
-            enter_score += ((plane[rows] & ONE) != 0).astype(np.int16) * (W_RISK_TO << level)
-        best[rows[(candidate == 0) | (enter_score > best_score)]] = 0
-        return best
+        """Score every option and keep the best (compiled: one pass over the games)."""
+        params = moves.params
+        return balanced_choice(
+            moves.die,
+            moves.legal,
+            moves.finish,
+            moves.enter,
+            moves.theirs,
+            moves.theirs_own,
+            moves.off_them,
+            moves.safe,
+            moves.bad,
+            moves.grey,
+            moves.to_them,
+            params.track_length,
+            params.die_faces,
+            WEIGHTS,
+        )
 
 
 POLICIES: dict[str, Policy] = {
