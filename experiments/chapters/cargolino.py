@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page, build_date
+from analysis.report import Page
 from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "selfish"
@@ -117,9 +117,7 @@ def build(
             f"{n_games // DETECTIVE_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
         ),
-        ("seed", str(seed)),
-        ("version", f"boardlab {version()}"),
-        ("date", build_date()),
+        *provenance(seed),
         ("headlines", " | ".join(headlines)),
     ]
     return Chapter("Cargolino Valentino: seats, hidden snails, race length, board", front, pages, headlines)

@@ -41,6 +41,13 @@ def play_plan(
     return dict(zip((a.label for a in plan.arms), results, strict=True))
 
 
+def provenance(seed: int) -> list[tuple[str, str]]:
+    """The front-page lines every chapter shares: seed, package version and date."""
+    from analysis.report import build_date
+
+    return [("seed", str(seed)), ("version", f"boardlab {version()}"), ("date", build_date())]
+
+
 def version() -> str:
     """The installed boardlab version, for the front page."""
     from importlib.metadata import version as installed

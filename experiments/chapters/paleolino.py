@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page, build_date
+from analysis.report import Page
 from analysis.summary import Summary
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, version
+from experiments.chapters.common import Plan, pct, play_plan, provenance
 from experiments.runner import RunResult
 
 PLAYER_COUNTS = (1, 2, 3, 4)
@@ -183,9 +183,7 @@ def build(
             + f". Every seat plays {DEFAULT_POLICY} unless a page says otherwise.",
         ),
         ("games", f"{games:,} in {len(arms)} arms ({sizes}; chunks of {chunk:,}); common random numbers"),
-        ("seed", str(seed)),
-        ("version", f"boardlab {version()}"),
-        ("date", build_date()),
+        *provenance(seed),
         (
             "reading",
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "

@@ -17,12 +17,12 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page, build_date
+from analysis.report import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -121,9 +121,7 @@ def build(
             + f"; chunks of {chunk:,}, common random numbers). Faces, tokens random per game; grab priority random "
             "every round unless a page says otherwise.",
         ),
-        ("seed", str(seed)),
-        ("version", f"boardlab {version()}"),
-        ("date", build_date()),
+        *provenance(seed),
         (
             "reading",
             "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "

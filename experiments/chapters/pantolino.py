@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page, build_date
+from analysis.report import Page
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
@@ -83,9 +83,7 @@ def build(
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
-        ("seed", str(seed)),
-        ("version", f"boardlab {version()}"),
-        ("date", build_date()),
+        *provenance(seed),
         (
             "reading",
             "Every rate is given with its 95% interval (Wilson for proportions, normal for means). Each "

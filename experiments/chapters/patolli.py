@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page, build_date
+from analysis.report import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, version
+from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
@@ -117,9 +117,7 @@ def build(
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
-        ("seed", str(seed)),
-        ("version", f"boardlab {version()}"),
-        ("date", build_date()),
+        *provenance(seed),
         (
             "reading",
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
