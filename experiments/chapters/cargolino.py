@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
+from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "selfish"
@@ -86,13 +86,11 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
-    arms = plan(n_games, seed, chunk).arms
-    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
-    pages, headlines = [], []
-    for make in (seat_page, information_page, length_page, track_page, shells_page):
-        page, headline = make(by_label)
-        pages.append(page)
-        headlines.append(headline)
+    planned = plan(n_games, seed, chunk)
+    by_label, made = play_pages(
+        planned, (seat_page, information_page, length_page, track_page, shells_page), jobs, precision, progress
+    )
+    pages, headlines = map(list, zip(*made, strict=True))
     games = sum(r.summary.n_games for r in by_label.values())
     detective_games = sum(r.summary.n_games for a, r in by_label.items() if a.startswith("detective"))
     params = Params()
@@ -111,7 +109,7 @@ def build(
         ),
         (
             "games",
-            f"{games:,} in {len(arms)} arms ("
+            f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per table")
             + f", chunks of {chunk:,}, common random numbers); the slow detective plays only "
             f"{n_games // DETECTIVE_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "

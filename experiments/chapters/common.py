@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from analysis import stats
 from experiments.runner import RunResult, RunSpec
@@ -33,12 +34,22 @@ class Plan:
             self.arms.append(Arm(label, RunSpec(self.game, tuple(seats), n, seed, tuple(settings), variant, chunk)))
 
 
-def play_plan(
-    plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None] | None
-) -> dict[str, RunResult]:
-    """Play every arm of ``plan`` on one pool (to ``precision`` when given); results by arm label."""
-    results = run_arms(plan.arms, jobs, precision, progress).results
-    return dict(zip((a.label for a in plan.arms), results, strict=True))
+def play_pages(
+    plan: Plan,
+    makers: Sequence[Callable[[dict[str, RunResult]], tuple[Any, ...]]],
+    jobs: int | None,
+    precision: float | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[dict[str, RunResult], list[tuple[Any, ...]]]:
+    """Play ``plan`` on one pool (to ``precision`` when given) and call each page maker on the results by arm label.
+
+    Returns the results and what each maker made.
+
+    A maker returns ``(page, headline, ...)``; callers unzip the tuples.
+    """
+    played = run_arms(plan.arms, jobs, precision, progress).results
+    results = dict(zip((a.label for a in plan.arms), played, strict=True))
+    return results, [make(results) for make in makers]
 
 
 def provenance(seed: int) -> list[tuple[str, str]]:

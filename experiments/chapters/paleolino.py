@@ -20,7 +20,7 @@ from analysis.report import Page
 from analysis.summary import Summary
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, provenance
+from experiments.chapters.common import Plan, pct, play_pages, provenance
 from experiments.runner import RunResult
 
 PLAYER_COUNTS = (1, 2, 3, 4)
@@ -149,14 +149,15 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     chunk = min(10_000, n_games)
-    arms = plan(n_games, seed, chunk).arms
-    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
-    pages, headlines, answers = [], [], []
-    for make in (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page):
-        page, headline, answer = make(by_label)
-        pages.append(page)
-        headlines.append(headline)
-        answers.append(answer)
+    planned = plan(n_games, seed, chunk)
+    by_label, made = play_pages(
+        planned,
+        (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page),
+        jobs,
+        precision,
+        progress,
+    )
+    pages, headlines, answers = map(list, zip(*made, strict=True))
     games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
@@ -182,7 +183,7 @@ def build(
             "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
             + f". Every seat plays {DEFAULT_POLICY} unless a page says otherwise.",
         ),
-        ("games", f"{games:,} in {len(arms)} arms ({sizes}; chunks of {chunk:,}); common random numbers"),
+        ("games", f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of {chunk:,}); common random numbers"),
         *provenance(seed),
         (
             "reading",

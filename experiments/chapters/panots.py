@@ -22,7 +22,7 @@ from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
+from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -87,13 +87,11 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
     chunk = min(MAX_CHUNK, m)
-    arms = plan(n_games, seed, chunk).arms
-    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
-    pages, headlines = [], []
-    for make in (faces_page, seat_page, policies_page, players_page, solo_page):
-        page, headline = make(by_label)
-        pages.append(page)
-        headlines.append(headline)
+    planned = plan(n_games, seed, chunk)
+    by_label, made = play_pages(
+        planned, (faces_page, seat_page, policies_page, players_page, solo_page), jobs, precision, progress
+    )
+    pages, headlines = map(list, zip(*made, strict=True))
     games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     front = [
@@ -111,7 +109,7 @@ def build(
         ),
         (
             "games",
-            f"{games:,} in {len(arms)} arms ("
+            f"{games:,} in {len(planned.arms)} arms ("
             + (
                 f"each to a 95% half-width of {precision:.2%}"
                 if precision

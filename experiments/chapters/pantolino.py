@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
+from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
@@ -60,14 +61,11 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
-    arms = plan(n_games, seed, chunk).arms
-    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
     params = Params()
-    pages, headlines = [], []
-    for make in (policies_page, joker_page, escaping_page, no_token_page, seat_page):
-        page, headline = make(by_label, params, seed)
-        pages.append(page)
-        headlines.append(headline)
+    planned = plan(n_games, seed, chunk)
+    makers = [partial(page, params=params, seed=seed) for page in PAGES]
+    by_label, made = play_pages(planned, makers, jobs, precision, progress)
+    pages, headlines = map(list, zip(*made, strict=True))
     games = sum(r.summary.n_games for r in by_label.values())
     front = [
         (
@@ -79,7 +77,7 @@ def build(
         ("policies", "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())),
         (
             "games",
-            f"{games:,} in {len(arms)} arms ("
+            f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
@@ -460,3 +458,6 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     )
     notes = [f"Everyone plays {STRONG}; seat 0 moves first. Dashed line: a fair share of wins."]
     return Page(title, draw, table, notes), title
+
+
+PAGES = (policies_page, joker_page, escaping_page, no_token_page, seat_page)

@@ -19,7 +19,7 @@ from analysis.report import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_plan, proportion, provenance
+from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
@@ -87,13 +87,15 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
-    arms = plan(n_games, seed, chunk).arms
-    by_label = play_plan(Plan(INFO.id, arms), jobs, precision, progress)
-    pages, headlines = [], []
-    for make in (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page):
-        page, headline = make(by_label)
-        pages.append(page)
-        headlines.append(headline)
+    planned = plan(n_games, seed, chunk)
+    by_label, made = play_pages(
+        planned,
+        (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page),
+        jobs,
+        precision,
+        progress,
+    )
+    pages, headlines = map(list, zip(*made, strict=True))
     games = sum(r.summary.n_games for r in by_label.values())
     params = Params()
     front = [
@@ -113,7 +115,7 @@ def build(
         ),
         (
             "games",
-            f"{games:,} in {len(arms)} arms ("
+            f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
             + f", chunks of {chunk:,}); common random numbers across arms",
         ),
