@@ -119,6 +119,7 @@ def write_report(path: Path | str, heading: str, front: Sequence[tuple[str, str]
             for fig in (_front_page(heading, front), *(_question_page(p) for p in pages)):
                 pdf.savefig(fig)
                 plt.close(fig)
+        tmp.chmod(0o644)  # temporary files are created private (0600)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -276,7 +276,13 @@ class Checkpoints:
         """Store chunk ``index`` atomically (write to a temporary file, then rename)."""
         with tempfile.NamedTemporaryFile(dir=self.dir, suffix=".tmp", delete=False) as handle:
             np.savez(handle, **summary.to_arrays())
-        os.replace(handle.name, self.path(index))
+        publish(handle.name, self.path(index))
+
+
+def publish(tmp: str | Path, path: Path) -> None:
+    """Move a finished temporary file into place, readable by others like any file written normally."""
+    os.chmod(tmp, 0o644)  # temporary files are created private (0600)
+    os.replace(tmp, path)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -284,7 +290,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
         handle.write(data)
-    os.replace(handle.name, path)
+    publish(handle.name, path)
 
 
 # --- running -------------------------------------------------------------------------------------------------
@@ -597,7 +603,7 @@ def write_games(path: Path, games: dict[str, np.ndarray], index: int, spec: RunS
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
         frame.to_parquet(handle.name, index=False)
-    os.replace(handle.name, path)
+    publish(handle.name, path)
 
 
 def combine_games(run_dir: Path, spec: RunSpec) -> Path:
@@ -610,5 +616,5 @@ def combine_games(run_dir: Path, spec: RunSpec) -> Path:
     target = run_dir / "games.parquet"
     with tempfile.NamedTemporaryFile(dir=run_dir, suffix=".tmp", delete=False) as handle:
         pq.write_table(table, handle.name)
-    os.replace(handle.name, target)
+    publish(handle.name, target)
     return target
