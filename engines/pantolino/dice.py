@@ -183,11 +183,17 @@ class DiceTables:
         """
         n_rows, n_kept = len(keeps), len(self.codes)
         dist = np.tile(self.transition[self.index_of_code[0]], (n_rows, 1))
+        # Every product and partial sum is a whole number at most the row total, unit ** rolls: below 2 ** 53
+        # floating point (and so BLAS) is exact in any order; above it, stay in (slower) integers.
+        exact_in_floats = self.unit**self.rolls < 2**53
         for roll in range(1, self.rolls):
             mass = np.zeros((n_rows, n_kept), dtype=np.int64)
             kept = self.index_of_code[keeps[:, self.rolls - roll]]
             np.add.at(mass, (np.arange(n_rows)[:, None], kept), dist)
-            dist = mass @ self.transition
+            if exact_in_floats:
+                dist = (mass.astype(np.float64) @ self.transition.astype(np.float64)).astype(np.int64)
+            else:
+                dist = mass @ self.transition
         return dist
 
     def expected_turn_value(self, signature: int) -> Fraction:
@@ -203,29 +209,37 @@ class DiceTables:
 class ThrowSampler:
     """Draws a turn's last throw whole, from its exact distribution, for policies whose keeps depend on a key.
 
-    ``keeps_for_keys(keys)`` gives the policy's keep codes ``(len(keys), rolls, full)`` for each key. A key's
-    distribution is computed on first use and stored as a Walker alias table, so a draw costs one uniform:
-    ``u * full`` picks a column, its fractional part decides between the column and its alias.
+    ``keeps_for_keys(keys)`` gives the policy's keep codes ``(len(keys), rolls, full)`` for each key. Each key's
+    distribution is stored as a Walker alias table, so a draw costs one uniform: ``u * full`` picks a column,
+    its fractional part decides between the column and its alias. With ``prebuild`` every key's table is built
+    at once (one batched pass is far cheaper than many small ones); otherwise each key's on first use.
     """
 
-    def __init__(self, tables: DiceTables, n_keys: int, keeps_for_keys) -> None:
-        """Prepare room for ``n_keys`` keys."""
+    def __init__(self, tables: DiceTables, n_keys: int, keeps_for_keys, prebuild: bool) -> None:
+        """Prepare room for ``n_keys`` keys, and fill it all if ``prebuild``."""
         self.tables, self.keeps_for_keys = tables, keeps_for_keys
         self.n_throws = len(tables.full)
         self.threshold = np.ones((n_keys, self.n_throws))
         self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int64)
         self.ready = np.zeros(n_keys, dtype=bool)
+        if prebuild:
+            self.build(np.arange(n_keys))
 
     def distribution(self, keys: np.ndarray) -> np.ndarray:
         """Exact last-throw weights for each key: ``(len(keys), full)``, each row summing to ``unit ** rolls``."""
         return self.tables.final_distribution(self.keeps_for_keys(keys))
 
+    def build(self, keys: np.ndarray) -> None:
+        """Compute and store the alias tables of distinct ``keys``."""
+        self.threshold[keys], self.alias[keys] = alias_tables(self.distribution(keys))
+        self.ready[keys] = True
+
     def sample(self, keys: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         """Index of the last throw for each game, from one uniform in ``[0, 1)`` each."""
-        missing = np.unique(keys[~self.ready[keys]])
-        if len(missing):
-            self.threshold[missing], self.alias[missing] = alias_tables(self.distribution(missing))
-            self.ready[missing] = True
+        if not self.ready.all():
+            missing = np.unique(keys[~self.ready[keys]])
+            if len(missing):
+                self.build(missing)
         scaled = uniforms * self.n_throws
         column = np.minimum(scaled.astype(np.int64), self.n_throws - 1)
         flat = keys * self.n_throws + column
@@ -233,25 +247,38 @@ class ThrowSampler:
 
 
 def alias_tables(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Walker alias tables for each row of integer ``weights``.
+    """Walker alias tables for each row of integer ``weights`` (Vose's method, all rows in step).
 
-    Column ``i`` keeps itself with probability ``threshold[i]``, else it gives ``alias[i]``. Built for all
-    rows at once, in exact integer arithmetic, by pairing at each step every row's smallest unfilled column
-    with its largest (the smallest is at most the mean and the largest at least the mean).
+    Column ``i`` keeps itself with probability ``threshold[i]``, else it gives ``alias[i]``. Weights are scaled
+    by the number of columns so that a full column holds exactly the row total. Each row keeps a stack of
+    under-full and one of over-full columns; every step pairs the top under-full column with the top over-full
+    one, which gives it the rest of its room and moves to the under-full stack once it drops below full. All
+    arithmetic is in integers, so the tables do not depend on which rows are built together.
     """
     rows, n = weights.shape
-    total = weights.sum(axis=1, keepdims=True)  # the mean column holds exactly `total` after scaling by n
+    total = weights.sum(axis=1).astype(np.int64)
     scaled = weights.astype(np.int64) * n
     threshold = np.ones((rows, n))
     alias = np.tile(np.arange(n), (rows, 1))
-    open_ = np.ones((rows, n), dtype=bool)
-    every = np.arange(rows)
-    big = np.iinfo(np.int64).max
-    for _ in range(n - 1):
-        small = np.where(open_, scaled, big).argmin(axis=1)
-        open_[every, small] = False
-        large = np.where(open_, scaled, -1).argmax(axis=1)
-        threshold[every, small] = scaled[every, small] / total[:, 0]
-        alias[every, small] = large
-        scaled[every, large] -= total[:, 0] - scaled[every, small]
+    under = scaled < total[:, None]
+    order = np.argsort(~under, axis=1, kind="stable")  # under-full columns first, each group by index
+    n_under = under.sum(axis=1)
+    n_over = n - n_under
+    under_stack = order.copy()  # entries [0, n_under) are the under-full stack, top last
+    over_stack = order[:, ::-1].copy()  # entries [0, n_over) are the over-full stack, top last
+    while True:
+        active = np.flatnonzero((n_under > 0) & (n_over > 0))
+        if not len(active):
+            break
+        n_under[active] -= 1
+        small = under_stack[active, n_under[active]]
+        large = over_stack[active, n_over[active] - 1]
+        threshold[active, small] = scaled[active, small] / total[active]
+        alias[active, small] = large
+        scaled[active, large] -= total[active] - scaled[active, small]
+        drops = scaled[active, large] < total[active]
+        moved = active[drops]
+        n_over[moved] -= 1
+        under_stack[moved, n_under[moved]] = large[drops]
+        n_under[moved] += 1
     return np.minimum(threshold, 1.0), alias

@@ -20,6 +20,7 @@ from engines.pantolino.dice import ThrowSampler
 from engines.pantolino.rules import Params, Turn, highest_bit
 
 MAX_SAMPLER_KEYS = 4096  # beyond this many keys the dice are rolled one by one instead
+PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws build every key's table up front
 MAX_SIGNATURE_BITS = 16  # up to this many tokens, keys are looked up per signature in a dense table
 
 
@@ -60,7 +61,8 @@ class ColourKeeper:
         self.level_of_mask = highest_bit(np.arange(1 << t.n_values, dtype=np.int64)) + 1
         self.level_weight = self.levels ** np.arange(t.colours, dtype=np.int64)
         n_keys = self.levels**t.colours
-        self.sampler = ThrowSampler(t, n_keys, self.keeps_for_keys) if n_keys <= MAX_SAMPLER_KEYS else None
+        prebuild = n_keys * len(t.full) <= PREBUILD_ENTRIES
+        self.sampler = ThrowSampler(t, n_keys, self.keeps_for_keys, prebuild) if n_keys <= MAX_SAMPLER_KEYS else None
         small = params.n_tokens <= MAX_SIGNATURE_BITS
         self.key_of_signature = self.keys_of(np.arange(1 << params.n_tokens, dtype=np.int64)) if small else None
 

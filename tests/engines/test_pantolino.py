@@ -295,12 +295,16 @@ def test_exact_sampling_and_dice_rolling_agree_on_whole_games() -> None:
 
 
 def test_turn_tables_do_not_depend_on_which_positions_were_computed_together() -> None:
+    from engines.pantolino.dice import ThrowSampler
     from engines.pantolino.policies import KeepJokers
 
     params = Params()
     keys = np.arange(0, 4**5, 37)
     uniforms = np.random.default_rng(0).random(len(keys))
-    together, one_by_one = KeepJokers(params).sampler, KeepJokers(params).sampler
+    keeps = KeepJokers(params).keeps_for_keys
+    together = KeepJokers(params).sampler
+    assert together.ready.all()  # the default game's 1024 keys are built up front
+    one_by_one = ThrowSampler(params.tables, 4**5, keeps, prebuild=False)
     for key in keys[::-1]:
         one_by_one.sample(np.array([key]), np.array([0.5]))
     assert np.array_equal(together.sample(keys, uniforms), one_by_one.sample(keys, uniforms))
@@ -308,3 +312,21 @@ def test_turn_tables_do_not_depend_on_which_positions_were_computed_together() -
     batch = params.tables.keep_tables(signatures, None)
     for i, signature in enumerate(signatures):
         assert np.array_equal(params.tables.keep_tables(signature[None], None)[0], batch[i])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 10**6), min_size=1, max_size=40), min_size=1, max_size=6), st.integers(0, 9))
+def test_alias_tables_give_each_column_its_exact_share(rows: list[list[int]], zeros: int) -> None:
+    from engines.pantolino.dice import alias_tables
+
+    width = max(map(len, rows))
+    weights = np.array([row + [0] * (width - len(row)) for row in rows], dtype=np.int64)
+    weights[:, zeros % width] = 0
+    weights[weights.sum(axis=1) == 0, -1] = 1
+    threshold, alias = alias_tables(weights)
+    for row, (limit, other) in enumerate(zip(threshold, alias, strict=True)):
+        share = limit.copy()
+        np.add.at(share, other, 1 - limit)
+        expected = weights[row] / weights[row].sum()
+        assert np.allclose(share / width, expected, rtol=0, atol=1e-12), (weights[row], share / width)
+        assert np.all((limit == 1) | (other != np.arange(width)))
