@@ -1,8 +1,8 @@
 """Figures: each function takes a DataFrame and returns a matplotlib Figure; no file I/O here.
 
-Run-folder figures use matplotlib alone (it starts in a fraction of the time seaborn takes); report figures
-use seaborn. Every figure is readable in greyscale: series differ by grey level, marker and line style, and
-every axis says its unit. Report functions accept ``fig`` (a figure or subfigure) to draw into.
+Report figures use seaborn (a run folder's two figures are in :mod:`analysis.run_figures`). Every figure is
+readable in greyscale (see :mod:`analysis.style`) and every axis says its unit. Report functions accept ``fig``
+(a figure or subfigure) to draw into.
 """
 
 from __future__ import annotations
@@ -14,43 +14,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-GREYS = ["#111111", "#777777", "#bbbbbb", "#444444", "#999999", "#dddddd", "#222222", "#666666"]
-LINESTYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (5, 5))]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
+from analysis.style import GREYS, HATCHES, LINESTYLES, MARKERS
 
 
 def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
     return fig if fig is not None else plt.figure(figsize=size, layout="constrained")
-
-
-def score_distribution(frame: Any, score_label: str) -> plt.Figure:
-    """Share of games by final score, one step line per seat (columns ``seat``, ``policy``, ``score``, ``games``)."""
-    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-    for i, ((seat, policy), rows) in enumerate(frame.groupby(["seat", "policy"], sort=True)):
-        share = rows["games"] / rows["games"].sum()
-        ax.step(
-            rows["score"],
-            share,
-            where="mid",
-            color=GREYS[i % 8],
-            linestyle=LINESTYLES[i % 8],
-            label=f"seat {seat} ({policy})",
-        )
-    ax.set_xlabel(f"final score ({score_label})")
-    ax.set_ylabel("share of games")
-    ax.legend(frameon=False)
-    return fig
-
-
-def game_length(frame: Any) -> plt.Figure:
-    """Share of games by length (columns ``turns``, ``games``)."""
-    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-    share = frame["games"] / frame["games"].sum()
-    ax.bar(frame["turns"], share, width=1.0, color="#555555", edgecolor="#111111", linewidth=0.3)
-    ax.set_xlabel("game length (turns)")
-    ax.set_ylabel("share of games")
-    return fig
 
 
 def heatmap(matrix: Any, label: str, fig: Any = None, fmt: str = ".1%") -> Any:

@@ -1,28 +1,10 @@
-"""Tables: pandas frames built from summaries, ready to print, save or plot."""
+"""Numbers made ready for people and files: intervals as text, numpy values as plain JSON."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-import pandas as pd
-
-from analysis.summary import Summary
-
-
-def score_histogram(summary: Summary, seats: list[str]) -> pd.DataFrame:
-    """Long frame of games by final score per seat: ``seat``, ``policy``, ``score``, ``games``."""
-    rows = []
-    for seat, counts in enumerate(summary.score_hist):
-        nonzero = np.flatnonzero(counts)
-        rows.append(pd.DataFrame({"seat": seat, "policy": seats[seat], "score": nonzero, "games": counts[nonzero]}))
-    return pd.concat(rows, ignore_index=True)
-
-
-def length_histogram(summary: Summary) -> pd.DataFrame:
-    """Frame of games by length: ``turns``, ``games``."""
-    nonzero = np.flatnonzero(summary.turns_hist)
-    return pd.DataFrame({"turns": nonzero, "games": summary.turns_hist[nonzero]})
 
 
 def format_interval(value: float, low: float, high: float, percent: bool = False) -> str:

@@ -6,15 +6,20 @@ with a ``run.json`` is complete.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import platform
 import sys
+from concurrent.futures import Executor
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from analysis.tables import json_ready, length_histogram, score_histogram
-from experiments.runner import RunResult, atomic_write, combine_games
+import numpy as np
+
+from analysis.tables import json_ready
+from experiments.runner import RunResult, atomic_write, combine_games, publish
 
 
 def package_versions() -> dict[str, str]:
@@ -53,50 +58,96 @@ def write_run_folder(
     run_dir: Path,
     save_games: bool,
     command: list[str] | None = None,
-    plots: bool = True,
     precision: float | None = None,
+    pool: Executor | None = None,
 ) -> list[Path]:
-    """Write the tables, metrics, figures and record of ``result`` into ``run_dir``; returns the files."""
+    """Write the tables, metrics, figures and record of ``result`` into ``run_dir``; returns the files.
+
+    With a ``pool`` (the run's worker processes), one of its workers writes the Parquet table and the figures
+    (the files whose libraries take longest to load; see :func:`load_writer_libraries`) while this process
+    writes the rest. ``run.json`` is written last, whatever happens.
+    """
     run_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    table = result.seat_table()
-    for name, writer in (
-        ("summary.parquet", lambda p: table.to_parquet(p, index=False)),
-        ("summary.csv", lambda p: table.to_csv(p, index=False)),
-    ):
-        tmp = run_dir / f".{name}.tmp"
-        writer(tmp)
-        tmp.replace(run_dir / name)
-        written.append(run_dir / name)
+    summary, columns = result.summary, result.seat_columns()
+    figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), result.spec.module.INFO.score_label)
+    heavy = pool.submit(write_table_and_figures, run_dir, columns, *figure_data) if pool is not None else None
+    atomic_write(run_dir / "summary.csv", csv_bytes(columns))
     atomic_write(run_dir / "metrics.json", json.dumps(json_ready(result.metrics()), indent=1).encode())
-    written.append(run_dir / "metrics.json")
+    written = [run_dir / "summary.csv", run_dir / "metrics.json"]
     if save_games:
         written.append(combine_games(run_dir, result.spec))
-    if plots:
-        written += write_plots(result, run_dir)
+    written += heavy.result() if heavy is not None else write_table_and_figures(run_dir, columns, *figure_data)
     atomic_write(run_dir / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
     written.append(run_dir / "run.json")
     return written
 
 
-def write_plots(result: RunResult, run_dir: Path) -> list[Path]:
-    """Score distribution per seat and game length, as PNG files."""
-    import matplotlib.pyplot as plt
+def load_writer_libraries() -> None:
+    """Import what :func:`write_table_and_figures` needs (a pool worker does it while the run is playing).
 
-    from analysis import plots
+    matplotlib alone takes about half a second to import.
+    """
+    import pyarrow.parquet  # noqa: F401
 
-    label = result.spec.module.INFO.score_label
+    from analysis import run_figures  # noqa: F401
+
+
+def arrow_table(columns: dict[str, list[Any]]) -> Any:
+    """``columns`` (all strings, all whole numbers, or numbers) as a pyarrow Table.
+
+    Built from numpy buffers: ``pyarrow.array`` would import pandas just to inspect its input, a third of a
+    second on every command.
+    """
+    import pyarrow as pa
+
+    arrays = []
+    for values in columns.values():
+        if all(isinstance(v, str) for v in values):
+            encoded = [v.encode() for v in values]
+            offsets = np.cumsum([0, *map(len, encoded)], dtype=np.int32)
+            buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+            arrays.append(pa.Array.from_buffers(pa.string(), len(values), buffers))
+        else:
+            data = np.asarray(values)
+            whole = data.dtype.kind in "iu"
+            data = data.astype(np.int64 if whole else np.float64)
+            arrays.append(
+                pa.Array.from_buffers(pa.int64() if whole else pa.float64(), len(data), [None, pa.py_buffer(data)])
+            )
+    return pa.Table.from_arrays(arrays, names=list(columns))
+
+
+def write_table_and_figures(
+    run_dir: Path,
+    columns: dict[str, list[Any]],
+    score_hist: np.ndarray,
+    turns_hist: np.ndarray,
+    seats: list[str],
+    score_label: str,
+) -> list[Path]:
+    """Write ``summary.parquet`` and the two PNG figures (score distribution per seat, game length)."""
+    import pyarrow.parquet as pq
+
+    from analysis import run_figures
+
+    tmp = run_dir / ".summary.parquet.tmp"
+    pq.write_table(arrow_table(columns), tmp)
+    publish(tmp, run_dir / "summary.parquet")
     figures = {
-        "score_distribution.png": plots.score_distribution(
-            score_histogram(result.summary, list(result.spec.seats)), label
-        ),
-        "game_length.png": plots.game_length(length_histogram(result.summary)),
+        "score_distribution.png": run_figures.score_distribution(score_hist, seats, score_label),
+        "game_length.png": run_figures.game_length(turns_hist),
     }
-    paths = []
     for name, fig in figures.items():
-        tmp = run_dir / f".{name}.tmp.png"
-        fig.savefig(tmp, dpi=110)
-        plt.close(fig)
-        tmp.replace(run_dir / name)
-        paths.append(run_dir / name)
-    return paths
+        tmp = run_dir / f".{name}.tmp"
+        run_figures.save_png(fig, tmp)
+        publish(tmp, run_dir / name)
+    return [run_dir / "summary.parquet", *(run_dir / name for name in figures)]
+
+
+def csv_bytes(columns: dict[str, list[Any]]) -> bytes:
+    """``columns`` as CSV text: a header row, then one row per entry (floats in full precision)."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(zip(*columns.values(), strict=True))
+    return text.getvalue().encode()
