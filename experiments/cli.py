@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -149,13 +150,13 @@ def print_summary(result: Any) -> None:
     table = Table(title=title)
     for column in ("seat", "policy", "win rate [95% CI]", "shared win", f"mean {module.INFO.score_label} [95% CI]"):
         table.add_column(column, justify="left" if column == "policy" else "right")
-    for row in result.seat_table().itertuples():
+    for row in result.seat_rows():
         table.add_row(
-            str(row.seat),
-            row.policy,
-            format_interval(row.win_rate, row.win_lo, row.win_hi, True),
-            f"{100 * row.shared_win_rate:.2f}%",
-            format_interval(row.mean_score, row.score_lo, row.score_hi),
+            str(row["seat"]),
+            row["policy"],
+            format_interval(row["win_rate"], row["win_lo"], row["win_hi"], True),
+            f"{100 * row['shared_win_rate']:.2f}%",
+            format_interval(row["mean_score"], row["score_lo"], row["score_hi"]),
         )
     console.print(table)
     if module.INFO.cooperative:  # every seat shares the table's result
@@ -202,7 +203,7 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.runner import RunSpec, run
+    from experiments.runner import RunSpec, run, worker_pool
 
     with user_errors():
         module = get_game(game).module
@@ -230,6 +231,8 @@ def run_game(
         run_dir.mkdir(parents=True, exist_ok=True)
         if not (run_dir.is_dir() and _writable(run_dir)):
             raise UserError(f"cannot write to {run_dir}")
+        workers = jobs or os.cpu_count() or 1
+        pool = worker_pool(workers) if backend == "loky" and workers > 1 else None
         with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
             result = run(
                 spec,
@@ -252,7 +255,9 @@ def run_game(
             )
         from experiments.output import write_run_folder
 
-        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], precision=target)
+        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
+        if pool is not None:  # idle now; stopping the workers here spares the exit a graceful wait for them
+            pool.shutdown(wait=False, kill_workers=True)
         if as_json:
             from analysis.tables import json_ready
 
@@ -557,4 +562,40 @@ def main() -> None:
             err=True,
         )
         raise SystemExit(2)
+    if argv and argv[0] in available_games():
+        start_workers_early(argv[1:])
     app()
+
+
+def start_workers_early(options: list[str]) -> None:
+    """Start the worker pool of a game command before its options are parsed and checked.
+
+    The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
+    the other cores while this process parses, validates and starts playing; the run then finds the same pool.
+    """
+    jobs = early_jobs(options)
+    if jobs > 1:
+        from experiments.output import load_writer_libraries
+        from experiments.runner import worker_pool
+
+        worker_pool(jobs).submit(load_writer_libraries)
+
+
+def early_jobs(options: list[str]) -> int:
+    """How many processes a game command's raw ``options`` ask of the loky pool (1: start nothing early).
+
+    Only a plain loky run asks: ``--help``, ``--backend`` or a ``--jobs`` value that is not a whole number
+    leave everything to the parser.
+    """
+    if any(o in ("--help", "--backend") or o.startswith("--backend=") for o in options):
+        return 1
+    jobs = os.cpu_count() or 1
+    for i, option in enumerate(options):
+        value = option.partition("=")[2] if option.startswith("--jobs=") else None
+        if option in ("--jobs", "-j") and i + 1 < len(options):
+            value = options[i + 1]
+        if value is not None:
+            if not value.isdigit():
+                return 1
+            jobs = int(value)
+    return jobs

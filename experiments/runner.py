@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -150,28 +151,38 @@ class RunResult:
     per_chunk: list[Summary] = field(default_factory=list)
     chunks_recomputed: list[int] = field(default_factory=list)  # checkpoints found corrupt and played again
 
-    def seat_table(self) -> Any:
-        """Per seat: policy, win rate and its interval, shared-win rate, mean score and its interval."""
-        import pandas as pd
-
+    def seat_columns(self) -> dict[str, list[Any]]:
+        """Per seat (one list entry each): policy, win rate and its interval, shared wins, mean score and interval."""
         s = self.summary
         win, win_lo, win_hi = s.win_rate()
         score, score_lo, score_hi = s.mean_score()
-        return pd.DataFrame(
-            {
-                "seat": np.arange(s.players),
-                "policy": list(self.spec.seats),
-                "games": s.n_games,
-                "wins": s.wins,
-                "win_rate": win,
-                "win_lo": win_lo,
-                "win_hi": win_hi,
-                "shared_win_rate": s.shared_wins / s.n_games,
-                "mean_score": score,
-                "score_lo": score_lo,
-                "score_hi": score_hi,
-            }
-        )
+        columns = {
+            "seat": range(s.players),
+            "policy": self.spec.seats,
+            "games": [s.n_games] * s.players,
+            "wins": s.wins,
+            "win_rate": win,
+            "win_lo": win_lo,
+            "win_hi": win_hi,
+            "shared_win_rate": s.shared_wins / s.n_games,
+            "mean_score": score,
+            "score_lo": score_lo,
+            "score_hi": score_hi,
+        }
+        return {
+            name: [v.item() if isinstance(v, np.generic) else v for v in values] for name, values in columns.items()
+        }
+
+    def seat_rows(self) -> list[dict[str, Any]]:
+        """:meth:`seat_columns` as one dict per seat."""
+        columns = self.seat_columns()
+        return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+    def seat_table(self) -> Any:
+        """:meth:`seat_columns` as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.seat_columns())
 
     def metrics(self) -> dict[str, Any]:
         """Game-specific numbers: means with intervals, per-seat means, and count fractions."""
@@ -195,18 +206,17 @@ class RunResult:
         """The run as one JSON-friendly object (what ``simulate --json`` prints)."""
         from importlib.metadata import version
 
-        table = self.seat_table()
         seats = [
             {
-                "seat": int(r.seat),
-                "policy": r.policy,
-                "win_rate": float(r.win_rate),
-                "win_rate_ci": [float(r.win_lo), float(r.win_hi)],
-                "shared_win_rate": float(r.shared_win_rate),
-                "mean_score": float(r.mean_score),
-                "mean_score_ci": [float(r.score_lo), float(r.score_hi)],
+                "seat": r["seat"],
+                "policy": r["policy"],
+                "win_rate": r["win_rate"],
+                "win_rate_ci": [r["win_lo"], r["win_hi"]],
+                "shared_win_rate": r["shared_win_rate"],
+                "mean_score": r["mean_score"],
+                "mean_score_ci": [r["score_lo"], r["score_hi"]],
             }
-            for r in table.itertuples()
+            for r in self.seat_rows()
         ]
         return {
             "game": self.spec.game,
@@ -227,7 +237,11 @@ class RunResult:
 
 
 class Checkpoints:
-    """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN.npz`` next to an identity file."""
+    """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN.ckpt`` next to an identity file.
+
+    A checkpoint file is the SHA-256 digest of an npz archive of the chunk's summary, then the archive: any
+    truncated or altered byte is caught before the summary is used.
+    """
 
     def __init__(self, run_dir: Path, spec: RunSpec, fresh: bool = False, overwrite: bool = False) -> None:
         """Open (or start) the checkpoints in ``run_dir``; refuse those of a different spec unless told."""
@@ -254,18 +268,22 @@ class Checkpoints:
 
     def path(self, index: int) -> Path:
         """Where chunk ``index`` is stored."""
-        return self.dir / f"chunk-{index:06d}.npz"
+        return self.dir / f"chunk-{index:06d}.ckpt"
 
     def load(self, index: int, size: int) -> Summary | None:
         """The stored summary of chunk ``index`` if it is complete and intact, else None (noting corruption)."""
         path = self.path(index)
         if not path.exists():
             return None
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                summary = Summary.from_arrays({k: data[k] for k in data.files})
-        except Exception:  # a truncated or corrupt file of any kind is recomputed, never used
-            summary = None
+        raw = path.read_bytes()
+        digest, archive = raw[: hashlib.sha256().digest_size], raw[hashlib.sha256().digest_size :]
+        summary = None
+        if hashlib.sha256(archive).digest() == digest:
+            try:
+                with np.load(io.BytesIO(archive), allow_pickle=False) as data:
+                    summary = Summary.from_arrays({k: data[k] for k in data.files})
+            except Exception:  # an intact file that still cannot be read is recomputed, never used
+                summary = None
         if summary is None or summary.n_games != size:
             self.corrupt.append(index)
             path.unlink(missing_ok=True)
@@ -274,9 +292,9 @@ class Checkpoints:
 
     def save(self, index: int, summary: Summary) -> None:
         """Store chunk ``index`` atomically (write to a temporary file, then rename)."""
-        with tempfile.NamedTemporaryFile(dir=self.dir, suffix=".tmp", delete=False) as handle:
-            np.savez(handle, **summary.to_arrays())
-        publish(handle.name, self.path(index))
+        archive = io.BytesIO()
+        np.savez(archive, **summary.to_arrays())
+        atomic_write(self.path(index), hashlib.sha256(archive.getvalue()).digest() + archive.getvalue())
 
 
 def publish(tmp: str | Path, path: Path) -> None:
@@ -313,41 +331,71 @@ def _execute(
         yield from _shared_with_workers(play_chunk, [(spec, index, size, keep_games) for index, size in todo], jobs)
 
 
+def worker_pool(jobs: int) -> Any:
+    """The ``jobs - 1`` worker processes that share a run with this process: joblib's reusable loky executor.
+
+    The same executor comes back on every call with the same ``jobs``, so a caller can start it (and give it
+    work) before the run does.
+    """
+    from joblib.externals.loky import get_reusable_executor
+
+    return get_reusable_executor(max_workers=jobs - 1)
+
+
 def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[Any]:
     """Run ``task(*args)`` for every ``args`` in ``todo`` on ``jobs - 1`` loky workers and in this process.
 
-    This process would otherwise only wait. The workers take tasks from the front of ``todo`` (two in flight
-    each, so none idles) on joblib's reusable loky executor; this process takes them from the back, so the
-    pool's start-up is hidden behind real work. At the end it takes back a task still queued for a worker
-    rather than wait for it. Results come in completion order.
+    This process would otherwise only wait. Each worker has one task at a time, taken from the front of
+    ``todo``; when it finishes, the future's callback (on loky's manager thread) hands it the next one at once,
+    while this process plays tasks from the back. So the pool's start-up is hidden behind real work and, at
+    the end, nobody waits for more than the one task still running elsewhere (tasks handed to loky cannot be
+    taken back). Results come in completion order.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
+    import queue
+    import threading
+    from concurrent.futures import Future
 
-    from joblib.externals.loky import get_reusable_executor
+    executor = worker_pool(jobs)
+    lock = threading.Lock()
+    bounds = [0, len(todo)]  # todo[bounds[0]:bounds[1]] is not started yet
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # worker futures, as they complete
+    stopped = threading.Event()
 
-    executor = get_reusable_executor(max_workers=jobs - 1)
-    front, back = 0, len(todo)  # tasks todo[front:back] are not started yet
-    flying: dict[Any, tuple[Any, ...]] = {}
+    def take(front: bool) -> int | None:
+        with lock:
+            if bounds[0] >= bounds[1] or stopped.is_set():
+                return None
+            if front:
+                bounds[0] += 1
+                return bounds[0] - 1
+            bounds[1] -= 1
+            return bounds[1]
+
+    def hand_next_to_worker(previous: Any = None) -> None:
+        if previous is not None:
+            finished.put(previous)
+            if previous.cancelled() or previous.exception() is not None:
+                return
+        index = take(front=True)
+        if index is None:
+            return
+        try:
+            executor.submit(task, *todo[index]).add_done_callback(hand_next_to_worker)
+        except BaseException as err:  # e.g. a broken pool: the waiting loop below must hear of it
+            failed: Future = Future()
+            failed.set_exception(err)
+            finished.put(failed)
+
+    for _ in range(jobs - 1):
+        hand_next_to_worker()
     try:
-        while front < back or flying:
-            while len(flying) < 2 * (jobs - 1) and front < back:
-                flying[executor.submit(task, *todo[front])] = todo[front]
-                front += 1
-            for future in [f for f in flying if f.done()]:
-                del flying[future]
-                yield future.result()
-            if front < back:
-                back -= 1
-                yield task(*todo[back])
-                continue
-            stolen = next((f for f in reversed(list(flying)) if f.cancel()), None)
-            if stolen is not None:
-                yield task(*flying.pop(stolen))
-            elif flying:
-                wait(list(flying), return_when=FIRST_COMPLETED)
+        for _ in range(len(todo)):
+            if finished.empty() and (index := take(front=False)) is not None:
+                yield task(*todo[index])
+            else:
+                yield finished.get().result()
     except BaseException:
-        for future in flying:
-            future.cancel()
+        stopped.set()
         executor.shutdown(wait=False, kill_workers=True)
         raise
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app, parse_count
+from experiments.cli import app, early_jobs, parse_count
 
 runner = CliRunner()
 
@@ -190,3 +190,24 @@ def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:
     result = invoke("paleolino", "-p", "greedy", "--players", "2", "-n", "1000", "--jobs", "1", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "the table wins" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("options", "jobs"),
+    [
+        (["-p", "keep-jokers", "--jobs", "3"], 3),
+        (["--jobs=4", "-n", "1e6"], 4),
+        (["-j", "1"], 1),
+        (["-j", "two"], 1),  # the parser reports it
+        (["--jobs", "2", "--backend", "dask"], 1),
+        (["--backend=dask"], 1),
+        (["--help"], 1),
+    ],
+)
+def test_workers_start_early_only_for_plain_multi_process_runs(options: list[str], jobs: int) -> None:
+    assert early_jobs(options) == jobs
+
+
+def test_workers_start_early_on_every_core_by_default(monkeypatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    assert early_jobs(["-p", "random", "-n", "1e6"]) == 6

@@ -42,7 +42,7 @@ def start_and_stop(out: Path, sig: int, jobs: str) -> subprocess.CompletedProces
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while len(list((out / "chunks").glob("chunk-*.npz"))) < 3 and time.monotonic() < deadline:
+    while len(list((out / "chunks").glob("chunk-*.ckpt"))) < 3 and time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"run ended before it could be stopped: {proc.stderr.read()}")
         time.sleep(0.01)
@@ -64,7 +64,7 @@ def uninterrupted(tmp_path_factory) -> dict:
 def test_a_killed_run_resumes_to_the_same_result(tmp_path: Path, uninterrupted: dict) -> None:
     killed = start_and_stop(tmp_path / "run", signal.SIGKILL, "1")
     assert killed.returncode == -signal.SIGKILL
-    saved = len(list((tmp_path / "run" / "chunks").glob("chunk-*.npz")))
+    saved = len(list((tmp_path / "run" / "chunks").glob("chunk-*.ckpt")))
     assert 3 <= saved < 40 and not (tmp_path / "run" / "run.json").exists()
     resumed = simulate(tmp_path / "run", "--jobs", "2")
     assert resumed.returncode == 0, resumed.stderr
@@ -86,7 +86,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, jobs: str, 
 
 def test_corrupt_checkpoints_are_reported_and_recomputed(tmp_path: Path, uninterrupted: dict) -> None:
     first = simulate(tmp_path / "run", "--jobs", "2")
-    chunks = sorted((tmp_path / "run" / "chunks").glob("chunk-*.npz"))
+    chunks = sorted((tmp_path / "run" / "chunks").glob("chunk-*.ckpt"))
     chunks[4].write_bytes(chunks[4].read_bytes()[:200])  # truncated
     data = bytearray(chunks[9].read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte
@@ -117,7 +117,7 @@ def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, 
         f"error: chunk 2 failed: RuntimeError: simulated worker failure; the 2 finished "
         f"chunks are saved in {tmp_path / 'chunks'}"
     )
-    assert len(list((tmp_path / "chunks").glob("chunk-*.npz"))) == 2
+    assert len(list((tmp_path / "chunks").glob("chunk-*.ckpt"))) == 2
     monkeypatch.setattr(pantolino, "play", real_play)
     again = CliRunner().invoke(
         app, ["pantolino", "-n", "10000", "--chunk-size", "1000", "--jobs", "1", "--json", "--out", str(tmp_path)]

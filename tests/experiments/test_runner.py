@@ -45,11 +45,25 @@ def test_a_longer_run_extends_a_shorter_one(tmp_path) -> None:
 
 def test_resume_uses_saved_chunks_and_recomputes_corrupt_ones(tmp_path) -> None:
     first = run(SPEC, jobs=1, run_dir=tmp_path)
-    chunk = tmp_path / "chunks" / "chunk-000001.npz"
+    chunk = tmp_path / "chunks" / "chunk-000001.ckpt"
     chunk.write_bytes(chunk.read_bytes()[:100])  # truncated
     again = run(SPEC, jobs=1, run_dir=tmp_path)
     assert again.chunks_resumed == 2
     assert arrays_equal(first, again)
+
+
+def test_any_altered_byte_of_a_checkpoint_is_caught(tmp_path) -> None:
+    first = run(SPEC, jobs=1, run_dir=tmp_path)
+    chunk = tmp_path / "chunks" / "chunk-000001.ckpt"
+    original = chunk.read_bytes()
+    for position in range(0, len(original), max(1, len(original) // 23)):
+        altered = bytearray(original)
+        altered[position] ^= 0x01
+        chunk.write_bytes(bytes(altered))
+        again = run(SPEC, jobs=1, run_dir=tmp_path)
+        assert again.chunks_recomputed == [1], position
+        assert arrays_equal(first, again)
+        assert chunk.read_bytes() == original
 
 
 def test_checkpoints_of_another_run_are_refused_unless_overwritten(tmp_path) -> None:
