@@ -322,7 +322,7 @@ def _execute(
         from joblib import Parallel, delayed, parallel_config
 
         with parallel_config(backend="dask", n_jobs=-1):
-            parallel = Parallel(return_as="generator_unordered")
+            parallel = Parallel(return_as="generator_unordered", batch_size=1)  # one chunk per task
             yield from parallel(delayed(play_chunk)(spec, index, size, keep_games) for index, size in todo)
     elif jobs == 1 or len(todo) <= 1:
         for index, size in todo:
@@ -404,12 +404,12 @@ def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...
 def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     """A Dask client: connected to ``scheduler``, or to a local cluster of ``workers`` processes it starts."""
     try:
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
     except ImportError:
         raise RunError("the dask backend needs the cluster extra: pip install 'boardlab[cluster]'") from None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        with cluster, Client(cluster) as client:
+        with local_cluster(workers) as cluster, Client(cluster) as client:
+            client.wait_for_workers(workers)  # joblib sizes its dispatch by the workers present when it starts
             yield client
         return
     try:
@@ -418,6 +418,27 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
         raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     with client:
         yield client
+
+
+def local_cluster(workers: int) -> Any:
+    """A Dask cluster of ``workers`` single-thread workers on this machine, the first inside this process.
+
+    This process would otherwise only wait for results, and it has distributed imported already: only
+    ``workers - 1`` processes must boot (each imports distributed, most of a second).
+    """
+    import logging
+
+    from dask.distributed import Nanny, Scheduler, SpecCluster, Worker
+
+    options = {"nthreads": 1, "host": "127.0.0.1", "dashboard": False, "silence_logs": logging.ERROR}
+    specs = {"here": {"cls": Worker, "options": options}}
+    specs |= {f"process-{i}": {"cls": Nanny, "options": options} for i in range(1, workers)}
+    return SpecCluster(
+        scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False}},
+        workers=specs,
+        silence_logs=logging.ERROR,  # not the warnings of tasks cancelled by Ctrl-C
+        name="boardlab",
+    )
 
 
 @contextlib.contextmanager

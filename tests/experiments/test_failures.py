@@ -152,6 +152,39 @@ def test_a_local_dask_cluster_matches_loky_exactly() -> None:
     assert loky.keys() == dask.keys() and all(np.array_equal(loky[k], dask[k]) for k in loky)
 
 
+def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None:
+    pytest.importorskip("dask.distributed")
+    from experiments.runner import dask_client
+
+    with dask_client(None, 3) as client:
+        assert sorted(client.ncores().values()) == [1, 1, 1]
+        pids = list(client.run(os.getpid).values())
+        assert pids.count(os.getpid()) == 1 and len(set(pids)) == 3
+
+
+def test_ctrl_c_under_dask_stops_cleanly_and_resumes(tmp_path: Path, uninterrupted: dict) -> None:
+    pytest.importorskip("dask.distributed")
+    proc = subprocess.Popen(
+        [SIMULATE, *ARGS, "--out", str(tmp_path / "run"), "--backend", "dask"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(list((tmp_path / "run" / "chunks").glob("chunk-*.ckpt"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal arrived")
+    assert proc.returncode == 130
+    message = "interrupted: finished chunks are saved; run the same command again to resume"
+    assert stderr.strip().splitlines() == [message]  # nothing from Dask's own loggers
+    resumed = simulate(tmp_path / "run", "--backend", "dask")
+    assert resumed.returncode == 0, resumed.stderr
+    assert without_timing(resumed.stdout) == uninterrupted
+
+
 def test_dask_errors_are_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app, ["pantolino", "-n", "100", "--scheduler", "tcp://127.0.0.1:9", "--quiet", "--out", str(tmp_path)]
