@@ -2,7 +2,8 @@
 and peak memory; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2 against
 --jobs 1, peak memory at n = 1e5 against 1e7, the Dask backend against loky, and what checkpoints cost.
 
-Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick]. Figures are printed, never asserted.
+Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick] [--repeats R]. Figures are printed, never
+asserted.
 """
 
 from __future__ import annotations
@@ -72,14 +73,15 @@ PEAK_OF_CHILD = (
 )
 
 
-def simulate(*args: str) -> tuple[float, int]:
+def simulate(*args: str, quiet: bool = True) -> tuple[float, int]:
     """Wall time and peak RSS (MiB, its largest process) of one `simulate pantolino` run, start-up included.
 
-    Each run is started by a fresh wrapper process, so the peak is this run's alone.
+    Each run is started by a fresh wrapper process, so the peak is this run's alone. ``quiet=False`` runs the
+    command as a user types it (progress bar and tables, sent to /dev/null).
     """
     exe = shutil.which("simulate", path=os.path.dirname(sys.executable)) or "simulate"
     with tempfile.TemporaryDirectory() as out:
-        cmd = [exe, "pantolino", "--policy", "keep-jokers", "--quiet", "--out", out, *args]
+        cmd = [exe, "pantolino", "--policy", "keep-jokers", *(["--quiet"] if quiet else []), "--out", out, *args]
         start = time.perf_counter()
         peak = subprocess.run([sys.executable, "-c", PEAK_OF_CHILD, *cmd], check=True, capture_output=True, text=True)
         wall = time.perf_counter() - start
@@ -101,16 +103,40 @@ def checkpoint_cost(n: int) -> tuple[float, float]:
     return bare, saved
 
 
-def bench_cli(quick: bool) -> None:
-    """End-to-end figures of the `simulate` command."""
-    wall, _ = simulate("-n", "1e6")
-    print(f"simulate pantolino --policy keep-jokers -n 1e6: {wall:.2f} s wall ({1e6 / wall:,.0f} games/s end to end)")
-    one, _ = simulate("-n", "1e6", "--jobs", "1")
-    two, _ = simulate("-n", "1e6", "--jobs", "2")
-    print(f"-n 1e6 --jobs 1: {one:.2f} s; --jobs 2: {two:.2f} s; speed-up {one / two:.2f}x")
+def bench_cli(quick: bool, repeats: int) -> None:
+    """End-to-end figures of the `simulate` command: each variant ``repeats`` times, interleaved, and medians.
+
+    This machine's speed drifts by tens of percent within minutes, so variants alternate and the speed-up is
+    also given pair by pair.
+    """
+    variants = {
+        "default": ("-n", "1e6"),
+        "jobs 1": ("-n", "1e6", "--jobs", "1"),
+        "jobs 2": ("-n", "1e6", "--jobs", "2"),
+    }
     if importlib.util.find_spec("dask") is not None:
-        dask, _ = simulate("-n", "1e6", "--backend", "dask")
-        print(f"-n 1e6 --backend dask (local cluster): {dask:.2f} s, {dask / wall:.2f}x the default's wall time")
+        variants["dask"] = ("-n", "1e6", "--backend", "dask")
+    walls: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, args in variants.items():
+            walls[name].append(simulate(*args, quiet=name != "default")[0])
+    median = {name: float(np.median(values)) for name, values in walls.items()}
+    each = {name: ", ".join(f"{v:.2f}" for v in values) for name, values in walls.items()}
+    wall = median["default"]
+    print(f"simulate pantolino --policy keep-jokers -n 1e6: {wall:.2f} s wall, median of {each['default']} s")
+    print(f"  {1e6 / wall:,.0f} games/s end to end")
+    pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls["jobs 1"], walls["jobs 2"], strict=True))
+    print(
+        f"-n 1e6 --quiet --jobs 1: {median['jobs 1']:.2f} s ({each['jobs 1']}); --jobs 2: {median['jobs 2']:.2f} s "
+        f"({each['jobs 2']}); speed-up {median['jobs 1'] / median['jobs 2']:.2f}x (pair by pair: {pairs})"
+    )
+    if "dask" in walls:
+        dask = median["dask"]
+        pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls["dask"], walls["jobs 2"], strict=True))
+        print(
+            f"-n 1e6 --quiet --backend dask (local cluster): {dask:.2f} s ({each['dask']}), "
+            f"{dask / median['jobs 2']:.2f}x the default backend's wall time (pair by pair: {pairs})"
+        )
     if quick:
         return
     _, small = simulate("-n", "1e5", "--jobs", "1")
@@ -127,6 +153,7 @@ def main() -> None:
     parser.add_argument("games", nargs="*", default=[g for g in available_games() if g in CONFIGS])
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end simulate runs")
     parser.add_argument("--quick", action="store_true", help="skip the 1e7-game memory and checkpoint runs")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each end-to-end variant (default 3)")
     args = parser.parse_args()
     print(f"{'game':<10} {'seats':<34} {'n':>8} {'play games/s':>13} {'ref games/s':>12} {'ratio':>7} {'peak MiB':>9}")
     for game in args.games:
@@ -137,7 +164,7 @@ def main() -> None:
             flush=True,
         )
     if not args.no_cli:
-        bench_cli(args.quick)
+        bench_cli(args.quick, args.repeats)
 
 
 if __name__ == "__main__":

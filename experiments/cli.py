@@ -562,23 +562,52 @@ def main() -> None:
             err=True,
         )
         raise SystemExit(2)
-    if argv and argv[0] in available_games():
-        start_workers_early(argv[1:])
-    app()
+    pool = start_workers_early(argv[1:]) if argv and argv[0] in available_games() else None
+    try:
+        raise SystemExit(run_app())
+    finally:  # after bad options too: the exit should not wait for workers still loading libraries
+        if pool is not None:
+            pool.shutdown(wait=False, kill_workers=True)
 
 
-def start_workers_early(options: list[str]) -> None:
+def run_app() -> int:
+    """Run the Typer app and return its exit code.
+
+    A usage error (an unknown option, a value of the wrong type) becomes one line on stderr and exit code 2,
+    like every other bad input, instead of click's boxed usage message.
+    """
+    usage_error = typer.BadParameter.__bases__[0]  # click's UsageError, wherever this typer keeps click
+    try:
+        code = app(standalone_mode=False)
+    except usage_error as err:
+        if type(err).__name__ == "NoArgsIsHelpError":  # a command given nothing: its help, as click shows it
+            err.show()
+            return err.exit_code
+        hint = f" (see `{err.ctx.command_path} --help`)" if err.ctx is not None else ""
+        typer.echo(f"error: {err.format_message()}{hint}", err=True)
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("interrupted", err=True)
+        return 130
+    return code if isinstance(code, int) else 0
+
+
+def start_workers_early(options: list[str]) -> Any:
     """Start the worker pool of a game command before its options are parsed and checked.
 
     The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
     the other cores while this process parses, validates and starts playing; the run then finds the same pool.
+    Returns the pool, or None when the options ask for one process or another backend.
     """
     jobs = early_jobs(options)
-    if jobs > 1:
-        from experiments.output import load_writer_libraries
-        from experiments.runner import worker_pool
+    if jobs == 1:
+        return None
+    from experiments.output import load_writer_libraries
+    from experiments.runner import worker_pool
 
-        worker_pool(jobs).submit(load_writer_libraries)
+    pool = worker_pool(jobs)
+    pool.submit(load_writer_libraries)
+    return pool
 
 
 def early_jobs(options: list[str]) -> int:

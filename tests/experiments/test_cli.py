@@ -172,6 +172,21 @@ def test_installed_simulate_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert "Traceback" not in unknown.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["pantolino", "--bogus"], "error: No such option: --bogus"),
+        (["pantolino", "--jobs", "two"], "error: Invalid value for '--jobs'"),
+        (["report"], "error: Missing argument 'target'."),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> None:
+    exe = Path(sys.executable).with_name("simulate")
+    proc = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(message), proc.stderr
+
+
 def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
     args = ["pantolino", "-n", "auto", "--precision", "0.01", "--chunk-size", "2000", "--json", "--jobs", "1"]
     first = invoke(*args, "--out", str(tmp_path / "a"))
