@@ -410,14 +410,32 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     if scheduler is None:
         with local_cluster(workers) as cluster, Client(cluster) as client:
             client.wait_for_workers(workers)  # joblib sizes its dispatch by the workers present when it starts
-            yield client
+            with _quiet_teardown():
+                yield client
         return
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as err:
         raise RunError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
-    with client:
+    with client, _quiet_teardown():
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_teardown() -> Iterator[None]:
+    """Silence Dask's loggers when a run is interrupted or fails, before its client closes.
+
+    Futures still tracked in the background then log tracebacks about the closing connection pool (seen after
+    Ctrl-C); the user gets the run's own one-line message instead.
+    """
+    import logging
+
+    try:
+        yield
+    except BaseException:
+        for name in ("tornado.application", "distributed", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        raise
 
 
 def local_cluster(workers: int) -> Any:
