@@ -408,7 +408,14 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     except ImportError:
         raise RunError("the dask backend needs the cluster extra: pip install 'boardlab[cluster]'") from None
     if scheduler is None:
-        with local_cluster(workers) as cluster, Client(cluster) as client:
+        import dask
+
+        # A worker samples its running task's stack every 10 ms for the dashboard, which has none here.
+        with (
+            dask.config.set({"distributed.worker.profile.enabled": False}),
+            local_cluster(workers) as cluster,
+            Client(cluster) as client,
+        ):
             client.wait_for_workers(workers)  # joblib sizes its dispatch by the workers present when it starts
             with _quiet_teardown():
                 yield client
