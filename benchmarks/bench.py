@@ -1,6 +1,7 @@
 """`make bench`: games per second of each engine's batched `play` and of its reference engine, their ratio,
 and peak memory; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2 against
---jobs 1, peak memory at n = 1e5 against 1e7, the Dask backend against loky, and what checkpoints cost.
+--jobs 1 (also for the library's `run` alone), the Dask backend against loky, peak memory at n = 1e5 against 1e7,
+and what checkpoints cost.
 
 Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick] [--repeats R]. Figures are printed, never
 asserted.
@@ -88,6 +89,19 @@ def simulate(*args: str, quiet: bool = True) -> tuple[float, int]:
     return wall, int(peak.stdout.strip()) // 1024
 
 
+RUN_IN_FRESH_PROCESS = (
+    "import sys, time; from experiments.runner import RunSpec, run; "
+    "spec = RunSpec('pantolino', ('keep-jokers', 'keep-jokers'), 1_000_000, seed=0); "
+    "start = time.perf_counter(); run(spec, jobs=int(sys.argv[1])); print(time.perf_counter() - start)"
+)
+
+
+def runner_wall(jobs: int) -> float:
+    """Wall time of the library's ``run`` of 1e6 Pantolino games in a fresh process (pool start included)."""
+    out = subprocess.run([sys.executable, "-c", RUN_IN_FRESH_PROCESS, str(jobs)], check=True, capture_output=True)
+    return float(out.stdout)
+
+
 def checkpoint_cost(n: int) -> tuple[float, float]:
     """Wall time of `run` at ``n`` games on all cores, without and with a run folder (checkpoints)."""
     from experiments.runner import RunSpec, run
@@ -129,6 +143,15 @@ def bench_cli(quick: bool, repeats: int) -> None:
     print(
         f"-n 1e6 --quiet --jobs 1: {median['jobs 1']:.2f} s ({each['jobs 1']}); --jobs 2: {median['jobs 2']:.2f} s "
         f"({each['jobs 2']}); speed-up {median['jobs 1'] / median['jobs 2']:.2f}x (pair by pair: {pairs})"
+    )
+    one, two = [], []
+    for _ in range(repeats):
+        one.append(runner_wall(1))
+        two.append(runner_wall(2))
+    pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(one, two, strict=True))
+    print(
+        f"runner alone (run() of 1e6 games in a fresh process): jobs 1 {np.median(one):.2f} s, jobs 2 "
+        f"{np.median(two):.2f} s, speed-up {np.median(one) / np.median(two):.2f}x (pair by pair: {pairs})"
     )
     if "dask" in walls:
         dask = median["dask"]
