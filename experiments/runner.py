@@ -236,6 +236,9 @@ class RunResult:
 # --- checkpoints ----------------------------------------------------------------------------------------------
 
 
+DIGEST_BYTES = hashlib.sha256().digest_size  # a checkpoint file starts with the SHA-256 of the rest
+
+
 class Checkpoints:
     """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN.ckpt`` next to an identity file.
 
@@ -276,7 +279,7 @@ class Checkpoints:
         if not path.exists():
             return None
         raw = path.read_bytes()
-        digest, archive = raw[: hashlib.sha256().digest_size], raw[hashlib.sha256().digest_size :]
+        digest, archive = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
         summary = None
         if hashlib.sha256(archive).digest() == digest:
             try:

@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "selfish"
@@ -87,12 +87,11 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
     planned = plan(n_games, seed, chunk)
-    by_label, made = play_pages(
+    played = play_pages(
         planned, (seat_page, information_page, length_page, track_page, shells_page), jobs, precision, progress
     )
-    pages, headlines = map(list, zip(*made, strict=True))
-    games = sum(r.summary.n_games for r in by_label.values())
-    detective_games = sum(r.summary.n_games for a, r in by_label.items() if a.startswith("detective"))
+    pages, headlines, games = played.pages, played.headlines, played.games
+    detective_games = sum(r.summary.n_games for a, r in played.results.items() if a.startswith("detective"))
     params = Params()
     front = [
         (
@@ -100,7 +99,7 @@ def build(
             f"Cargolino Valentino (engine version {INFO.version}): 2 races of 6 snails; each player secretly holds 1 "
             "or 2 and pushes the others with 4 colour dice; held snails score more shells the further back they end.",
         ),
-        ("knobs", ", ".join(f"{k}={_knob(k, v)}" for k, v in params.as_dict().items())),
+        ("knobs", knobs_line(params, _knob)),
         (
             "policies",
             f"{BASE} (push the others' snails, farthest first) at every seat unless a page says otherwise; "
@@ -129,10 +128,6 @@ def _knob(name: str, value: Any) -> str:
     if name == "faces":
         return "the 6 colours" if tuple(value) == COLOURS else ",".join(value)
     return str(value)
-
-
-def _pts(value: float, low: float, high: float) -> str:
-    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
 
 
 def contrast(s: Summary, weights: np.ndarray) -> tuple[float, float, float, float]:
@@ -180,7 +175,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "seat 0 (first) wins": pct(*first),
                 "last seat wins": pct(*last),
                 "fair share": f"{100 * fair:.1f}%",
-                "seat 0 edge, pts": _pts(*seat_edge(s, 0)),
+                "seat 0 edge, pts": points(*seat_edge(s, 0)),
                 "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                 "p (seat 0 = last)": _p_text(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
             }
@@ -371,12 +366,12 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             f"{BASE} seat wins": [f"{100 * v:.1f}%" for v in frame[BASE]],
             "detective wins": [pct(*r) for r in frame[["detective", "detective_lo", "detective_hi"]].to_numpy()],
             "detective gain, pts": [
-                _pts(*r) for r in frame[["detective_gain", "detective_gain_lo", "detective_gain_hi"]].to_numpy()
+                points(*r) for r in frame[["detective_gain", "detective_gain_lo", "detective_gain_hi"]].to_numpy()
             ],
             "p": [_p_text(v) for v in frame["detective_p"]],
             "oracle wins": [pct(*r) for r in frame[["oracle", "oracle_lo", "oracle_hi"]].to_numpy()],
             "oracle gain, pts": [
-                _pts(*r) for r in frame[["oracle_gain", "oracle_gain_lo", "oracle_gain_hi"]].to_numpy()
+                points(*r) for r in frame[["oracle_gain", "oracle_gain_lo", "oracle_gain_hi"]].to_numpy()
             ],
             "belief accuracy (prior)": [
                 f"{a:.3f} ± {h - a:.3f} ({p:.2f})" for a, h, p in frame[["accuracy", "accuracy_hi", "prior"]].to_numpy()

@@ -34,22 +34,49 @@ class Plan:
             self.arms.append(Arm(label, RunSpec(self.game, tuple(seats), n, seed, tuple(settings), variant, chunk)))
 
 
+@dataclass
+class PlayedPages:
+    """A chapter's played arms (by label) and what each page maker returned: ``(page, headline, ...)``."""
+
+    results: dict[str, RunResult]
+    made: list[tuple[Any, ...]]
+
+    def column(self, i: int) -> list[Any]:
+        """Item ``i`` of every maker's tuple, in page order."""
+        return [m[i] for m in self.made]
+
+    @property
+    def pages(self) -> list[Any]:
+        """The pages, in order."""
+        return self.column(0)
+
+    @property
+    def headlines(self) -> list[str]:
+        """One headline per page."""
+        return self.column(1)
+
+    @property
+    def games(self) -> int:
+        """Games played over every arm."""
+        return sum(r.summary.n_games for r in self.results.values())
+
+
 def play_pages(
     plan: Plan,
     makers: Sequence[Callable[[dict[str, RunResult]], tuple[Any, ...]]],
     jobs: int | None,
     precision: float | None,
     progress: Callable[[int], None] | None,
-) -> tuple[dict[str, RunResult], list[tuple[Any, ...]]]:
-    """Play ``plan`` on one pool (to ``precision`` when given) and call each page maker on the results by arm label.
-
-    Returns the results and what each maker made.
-
-    A maker returns ``(page, headline, ...)``; callers unzip the tuples.
-    """
+) -> PlayedPages:
+    """Play ``plan`` on one pool (to ``precision`` when given) and call each page maker on the results by arm label."""
     played = run_arms(plan.arms, jobs, precision, progress).results
     results = dict(zip((a.label for a in plan.arms), played, strict=True))
-    return results, [make(results) for make in makers]
+    return PlayedPages(results, [make(results) for make in makers])
+
+
+def knobs_line(params: Any, describe: Callable[[str, Any], str] = lambda _name, value: str(value)) -> str:
+    """The front page's ``knob=value`` list of ``params``, each value worded by ``describe(name, value)``."""
+    return ", ".join(f"{k}={describe(k, v)}" for k, v in params.as_dict().items())
 
 
 def provenance(seed: int) -> list[tuple[str, str]]:
@@ -76,3 +103,8 @@ def pct(value: float, low: float, high: float) -> str:
     """``"64.2% (62.7–65.7%)"``; rare events (upper bound under 0.5%) get two decimals."""
     d = 2 if high < 0.005 else 1
     return f"{100 * value:.{d}f}% ({100 * low:.{d}f}–{100 * high:.{d}f}%)"
+
+
+def points(value: float, low: float, high: float) -> str:
+    """A difference of rates in percentage points with its interval: ``"+3.1 (+1.2 to +5.0)"``."""
+    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"

@@ -150,15 +150,14 @@ def build(
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     chunk = min(10_000, n_games)
     planned = plan(n_games, seed, chunk)
-    by_label, made = play_pages(
+    played = play_pages(
         planned,
         (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page),
         jobs,
         precision,
         progress,
     )
-    pages, headlines, answers = map(list, zip(*made, strict=True))
-    games = sum(r.summary.n_games for r in by_label.values())
+    pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:

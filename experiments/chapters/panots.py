@@ -22,7 +22,7 @@ from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -88,11 +88,10 @@ def build(
     m = arm_games(n_games)
     chunk = min(MAX_CHUNK, m)
     planned = plan(n_games, seed, chunk)
-    by_label, made = play_pages(
+    played = play_pages(
         planned, (faces_page, seat_page, policies_page, players_page, solo_page), jobs, precision, progress
     )
-    pages, headlines = map(list, zip(*made, strict=True))
-    games = sum(r.summary.n_games for r in by_label.values())
+    pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = [
         (
@@ -100,7 +99,7 @@ def build(
             f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
             "panots share colour or shape; 4 two-faced objective cards with 8 tokens score the sidewalk.",
         ),
-        ("knobs", ", ".join(f"{k}={_knob(k, v)}" for k, v in params.as_dict().items())),
+        ("knobs", knobs_line(params, _knob)),
         (
             "policies",
             f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain) at every seat unless "
@@ -136,10 +135,6 @@ def _knob(name: str, value: Any) -> str:
     if isinstance(value, tuple):
         return ",".join(str(v) for v in value)
     return str(value)
-
-
-def _pts(value: float, low: float, high: float) -> str:
-    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
 
 
 def _p_text(p: float) -> str:
@@ -309,7 +304,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
                     "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
                     "fair share": f"{100 * fair:.1f}%",
-                    "seat 0 edge, pts": _pts(*contrast([(s, w)])[:3]),
+                    "seat 0 edge, pts": points(*contrast([(s, w)])[:3]),
                     "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                 }
@@ -478,7 +473,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"Heatmap: 2 players, {h2h_games:,} games per pair over both seat orders, ties count half. Bars and table: one "
         f"of each policy at a 4-player table, rotated over the 4 seats ({int(frame['games'].iloc[0]):,} games); dashed "
         f"line: a fair share of the sole wins. {best['policy']} minus {second['policy']} at the table: "
-        f"{_pts(*gap[:3])} points, p {_p_text(gap[3])} (z-test, same games). Grab priority random per round.",
+        f"{points(*gap[:3])} points, p {_p_text(gap[3])} (z-test, same games). Grab priority random per round.",
     ]
     return Page(title, draw, table, notes), title
 

@@ -20,7 +20,7 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
@@ -64,16 +64,15 @@ def build(
     params = Params()
     planned = plan(n_games, seed, chunk)
     makers = [partial(page, params=params, seed=seed) for page in PAGES]
-    by_label, made = play_pages(planned, makers, jobs, precision, progress)
-    pages, headlines = map(list, zip(*made, strict=True))
-    games = sum(r.summary.n_games for r in by_label.values())
+    played = play_pages(planned, makers, jobs, precision, progress)
+    pages, headlines, games = played.pages, played.headlines, played.games
     front = [
         (
             "game",
             f"Pantolino (engine version {INFO.version}); 4 dice with 5 colours and a joker, 3 rolls per turn, "
             "tokens of 2, 3 and 4 boots in each colour; the supply empties to end the game.",
         ),
-        ("knobs", ", ".join(f"{k}={v}" for k, v in params.as_dict().items())),
+        ("knobs", knobs_line(params)),
         ("policies", "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())),
         (
             "games",

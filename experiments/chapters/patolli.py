@@ -19,7 +19,7 @@ from analysis.report import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
@@ -88,15 +88,14 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     chunk = min(10_000, n_games)
     planned = plan(n_games, seed, chunk)
-    by_label, made = play_pages(
+    played = play_pages(
         planned,
         (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page),
         jobs,
         precision,
         progress,
     )
-    pages, headlines = map(list, zip(*made, strict=True))
-    games = sum(r.summary.n_games for r in by_label.values())
+    pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = [
         (
@@ -105,7 +104,7 @@ def build(
             "track with one die; captures, bad-luck squares and lost rolls cost tokens; finishing every button "
             "or emptying the opponent's purse (10 tokens) wins.",
         ),
-        ("knobs", ", ".join(f"{k}={v}" for k, v in params.as_dict().items())),
+        ("knobs", knobs_line(params)),
         ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + "."),
         (
             "arms",
