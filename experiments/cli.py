@@ -203,7 +203,7 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.runner import RunSpec, run, worker_pool
+    from experiments.runner import RunSpec, run, stop_worker_pool, worker_pool
 
     with user_errors():
         module = get_game(game).module
@@ -256,8 +256,7 @@ def run_game(
         from experiments.output import write_run_folder
 
         write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
-        if pool is not None:  # idle now; stopping the workers here spares the exit a graceful wait for them
-            pool.shutdown(wait=False, kill_workers=True)
+        stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
         if as_json:
             from analysis.tables import json_ready
 
@@ -562,12 +561,13 @@ def main() -> None:
             err=True,
         )
         raise SystemExit(2)
-    pool = start_workers_early(argv[1:]) if argv and argv[0] in available_games() else None
+    if argv and argv[0] in available_games():
+        start_workers_early(argv[1:])
     try:
         raise SystemExit(run_app())
     finally:  # after bad options too: the exit should not wait for workers still loading libraries
-        if pool is not None:
-            pool.shutdown(wait=False, kill_workers=True)
+        if "experiments.runner" in sys.modules:  # otherwise no pool was started
+            sys.modules["experiments.runner"].stop_worker_pool()
 
 
 def run_app() -> int:
@@ -592,22 +592,20 @@ def run_app() -> int:
     return code if isinstance(code, int) else 0
 
 
-def start_workers_early(options: list[str]) -> Any:
+def start_workers_early(options: list[str]) -> None:
     """Start the worker pool of a game command before its options are parsed and checked.
 
     The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
     the other cores while this process parses, validates and starts playing; the run then finds the same pool.
-    Returns the pool, or None when the options ask for one process or another backend.
+    Nothing starts when the options ask for one process or another backend.
     """
     jobs = early_jobs(options)
     if jobs == 1:
-        return None
+        return
     from experiments.output import load_writer_libraries
     from experiments.runner import worker_pool
 
-    pool = worker_pool(jobs)
-    pool.submit(load_writer_libraries)
-    return pool
+    worker_pool(jobs).submit(load_writer_libraries)
 
 
 def early_jobs(options: list[str]) -> int:

@@ -342,7 +342,30 @@ def worker_pool(jobs: int) -> Any:
     """
     from joblib.externals.loky import get_reusable_executor
 
-    return get_reusable_executor(max_workers=jobs - 1)
+    global _pool_started
+    _pool_started = get_reusable_executor(max_workers=jobs - 1)
+    return _pool_started
+
+
+_pool_started: Any = None  # the executor worker_pool last returned, for stop_worker_pool
+
+
+def stop_worker_pool() -> None:
+    """Kill the workers of the pool :func:`worker_pool` started, if any, and wait until loky has let go of it.
+
+    loky's shutdown leaves its call queue's feeder thread running, and that daemon thread holds the queue's
+    named semaphores until it ends; cut off by the interpreter's exit, it can release one without telling
+    loky's resource tracker, which then prints "leaked semlock" warnings after the command's own output.
+    So this waits for that thread too.
+    """
+    global _pool_started
+    if _pool_started is None:
+        return
+    feeder = getattr(getattr(_pool_started, "_call_queue", None), "_thread", None)  # loky internals
+    _pool_started.shutdown(wait=True, kill_workers=True)
+    _pool_started = None
+    if feeder is not None:
+        feeder.join(timeout=10)
 
 
 def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[Any]:
@@ -399,7 +422,7 @@ def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...
                 yield finished.get().result()
     except BaseException:
         stopped.set()
-        executor.shutdown(wait=False, kill_workers=True)
+        stop_worker_pool()
         raise
 
 

@@ -187,6 +187,42 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], message: str) -> 
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(message), proc.stderr
 
 
+POOL_SEMAPHORES_AFTER_MAIN = """
+import json, sys
+from joblib.externals.loky.backend import resource_tracker
+
+held = set()
+register, unregister = resource_tracker.register, resource_tracker.unregister
+resource_tracker.register = lambda name, kind: (held.add(name), register(name, kind))[1]
+resource_tracker.unregister = lambda name, kind: (held.discard(name), unregister(name, kind))[1]
+from experiments.cli import main
+
+report, sys.argv = sys.argv[1], ["simulate", *sys.argv[2:]]
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code
+with open(report, "w") as f:
+    json.dump({"code": code, "held": sorted(held)}, f)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["pantolino", "--bogus", "--jobs", "2"], 2),
+        (["pantolino", "-n", "4000", "--chunk-size", "1000", "--jobs", "2", "--quiet"], 0),
+        (["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000", "--jobs", "2", "--quiet"], 0),
+    ],
+)
+def test_the_worker_pool_is_gone_before_the_process_exits(tmp_path: Path, args: list[str], code: int) -> None:
+    """Semaphores loky releases during interpreter teardown reach its tracker late: it then prints warnings."""
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-c", POOL_SEMAPHORES_AFTER_MAIN, str(report), *args, "--out", str(tmp_path / "run")]
+    subprocess.run(command, capture_output=True, timeout=120, check=False)
+    assert json.loads(report.read_text()) == {"code": code, "held": []}
+
+
 def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
     args = ["pantolino", "-n", "auto", "--precision", "0.01", "--chunk-size", "2000", "--json", "--jobs", "1"]
     first = invoke(*args, "--out", str(tmp_path / "a"))
