@@ -39,6 +39,9 @@ class GameInfo:
     chance: bool  #: whether dice, shuffles or other chance events are involved
     turn_cap: int  #: a game is stopped (and scored as it stands) after this many turns
     score_label: str  #: what a seat's score counts, e.g. "boots"
+    #: games per chunk of a run unless told otherwise: enough that numpy's per-call cost is amortised, few
+    #: enough that the slowest shipped policy plays a chunk in seconds (chunks are what cores share)
+    chunk_games: int
     cooperative: bool = False  #: the table wins or loses together (winner -1 = all win, -2 = all lose)
 
 

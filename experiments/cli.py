@@ -197,7 +197,7 @@ def run_game(
     quiet: bool,
     fresh: bool,
     overwrite: bool,
-    chunk_size: int,
+    chunk_size: int | None,
     precision: str | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
@@ -208,14 +208,17 @@ def run_game(
     with user_errors():
         module = get_game(game).module
         target = _precision(precision)
+        chunk = module.INFO.chunk_games if chunk_size is None else chunk_size
         if n.strip().lower() == "auto":
             if target is None:
                 raise UserError("-n auto needs --precision (e.g. --precision 0.002)")
-            n_games = 4 * chunk_size
+            n_games = 4 * chunk
         else:
             n_games = parse_count(n)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
+        if chunk < 1:
+            raise UserError(f"--chunk-size {chunk} must be at least 1")
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
         spec = RunSpec(
@@ -225,7 +228,7 @@ def run_game(
             seed,
             parse_settings(settings),
             variant,
-            chunk_size,
+            chunk,
         )
         run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -297,7 +300,10 @@ def make_game_command(game: str) -> Any:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
         fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
         overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
-        chunk_size: Annotated[int, typer.Option(help="Games per chunk (part of the seeding).")] = 50_000,
+        chunk_size: Annotated[
+            int | None,
+            typer.Option(help="Games per chunk (part of the seeding); default: the game's, see `simulate list GAME`."),
+        ] = None,
         backend: Annotated[str, typer.Option(help="loky (this machine) or dask (a Dask cluster).")] = "loky",
         scheduler: Annotated[
             str | None,
@@ -376,6 +382,7 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
         console.print(policies, knobs, variants)
         console.print(
             f"players: {m.INFO.min_players}–{m.INFO.max_players}; turn cap {m.INFO.turn_cap}; "
+            f"chunks of {m.INFO.chunk_games:,} games; "
             f"metrics: {', '.join(m.METRICS)}",
             highlight=False,
         )

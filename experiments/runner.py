@@ -26,7 +26,6 @@ import numpy as np
 from analysis.summary import Summary
 from engines import core, get_game
 
-DEFAULT_CHUNK = 50_000
 CHECKPOINT_FORMAT = 1
 
 
@@ -55,17 +54,19 @@ class RunSpec:
     seed: int = 0
     settings: tuple[tuple[str, str], ...] = ()  # knob overrides as text, applied after the variant's
     variant: str | None = None
-    chunk_size: int = DEFAULT_CHUNK
+    chunk_size: int | None = None  # games per chunk; None: the game's own (``INFO.chunk_games``)
 
     def __post_init__(self) -> None:
         """Check everything that can be checked before any game is played."""
         if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or self.n_games < 1:
             raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
-        if self.chunk_size < 1:
-            raise ValueError(f"chunk_size={self.chunk_size} must be a positive whole number")
         if not 0 <= self.seed < 2**63:
             raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
         module = self.module
+        if self.chunk_size is None:
+            object.__setattr__(self, "chunk_size", module.INFO.chunk_games)
+        if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, int) or self.chunk_size < 1:
+            raise ValueError(f"chunk_size={self.chunk_size!r} must be a positive whole number")
         core.check_players(module.INFO, len(self.seats))
         core.resolve_policies(module.POLICIES, self.seats)
         self.params  # noqa: B018  (validates variant and knobs)

@@ -7,7 +7,7 @@ title = "What is a joker face worth?"
 game = "pantolino"
 seed = 2026                             # every arm uses the same chunk seeds (common random numbers)
 n = 100000                              # games per arm; or precision = 0.005 (95% half-width of win rates)
-chunk_size = 20000                      # optional
+chunk_size = 20000                      # optional; default: the game's (`simulate list GAME`)
 set = { rolls = 3 }                     # optional knobs for every arm
 
 [[arm]]
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engines import core, get_game
-from experiments.runner import DEFAULT_CHUNK, RunSpec
+from experiments.runner import RunSpec
 
 STUDY_KEYS = {"name", "title", "question", "game", "seed", "n", "precision", "chunk_size", "set", "metrics"}
 ARM_KEYS = {"label", "seats", "policy", "players", "set", "variant"}
@@ -124,7 +124,7 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         "study.precision",
         "must be a number between 0 and 0.5",
     )
-    chunk = head.get("chunk_size", min(DEFAULT_CHUNK, n))
+    chunk = head.get("chunk_size", min(module.INFO.chunk_games, n))
     _expect(isinstance(chunk, int) and chunk > 0, where, "study.chunk_size", "must be a positive whole number")
     shared = _settings(where, "study.set", head.get("set", {}))
     metrics = head.get("metrics", [])

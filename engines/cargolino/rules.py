@@ -33,6 +33,7 @@ INFO = GameInfo(
     chance=True,
     turn_cap=2000,
     score_label="shells",
+    chunk_games=10_000,
 )
 
 COLOURS = ("red", "green", "yellow", "blue", "purple", "white")

@@ -34,6 +34,7 @@ INFO = GameInfo(
     chance=True,
     turn_cap=16,
     score_label="inventions",
+    chunk_games=20_000,
     cooperative=True,
 )
 

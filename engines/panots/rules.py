@@ -30,7 +30,15 @@ from engines import core
 from engines.core import GameInfo, Metric, Outcome, knob
 
 INFO = GameInfo(
-    id="panots", name="Panots", version=1, min_players=1, max_players=7, chance=True, turn_cap=10, score_label="VP"
+    id="panots",
+    name="Panots",
+    version=1,
+    min_players=1,
+    max_players=7,
+    chance=True,
+    turn_cap=10,
+    score_label="VP",
+    chunk_games=1_000,
 )
 
 COLOURS = ("blue", "red", "yellow", "green")

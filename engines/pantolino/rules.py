@@ -29,6 +29,7 @@ INFO = GameInfo(
     chance=True,
     turn_cap=2000,
     score_label="boots",
+    chunk_games=50_000,
 )
 
 SUPPLY, REMOVED = -1, -2  # owner codes of tokens not on a centipede

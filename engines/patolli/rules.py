@@ -30,6 +30,7 @@ INFO = GameInfo(
     chance=True,
     turn_cap=1000,
     score_label="buttons finished",
+    chunk_games=20_000,
 )
 
 PLAYERS = 2

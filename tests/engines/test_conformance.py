@@ -21,6 +21,7 @@ def seats_for(module, policy: str) -> list[str]:
 def test_module_declares_the_contract(game: str) -> None:
     module = get_game(game).module
     assert isinstance(module.INFO, GameInfo) and module.INFO.id == game
+    assert isinstance(module.INFO.chunk_games, int) and 1_000 <= module.INFO.chunk_games <= 50_000
     params = module.Params()
     assert dataclasses.is_dataclass(params)
     with pytest.raises(dataclasses.FrozenInstanceError):

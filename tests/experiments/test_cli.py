@@ -120,8 +120,15 @@ def test_table_output_and_save_games(tmp_path: Path) -> None:
 def test_list_describes_games_and_a_game() -> None:
     assert "pantolino" in invoke("list").stdout
     out = invoke("list", "pantolino").stdout
-    for word in ("keep-jokers", "joker_faces", "escaping-boots-tail", "remove-smallest"):
+    for word in ("keep-jokers", "joker_faces", "escaping-boots-tail", "remove-smallest", "chunks of 50,000 games"):
         assert word in out
+
+
+def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
+    result = invoke("panots", "-n", "2500", "--jobs", "1", "--quiet", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "run.json").read_text())["chunk_size"] == 1000
+    assert len(list((tmp_path / "chunks").glob("chunk-*.ckpt"))) == 3
 
 
 @pytest.mark.parametrize(
@@ -140,6 +147,7 @@ def test_list_describes_games_and_a_game() -> None:
         (["pantolino", "--set", "dice=four"], "dice='four' is not a whole number"),
         (["pantolino", "--set", "dice"], "is not of the form knob=value"),
         (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
+        (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:

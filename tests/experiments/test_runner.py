@@ -19,6 +19,12 @@ def test_chunks_cover_n_with_a_short_last_chunk() -> None:
     assert SPEC.chunks() == [(0, 1000), (1, 1000), (2, 500)]
 
 
+def test_chunks_are_the_games_own_size_unless_given() -> None:
+    assert RunSpec("panots", ("greedy", "greedy"), 2_500).chunks() == [(0, 1000), (1, 1000), (2, 500)]
+    assert RunSpec("pantolino", ("greedy", "greedy"), 2_500).chunks() == [(0, 2500)]
+    assert RunSpec("panots", ("greedy", "greedy"), 2_500, chunk_size=2_000).chunks() == [(0, 2000), (1, 500)]
+
+
 def test_chunk_generators_depend_on_seed_and_index_only() -> None:
     assert chunk_rng(9, 3).integers(1 << 30) == chunk_rng(9, 3).integers(1 << 30)
     assert chunk_rng(9, 3).integers(1 << 30) != chunk_rng(9, 4).integers(1 << 30)
@@ -85,6 +91,8 @@ def test_checkpoints_of_another_run_are_refused_unless_overwritten(tmp_path) -> 
         ({"variant": "escaping"}, "unknown variant 'escaping'"),
         ({"settings": (("dice", "9"),)}, "dice=9 is out of range"),
         ({"game": "pantolin"}, "did you mean 'pantolino'"),
+        ({"chunk_size": 0}, "chunk_size=0 must be a positive whole number"),
+        ({"chunk_size": True}, "chunk_size=True must be a positive whole number"),
     ],
 )
 def test_bad_specs_fail_before_playing(changes: dict, message: str) -> None:
