@@ -8,6 +8,7 @@ written atomically under ``<run folder>/chunks/``; running the same spec again r
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import io
@@ -339,12 +340,14 @@ def worker_pool(jobs: int) -> Any:
     """The ``jobs - 1`` worker processes that share a run with this process: joblib's reusable loky executor.
 
     The same executor comes back on every call with the same ``jobs``, so a caller can start it (and give it
-    work) before the run does.
+    work) before the run does. It lives until :func:`stop_worker_pool`, which also runs at exit.
     """
     from joblib.externals.loky import get_reusable_executor
 
     global _pool_started
     _pool_started = get_reusable_executor(max_workers=jobs - 1)
+    atexit.unregister(stop_worker_pool)  # registered once, and after multiprocessing's own exit handler,
+    atexit.register(stop_worker_pool)  # so it runs before that one (last in, first out)
     return _pool_started
 
 
