@@ -489,7 +489,8 @@ def local_cluster(workers: int) -> Any:
     specs = {"here": {"cls": Worker, "options": options}}
     specs |= {f"process-{i}": {"cls": Nanny, "options": options} for i in range(1, workers)}
     return SpecCluster(
-        scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False}},
+        # any free port for the scheduler's HTTP server: 8787 may belong to another cluster (or run)
+        scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False, "dashboard_address": ":0"}},
         workers=specs,
         silence_logs=logging.ERROR,  # not the warnings of tasks cancelled by Ctrl-C
         name="boardlab",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -160,6 +163,20 @@ def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None
         assert sorted(client.ncores().values()) == [1, 1, 1]
         pids = list(client.run(os.getpid).values())
         assert pids.count(os.getpid()) == 1 and len(set(pids)) == 3
+
+
+def test_a_local_dask_cluster_leaves_port_8787_to_others() -> None:
+    pytest.importorskip("dask.distributed")
+    from experiments.runner import dask_client
+
+    with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(OSError):  # already in use is just as good
+            taken.bind(("127.0.0.1", 8787))
+            taken.listen()
+        with dask_client(None, 2) as client:
+            assert len(client.ncores()) == 2
+    assert not [w for w in caught if "already in use" in str(w.message)]
 
 
 def test_ctrl_c_under_dask_stops_cleanly_and_resumes(tmp_path: Path, uninterrupted: dict) -> None:
