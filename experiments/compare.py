@@ -13,7 +13,7 @@ import numpy as np
 from analysis import stats
 from engines import core, get_game
 from experiments.runner import RunSpec
-from experiments.spec import Arm
+from experiments.spec import Arm, arm_chunk
 from experiments.study import StudyResult, run_arms
 
 ProgressFactory = Callable[[int], Any]
@@ -110,7 +110,7 @@ def tournament(
     core.check_players(module.INFO, players)
     if players < 2:
         raise ValueError("a tournament needs at least 2 players")
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(module.INFO, n_games)
     arms, cells = [], []
     for a in policies:
         for b in policies:
@@ -205,7 +205,7 @@ def sweep(
     import pandas as pd
 
     knob, values, fixed = split_sweep(game, settings)
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(get_game(game).module.INFO, n_games)
     arms = [
         Arm(f"{knob}={v}", RunSpec(game, tuple(seats), n_games, seed, (*fixed, (knob, v)), None, chunk)) for v in values
     ]

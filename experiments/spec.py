@@ -7,7 +7,7 @@ title = "What is a joker face worth?"
 game = "pantolino"
 seed = 2026                             # every arm uses the same chunk seeds (common random numbers)
 n = 100000                              # games per arm; or precision = 0.005 (95% half-width of win rates)
-chunk_size = 20000                      # optional; default: the game's (`simulate list GAME`)
+chunk_size = 20000                      # optional; default: the game's (`simulate list GAME`), ≤ 10000
 set = { rolls = 3 }                     # optional knobs for every arm
 
 [[arm]]
@@ -43,6 +43,14 @@ class Arm:
 
     label: str
     spec: RunSpec
+
+
+def arm_chunk(info: core.GameInfo, n_games: int) -> int:
+    """Games per chunk for arms played side by side: the game's own size, at most 10,000 and at most ``n_games``.
+
+    So even 20,000 games per arm make several chunks, to pair and to share between cores.
+    """
+    return min(info.chunk_games, 10_000, n_games)
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,7 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         "study.precision",
         "must be a number between 0 and 0.5",
     )
-    chunk = head.get("chunk_size", min(module.INFO.chunk_games, n))
+    chunk = head.get("chunk_size", arm_chunk(module.INFO, n))
     _expect(isinstance(chunk, int) and chunk > 0, where, "study.chunk_size", "must be a positive whole number")
     shared = _settings(where, "study.set", head.get("set", {}))
     metrics = head.get("metrics", [])

@@ -22,6 +22,7 @@ from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
+from experiments.spec import arm_chunk
 
 BASE = "selfish"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
@@ -85,7 +86,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(INFO, n_games)
     planned = plan(n_games, seed, chunk)
     played = play_pages(
         planned, (seat_page, information_page, length_page, track_page, shells_page), jobs, precision, progress

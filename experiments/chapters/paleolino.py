@@ -22,6 +22,7 @@ from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, pct, play_pages, provenance
 from experiments.runner import RunResult
+from experiments.spec import arm_chunk
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 POLICY_ORDER = ["planner", "greedy", "random"]
@@ -148,7 +149,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(INFO, n_games)
     planned = plan(n_games, seed, chunk)
     played = play_pages(
         planned,

@@ -22,6 +22,7 @@ from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
+from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
 STRONG, WEAK = "keep-jokers", "reroll-jokers"
@@ -60,7 +61,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(INFO, n_games)
     params = Params()
     planned = plan(n_games, seed, chunk)
     makers = [partial(page, params=params, seed=seed) for page in PAGES]

@@ -21,6 +21,7 @@ from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
+from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
@@ -86,7 +87,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = min(10_000, n_games)
+    chunk = arm_chunk(INFO, n_games)
     planned = plan(n_games, seed, chunk)
     played = play_pages(
         planned,

@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from engines import get_game
 from experiments.cli import app
 from experiments.compare import split_sweep, tournament
+from experiments.spec import arm_chunk
 
 runner = CliRunner()
 
@@ -73,6 +75,14 @@ def test_sweep_command_over_joker_faces(tmp_path: Path) -> None:
     turns = frame.groupby("value")["mean_turns"].first()
     assert turns[0] > turns[1] > turns[2]  # jokers make tokens easier to claim
     assert (tmp_path / "sweep.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("game", "n_games", "chunk"),
+    [("pantolino", 20_000, 10_000), ("panots", 20_000, 1_000), ("pantolino", 3_000, 3_000), ("panots", 400, 400)],
+)
+def test_arms_are_chunked_by_the_games_size_at_most_10_000(game: str, n_games: int, chunk: int) -> None:
+    assert arm_chunk(get_game(game).module.INFO, n_games) == chunk
 
 
 def test_sweep_splits_tuple_knobs_on_semicolons() -> None:
