@@ -634,11 +634,11 @@ def run_many(
     specs: Sequence[RunSpec],
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int], Summary] | None = None,
+    cache: dict[tuple[str, int, int], Summary] | None = None,
 ) -> list[RunResult]:
     """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
 
-    ``cache`` maps ``(identity key, chunk index)`` to summaries already computed (it is filled as chunks
+    ``cache`` maps ``(identity key, chunk index, games)`` to summaries already computed (it is filled as chunks
     finish), so that precision-targeted runs and reports never play the same chunk twice.
     """
     jobs = os.cpu_count() or 1 if jobs is None else jobs
@@ -651,7 +651,7 @@ def run_many(
         (k, index, size)
         for k, spec in enumerate(specs)
         for index, size in spec.chunks()
-        if (keys[k], index) not in cache
+        if (keys[k], index, size) not in cache
     ]
     if progress:
         progress(sum(spec.n_games for spec in specs) - sum(size for _, _, size in todo))
@@ -660,13 +660,13 @@ def run_many(
     else:
         finished = _shared_with_workers(_tagged_chunk, [(k, specs[k], i, n) for k, i, n in todo], jobs)
     for k, result in finished:
-        cache[(keys[k], result.index)] = result.summary
+        cache[(keys[k], result.index, result.summary.n_games)] = result.summary
         if progress:
             progress(result.summary.n_games)
     elapsed = time.perf_counter() - start
     results = []
     for k, spec in enumerate(specs):
-        ordered = [cache[(keys[k], i)] for i, _ in spec.chunks()]
+        ordered = [cache[(keys[k], i, n)] for i, n in spec.chunks()]
         merged = merge_in_order(ordered)
         results.append(RunResult(spec, merged, elapsed, None, 0, ordered))
     return results
@@ -682,7 +682,7 @@ def run_to_precision(
     jobs: int | None = None,
     max_games: int = 50_000_000,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int], Summary] | None = None,
+    cache: dict[tuple[str, int, int], Summary] | None = None,
 ) -> list[RunResult]:
     """Add chunks until every seat's win rate in every spec has a 95% half-width of at most ``precision``.
 

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from experiments.runner import Checkpoints, RunError, RunSpec, chunk_rng, run
+from experiments.runner import Checkpoints, RunError, RunSpec, chunk_rng, run, run_to_precision
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "greedy"), 2_500, seed=9, chunk_size=1_000)
 
@@ -104,6 +104,15 @@ def test_bad_specs_fail_before_playing(changes: dict, message: str) -> None:
 
     with pytest.raises(ValueError, match=message):
         RunSpec(**{**asdict(SPEC), **changes})
+
+
+def test_arms_played_to_a_precision_match_a_single_run_to_it() -> None:
+    # 2,500 games leave a short last chunk of 500; the next round needs that chunk in full, not the short one
+    spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 2_500, seed=3, chunk_size=1_000)
+    [arm] = run_to_precision([spec], 0.01, jobs=1)
+    alone = run(spec, jobs=1, precision=0.01)
+    assert arm.spec.n_games == alone.spec.n_games > 2_500
+    assert arm.summary.n_games == arm.spec.n_games and arrays_equal(arm, alone)
 
 
 def test_memory_does_not_grow_with_n() -> None:
