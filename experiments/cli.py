@@ -35,9 +35,15 @@ class UserError(Exception):
     """Bad input: printed as one line, exit code 2."""
 
 
+RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
+
+
 @contextlib.contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn the library's complaints about input into one line on stderr and exit code 2."""
+def user_errors(on_interrupt: str = "interrupted") -> Iterator[None]:
+    """Turn the library's complaints about input into one line on stderr and exit code 2.
+
+    Ctrl-C prints ``on_interrupt`` and exits with 130: only a single run saves its chunks, so only it says so.
+    """
     from experiments.runner import RunError
 
     try:
@@ -49,7 +55,7 @@ def user_errors() -> Iterator[None]:
         typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo("interrupted: finished chunks are saved; run the same command again to resume", err=True)
+        typer.echo(on_interrupt, err=True)
         raise typer.Exit(130) from None
 
 
@@ -205,7 +211,7 @@ def run_game(
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
     from experiments.runner import RunSpec, run, stop_worker_pool, worker_pool
 
-    with user_errors():
+    with user_errors(RESUME_HINT):
         module = get_game(game).module
         target = _precision(precision)
         chunk = module.INFO.chunk_games if chunk_size is None else chunk_size

@@ -158,6 +158,25 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_pat
     assert not (tmp_path / "x" / "run.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["pantolino", "-n", "2000"], "interrupted: finished chunks are saved; run the same command again to resume"),
+        (["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000"], "interrupted"),
+        (["sweep", "pantolino", "--set", "rolls=2,3", "-n", "2000"], "interrupted"),
+    ],
+)
+def test_ctrl_c_promises_a_resume_only_where_chunks_are_saved(
+    args: list[str], message: str, tmp_path: Path, monkeypatch
+) -> None:
+    def stopped(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("experiments.runner.play_chunk", stopped)
+    result = invoke(*args, "--jobs", "1", "--quiet", "--out", str(tmp_path))
+    assert result.exit_code == 130 and result.stderr.strip() == message
+
+
 def test_unwritable_output_folder(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
