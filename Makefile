@@ -36,4 +36,4 @@ golden: install
 	$(BIN)/python -m tests.golden.regenerate
 
 clean:
-	rm -rf $(VENV) runs/* reports/*.pdf .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) runs/* reports/*.pdf reports/*.chunks .pytest_cache .ruff_cache build *.egg-info

@@ -42,7 +42,7 @@ RESUME_HINT = "interrupted: finished chunks are saved; run the same command agai
 def user_errors(on_interrupt: str = "interrupted") -> Iterator[None]:
     """Turn the library's complaints about input into one line on stderr and exit code 2.
 
-    Ctrl-C prints ``on_interrupt`` and exits with 130: only a single run saves its chunks, so only it says so.
+    Ctrl-C prints ``on_interrupt`` and exits with 130 (commands that save their chunks say how to resume).
     """
     from experiments.runner import RunError
 
@@ -419,18 +419,25 @@ def report_command(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
     out: Annotated[Path | None, typer.Option(help="PDF path (default: reports/<name>.pdf).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
 ) -> None:
-    """Write a multi-page PDF report answering a game's design questions (or one study's)."""
-    with user_errors():
+    """Write a multi-page PDF report answering a game's design questions (or one study's).
+
+    Finished chunks are kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
+    """
+    with user_errors(RESUME_HINT):
         n_games = parse_count(n)
         target_precision = _precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
-        from experiments.reporting import build_report
+        from experiments.reporting import build_report, report_path
+        from experiments.runner import saving_chunks
 
-        path, headlines = build_report(
-            target, n_games, target_precision, seed, jobs, out, lambda total: _progress_total(total, quiet)
-        )
+        pdf = out or report_path(target)
+        with saving_chunks(pdf.with_name(f"{pdf.stem}.chunks"), fresh):
+            path, headlines = build_report(
+                target, n_games, target_precision, seed, jobs, pdf, lambda total: _progress_total(total, quiet)
+            )
         for line in headlines:
             typer.echo(f"- {line}")
         typer.echo(f"report: {path}")
@@ -450,24 +457,27 @@ def tournament_command(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the matrix CSV and heatmap PNG.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
 ) -> None:
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
-    with user_errors():
+    with user_errors(RESUME_HINT):
         from experiments.compare import tournament
+        from experiments.runner import saving_chunks
 
         names = [p.strip() for p in policies.split(",") if p.strip()]
-        result = tournament(
-            game,
-            names,
-            players,
-            parse_count(n),
-            seed,
-            parse_settings(settings or []),
-            variant,
-            jobs,
-            lambda total: _progress_total(total, quiet),
-        )
         folder = out or Path("runs") / f"{game}-tournament"
+        with saving_chunks(folder / "chunks", fresh):
+            result = tournament(
+                game,
+                names,
+                players,
+                parse_count(n),
+                seed,
+                parse_settings(settings or []),
+                variant,
+                jobs,
+                lambda total: _progress_total(total, quiet),
+            )
         paths = result.save(folder)
         _print_frame(result.display(), f"{game}: win rate of row policy against column policy (95% CI)")
         typer.echo(f"written: {', '.join(str(p) for p in paths)}")
@@ -485,23 +495,21 @@ def sweep_command(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the table CSV and line plot PNG.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
 ) -> None:
     """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
-    with user_errors():
-        from experiments.compare import sweep
+    with user_errors(RESUME_HINT):
+        from experiments.compare import split_sweep, sweep
+        from experiments.runner import saving_chunks
 
         module = get_game(game).module
         chosen = seats_from(module, policy, seats, players)
-        result = sweep(
-            game,
-            chosen,
-            parse_settings(settings),
-            parse_count(n),
-            seed,
-            jobs,
-            lambda total: _progress_total(total, quiet),
-        )
-        folder = out or Path("runs") / f"{game}-sweep-{result.knob}"
+        knob_settings = parse_settings(settings)
+        folder = out or Path("runs") / f"{game}-sweep-{split_sweep(game, knob_settings)[0]}"
+        with saving_chunks(folder / "chunks", fresh):
+            result = sweep(
+                game, chosen, knob_settings, parse_count(n), seed, jobs, lambda total: _progress_total(total, quiet)
+            )
         paths = result.save(folder)
         _print_frame(result.display(), f"{game}: sweep of {result.knob}")
         typer.echo(f"written: {', '.join(str(p) for p in paths)}")
@@ -514,17 +522,19 @@ def experiment_command(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the study's tables.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
 ) -> None:
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
-    with user_errors():
+    with user_errors(RESUME_HINT):
+        from experiments.runner import saving_chunks
         from experiments.spec import load_study, resolve_study
         from experiments.study import run_study
 
         study = load_study(resolve_study(file))
         total = sum(a.spec.n_games for a in study.arms)
-        with _progress_total(total, quiet) as bar:
-            result = run_study(study, jobs, _precision(precision), bar.advance)
         folder = out or Path("runs") / f"study-{study.name}"
+        with _progress_total(total, quiet) as bar, saving_chunks(folder / "chunks", fresh):
+            result = run_study(study, jobs, _precision(precision), bar.advance)
         folder.mkdir(parents=True, exist_ok=True)
         table = result.table(study.metrics)
         comparisons = result.comparisons()

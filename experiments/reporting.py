@@ -14,6 +14,14 @@ from experiments.spec import load_study, resolve_study
 from experiments.study import run_study
 
 
+def report_path(target: str) -> Path:
+    """Where the report of ``target`` (a game or a study) is written unless told: ``reports/<name>.pdf``."""
+    from engines import available_games
+
+    name = target if target in available_games() else load_study(resolve_study(target)).name
+    return Path("reports") / f"{name}.pdf"
+
+
 def build_report(
     target: str,
     n_games: int,
@@ -31,7 +39,7 @@ def build_report(
         total = sum(a.spec.n_games for a in module.plan(n_games, seed, min(10_000, n_games)).arms)
         with progress(total) as bar:
             chapter = module.build(n_games, precision, seed, jobs, bar.advance)
-        path = write_report(out or Path("reports") / f"{target}.pdf", chapter.heading, chapter.front, chapter.pages)
+        path = write_report(out or report_path(target), chapter.heading, chapter.front, chapter.pages)
         return path, list(chapter.headlines)
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:

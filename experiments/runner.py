@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import contextvars
 import hashlib
 import io
 import json
@@ -280,26 +281,104 @@ class Checkpoints:
         path = self.path(index)
         if not path.exists():
             return None
-        raw = path.read_bytes()
-        digest, archive = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
-        summary = None
-        if hashlib.sha256(archive).digest() == digest:
-            try:
-                with np.load(io.BytesIO(archive), allow_pickle=False) as data:
-                    summary = Summary.from_arrays({k: data[k] for k in data.files})
-            except Exception:  # an intact file that still cannot be read is recomputed, never used
-                summary = None
-        if summary is None or summary.n_games != size:
+        summary = read_checkpoint(path, size)
+        if summary is None:
             self.corrupt.append(index)
             path.unlink(missing_ok=True)
-            return None
         return summary
 
     def save(self, index: int, summary: Summary) -> None:
         """Store chunk ``index`` atomically (write to a temporary file, then rename)."""
-        archive = io.BytesIO()
-        np.savez(archive, **summary.to_arrays())
-        atomic_write(self.path(index), hashlib.sha256(archive.getvalue()).digest() + archive.getvalue())
+        write_checkpoint(self.path(index), summary)
+
+
+def read_checkpoint(path: Path, games: int) -> Summary | None:
+    """The summary in checkpoint file ``path`` if every byte is intact and it holds ``games`` games, else None."""
+    raw = path.read_bytes()
+    digest, archive = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
+    if hashlib.sha256(archive).digest() != digest:
+        return None
+    try:
+        with np.load(io.BytesIO(archive), allow_pickle=False) as data:
+            summary = Summary.from_arrays({k: data[k] for k in data.files})
+    except Exception:  # an intact file that still cannot be read is recomputed, never used
+        return None
+    return summary if summary.n_games == games else None
+
+
+def write_checkpoint(path: Path, summary: Summary) -> None:
+    """Write ``summary`` to ``path`` atomically: the SHA-256 digest of an npz archive, then the archive."""
+    archive = io.BytesIO()
+    np.savez(archive, **summary.to_arrays())
+    atomic_write(path, hashlib.sha256(archive.getvalue()).digest() + archive.getvalue())
+
+
+class ChunkStore:
+    """Finished chunks of many arms in one folder: the chunk cache of :func:`run_many` that survives the process.
+
+    Keys are ``(identity key, chunk index, games)``. Each arm gets a sub-folder named by a digest of its identity
+    (with the identity in ``identity.json``); its chunks are files in the format of :class:`Checkpoints`, and one
+    that fails the check is deleted and played again. Replaying a stored chunk gives the same summary, so a
+    command that uses a store and is stopped resumes where it was.
+    """
+
+    def __init__(self, root: Path, fresh: bool = False) -> None:
+        """Use the chunks already in ``root`` (``fresh``: delete them first)."""
+        if fresh and root.exists():
+            shutil.rmtree(root)
+        self.root = root
+        self._loaded: dict[tuple[str, int, int], Summary] = {}
+
+    def _path(self, key: tuple[str, int, int]) -> Path:
+        identity, index, games = key
+        arm = hashlib.sha256(identity.encode()).hexdigest()[:16]
+        return self.root / arm / f"chunk-{index:06d}-{games}.ckpt"
+
+    def __contains__(self, key: tuple[str, int, int]) -> bool:
+        if key in self._loaded:
+            return True
+        path = self._path(key)
+        if not path.exists():
+            return False
+        summary = read_checkpoint(path, key[2])
+        if summary is None:
+            path.unlink(missing_ok=True)
+            return False
+        self._loaded[key] = summary
+        return True
+
+    def __getitem__(self, key: tuple[str, int, int]) -> Summary:
+        return self._loaded[key]
+
+    def __setitem__(self, key: tuple[str, int, int], summary: Summary) -> None:
+        path = self._path(key)
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True)
+            atomic_write(path.parent / "identity.json", key[0].encode())
+        write_checkpoint(path, summary)
+        self._loaded[key] = summary
+
+
+_saved_chunks: contextvars.ContextVar[ChunkStore | None] = contextvars.ContextVar("saved_chunks", default=None)
+
+
+@contextlib.contextmanager
+def saving_chunks(root: Path, fresh: bool = False) -> Iterator[ChunkStore]:
+    """Within the block, :func:`run_many` and :func:`run_to_precision` keep their chunks in ``root`` and reuse them.
+
+    So a report, tournament, sweep or study that is stopped resumes when run again.
+    """
+    store = ChunkStore(root, fresh)
+    token = _saved_chunks.set(store)
+    try:
+        yield store
+    finally:
+        _saved_chunks.reset(token)
+
+
+def _chunk_cache() -> dict[tuple[str, int, int], Summary] | ChunkStore:
+    store = _saved_chunks.get()
+    return {} if store is None else store
 
 
 def publish(tmp: str | Path, path: Path) -> None:
@@ -634,25 +713,26 @@ def run_many(
     specs: Sequence[RunSpec],
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int, int], Summary] | None = None,
+    cache: dict[tuple[str, int, int], Summary] | ChunkStore | None = None,
 ) -> list[RunResult]:
     """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
 
     ``cache`` maps ``(identity key, chunk index, games)`` to summaries already computed (it is filled as chunks
-    finish), so that precision-targeted runs and reports never play the same chunk twice.
+    finish), so that precision-targeted runs and reports never play the same chunk twice; by default it is the
+    store of the enclosing :func:`saving_chunks` block, if any.
     """
     jobs = os.cpu_count() or 1 if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs={jobs} must be at least 1")
     start = time.perf_counter()
-    cache = {} if cache is None else cache
+    cache = _chunk_cache() if cache is None else cache
     keys = [json.dumps(spec.identity(), sort_keys=True) for spec in specs]
-    todo = [
-        (k, index, size)
-        for k, spec in enumerate(specs)
-        for index, size in spec.chunks()
-        if (keys[k], index, size) not in cache
-    ]
+    todo, wanted = [], set()  # specs can repeat (a 2-player tournament seats each pairing twice): play once
+    for k, spec in enumerate(specs):
+        for index, size in spec.chunks():
+            if (keys[k], index, size) not in cache and (keys[k], index, size) not in wanted:
+                wanted.add((keys[k], index, size))
+                todo.append((k, index, size))
     if progress:
         progress(sum(spec.n_games for spec in specs) - sum(size for _, _, size in todo))
     if jobs == 1 or len(todo) <= 1:
@@ -682,7 +762,7 @@ def run_to_precision(
     jobs: int | None = None,
     max_games: int = 50_000_000,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int, int], Summary] | None = None,
+    cache: dict[tuple[str, int, int], Summary] | ChunkStore | None = None,
 ) -> list[RunResult]:
     """Add chunks until every seat's win rate in every spec has a 95% half-width of at most ``precision``.
 
@@ -693,7 +773,7 @@ def run_to_precision(
 
     if not 0 < precision < 0.5:
         raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
-    cache = {} if cache is None else cache
+    cache = _chunk_cache() if cache is None else cache
     current = list(specs)
     while True:
         results = run_many(current, jobs, progress, cache)

@@ -159,22 +159,47 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_pat
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    "args",
     [
-        (["pantolino", "-n", "2000"], "interrupted: finished chunks are saved; run the same command again to resume"),
-        (["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000"], "interrupted"),
-        (["sweep", "pantolino", "--set", "rolls=2,3", "-n", "2000"], "interrupted"),
+        ["pantolino", "-n", "2000"],
+        ["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000"],
+        ["sweep", "pantolino", "--set", "rolls=2,3", "-n", "2000"],
+        ["experiment", "pantolino-seat-advantage"],
     ],
 )
-def test_ctrl_c_promises_a_resume_only_where_chunks_are_saved(
-    args: list[str], message: str, tmp_path: Path, monkeypatch
-) -> None:
+def test_ctrl_c_says_how_to_resume(args: list[str], tmp_path: Path, monkeypatch) -> None:
     def stopped(*_args, **_kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr("experiments.runner.play_chunk", stopped)
     result = invoke(*args, "--jobs", "1", "--quiet", "--out", str(tmp_path))
-    assert result.exit_code == 130 and result.stderr.strip() == message
+    hint = "interrupted: finished chunks are saved; run the same command again to resume"
+    assert result.exit_code == 130 and result.stderr.strip() == hint
+
+
+def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path, monkeypatch) -> None:
+    from experiments import runner as runner_module
+
+    play, played = runner_module.play_chunk, []
+
+    def counted(*args, **kwargs):
+        if len(played) == limit:
+            raise KeyboardInterrupt
+        played.append(args[1:3])
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr("experiments.runner.play_chunk", counted)
+    args = ["tournament", "pantolino", "--policies", "greedy,random,keep-jokers", "-n", "2000", "--jobs", "1", "-q"]
+    limit = 2  # of the 6 chunks: 3 x 2 seatings of two players, each played once, one chunk each
+    assert invoke(*args, "--out", str(tmp_path / "t")).exit_code == 130
+    limit, played = 6, []
+    assert invoke(*args, "--out", str(tmp_path / "t")).exit_code == 0 and len(played) == 4
+    played = []
+    assert invoke(*args, "--out", str(tmp_path / "t"), "--fresh").exit_code == 0 and len(played) == 6
+    played = []
+    assert invoke(*args, "--out", str(tmp_path / "whole")).exit_code == 0 and len(played) == 6
+    matrix = sorted(p.name for p in (tmp_path / "whole").glob("*.csv"))
+    assert matrix and all((tmp_path / "t" / m).read_bytes() == (tmp_path / "whole" / m).read_bytes() for m in matrix)
 
 
 def test_unwritable_output_folder(tmp_path: Path) -> None:

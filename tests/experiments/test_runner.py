@@ -9,7 +9,17 @@ import sys
 import numpy as np
 import pytest
 
-from experiments.runner import Checkpoints, RunError, RunSpec, chunk_rng, run, run_to_precision
+from experiments import runner
+from experiments.runner import (
+    Checkpoints,
+    RunError,
+    RunSpec,
+    chunk_rng,
+    run,
+    run_many,
+    run_to_precision,
+    saving_chunks,
+)
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "greedy"), 2_500, seed=9, chunk_size=1_000)
 
@@ -113,6 +123,26 @@ def test_arms_played_to_a_precision_match_a_single_run_to_it() -> None:
     alone = run(spec, jobs=1, precision=0.01)
     assert arm.spec.n_games == alone.spec.n_games > 2_500
     assert arm.summary.n_games == arm.spec.n_games and arrays_equal(arm, alone)
+
+
+def test_saved_chunks_are_reused_and_a_damaged_one_replayed(tmp_path, monkeypatch) -> None:
+    from dataclasses import replace
+
+    specs = [SPEC, replace(SPEC, seats=("greedy", "keep-jokers")), SPEC]  # the repeated arm is played once
+    play, played = runner.play_chunk, []
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: played.append(a[1]) or play(*a, **k))
+    with saving_chunks(tmp_path):
+        first = run_many(specs, jobs=1)
+    files = sorted(tmp_path.glob("*/chunk-*.ckpt"))
+    assert len(played) == len(files) == 6 and len(list(tmp_path.glob("*/identity.json"))) == 2
+    files[0].write_bytes(files[0].read_bytes()[:-1] + b"x")
+    played.clear()
+    with saving_chunks(tmp_path):
+        again = run_many(specs, jobs=1)
+    assert len(played) == 1 and all(arrays_equal(a, b) for a, b in zip(first, again, strict=True))
+    played.clear()
+    run_many(specs, jobs=1)  # outside the block nothing is saved or reused
+    assert len(played) == 6
 
 
 def test_memory_does_not_grow_with_n() -> None:
