@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
+from analysis.files import replacing
 
 A4_LANDSCAPE = (11.69, 8.27)
 
@@ -107,20 +107,13 @@ def write_report(path: Path | str, heading: str, front: Sequence[tuple[str, str]
     from matplotlib.backends.backend_pdf import PdfPages
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".pdf.tmp", delete=False) as handle:
-        tmp = Path(handle.name)
-    try:
-        with (
-            sns.axes_style("whitegrid"),
-            sns.plotting_context("paper"),
-            PdfPages(tmp, metadata={"Title": heading, "Creator": "boardlab", "Producer": "boardlab"}) as pdf,
-        ):
-            for fig in (_front_page(heading, front), *(_question_page(p) for p in pages)):
-                pdf.savefig(fig)
-                plt.close(fig)
-        tmp.chmod(0o644)  # temporary files are created private (0600)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with (
+        replacing(path) as tmp,
+        sns.axes_style("whitegrid"),
+        sns.plotting_context("paper"),
+        PdfPages(tmp, metadata={"Title": heading, "Creator": "boardlab", "Producer": "boardlab"}) as pdf,
+    ):
+        for fig in (_front_page(heading, front), *(_question_page(p) for p in pages)):
+            pdf.savefig(fig)
+            plt.close(fig)
     return path

@@ -37,12 +37,18 @@ class UserError(Exception):
 
 RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
 
+# options several commands share
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
+
 
 @contextlib.contextmanager
-def user_errors(on_interrupt: str = "interrupted") -> Iterator[None]:
+def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
     """Turn the library's complaints about input into one line on stderr and exit code 2.
 
-    Ctrl-C prints ``on_interrupt`` and exits with 130 (commands that save their chunks say how to resume).
+    Ctrl-C prints ``on_interrupt`` and exits with 130 (by default how to resume: every command that plays games
+    saves its finished chunks).
     """
     from experiments.runner import RunError
 
@@ -211,7 +217,7 @@ def run_game(
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
     from experiments.runner import RunSpec, run, stop_worker_pool, worker_pool
 
-    with user_errors(RESUME_HINT):
+    with user_errors():
         module = get_game(game).module
         target = _precision(precision)
         chunk = module.INFO.chunk_games if chunk_size is None else chunk_size
@@ -299,12 +305,12 @@ def make_game_command(game: str) -> Any:
         seed: Annotated[int, typer.Option(help="Root seed; the same seed gives the same games.")] = 0,
         settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
         variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
-        jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+        jobs: Jobs = None,
         out: Annotated[Path | None, typer.Option(help="Run folder (default: runs/GAME-<hash>).")] = None,
         save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
-        fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+        fresh: Fresh = False,
         overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
         chunk_size: Annotated[
             int | None,
@@ -353,7 +359,7 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
     from rich.table import Table
 
     console = Console()
-    with user_errors():
+    with user_errors("interrupted"):
         if game is None:
             table = Table(title="games")
             for column in ("game", "name", "players", "policies", "variants"):
@@ -416,16 +422,16 @@ def report_command(
     n: Annotated[str, typer.Option("-n", "--games", help="Games per arm.")] = "20000",
     precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
     seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    jobs: Jobs = None,
     out: Annotated[Path | None, typer.Option(help="PDF path (default: reports/<name>.pdf).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
 ) -> None:
     """Write a multi-page PDF report answering a game's design questions (or one study's).
 
     Finished chunks are kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
     """
-    with user_errors(RESUME_HINT):
+    with user_errors():
         n_games = parse_count(n)
         target_precision = _precision(precision)
         if jobs is not None and jobs < 1:
@@ -454,13 +460,13 @@ def tournament_command(
     seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
     variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    jobs: Jobs = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the matrix CSV and heatmap PNG.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
 ) -> None:
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
-    with user_errors(RESUME_HINT):
+    with user_errors():
         from experiments.compare import tournament
         from experiments.runner import saving_chunks
 
@@ -492,13 +498,13 @@ def sweep_command(
     players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
     n: Annotated[str, typer.Option("-n", "--games", help="Games per value.")] = "20000",
     seed: Annotated[int, typer.Option(help="Root seed shared by every value.")] = 0,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    jobs: Jobs = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the table CSV and line plot PNG.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
 ) -> None:
     """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
-    with user_errors(RESUME_HINT):
+    with user_errors():
         from experiments.compare import split_sweep, sweep
         from experiments.runner import saving_chunks
 
@@ -519,13 +525,13 @@ def sweep_command(
 def experiment_command(
     file: Annotated[str, typer.Argument(help="A study file (TOML), or the name of a shipped study.")],
     precision: Annotated[str | None, typer.Option(help="Override the study's precision target.")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")] = None,
+    jobs: Jobs = None,
     out: Annotated[Path | None, typer.Option(help="Folder for the study's tables.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")] = False,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
 ) -> None:
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
-    with user_errors(RESUME_HINT):
+    with user_errors():
         from experiments.runner import saving_chunks
         from experiments.spec import load_study, resolve_study
         from experiments.study import run_study
@@ -538,7 +544,7 @@ def experiment_command(
         folder.mkdir(parents=True, exist_ok=True)
         table = result.table(study.metrics)
         comparisons = result.comparisons()
-        from experiments.runner import atomic_write
+        from analysis.files import atomic_write
 
         atomic_write(folder / "arms.csv", table.to_csv(index=False).encode())
         atomic_write(folder / "comparisons.csv", comparisons.to_csv(index=False).encode())

@@ -77,7 +77,7 @@ class Tournament:
         import matplotlib.pyplot as plt
 
         from analysis import plots
-        from experiments.runner import atomic_write
+        from analysis.files import atomic_write
 
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(folder / "tournament.csv", self.long().to_csv(index=False).encode())
@@ -149,7 +149,7 @@ class Sweep:
         import matplotlib.pyplot as plt
 
         from analysis import plots
-        from experiments.runner import atomic_write
+        from analysis.files import atomic_write
 
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(folder / "sweep.csv", self.frame.to_csv(index=False).encode())

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from analysis.files import atomic_write, replacing
 from analysis.tables import json_ready
-from experiments.runner import RunResult, atomic_write, combine_games, publish
+from experiments.runner import RunResult, combine_games
 
 
 def package_versions() -> dict[str, str]:
@@ -130,17 +131,15 @@ def write_table_and_figures(
 
     from analysis import run_figures
 
-    tmp = run_dir / ".summary.parquet.tmp"
-    pq.write_table(arrow_table(columns), tmp)
-    publish(tmp, run_dir / "summary.parquet")
+    with replacing(run_dir / "summary.parquet") as tmp:
+        pq.write_table(arrow_table(columns), tmp)
     figures = {
         "score_distribution.png": run_figures.score_distribution(score_hist, seats, score_label),
         "game_length.png": run_figures.game_length(turns_hist),
     }
     for name, fig in figures.items():
-        tmp = run_dir / f".{name}.tmp"
-        run_figures.save_png(fig, tmp)
-        publish(tmp, run_dir / name)
+        with replacing(run_dir / name) as tmp:
+            run_figures.save_png(fig, tmp)
     return [run_dir / "summary.parquet", *(run_dir / name for name in figures)]
 
 

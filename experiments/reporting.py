@@ -36,7 +36,7 @@ def build_report(
 
     if target in available_games():
         module = chapter_module(target)
-        total = sum(a.spec.n_games for a in module.plan(n_games, seed, min(10_000, n_games)).arms)
+        total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
         with progress(total) as bar:
             chapter = module.build(n_games, precision, seed, jobs, bar.advance)
         path = write_report(out or report_path(target), chapter.heading, chapter.front, chapter.pages)

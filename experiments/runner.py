@@ -16,7 +16,6 @@ import io
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.files import atomic_write, replacing
 from analysis.summary import Summary
 from engines import core, get_game
 
@@ -352,8 +352,7 @@ class ChunkStore:
 
     def __setitem__(self, key: tuple[str, int, int], summary: Summary) -> None:
         path = self._path(key)
-        if not path.parent.exists():
-            path.parent.mkdir(parents=True)
+        if not (path.parent / "identity.json").exists():
             atomic_write(path.parent / "identity.json", key[0].encode())
         write_checkpoint(path, summary)
         self._loaded[key] = summary
@@ -379,20 +378,6 @@ def saving_chunks(root: Path, fresh: bool = False) -> Iterator[ChunkStore]:
 def _chunk_cache() -> dict[tuple[str, int, int], Summary] | ChunkStore:
     store = _saved_chunks.get()
     return {} if store is None else store
-
-
-def publish(tmp: str | Path, path: Path) -> None:
-    """Move a finished temporary file into place, readable by others like any file written normally."""
-    os.chmod(tmp, 0o644)  # temporary files are created private (0600)
-    os.replace(tmp, path)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the whole new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        handle.write(data)
-    publish(handle.name, path)
 
 
 # --- running -------------------------------------------------------------------------------------------------
@@ -727,12 +712,12 @@ def run_many(
     start = time.perf_counter()
     cache = _chunk_cache() if cache is None else cache
     keys = [json.dumps(spec.identity(), sort_keys=True) for spec in specs]
-    todo, wanted = [], set()  # specs can repeat (a 2-player tournament seats each pairing twice): play once
-    for k, spec in enumerate(specs):
+    wanted: dict[tuple[str, int, int], tuple[int, int, int]] = {}  # specs can repeat (a 2-player tournament
+    for k, spec in enumerate(specs):  # seats each pairing twice): each chunk is played once
         for index, size in spec.chunks():
-            if (keys[k], index, size) not in cache and (keys[k], index, size) not in wanted:
-                wanted.add((keys[k], index, size))
-                todo.append((k, index, size))
+            if (key := (keys[k], index, size)) not in wanted and key not in cache:
+                wanted[key] = (k, index, size)
+    todo = list(wanted.values())
     if progress:
         progress(sum(spec.n_games for spec in specs) - sum(size for _, _, size in todo))
     if jobs == 1 or len(todo) <= 1:
@@ -805,10 +790,8 @@ def games_frame(games: dict[str, np.ndarray], first_game: int) -> Any:
 def write_games(path: Path, games: dict[str, np.ndarray], index: int, spec: RunSpec) -> None:
     """Write one chunk's games as a Parquet part, atomically."""
     frame = games_frame(games, index * spec.chunk_size)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        frame.to_parquet(handle.name, index=False)
-    publish(handle.name, path)
+    with replacing(path) as tmp:
+        frame.to_parquet(tmp, index=False)
 
 
 def combine_games(run_dir: Path, spec: RunSpec) -> Path:
@@ -819,7 +802,6 @@ def combine_games(run_dir: Path, spec: RunSpec) -> Path:
     parts = [run_dir / "games" / f"chunk-{i:06d}.parquet" for i, _ in spec.chunks()]
     table = pa.concat_tables(pq.read_table(p) for p in parts)
     target = run_dir / "games.parquet"
-    with tempfile.NamedTemporaryFile(dir=run_dir, suffix=".tmp", delete=False) as handle:
-        pq.write_table(table, handle.name)
-    publish(handle.name, target)
+    with replacing(target) as tmp:
+        pq.write_table(table, tmp)
     return target

@@ -1,9 +1,10 @@
 """Report chapters: per game, the questions a designer asks and the runs that answer them.
 
-A chapter module exposes ``plan(n_games, seed, chunk) -> Plan`` (every arm it will play, so the command can
-size its progress bar) and ``build(n_games, precision, seed, jobs, progress) -> Chapter`` (plays them on one
-pool with :func:`experiments.study.run_arms` and writes the pages). The games that have one are listed in
-:data:`CHAPTERS`; ``simulate report GAME`` writes ``reports/GAME.pdf`` from it.
+A chapter module exposes ``plan(n_games, seed, chunk=None) -> Plan`` (every arm it will play, in chunks of its
+own size unless told, so the command can size its progress bar) and ``build(n_games, precision, seed, jobs,
+progress) -> Chapter`` (plays them on one pool with :func:`experiments.study.run_arms` and writes the pages).
+The games that have one are listed in :data:`CHAPTERS`; ``simulate report GAME`` writes ``reports/GAME.pdf``
+from it.
 """
 
 from __future__ import annotations

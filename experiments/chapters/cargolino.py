@@ -55,8 +55,9 @@ def _track(spaces: int) -> tuple[tuple[str, str], ...]:
     return (("track", ",".join(TRACK_CYCLE * (spaces // len(TRACK_CYCLE)))),)
 
 
-def plan(n: int, seed: int, chunk: int) -> Plan:
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("cargolino")
     for k in PLAYER_COUNTS:
         p.add(f"seats {k}", [BASE] * k, n, seed, chunk)
@@ -86,8 +87,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = arm_chunk(INFO, n_games)
-    planned = plan(n_games, seed, chunk)
+    planned = plan(n_games, seed)
     played = play_pages(
         planned, (seat_page, information_page, length_page, track_page, shells_page), jobs, precision, progress
     )
@@ -111,7 +111,7 @@ def build(
             "games",
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per table")
-            + f", chunks of {chunk:,}, common random numbers); the slow detective plays only "
+            + f", chunks of {planned.chunk:,}, common random numbers); the slow detective plays only "
             f"{n_games // DETECTIVE_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
         ),

@@ -19,6 +19,11 @@ class Plan:
     game: str
     arms: list[Arm] = field(default_factory=list)
 
+    @property
+    def chunk(self) -> int:
+        """Games per chunk of the plan's arms (every arm of a plan uses the same)."""
+        return self.arms[0].spec.chunk_size
+
     def add(
         self,
         label: str,

@@ -120,8 +120,9 @@ def difficulty_settings() -> list[Setting]:
     ]
 
 
-def plan(n: int, seed: int, chunk: int) -> Plan:
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays (the slow planner arms first, so they do not finish last)."""
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("paleolino")
     for k in PLAYER_COUNTS:
         add(p, PUBLISHED, k, planner_games(n), seed, chunk, "planner")
@@ -149,8 +150,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
-    chunk = arm_chunk(INFO, n_games)
-    planned = plan(n_games, seed, chunk)
+    planned = plan(n_games, seed)
     played = play_pages(
         planned,
         (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page),
@@ -183,7 +183,10 @@ def build(
             "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
             + f". Every seat plays {DEFAULT_POLICY} unless a page says otherwise.",
         ),
-        ("games", f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of {chunk:,}); common random numbers"),
+        (
+            "games",
+            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of {planned.chunk:,}); common random numbers",
+        ),
         *provenance(seed),
         (
             "reading",

@@ -53,7 +53,7 @@ def _rotation(r: int) -> list[str]:
     return POLICY_ORDER[r:] + POLICY_ORDER[:r]
 
 
-def plan(n: int, seed: int, chunk: int) -> Plan:
+def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
     m = arm_games(n)
     chunk = max(1, min(chunk, m))
@@ -86,8 +86,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
-    chunk = min(MAX_CHUNK, m)
-    planned = plan(n_games, seed, chunk)
+    planned = plan(n_games, seed)
     played = play_pages(
         planned, (faces_page, seat_page, policies_page, players_page, solo_page), jobs, precision, progress
     )
@@ -115,8 +114,8 @@ def build(
                 else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
                 "a head-to-head pair plays half in each seat order, the 4-policy table half in each of 4 rotations"
             )
-            + f"; chunks of {chunk:,}, common random numbers). Faces, tokens random per game; grab priority random "
-            "every round unless a page says otherwise.",
+            + f"; chunks of {planned.chunk:,}, common random numbers). Faces, tokens random per game; grab priority "
+            "random every round unless a page says otherwise.",
         ),
         *provenance(seed),
         (

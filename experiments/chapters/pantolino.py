@@ -30,8 +30,9 @@ MODES = {"base rules": None, "escaping boots (any)": "escaping-boots", "escaping
 PLAYER_COUNTS = (2, 3, 4)
 
 
-def plan(n: int, seed: int, chunk: int) -> Plan:
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("pantolino")
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
@@ -61,9 +62,8 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = arm_chunk(INFO, n_games)
     params = Params()
-    planned = plan(n_games, seed, chunk)
+    planned = plan(n_games, seed)
     makers = [partial(page, params=params, seed=seed) for page in PAGES]
     played = play_pages(planned, makers, jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
@@ -79,7 +79,7 @@ def build(
             "games",
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {chunk:,}); common random numbers across arms",
+            + f", chunks of {planned.chunk:,}); common random numbers across arms",
         ),
         *provenance(seed),
         (

@@ -65,8 +65,9 @@ def _rule(name: str, policy: str) -> str:
     return _h2h(policy, policy) if name == "base rules" else f"rules {name} {policy}"
 
 
-def plan(n: int, seed: int, chunk: int) -> Plan:
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays: 25 tournament arms, 5 marker layouts, 15 variant arms."""
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("patolli")
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
@@ -87,8 +88,7 @@ def build(
     progress: Callable[[int], None] | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    chunk = arm_chunk(INFO, n_games)
-    planned = plan(n_games, seed, chunk)
+    planned = plan(n_games, seed)
     played = play_pages(
         planned,
         (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page),
@@ -117,7 +117,7 @@ def build(
             "games",
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {chunk:,}); common random numbers across arms",
+            + f", chunks of {planned.chunk:,}); common random numbers across arms",
         ),
         *provenance(seed),
         (
