@@ -102,25 +102,38 @@ def runner_wall(jobs: int) -> float:
     return float(out.stdout)
 
 
-def checkpoint_cost(n: int) -> tuple[float, float]:
-    """Wall time of `run` at ``n`` games on all cores, without and with a run folder (checkpoints).
+def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], float]:
+    """Wall times of `run` at ``n`` games on all cores without and with a run folder (checkpoints), and the time
+    the run's checkpoint writes alone take.
 
-    A small run first starts the worker pool and builds the policy tables, so that neither timed run pays them.
+    A small run first starts the worker pool and builds the policy tables, so that no timed run pays them. The
+    pairs alternate which goes first: this machine drifts by more than the cost being measured.
     """
     from dataclasses import replace
+    from pathlib import Path
 
-    from experiments.runner import RunSpec, run
+    from experiments.runner import RunSpec, play_chunk, run, write_checkpoint
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
     run(replace(spec, n_games=2 * spec.chunk_size))
-    start = time.perf_counter()
-    run(spec)
-    bare = time.perf_counter() - start
+
+    def timed(saved: bool) -> float:
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            run(spec, run_dir=out if saved else None)
+            return time.perf_counter() - start
+
+    walls: dict[bool, list[float]] = {False: [], True: []}
+    for i in range(repeats):
+        for saved in (False, True) if i % 2 == 0 else (True, False):
+            walls[saved].append(timed(saved))
+    summary = play_chunk(spec, 0, spec.chunk_size).summary
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        run(spec, run_dir=out)
-        saved = time.perf_counter() - start
-    return bare, saved
+        for index, _ in spec.chunks():
+            write_checkpoint(Path(out) / f"chunk-{index:06d}.ckpt", summary)
+        writes = time.perf_counter() - start
+    return walls[False], walls[True], writes
 
 
 def bench_cli(quick: bool, repeats: int) -> None:
@@ -171,9 +184,12 @@ def bench_cli(quick: bool, repeats: int) -> None:
     _, small = simulate("-n", "1e5", "--jobs", "1")
     _, large = simulate("-n", "1e7", "--jobs", "1")
     print(f"peak memory --jobs 1: n=1e5 {small} MiB, n=1e7 {large} MiB ({large / small:.2f}x)")
-    bare, saved = checkpoint_cost(10_000_000)
+    bare, saved, writes = checkpoint_cost(10_000_000, repeats)
+    pairs = ", ".join(f"{100 * (b / a - 1):+.1f}%" for a, b in zip(bare, saved, strict=True))
     print(
-        f"n=1e7 without checkpoints {bare:.1f} s, with {saved:.1f} s: checkpoints cost {100 * (saved / bare - 1):+.1f}%"
+        f"n=1e7 without checkpoints {np.median(bare):.1f} s, with {np.median(saved):.1f} s: checkpoints cost "
+        f"{100 * (np.median(saved) / np.median(bare) - 1):+.1f}% (pair by pair: {pairs}); its checkpoint "
+        f"writes alone take {writes:.2f} s, {100 * writes / np.median(bare):.1f}% of the run"
     )
 
 
