@@ -60,11 +60,19 @@ class Metric:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """A named, vectorised decision rule; ``impl`` is game-specific and decides for a whole batch."""
+    """A named, vectorised decision rule; ``impl`` is game-specific and decides for a whole batch.
+
+    A policy that takes an argument (``expert:64``) says what it means in ``argument`` and parses it with
+    ``parse_arg`` (text or ``None`` for the default -> value, raising ``ValueError``); its ``impl`` is then
+    called as ``impl(params, value)``. :func:`resolve_policies` binds the value and names the policy in full.
+    """
 
     name: str
     description: str
     impl: Any
+    argument: str = ""  #: what the text after ``name:`` means; empty when the policy takes none
+    parse_arg: Any = None  #: ``(text | None) -> value``; ``None`` when the policy takes no argument
+    arg: Any = None  #: the bound, parsed argument (set by :func:`resolve_policies`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +213,17 @@ class RandomSource:
         """Wrap ``rng``; the source owns no other state."""
         self.rng = rng
 
+    @functools.cached_property
+    def search_seed(self) -> int:
+        """A seed for look-ahead searches during this run, independent of the chance stream.
+
+        It is spawned from the generator's seed sequence (which draws nothing from the stream), so a run whose
+        policies never search plays exactly the same games, and a search never sees the game's future dice.
+        """
+        if self.rng.bit_generator.seed_seq is None:
+            return 0
+        return int(self.rng.spawn(1)[0].integers(1 << 63))
+
     def draw(
         self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
     ) -> np.ndarray:
@@ -234,6 +253,8 @@ class ScriptedSource:
         """Use ``uniforms`` (shape ``(n_games, length)``, values in ``[0, 1)``) as the streams."""
         self.uniforms = np.asarray(uniforms, dtype=np.float64)
         self.cursor = np.zeros(len(self.uniforms), dtype=np.int64)
+
+    search_seed = 0  #: scripted games search with a fixed seed, so a test controls every random number
 
     @classmethod
     def from_seed(cls, seed: int, n_games: int, length: int) -> ScriptedSource:
@@ -288,12 +309,60 @@ class GameStream:
         return u
 
 
-Source = RandomSource | ScriptedSource
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def mix64(x: np.ndarray | int) -> np.ndarray:
+    """SplitMix64's finaliser, elementwise over ``uint64``: a fast, well-mixed hash of 64-bit integers."""
+    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+class StreamSource:
+    """Counter-based chance: row ``g``'s ``k``-th uniform is a hash of ``(keys[g], k)``.
+
+    Rows with equal keys see identical chance events however many rows are played together and in whatever
+    order, which is what common random numbers need: a search plays every candidate move of a position against
+    the same streams. An integer in ``[0, high)`` is ``floor(u * high)``, as in :class:`ScriptedSource`.
+    """
+
+    search_seed = 0  #: playouts never search themselves
+
+    def __init__(self, keys: np.ndarray) -> None:
+        """One stream per row, named by ``keys`` (``uint64``)."""
+        self.keys = np.asarray(keys, dtype=np.uint64)
+        self.cursor = np.zeros(len(self.keys), dtype=np.uint64)
+
+    def _take(self, games: np.ndarray, width: int, used: np.ndarray | None) -> np.ndarray:
+        games = np.asarray(games)
+        counters = self.cursor[games][:, None] + np.arange(width, dtype=np.uint64)
+        bits = mix64(self.keys[games][:, None] ^ mix64(counters))
+        self.cursor[games] += np.uint64(width) if used is None else np.asarray(used).astype(np.uint64)
+        return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+    def draw(
+        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Like :meth:`RandomSource.draw`, advancing each row's counter by ``used`` (default ``width``)."""
+        high_arr = np.asarray(high)
+        if high_arr.ndim:
+            high_arr = high_arr[:, None]
+        return (self._take(games, width, used) * high_arr).astype(np.int64)
+
+    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
+        """Like :meth:`RandomSource.uniform`, advancing each row's counter by ``width``."""
+        return self._take(games, width, None)
+
+
+Source = RandomSource | ScriptedSource | StreamSource
 
 
 def as_source(rng: np.random.Generator | Source) -> Source:
     """Accept a generator or an existing source."""
-    if isinstance(rng, RandomSource | ScriptedSource):
+    if isinstance(rng, RandomSource | ScriptedSource | StreamSource):
         return rng
     if isinstance(rng, np.random.Generator):
         return RandomSource(rng)
@@ -319,19 +388,48 @@ def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple
 
 
 def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> list[Policy]:
-    """Look up seat policies by name; unknown names raise ``ValueError`` with a suggestion."""
+    """Look up seat policies by name (``name`` or ``name:argument``), binding and checking any argument.
+
+    Raises:
+        ValueError: for an unknown name (with a suggestion), an argument given to a policy that takes none, or an
+            argument its policy rejects.
+    """
     out = []
-    for name in names:
+    for full in names:
+        name, colon, text = full.partition(":")
         if name not in policies:
             raise ValueError(f"unknown policy '{name}'{did_you_mean(name, list(policies))}")
-        out.append(policies[name])
+        policy = policies[name]
+        if policy.parse_arg is None:
+            if colon:
+                raise ValueError(f"policy '{name}' takes no argument (got '{full}')")
+            out.append(policy)
+            continue
+        value = policy.parse_arg(text if colon else None)
+        out.append(dataclasses.replace(policy, name=f"{name}:{text}" if colon else name, arg=value))
     return out
 
 
 @functools.lru_cache(maxsize=64)
 def instantiate(policy: Policy, params: Params) -> Any:
     """The policy's implementation for ``params``, built once per process so its caches outlive a batch."""
+    if policy.parse_arg is not None:
+        return policy.impl(params, policy.arg)
     return policy.impl(params)
+
+
+def seat_policies(info: GameInfo, policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:
+    """One implementation per seat, after checking the player count and the names.
+
+    Seats naming the same policy share one instance and its caches.
+    """
+    check_players(info, len(names))
+    return policy_instances(policies, names, params)
+
+
+def policy_instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:
+    """One implementation per name, built once per process (see :func:`instantiate`)."""
+    return [instantiate(p, params) for p in resolve_policies(policies, names)]
 
 
 def check_players(info: GameInfo, players: int) -> None:
@@ -340,3 +438,54 @@ def check_players(info: GameInfo, players: int) -> None:
         raise ValueError(
             f"players={players} is out of range for {info.id}; allowed {info.min_players}..{info.max_players}"
         )
+
+
+# --- decision points --------------------------------------------------------------------------------------
+
+
+@typing.runtime_checkable
+class DecisionPoint(typing.Protocol):
+    """A batch of positions, one row each, where one seat per row must choose among numbered candidates.
+
+    What every game exposes so that any policy can look ahead (the models: pgx's legal-action mask and pure
+    step, OpenSpiel's clone, legal actions and apply). Candidates are numbered ``0..A-1`` in a game-defined
+    order; every row has at least one legal candidate. A point never holds randomness: chance after the
+    decision comes from the source handed to :meth:`play_out`, so a copy can be played on any stream.
+    """
+
+    players: int
+    cooperative: bool  #: the table wins or loses together
+    seat: np.ndarray  #: ``(B,)`` the seat that decides in each row
+    key: np.ndarray  #: ``(B,)`` uint64 naming each decision (run, game, turn, stage): seeds searches reproducibly
+
+    def legal(self) -> np.ndarray:
+        """``(B, A)`` mask of the legal candidates."""
+        ...
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The candidate the named policy would choose in each row: ``(B,)``."""
+        ...
+
+    def take(self, rows: np.ndarray) -> DecisionPoint:
+        """An independent copy of the given rows (rows may repeat), for look-ahead."""
+        ...
+
+    def determinise(self, source: Source) -> None:
+        """Redraw, in place, whatever the deciding seat cannot see, consistently with what it knows.
+
+        Games of perfect information (chance aside) do nothing: their unseen part is future chance, which
+        :meth:`play_out` draws from its own source.
+        """
+        ...
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Make each row's decision (``(B,)`` candidate numbers), in place."""
+        ...
+
+    def play_out(self, seat_policies: Sequence[str], source: Source) -> tuple[np.ndarray, np.ndarray]:
+        """Play every row to the end from here, seat ``i`` following ``seat_policies[i]``.
+
+        Returns ``(winners, score)``: the ``(B, players)`` mask of the seats that won (all of them for a
+        cooperative win) and each seat's final score.
+        """
+        ...

@@ -13,20 +13,20 @@ most boots, then the next opponent in turn order; equal supply tokens go to the 
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from engines.core import Policy
+from engines.expert import expert_policy
+from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.dice import ThrowSampler
-from engines.pantolino.rules import Params, Turn, highest_bit
+from engines.pantolino.rules import Params, Turn, fits, highest_bit
 
 MAX_SAMPLER_KEYS = 4096  # beyond this many keys the dice are rolled one by one instead
 PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws build every key's table up front
 MAX_SIGNATURE_BITS = 16  # up to this many tokens, keys are looked up per signature in a dense table
-
-
-def fits(turn: Turn, throw: np.ndarray) -> np.ndarray:
-    """``(B, T)`` mask of the tokens whose value is at most the last throw's count of their colour."""
-    return ((turn.tables.fit_mask[throw][:, None] >> np.arange(len(turn.value))) & 1).astype(bool)
+EXPERT_PLAYOUTS = 128  # the expert's default playouts per decision
 
 
 def best_token(turn: Turn, throw: np.ndarray) -> np.ndarray:
@@ -201,3 +201,4 @@ POLICIES: dict[str, Policy] = {
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS)

@@ -184,6 +184,11 @@ def token_value(params: Params) -> np.ndarray:
     return np.array(params.token_values, dtype=np.int64)[np.arange(params.n_tokens) // params.colours]
 
 
+def fits(turn: Turn, throw: np.ndarray) -> np.ndarray:
+    """``(B, T)`` mask of the tokens whose value is at most the last throw's count of their colour."""
+    return ((turn.tables.fit_mask[throw][:, None] >> np.arange(len(turn.value))) & 1).astype(bool)
+
+
 def highest_bit(bits: np.ndarray) -> np.ndarray:
     """Position of the highest set bit of each (non-negative) int64, -1 for zero."""
     return np.frexp(bits.astype(np.float64))[1].astype(np.int64) - 1
@@ -206,6 +211,7 @@ class Turn:
     def __init__(self, params: Params, players: int, source: core.Source, state: State, mover: np.ndarray) -> None:
         """Derive the supply and (with escaping boots) the stealable tokens for each game's mover."""
         self.params, self.players, self.source = params, players, source
+        self.state = state  # the whole position, for policies that look ahead (do not modify)
         self.tables = params.tables
         self.colour, self.value = token_colour(params), token_value(params)
         self.games, self.mover, self.owner, self.supply_bits = state.game, mover, state.owner, state.supply_bits
@@ -228,10 +234,18 @@ class Turn:
         out = object.__new__(Turn)
         out.params, out.players, out.source, out.tables = self.params, self.players, self.source, self.tables
         out.colour, out.value = self.colour, self.value
+        out._state_of, out._rows = self, rows
         for name in ("games", "mover", "owner", "supply_bits", "available_bits"):
             setattr(out, name, getattr(self, name)[rows])
         out.stealable = None if self.stealable is None else self.stealable[rows]
         return out
+
+    def __getattr__(self, name: str) -> State:
+        """A subset's ``state``, copied from the full turn's only when a policy asks for it."""
+        if name != "state" or "_state_of" not in self.__dict__:
+            raise AttributeError(name)
+        self.state = self._state_of.state.keep_rows(self._rows)
+        return self.state
 
     @property
     def signature(self) -> np.ndarray:
@@ -272,15 +286,25 @@ def _for_each_policy(
     return out
 
 
-def roll_dice(impl: object, turn: Turn) -> np.ndarray:
-    """Play the rolls die by die: keep, reroll the rest, repeat. Returns the index of the last throw."""
+def roll_rest(turn: Turn, kept: np.ndarray) -> np.ndarray:
+    """Roll the dice not in ``kept`` (multiset codes); returns the code of the whole throw."""
     tables, params = turn.tables, turn.params
-    code = np.zeros(len(turn.games), dtype=np.int64)
-    for roll in range(params.rolls):
-        kept = code if roll == 0 else impl.keep(turn, code, params.rolls - roll)
-        n_rolled = params.dice - tables.size_of(kept)
-        faces = turn.source.draw(turn.games, tables.faces, params.dice, used=n_rolled)
-        code = kept + tables.roll_codes(faces, n_rolled)
+    n_rolled = params.dice - tables.size_of(kept)
+    faces = turn.source.draw(turn.games, tables.faces, params.dice, used=n_rolled)
+    return kept + tables.roll_codes(faces, n_rolled)
+
+
+def roll_dice(impl: object, turn: Turn, kept: np.ndarray | None = None, rolls_left: int | None = None) -> np.ndarray:
+    """Play rolls die by die: roll, keep, reroll the rest, repeat. Returns the index of the last throw.
+
+    By default a whole turn; from a decision, the ``rolls_left`` rolls after keeping ``kept``.
+    """
+    tables = turn.tables
+    if kept is None:
+        kept, rolls_left = np.zeros(len(turn.games), dtype=np.int64), turn.params.rolls
+    code = roll_rest(turn, kept)
+    for left in range(rolls_left - 1, 0, -1):
+        code = roll_rest(turn, impl.keep(turn, code, left))
     return tables.full_position[tables.index_of_code[code]].astype(np.int64)
 
 
@@ -294,15 +318,25 @@ def last_throw(impl: object, turn: Turn, exact: bool) -> np.ndarray:
 
 def step(params: Params, impls: Sequence[object], state: State, source: core.Source, exact: bool) -> None:
     """Play one turn in every game of ``state`` (in place): rolls, keeps, the token taken, bookkeeping."""
-    tables, players = params.tables, len(impls)
-    rows = np.arange(len(state.game))
+    players = len(impls)
     mover = (state.turn % players).astype(np.int64)
     turn = Turn(params, players, source, state, mover)
 
     throw = _for_each_policy(impls, turn, lambda impl, t, r: last_throw(impl, t, exact))
-    state.best_count[rows, tables.best_count[throw]] += 1
-    choice = _for_each_policy(impls, turn, lambda impl, t, r: impl.choose(t, throw[r]))
+    end_turn(impls, turn, throw)
 
+
+def end_turn(impls: Sequence[object], turn: Turn, throw: np.ndarray) -> None:
+    """Finish the turn of every game in ``turn.state`` after its last ``throw``: the token, then bookkeeping."""
+    state = turn.state
+    state.best_count[np.arange(len(state.game)), turn.tables.best_count[throw]] += 1
+    choice = _for_each_policy(impls, turn, lambda impl, t, r: impl.choose(t, throw[r]))
+    take_token(turn, choice)
+
+
+def take_token(turn: Turn, choice: np.ndarray) -> None:
+    """Give each game's mover the token ``choice`` (-1 for none), apply the no-token rule, pass the turn."""
+    state, params, players, mover = turn.state, turn.params, turn.players, turn.mover
     took = np.flatnonzero(choice >= 0)
     token = choice[took]
     previous = state.owner[took, token].astype(np.int64)
@@ -352,30 +386,28 @@ def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, 
     return boots.astype(np.int32), winner, winners
 
 
-def play(
+def play_with(
     params: Params,
-    seat_policies: Sequence[str],
+    impls: Sequence[object],
     n_games: int,
     rng: np.random.Generator | core.Source,
     exact: bool = True,
 ) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     With ``exact`` (the default) a policy whose keeps depend on a small summary of the position has each
     turn's last throw drawn whole from its exact distribution (one uniform per turn); ``exact=False`` rolls
     every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
     ``winner`` (-1 shared), ``winners``, ``turns``, and the metrics in :data:`METRICS`.
     """
-    from engines.pantolino.policies import POLICIES
+    state = State.initial(params, len(impls), n_games)
+    return outcome(params, play_on(params, impls, state, core.as_source(rng), exact))
 
-    players = len(seat_policies)
-    core.check_players(INFO, players)
-    chosen = core.resolve_policies(POLICIES, seat_policies)
-    impls = [core.instantiate(p, params) for p in chosen]  # one instance per policy: seats share its caches
-    source = core.as_source(rng)
 
-    state = State.initial(params, players, n_games)
-    out = State.initial(params, players, n_games)  # finished games are written here by game index
+def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source, exact: bool) -> State:
+    """Play every game of ``state`` from where it stands to its end; returns the final states by row."""
+    out = state.keep_rows(np.arange(len(state.game)))  # finished games are written here by row
+    state.game = np.arange(len(state.game))
     while len(state.game):
         step(params, impls, state, source, exact)
         done = finished(state)
@@ -383,7 +415,12 @@ def play(
             for name in State.__slots__:
                 getattr(out, name)[state.game[done]] = getattr(state, name)[done]
             state = state.keep_rows(~done)
+    return out
 
+
+def outcome(params: Params, out: State) -> Outcome:
+    """Per-game result columns of finished games."""
+    players = out.taken.shape[1]
     boots, winner, winners = score(params, out.owner, players)
     winner_mid = np.take_along_axis(out.mid_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
     comeback = (winner >= 0) & (winner_mid < out.mid_score.max(axis=1))
@@ -405,21 +442,17 @@ def play(
 
 def play_turns(
     params: Params,
-    policy: str,
+    impl: object,
     n_turns: int,
     rng: np.random.Generator | core.Source,
     available_bits: int | None = None,
     exact: bool = True,
 ) -> dict[str, np.ndarray]:
-    """Play ``n_turns`` independent single turns of ``policy`` from one position, for per-turn statistics.
+    """Play ``n_turns`` independent single turns of the policy ``impl`` from one position, for turn statistics.
 
     The position has the tokens in ``available_bits`` in the supply (default: all of them) and nobody to steal
     from. Returns per turn the last throw's index, its best same-colour count and the value of the token taken.
     """
-    from engines.pantolino.policies import POLICIES
-
-    (chosen,) = core.resolve_policies(POLICIES, [policy])
-    impl = core.instantiate(chosen, params)
     source = core.as_source(rng)
     state = State.initial(params, 1, n_turns)
     if available_bits is not None:

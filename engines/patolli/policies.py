@@ -13,15 +13,20 @@ square is the opponent's start square and the opponent has a waiting button. Saf
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from engines.core import Policy
+from engines.expert import expert_policy
+from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.kernels import balanced_choice
 from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
 
 # balanced: integer weights (powers of two) of the features of a move; score = sum of weight × feature
 W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD = 32, 32, 32, 16, 8, -16
 W_RISK_TO, W_RISK_FROM = -4, 2  # per threat face on the landing square / on the square left
+EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
 TIE = 64  # the reference ranks options by score × TIE + (source + 1): ties go to the most advanced button
 WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RISK_FROM, TIE)  # for the kernel
 
@@ -175,3 +180,4 @@ POLICIES: dict[str, Policy] = {
         Policy("balanced", "Weighted score of capture, safety, progress, bonus squares and penalties.", Balanced),
     )
 }
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS)

@@ -401,9 +401,11 @@ class Moves:
         "off_me",
         "off_them",
         "params",
+        "rows",
         "safe",
         "safe_theirs",
         "source",
+        "state",
         "step",
         "theirs",
         "theirs_own",
@@ -417,6 +419,7 @@ class Moves:
         length = lay.length
         m64, m8 = role_masks(state.mover)
         self.params, self.source, self.games = params, source, state.game
+        self.state, self.rows = state, None  # the position (rows of ``state``; None = all), for look-ahead only
         self.die = die.astype(U64)  # the face rolled
         self.mine, self.theirs_own = by_role(state.track, m64)  # the mover's buttons; the opponent's, own frame
         self.to_me = lay.to_me[0] ^ ((lay.to_me[0] ^ lay.to_me[1]) & m64)  # rotation: their frame -> mover's
@@ -458,8 +461,13 @@ class Moves:
         out = object.__new__(Moves)
         for name in self.__slots__:
             value = getattr(self, name)
-            setattr(out, name, value if name in ("params", "source") else value[rows])
+            setattr(out, name, value if name in ("params", "source", "state", "rows") else value[rows])
+        out.rows = rows if self.rows is None else self.rows[rows]
         return out
+
+    def position(self) -> State:
+        """A copy of the games these moves belong to (for policies that look ahead)."""
+        return self.state.keep_rows(np.arange(len(self.games)) if self.rows is None else self.rows)
 
 
 def lowest(bits: np.ndarray) -> np.ndarray:
@@ -497,12 +505,19 @@ def step(params: Params, impls: Sequence[object], state: State, source: core.Sou
     the capture and the bad-luck payment; decide the game; the turn passes unless the move earned another roll.
     Everything is branch-free arithmetic over the whole batch.
     """
-    lay = layout(params)
     die = source.draw(state.game, params.die_faces)[:, 0] + 1
     moves = Moves(params, source, state, die)
-    m64, m8 = role_masks(state.mover)
+    return move(params, state, moves, decide(impls, moves, state.mover))
 
-    src = decide(impls, moves, state.mover) & moves.legal  # the policy's single-bit source; 0 = enter or none
+
+def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.ndarray:
+    """Make each game's ``chosen`` move (a single-bit source, 0 = enter or none) in place; the games that ended.
+
+    An illegal choice counts as none: the roll is lost.
+    """
+    lay = layout(params)
+    m64, m8 = role_masks(state.mover)
+    src = chosen & moves.legal  # the policy's single-bit source; 0 = enter or none
     entering = moves.enter & (src == 0)
     moved = (src != 0) | entering
     target = moves.target(src) | entering.astype(U64)
@@ -590,18 +605,21 @@ def outcome(params: Params, out: State) -> Outcome:
     }
 
 
-def make_policies(seat_policies: Sequence[str], params: Params) -> list[object]:
-    """One policy instance per distinct name, shared by the seats that use it."""
-    from engines.patolli.policies import POLICIES
+def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source) -> State:
+    """Play every game of ``state`` from where it stands to its end; returns the final states by row."""
+    out = state.keep_rows(np.arange(len(state.game)))  # finished games are written here by row
+    state.game = np.arange(len(state.game))
+    state = state.keep_rows(np.flatnonzero(state.reason < 0))
+    while len(state.game):
+        done = step(params, impls, state, source)
+        if done.any():
+            out.put_rows(state.game[done], state.keep_rows(np.flatnonzero(done)))
+            state = state.keep_rows(np.flatnonzero(~done))
+    return out
 
-    core.check_players(INFO, len(seat_policies))
-    chosen = core.resolve_policies(POLICIES, seat_policies)
-    made = {p.name: p.impl(params) for p in chosen}
-    return [made[p.name] for p in chosen]
 
-
-def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     At most :data:`BATCH` games run at once: a finished game's column is handed to a new game (set up ahead in
     groups of :data:`REFILL`) while any are left; after that, finished games are compacted out. Chance events
@@ -609,7 +627,6 @@ def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: np.ran
     the ``random`` policy when it has two or more legal moves). Returns ``score`` (buttons finished),
     ``winner``, ``winners``, ``turns`` and the columns in :data:`METRICS`.
     """
-    impls = make_policies(seat_policies, params)
     source = core.as_source(rng)
     started = min(n_games, BATCH)
     state = start(params, np.arange(started), source)

@@ -129,7 +129,10 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             boots[a][0] += float(first.score_sum[0] + second.score_sum[1])
             boots[a][1] += n
     exact = exact_turn_values(params)
-    mc_turns = {p: play_turns(params, p, 100_000, np.random.default_rng(seed)) for p in POLICY_ORDER}
+    mc_turns = {
+        p: play_turns(params, core.instantiate(POLICIES[p], params), 100_000, np.random.default_rng(seed))
+        for p in POLICY_ORDER
+    }
     rows = []
     optimal_mc = mc_turns["optimal"]["value"].mean()
     for p in POLICY_ORDER:

@@ -1,0 +1,172 @@
+"""The expert: a game-agnostic Monte Carlo search over any game's decision points.
+
+The expert improves on a rollout policy (Tesauro and Galperin 1996, "On-line policy improvement using Monte-Carlo
+search"). At each decision it starts from the move the rollout policy would make, and scores every legal candidate
+by playing copies of the position to the end with the rollout policy in every seat; a copy's value is the deciding
+seat's share of the win (``1/k`` for a win shared by ``k``; a cooperative win counts 1). Half the budget of ``N``
+playouts per decision goes to successive halving (Karnin, Koren and Somekh 2013): each round shares an equal part
+among the challengers still running and drops the worse half (equal win rates are told apart by the mean score
+margin). The other half is a duel on fresh streams between the default move and the last challenger, which
+replaces it only when the paired gain is ``SWITCH_Z`` standard errors above zero: picking the best of many noisy
+challengers and then testing it on the same playouts would switch on luck. All candidates of a position are played
+on the same random streams (common random numbers), so their differences are far less noisy than their values.
+
+The expert sees only what its seat sees. Each playout first redraws what the seat cannot see from what it knows
+(:meth:`~engines.core.DecisionPoint.determinise`), and its chance comes from streams keyed by the decision and the
+playout's number, never from the game's own source. So its choice is a function of the seat's information alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from engines.core import DecisionPoint, Policy, StreamSource, mix64
+
+MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
+MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
+SWITCH_Z = 2.0  #: leave the rollout policy's move only for one better by this many standard errors (paired)
+MIN_PAIRED = 8  #: the duel between the default and its best challenger plays at least this many streams
+
+
+def parse_playouts(text: str | None, default: int) -> int:
+    """Parse the ``N`` of ``expert:N`` (``None`` gives ``default``); one-line ``ValueError`` when out of range."""
+    if text is None:
+        return default
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise ValueError(f"expert:{text}: the budget must be a whole number of playouts, 1..{MAX_PLAYOUTS}") from None
+    if not 1 <= value <= MAX_PLAYOUTS:
+        raise ValueError(f"expert:{text}: the budget must be 1..{MAX_PLAYOUTS} playouts per decision")
+    return value
+
+
+def expert_policy(make: Callable[..., object], rollout: str, default: int) -> Policy:
+    """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter."""
+    return Policy(
+        "expert",
+        f"Monte Carlo search at every decision: N playouts per decision with {rollout} in every seat, "
+        "halving the candidates as they fall behind; sees only its seat's information.",
+        make,
+        argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {default}); e.g. expert:{default * 4}",
+        parse_arg=partial(parse_playouts, default=default),
+    )
+
+
+def seat_reward(winners: np.ndarray, seat: np.ndarray, cooperative: bool) -> np.ndarray:
+    """The deciding seat's share of each game: 1 for a win, ``1/k`` for a win shared by ``k``, else 0."""
+    won = winners[np.arange(len(seat)), seat].astype(np.float64)
+    if cooperative:
+        return won
+    return won / np.maximum(winners.sum(axis=1), 1)
+
+
+def seat_margin(score: np.ndarray, seat: np.ndarray, cooperative: bool) -> np.ndarray:
+    """The deciding seat's score less the best other seat's (cooperative: the table's score)."""
+    rows = np.arange(len(seat))
+    own = score[rows, seat].astype(np.float64)
+    if cooperative or score.shape[1] == 1:
+        return own
+    others = score.astype(np.float64)
+    others[rows, seat] = -np.inf
+    return own - others.max(axis=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """Policy improvement over the rollout policy by successive halving with common random numbers."""
+
+    playouts: int  #: playouts per decision and row, shared among the candidates
+    rollout: str  #: the policy every seat follows in the playouts, and the default move
+
+    def choose(self, point: DecisionPoint) -> np.ndarray:
+        """The chosen candidate of every row of ``point``: ``(B,)`` int64."""
+        legal = point.legal()
+        choice = point.suggest(self.rollout).astype(np.int64)  # rows with one candidate need no search
+        open_rows = np.flatnonzero(legal.sum(axis=1) >= 2)
+        group = max(1, MAX_COPIES // self.playouts)
+        for start in range(0, len(open_rows), group):
+            rows = open_rows[start : start + group]
+            choice[rows] = self._improve(point.take(rows), legal[rows], choice[rows])
+        return choice
+
+    def _improve(self, point: DecisionPoint, legal: np.ndarray, default: np.ndarray) -> np.ndarray:
+        """Halve the challengers of the default move, then duel the best one against it on fresh streams.
+
+        Half the budget goes to the halving rounds and half to the duel; the duel alone decides, so the luck that
+        made a challenger look best in the rounds does not carry over (no winner's curse).
+        """
+        n_rows, n_actions = legal.shape
+        rows = np.arange(n_rows)
+        alive = legal.copy()
+        rounds = np.ceil(np.log2(legal.sum(axis=1))).astype(np.int64)
+        wins = np.zeros((n_rows, n_actions))
+        margin = np.zeros((n_rows, n_actions))
+        played = np.zeros(n_rows, dtype=np.int64)  # streams every live candidate of the row has been played on
+        halving = max(1, self.playouts // 2)
+        while True:
+            open_rows = (alive.sum(axis=1) > 2) | (played == 0)
+            if not open_rows.any():
+                break
+            per_candidate = np.where(open_rows, np.maximum(1, halving // (alive.sum(axis=1) * rounds)), 0)
+            row_idx, action_idx, stream, reward, score_margin = self._play(point, alive, per_candidate, played)
+            np.add.at(wins, (row_idx, action_idx), reward)
+            np.add.at(margin, (row_idx, action_idx), score_margin)
+            played += per_candidate
+            closing = open_rows & (alive.sum(axis=1) > 2)
+            alive = _keep_better_half(alive, wins / np.maximum(played, 1)[:, None], margin, closing, default)
+
+        duel = np.maximum(MIN_PAIRED, (self.playouts - halving) // 2)
+        per_candidate = np.full(n_rows, duel)
+        row_idx, action_idx, stream, reward, _ = self._play(point, alive, per_candidate, played)
+        gain = np.zeros((n_rows, duel))
+        sign = np.where(action_idx == default[row_idx], -1.0, 1.0)
+        np.add.at(gain, (row_idx, stream - played[row_idx]), sign * reward)  # challenger less default, per stream
+        mean = gain.mean(axis=1)
+        spread = gain.std(axis=1, ddof=1)
+        challenger = np.where(alive & (np.arange(n_actions) != default[:, None]), 1, 0).argmax(axis=1)
+        better = (alive.sum(axis=1) == 2) & (mean > SWITCH_Z * spread / np.sqrt(duel))
+        return np.where(better, challenger, default)[rows]
+
+    def _play(
+        self, point: DecisionPoint, alive: np.ndarray, per_candidate: np.ndarray, played: np.ndarray
+    ) -> tuple[np.ndarray, ...]:
+        """Play every live candidate of every row ``per_candidate[row]`` times, on streams from ``played[row]`` on.
+
+        Returns per playout its row, candidate, stream number, the deciding seat's reward and score margin.
+        """
+        row_of, action_of = np.nonzero(alive & (per_candidate > 0)[:, None])
+        repeats = per_candidate[row_of]
+        row_idx, action_idx = np.repeat(row_of, repeats), np.repeat(action_of, repeats)
+        first = np.repeat(np.cumsum(repeats) - repeats, repeats)
+        stream = played[row_idx] + np.arange(len(row_idx)) - first  # the same numbers for every candidate
+        source = StreamSource(mix64(point.key[row_idx] ^ mix64(stream.astype(np.uint64))))
+        copies = point.take(row_idx)
+        copies.determinise(source)
+        copies.apply(action_idx)
+        winners, score = copies.play_out([self.rollout] * point.players, source)
+        seat = point.seat[row_idx]
+        reward = seat_reward(winners, seat, point.cooperative)
+        return row_idx, action_idx, stream, reward, seat_margin(score, seat, point.cooperative)
+
+
+def _keep_better_half(
+    alive: np.ndarray, wins: np.ndarray, margin: np.ndarray, rows: np.ndarray, default: np.ndarray
+) -> np.ndarray:
+    """In each of ``rows``, keep the default and the better half (rounded up) of the other live candidates.
+
+    Better: a higher mean win share; among equals, a higher mean score margin; then the lower number.
+    """
+    n_actions = alive.shape[1]
+    number = np.broadcast_to(np.arange(n_actions), alive.shape)
+    is_default = number == default[:, None]
+    challengers = alive & ~is_default
+    order = np.lexsort((number, -np.where(challengers, margin, -np.inf), -np.where(challengers, wins, -np.inf)), axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(n_actions)[None, :].repeat(len(order), axis=0), axis=1)
+    keep = (challengers.sum(axis=1) + 1) // 2
+    return np.where(rows[:, None], (challengers & (rank < keep[:, None])) | is_default, alive)
