@@ -50,6 +50,7 @@ def run_record(result: RunResult, command: list[str] | None = None, precision: f
             "precision": precision,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
+            "reproduce": "the same game version, params, seats, seed and chunk_size give the same games",
             "chunks": len(spec.chunks()),
             "chunks_resumed": result.chunks_resumed,
             "elapsed_s": result.elapsed_s,

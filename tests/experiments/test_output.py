@@ -34,6 +34,7 @@ def test_the_folder_holds_every_file_and_the_tables_agree(tmp_path: Path, result
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["command"] == "simulate x" and record["seats"] == list(SPEC.seats)
+    assert record["seed"] == 5 and record["chunk_size"] == 1_000 and "seed and chunk_size" in record["reproduce"]
     assert not list(tmp_path.glob(".*")), "temporary files left behind"
 
 
