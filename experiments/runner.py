@@ -536,13 +536,37 @@ def worker_pool(jobs: int) -> Any:
     from joblib.externals.loky import get_reusable_executor
 
     global _pool_started
-    _pool_started = get_reusable_executor(max_workers=jobs - 1, initializer=_die_with_parent, initargs=(os.getpid(),))
+    with ctrl_c_ignored():
+        _pool_started = get_reusable_executor(
+            max_workers=jobs - 1, initializer=_die_with_parent, initargs=(os.getpid(),)
+        )
+        _pool_started.submit(int)  # starts the workers (and loky's manager thread) now, inside the block
     atexit.unregister(stop_worker_pool)  # registered once, and after multiprocessing's own exit handler,
     atexit.register(stop_worker_pool)  # so it runs before that one (last in, first out)
     return _pool_started
 
 
 _pool_started: Any = None  # the executor worker_pool last returned, for stop_worker_pool
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """Ignore SIGINT for the block (from the main thread); processes started in it inherit the ignoring.
+
+    Ctrl-C reaches the whole process group: such workers leave it to this process, which stops them, instead
+    of each printing a traceback while it starts. A Ctrl-C during the block itself is lost: keep it short.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _die_with_parent(parent: int) -> None:
