@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
+try:
+    import typer
 
-from engines import available_games, core, get_game
+    from engines import available_games, core, get_game
+except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 app = typer.Typer(
     add_completion=False,
@@ -67,16 +71,27 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
 
 def parse_count(text: str, option: str = "-n") -> int:
     """A positive whole number written as ``1e6``, ``1_000_000`` or ``1000000``."""
+    from experiments.runner import MAX_GAMES
+
     cleaned = text.strip().replace("_", "")
     value: float | int | None = None
-    if re.fullmatch(r"\d+", cleaned):
+    if re.fullmatch(r"\d{1,30}", cleaned):
         value = int(cleaned)
-    elif re.fullmatch(r"\d+(\.\d+)?[eE]\+?\d+", cleaned):
+    elif re.fullmatch(r"\d+(\.\d+)?[eE]\+?\d{1,3}", cleaned):
         number = float(cleaned)
-        value = int(number) if number.is_integer() and number < 2**63 else None
+        value = int(number) if number.is_integer() else None
     if value is None or value < 1:
         raise UserError(f"{option} {text!r} is not a positive whole number (write e.g. 1e6, 1_000_000 or 1000000)")
+    if value > MAX_GAMES:
+        raise UserError(f"{option} {text} is more than the maximum of {MAX_GAMES:.0e} games")
     return value
+
+
+def folder_option(text: str) -> Path:
+    """An ``--out`` value: a path that is not empty (an empty one would mean the current folder)."""
+    if not text.strip():
+        raise typer.BadParameter("must name a folder, not be empty")
+    return Path(text)
 
 
 def parse_settings(items: list[str]) -> tuple[tuple[str, str], ...]:
@@ -94,6 +109,8 @@ def seats_from(module: Any, policy: str | None, seats: str | None, players: int 
     """The seat policies from ``--policy`` / ``--seats`` / ``--players`` (checked against the game)."""
     if policy is not None and seats is not None:
         raise UserError("give either --policy or --seats, not both")
+    if players is not None:
+        core.check_players(module.INFO, players)
     if seats is not None:
         chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
         if players is not None and players != len(chosen):
@@ -119,9 +136,9 @@ class ProgressBar:
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}"),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=(console := Console(stderr=True)),
             transient=True,
-            disable=not enabled,
+            disable=not (enabled and console.is_terminal),  # elsewhere it only adds a blank line
         )
         self.task = self.progress.add_task("games", total=total, rate="")
 
@@ -215,7 +232,7 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.runner import RunSpec, run, stop_worker_pool, worker_pool
+    from experiments.runner import RunSpec, check_jobs, folder_lock, run, stop_worker_pool
 
     with user_errors():
         module = get_game(game).module
@@ -227,8 +244,11 @@ def run_game(
             n_games = 4 * chunk
         else:
             n_games = parse_count(n)
-        if jobs is not None and jobs < 1:
-            raise UserError(f"--jobs {jobs} must be at least 1")
+        if backend not in ("loky", "dask"):
+            raise UserError(f"--backend {backend} is not allowed; choose loky or dask")
+        if scheduler is not None and backend != "dask":
+            raise UserError("--scheduler goes with --backend dask")
+        workers = check_jobs(jobs, scheduler)
         if chunk < 1:
             raise UserError(f"--chunk-size {chunk} must be at least 1")
         if seed < 0:
@@ -243,34 +263,36 @@ def run_game(
             chunk,
         )
         run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
+        if run_dir.exists() and not run_dir.is_dir():
+            raise UserError(f"cannot write to {run_dir}: not a folder")
         run_dir.mkdir(parents=True, exist_ok=True)
-        if not (run_dir.is_dir() and _writable(run_dir)):
+        if not _writable(run_dir):
             raise UserError(f"cannot write to {run_dir}")
-        workers = jobs or os.cpu_count() or 1
-        pool = worker_pool(workers) if backend == "loky" and workers > 1 else None
-        with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
-            result = run(
-                spec,
-                jobs=jobs,
-                run_dir=run_dir,
-                save_games=save_games,
-                progress=bar.advance,
-                fresh=fresh,
-                overwrite=overwrite,
-                precision=target,
-                on_target=bar.set_total,
-                backend=backend,
-                scheduler=scheduler,
-            )
-        if result.chunks_recomputed:
-            typer.echo(
-                f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
-                f"(chunks {', '.join(map(str, result.chunks_recomputed))})",
-                err=True,
-            )
-        from experiments.output import write_run_folder
+        with folder_lock(run_dir):
+            pool = start_workers(workers) if backend == "loky" and workers > 1 else None
+            with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
+                result = run(
+                    spec,
+                    jobs=workers,
+                    run_dir=run_dir,
+                    save_games=save_games,
+                    progress=bar.advance,
+                    fresh=fresh,
+                    overwrite=overwrite,
+                    precision=target,
+                    on_target=bar.set_total,
+                    backend=backend,
+                    scheduler=scheduler,
+                )
+            if result.chunks_recomputed:
+                typer.echo(
+                    f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
+                    f"(chunks {', '.join(map(str, result.chunks_recomputed))})",
+                    err=True,
+                )
+            from experiments.output import write_run_folder
 
-        write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
+            write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
         stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
         if as_json:
             from analysis.tables import json_ready
@@ -306,7 +328,9 @@ def make_game_command(game: str) -> Any:
         settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
         variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
         jobs: Jobs = None,
-        out: Annotated[Path | None, typer.Option(help="Run folder (default: runs/GAME-<hash>).")] = None,
+        out: Annotated[
+            Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-<hash>).")
+        ] = None,
         save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
@@ -423,7 +447,9 @@ def report_command(
     precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
     seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
     jobs: Jobs = None,
-    out: Annotated[Path | None, typer.Option(help="PDF path (default: reports/<name>.pdf).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=folder_option, help="PDF path (default: reports/<name>.pdf).")
+    ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
 ) -> None:
@@ -461,7 +487,9 @@ def tournament_command(
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
     variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     jobs: Jobs = None,
-    out: Annotated[Path | None, typer.Option(help="Folder for the matrix CSV and heatmap PNG.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=folder_option, help="Folder for the matrix CSV and heatmap PNG.")
+    ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
 ) -> None:
@@ -484,7 +512,7 @@ def tournament_command(
                 jobs,
                 lambda total: _progress_total(total, quiet),
             )
-        paths = result.save(folder)
+            paths = result.save(folder)
         _print_frame(result.display(), f"{game}: win rate of row policy against column policy (95% CI)")
         typer.echo(f"written: {', '.join(str(p) for p in paths)}")
 
@@ -499,7 +527,9 @@ def sweep_command(
     n: Annotated[str, typer.Option("-n", "--games", help="Games per value.")] = "20000",
     seed: Annotated[int, typer.Option(help="Root seed shared by every value.")] = 0,
     jobs: Jobs = None,
-    out: Annotated[Path | None, typer.Option(help="Folder for the table CSV and line plot PNG.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=folder_option, help="Folder for the table CSV and line plot PNG.")
+    ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
 ) -> None:
@@ -516,7 +546,7 @@ def sweep_command(
             result = sweep(
                 game, chosen, knob_settings, parse_count(n), seed, jobs, lambda total: _progress_total(total, quiet)
             )
-        paths = result.save(folder)
+            paths = result.save(folder)
         _print_frame(result.display(), f"{game}: sweep of {result.knob}")
         typer.echo(f"written: {', '.join(str(p) for p in paths)}")
 
@@ -526,7 +556,7 @@ def experiment_command(
     file: Annotated[str, typer.Argument(help="A study file (TOML), or the name of a shipped study.")],
     precision: Annotated[str | None, typer.Option(help="Override the study's precision target.")] = None,
     jobs: Jobs = None,
-    out: Annotated[Path | None, typer.Option(help="Folder for the study's tables.")] = None,
+    out: Annotated[Path | None, typer.Option(parser=folder_option, help="Folder for the study's tables.")] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
 ) -> None:
@@ -590,13 +620,16 @@ def main() -> None:
             err=True,
         )
         raise SystemExit(2)
-    if argv and argv[0] in available_games():
-        start_workers_early(argv[1:])
     try:
-        raise SystemExit(run_app())
+        code = run_app()
+    except KeyboardInterrupt:  # outside the commands' own handling (the first moments)
+        typer.echo("interrupted", err=True)
+        code = 130
     finally:  # after bad options too: the exit should not wait for workers still loading libraries
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # leaving anyway: a second Ctrl-C must not print a traceback
         if "experiments.runner" in sys.modules:  # otherwise no pool was started
             sys.modules["experiments.runner"].stop_worker_pool()
+    raise SystemExit(code)
 
 
 def run_app() -> int:
@@ -621,37 +654,15 @@ def run_app() -> int:
     return code if isinstance(code, int) else 0
 
 
-def start_workers_early(options: list[str]) -> None:
-    """Start the worker pool of a game command before its options are parsed and checked.
+def start_workers(jobs: int) -> Any:
+    """Start the run's ``jobs - 1`` loky workers (only once its options are checked) and return the pool.
 
     The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
-    the other cores while this process parses, validates and starts playing; the run then finds the same pool.
-    Nothing starts when the options ask for one process or another backend.
+    the other cores while this process starts playing; the run then finds the same pool.
     """
-    jobs = early_jobs(options)
-    if jobs == 1:
-        return
     from experiments.output import load_writer_libraries
     from experiments.runner import worker_pool
 
-    worker_pool(jobs).submit(load_writer_libraries)
-
-
-def early_jobs(options: list[str]) -> int:
-    """How many processes a game command's raw ``options`` ask of the loky pool (1: start nothing early).
-
-    Only a plain loky run asks: ``--help``, ``--backend`` or a ``--jobs`` value that is not a whole number
-    leave everything to the parser.
-    """
-    if any(o in ("--help", "--backend") or o.startswith("--backend=") for o in options):
-        return 1
-    jobs = os.cpu_count() or 1
-    for i, option in enumerate(options):
-        value = option.partition("=")[2] if option.startswith("--jobs=") else None
-        if option in ("--jobs", "-j") and i + 1 < len(options):
-            value = options[i + 1]
-        if value is not None:
-            if not value.isdigit():
-                return 1
-            jobs = int(value)
-    return jobs
+    pool = worker_pool(jobs)
+    pool.submit(load_writer_libraries)
+    return pool

@@ -1,7 +1,8 @@
 """A run folder: summary tables, metrics, the record of what produced them, and figures.
 
-Every file is written to a temporary name and renamed into place; ``run.json`` is written last, so a folder
-with a ``run.json`` is complete.
+The files are written beside the folder's current ones, into a staging folder, and only then moved in: the old
+``run.json`` goes first and the new one comes last. A failure while writing (a full disk) leaves the previous
+files as they were, and a folder with a ``run.json`` always holds the complete set of that one run.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import platform
+import shutil
 import sys
+import tempfile
 from concurrent.futures import Executor
 from importlib.metadata import version
 from pathlib import Path
@@ -46,6 +50,7 @@ def run_record(result: RunResult, command: list[str] | None = None, precision: f
             "precision": precision,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
+            "reproduce": "the same game version, params, seats, seed and chunk_size give the same games",
             "chunks": len(spec.chunks()),
             "chunks_resumed": result.chunks_resumed,
             "elapsed_s": result.elapsed_s,
@@ -66,21 +71,35 @@ def write_run_folder(
 
     With a ``pool`` (the run's worker processes), one of its workers writes the Parquet table and the figures
     (the files whose libraries take longest to load; see :func:`load_writer_libraries`) while this process
-    writes the rest. ``run.json`` is written last, whatever happens.
+    writes the rest. Everything is staged first and replaces the previous set as one (see the module docstring);
+    ``games.parquet`` of an earlier run goes when this one has none. The caller holds the folder's lock.
     """
     run_dir.mkdir(parents=True, exist_ok=True)
-    summary, columns = result.summary, result.seat_columns()
-    figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), result.spec.module.INFO.score_label)
-    heavy = pool.submit(write_table_and_figures, run_dir, columns, *figure_data) if pool is not None else None
-    atomic_write(run_dir / "summary.csv", csv_bytes(columns))
-    atomic_write(run_dir / "metrics.json", json.dumps(json_ready(result.metrics()), indent=1).encode())
-    written = [run_dir / "summary.csv", run_dir / "metrics.json"]
-    if save_games:
-        written.append(combine_games(run_dir, result.spec))
-    written += heavy.result() if heavy is not None else write_table_and_figures(run_dir, columns, *figure_data)
-    atomic_write(run_dir / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
-    written.append(run_dir / "run.json")
-    return written
+    for left in run_dir.glob(".outputs-*"):  # from a process killed while writing
+        shutil.rmtree(left, ignore_errors=True)
+    stage = Path(tempfile.mkdtemp(prefix=".outputs-", dir=run_dir))
+    try:
+        summary, columns = result.summary, result.seat_columns()
+        info = result.spec.module.INFO
+        figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), info.score_label)
+        heavy = pool.submit(write_table_and_figures, stage, columns, *figure_data) if pool is not None else None
+        atomic_write(stage / "summary.csv", csv_bytes(columns))
+        atomic_write(stage / "metrics.json", json.dumps(json_ready(result.metrics()), indent=1).encode())
+        staged = [stage / "summary.csv", stage / "metrics.json"]
+        if save_games:
+            staged.append(combine_games(run_dir, result.spec, stage / "games.parquet"))
+        staged += heavy.result() if heavy is not None else write_table_and_figures(stage, columns, *figure_data)
+        atomic_write(stage / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
+        (run_dir / "run.json").unlink(missing_ok=True)  # from here until the new one is in, the set is incomplete
+        if not save_games:
+            (run_dir / "games.parquet").unlink(missing_ok=True)
+        written = [run_dir / path.name for path in staged]
+        for path in staged:
+            os.replace(path, run_dir / path.name)
+        os.replace(stage / "run.json", run_dir / "run.json")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [*written, run_dir / "run.json"]
 
 
 def load_writer_libraries() -> None:

@@ -2,8 +2,14 @@
 
 ``n`` games are split into fixed-size chunks. Chunk ``i`` draws from ``SeedSequence(seed, spawn_key=(i,))``,
 which depends on the root seed and ``i`` only, so results are bit-identical whatever ``jobs``, the backend or
-the order chunks finish in (summaries hold integer sums, merged in chunk order). Each finished chunk is
-written atomically under ``<run folder>/chunks/``; running the same spec again resumes from them.
+the order chunks finish in (summaries hold integer sums, merged in chunk order): the same seed and chunk size
+reproduce a run. Each finished chunk is written atomically under ``<run folder>/chunks/`` and carries its own
+identity (run key, index, size, format), so running the same spec again resumes from the chunks of that spec
+only. A process holds an exclusive lock on a run folder (or chunk folder) while it uses it.
+
+Limits, checked before anything starts: at most :data:`MAX_GAMES` games and :data:`MAX_CHUNKS` chunks per run,
+at most :data:`MAX_CHUNK_GAMES` games per chunk, and at most :data:`MAX_JOBS_PER_CORE` processes per core for
+a pool on this machine.
 """
 
 from __future__ import annotations
@@ -11,11 +17,13 @@ from __future__ import annotations
 import atexit
 import contextlib
 import contextvars
+import fcntl
 import hashlib
 import io
 import json
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +36,12 @@ from analysis.files import atomic_write, replacing
 from analysis.summary import Summary
 from engines import core, get_game
 
-CHECKPOINT_FORMAT = 1
+CHECKPOINT_FORMAT = 2  # 2: every chunk file holds its own label (run key, index, games)
+MAX_GAMES = 10**12  # games per run
+MAX_CHUNKS = 100_000  # chunks per run: their summaries are kept in memory until the run is merged
+MAX_CHUNK_GAMES = 1_000_000  # games per chunk: a chunk's per-game arrays live in one worker at once
+MAX_JOBS_PER_CORE = 4  # processes per core of a pool on this machine (loky, or a local Dask cluster)
+LOCK_FILE = ".lock"
 
 
 class RunError(Exception):
@@ -62,6 +75,8 @@ class RunSpec:
         """Check everything that can be checked before any game is played."""
         if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or self.n_games < 1:
             raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
+        if self.n_games > MAX_GAMES:
+            raise ValueError(f"n_games={self.n_games} is out of range; allowed 1..{MAX_GAMES:.0e}")
         if not 0 <= self.seed < 2**63:
             raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
         module = self.module
@@ -69,6 +84,13 @@ class RunSpec:
             object.__setattr__(self, "chunk_size", module.INFO.chunk_games)
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, int) or self.chunk_size < 1:
             raise ValueError(f"chunk_size={self.chunk_size!r} must be a positive whole number")
+        if self.chunk_size > MAX_CHUNK_GAMES:
+            raise ValueError(f"chunk_size={self.chunk_size} is out of range; allowed 1..{MAX_CHUNK_GAMES:,}")
+        if (chunks := -(-self.n_games // self.chunk_size)) > MAX_CHUNKS:
+            raise ValueError(
+                f"n_games={self.n_games:,} in chunks of {self.chunk_size:,} games makes {chunks:,} chunks; "
+                f"allowed at most {MAX_CHUNKS:,} (fewer games or larger chunks)"
+            )
         core.check_players(module.INFO, len(self.seats))
         core.resolve_policies(module.POLICIES, self.seats)
         self.params  # noqa: B018  (validates variant and knobs)
@@ -80,18 +102,30 @@ class RunSpec:
 
     @property
     def params(self) -> core.Params:
-        """The game's ``Params`` with the variant's and then the explicit knob settings applied."""
+        """The game's ``Params`` with the variant's and then the explicit knob settings applied.
+
+        A setting that gives a knob of the variant another value is refused (neither silently wins).
+        """
         module = self.module
-        overrides: dict[str, str] = {}
+        params = module.Params()
         if self.variant is not None:
             if self.variant not in module.VARIANTS:
                 raise ValueError(
                     f"unknown variant '{self.variant}' for {self.game}"
                     f"{core.did_you_mean(self.variant, list(module.VARIANTS))}"
                 )
-            overrides.update(module.VARIANTS[self.variant])
-        overrides.update(dict(self.settings))
-        return module.Params().with_strings(overrides)
+            params = params.with_strings(module.VARIANTS[self.variant])
+        settings = dict(self.settings)
+        final = params.with_strings(settings)
+        chosen = module.VARIANTS[self.variant] if self.variant is not None else {}
+        for name, text in settings.items():
+            key = name.replace("-", "_")
+            if key in chosen and getattr(final, key) != getattr(params, key):
+                raise ValueError(
+                    f"{key}={text} conflicts with variant '{self.variant}', which sets {key}={chosen[key]}; "
+                    "give one or the other"
+                )
+        return final
 
     def chunks(self) -> list[tuple[int, int]]:
         """``(index, games)`` of every chunk."""
@@ -115,6 +149,69 @@ class RunSpec:
         """A short hash of the identity and ``n_games``, naming the default run folder."""
         text = json.dumps({**self.identity(), "n_games": self.n_games}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def identity_key(identity: dict[str, Any] | str) -> str:
+    """The SHA-256 (hex) of an identity (or of its JSON text): what every chunk file of that identity records."""
+    text = identity if isinstance(identity, str) else json.dumps(identity, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_jobs(jobs: int | None, scheduler: str | None = None) -> int:
+    """The number of processes to use: ``jobs``, or every core when None; refused outside the allowed range.
+
+    A pool on this machine (no ``scheduler``) is held to :data:`MAX_JOBS_PER_CORE` processes per core.
+    """
+    cores = os.cpu_count() or 1
+    jobs = cores if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs={jobs} must be at least 1")
+    if scheduler is None and jobs > MAX_JOBS_PER_CORE * cores:
+        limit = MAX_JOBS_PER_CORE * cores
+        raise ValueError(f"jobs={jobs} is out of range; allowed 1..{limit} ({MAX_JOBS_PER_CORE} per core here)")
+    return jobs
+
+
+_held_locks: set[Path] = set()  # folders this process has locked
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (created if missing) for the block; nested use in a process is fine.
+
+    The lock is ``flock`` on ``folder/.lock``, which names the holding process; the kernel releases it when
+    that process ends, however it ends. Another process holding it raises :class:`RunError` at once.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder.resolve()
+    if key in _held_locks:  # an enclosing block of this process holds it
+        yield
+        return
+    fd = os.open(key / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        os.close(fd)
+        raise RunError(
+            f"{folder} is in use by {'process ' + holder if holder.isdigit() else 'another process'}; "
+            "wait for it to finish or choose another folder"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _held_locks.add(key)
+    try:
+        yield
+    finally:
+        _held_locks.discard(key)
+        os.close(fd)
+
+
+def clear_folder(folder: Path) -> None:
+    """Delete everything in ``folder`` but its lock file."""
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if entry.name != LOCK_FILE:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
 
 
 def chunk_rng(seed: int, index: int) -> np.random.Generator:
@@ -240,13 +337,21 @@ class RunResult:
 
 
 DIGEST_BYTES = hashlib.sha256().digest_size  # a checkpoint file starts with the SHA-256 of the rest
+LABEL = "chunk_label"  # the archive entry holding a chunk's label (JSON bytes)
+
+
+def chunk_label(run_key: str, index: int, games: int) -> dict[str, Any]:
+    """What a chunk file must say about itself to be used as chunk ``index`` (``games`` games) of run ``run_key``."""
+    return {"format": CHECKPOINT_FORMAT, "run": run_key, "index": index, "games": games}
 
 
 class Checkpoints:
-    """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN.ckpt`` next to an identity file.
+    """Finished chunks of one run, stored as ``chunks/chunk-NNNNNN-GAMES.ckpt`` next to ``checkpoint.json``.
 
-    A checkpoint file is the SHA-256 digest of an npz archive of the chunk's summary, then the archive: any
-    truncated or altered byte is caught before the summary is used.
+    A checkpoint file is the SHA-256 digest of an npz archive of the chunk's summary and label, then the archive:
+    any truncated or altered byte, and any chunk of another run, index or size, is caught before it is used.
+    ``checkpoint.json`` records the run's identity for people and for refusing another run's folder; when it is
+    lost or unreadable, the chunks' own labels tell whose they are, and it is written again.
     """
 
     def __init__(self, run_dir: Path, spec: RunSpec, fresh: bool = False, overwrite: bool = False) -> None:
@@ -254,13 +359,14 @@ class Checkpoints:
         self.dir = run_dir / "chunks"
         identity_file = run_dir / "checkpoint.json"
         identity = spec.identity()
+        self.run_key = identity_key(identity)
         if fresh and self.dir.exists():
             shutil.rmtree(self.dir)
-        if identity_file.exists() and self.dir.exists():
+        if self.dir.exists():
             try:
                 stored = json.loads(identity_file.read_text())
-            except (OSError, json.JSONDecodeError):
-                stored = None
+            except (OSError, ValueError):  # lost or damaged: the chunks' labels decide
+                stored = None if self._foreign_chunks() else identity
             if stored != identity:
                 if not overwrite:
                     raise RunError(
@@ -272,44 +378,61 @@ class Checkpoints:
         atomic_write(identity_file, json.dumps(identity, indent=1, sort_keys=True).encode())
         self.corrupt: list[int] = []
 
-    def path(self, index: int) -> Path:
-        """Where chunk ``index`` is stored."""
-        return self.dir / f"chunk-{index:06d}.ckpt"
+    def _foreign_chunks(self) -> bool:
+        """Whether an intact chunk file in the folder belongs to another run."""
+        for path in self.dir.glob("chunk-*.ckpt"):
+            found = read_checkpoint(path)
+            if found is not None and found[1].get("run") != self.run_key:
+                return True
+        return False
 
-    def load(self, index: int, size: int) -> Summary | None:
-        """The stored summary of chunk ``index`` if it is complete and intact, else None (noting corruption)."""
-        path = self.path(index)
+    def path(self, index: int, games: int) -> Path:
+        """Where chunk ``index`` of ``games`` games is stored."""
+        return self.dir / f"chunk-{index:06d}-{games}.ckpt"
+
+    def load(self, index: int, size: int) -> tuple[Summary, dict[str, Any]] | None:
+        """The stored summary and label of chunk ``index`` if intact and this run's, else None (noting damage)."""
+        path = self.path(index, size)
         if not path.exists():
             return None
-        summary = read_checkpoint(path, size)
-        if summary is None:
+        found = read_checkpoint(path, chunk_label(self.run_key, index, size))
+        if found is None:
             self.corrupt.append(index)
             path.unlink(missing_ok=True)
-        return summary
+        return found
 
-    def save(self, index: int, summary: Summary) -> None:
-        """Store chunk ``index`` atomically (write to a temporary file, then rename)."""
-        write_checkpoint(self.path(index), summary)
+    def save(self, index: int, summary: Summary, games_sha256: str | None = None) -> None:
+        """Store chunk ``index`` atomically, with the digest of its saved games when there are some."""
+        label = chunk_label(self.run_key, index, summary.n_games)
+        if games_sha256 is not None:
+            label["games_sha256"] = games_sha256
+        write_checkpoint(self.path(index, summary.n_games), summary, label)
 
 
-def read_checkpoint(path: Path, games: int) -> Summary | None:
-    """The summary in checkpoint file ``path`` if every byte is intact and it holds ``games`` games, else None."""
+def read_checkpoint(path: Path, expected: dict[str, Any] | None = None) -> tuple[Summary, dict[str, Any]] | None:
+    """The summary and label in checkpoint file ``path``, or None unless it is whole and its label right.
+
+    Right: the label has every item of ``expected``, and the summary as many games as the label says.
+    """
     raw = path.read_bytes()
     digest, archive = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
     if hashlib.sha256(archive).digest() != digest:
         return None
     try:
         with np.load(io.BytesIO(archive), allow_pickle=False) as data:
-            summary = Summary.from_arrays({k: data[k] for k in data.files})
+            label = json.loads(data[LABEL].tobytes())
+            summary = Summary.from_arrays({k: data[k] for k in data.files if k != LABEL})
     except Exception:  # an intact file that still cannot be read is recomputed, never used
         return None
-    return summary if summary.n_games == games else None
+    if expected is not None and any(label.get(k) != v for k, v in expected.items()):
+        return None
+    return (summary, label) if summary.n_games == label.get("games") else None
 
 
-def write_checkpoint(path: Path, summary: Summary) -> None:
-    """Write ``summary`` to ``path`` atomically: the SHA-256 digest of an npz archive, then the archive."""
+def write_checkpoint(path: Path, summary: Summary, label: dict[str, Any]) -> None:
+    """Write ``summary`` and ``label`` to ``path`` atomically: the SHA-256 of an npz archive, then the archive."""
     archive = io.BytesIO()
-    np.savez(archive, **summary.to_arrays())
+    np.savez(archive, **summary.to_arrays(), **{LABEL: np.frombuffer(json.dumps(label).encode(), np.uint8)})
     atomic_write(path, hashlib.sha256(archive.getvalue()).digest() + archive.getvalue())
 
 
@@ -318,20 +441,21 @@ class ChunkStore:
 
     Keys are ``(identity key, chunk index, games)``. Each arm gets a sub-folder named by a digest of its identity
     (with the identity in ``identity.json``); its chunks are files in the format of :class:`Checkpoints`, and one
-    that fails the check is deleted and played again. Replaying a stored chunk gives the same summary, so a
-    command that uses a store and is stopped resumes where it was.
+    that fails the check (damaged, or labelled for another arm, index or size) is deleted and played again.
+    Replaying a stored chunk gives the same summary, so a command that uses a store and is stopped resumes
+    where it was.
     """
 
     def __init__(self, root: Path, fresh: bool = False) -> None:
         """Use the chunks already in ``root`` (``fresh``: delete them first)."""
-        if fresh and root.exists():
-            shutil.rmtree(root)
+        if fresh:
+            clear_folder(root)
         self.root = root
         self._loaded: dict[tuple[str, int, int], Summary] = {}
 
     def _path(self, key: tuple[str, int, int]) -> Path:
         identity, index, games = key
-        arm = hashlib.sha256(identity.encode()).hexdigest()[:16]
+        arm = identity_key(identity)[:16]
         return self.root / arm / f"chunk-{index:06d}-{games}.ckpt"
 
     def __contains__(self, key: tuple[str, int, int]) -> bool:
@@ -340,11 +464,11 @@ class ChunkStore:
         path = self._path(key)
         if not path.exists():
             return False
-        summary = read_checkpoint(path, key[2])
-        if summary is None:
+        found = read_checkpoint(path, chunk_label(identity_key(key[0]), key[1], key[2]))
+        if found is None:
             path.unlink(missing_ok=True)
             return False
-        self._loaded[key] = summary
+        self._loaded[key] = found[0]
         return True
 
     def __getitem__(self, key: tuple[str, int, int]) -> Summary:
@@ -354,7 +478,7 @@ class ChunkStore:
         path = self._path(key)
         if not (path.parent / "identity.json").exists():
             atomic_write(path.parent / "identity.json", key[0].encode())
-        write_checkpoint(path, summary)
+        write_checkpoint(path, summary, chunk_label(identity_key(key[0]), key[1], key[2]))
         self._loaded[key] = summary
 
 
@@ -365,14 +489,16 @@ _saved_chunks: contextvars.ContextVar[ChunkStore | None] = contextvars.ContextVa
 def saving_chunks(root: Path, fresh: bool = False) -> Iterator[ChunkStore]:
     """Within the block, :func:`run_many` and :func:`run_to_precision` keep their chunks in ``root`` and reuse them.
 
-    So a report, tournament, sweep or study that is stopped resumes when run again.
+    So a report, tournament, sweep or study that is stopped resumes when run again. ``root`` is locked for the
+    block (see :func:`folder_lock`).
     """
-    store = ChunkStore(root, fresh)
-    token = _saved_chunks.set(store)
-    try:
-        yield store
-    finally:
-        _saved_chunks.reset(token)
+    with folder_lock(root):
+        store = ChunkStore(root, fresh)
+        token = _saved_chunks.set(store)
+        try:
+            yield store
+        finally:
+            _saved_chunks.reset(token)
 
 
 def _chunk_cache() -> dict[tuple[str, int, int], Summary] | ChunkStore:
@@ -404,18 +530,54 @@ def worker_pool(jobs: int) -> Any:
     """The ``jobs - 1`` worker processes that share a run with this process: joblib's reusable loky executor.
 
     The same executor comes back on every call with the same ``jobs``, so a caller can start it (and give it
-    work) before the run does. It lives until :func:`stop_worker_pool`, which also runs at exit.
+    work) before the run does. It lives until :func:`stop_worker_pool`, which also runs at exit, and its workers
+    die with this process, however it ends.
     """
     from joblib.externals.loky import get_reusable_executor
 
     global _pool_started
-    _pool_started = get_reusable_executor(max_workers=jobs - 1)
+    with ctrl_c_ignored():
+        _pool_started = get_reusable_executor(
+            max_workers=jobs - 1, initializer=_die_with_parent, initargs=(os.getpid(),)
+        )
+        _pool_started.submit(int)  # starts the workers (and loky's manager thread) now, inside the block
     atexit.unregister(stop_worker_pool)  # registered once, and after multiprocessing's own exit handler,
     atexit.register(stop_worker_pool)  # so it runs before that one (last in, first out)
     return _pool_started
 
 
 _pool_started: Any = None  # the executor worker_pool last returned, for stop_worker_pool
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """Ignore SIGINT for the block (from the main thread); processes started in it inherit the ignoring.
+
+    Ctrl-C reaches the whole process group: such workers leave it to this process, which stops them, instead
+    of each printing a traceback while it starts. A Ctrl-C during the block itself is lost: keep it short.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a pool worker: ask Linux to kill this process when ``parent`` ends (else loky notices a minute late)."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # ended before the request above was made
+        os._exit(1)
 
 
 def stop_worker_pool() -> None:
@@ -596,21 +758,23 @@ def run(
     95% half-width of at most ``precision`` or ``max_games`` is reached; ``on_target`` hears each new total.
     The result's spec holds the number of games actually played. ``backend="dask"`` runs the chunks on the
     Dask cluster at ``scheduler`` (or on a local one of ``jobs`` workers). A failing chunk raises
-    :class:`RunError` naming it; the chunks finished before it stay saved.
+    :class:`RunError` naming it; the chunks finished before it stay saved. ``run_dir`` is locked for the run
+    (see :func:`folder_lock`).
     """
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
-    if jobs < 1:
-        raise ValueError(f"jobs={jobs} must be at least 1")
+    jobs = check_jobs(jobs, scheduler if backend == "dask" else None)
     if precision is not None and not 0 < precision < 0.5:
         raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
     start = time.perf_counter()
-    checkpoints = Checkpoints(Path(run_dir), spec, fresh, overwrite) if run_dir is not None else None
-    games_dir = Path(run_dir) / "games" if run_dir is not None and save_games else None
-
-    with backend_context(backend, scheduler, jobs):
-        spec, merged, ordered, resumed = _run_rounds(
-            spec, jobs, checkpoints, games_dir, save_games, progress, backend, precision, max_games, on_target
-        )
+    with contextlib.ExitStack() as stack:
+        checkpoints, games_dir = None, None
+        if run_dir is not None:
+            stack.enter_context(folder_lock(Path(run_dir)))
+            checkpoints = Checkpoints(Path(run_dir), spec, fresh, overwrite)
+            games_dir = Path(run_dir) / "games" if save_games else None
+        with backend_context(backend, scheduler, jobs):
+            spec, merged, ordered, resumed = _run_rounds(
+                spec, jobs, checkpoints, games_dir, save_games, progress, backend, precision, max_games, on_target
+            )
     recomputed = sorted(checkpoints.corrupt) if checkpoints else []
     return RunResult(
         spec, merged, time.perf_counter() - start, Path(run_dir) if run_dir else None, resumed, ordered, recomputed
@@ -640,8 +804,12 @@ def _run_rounds(
             if index in summaries and summaries[index].n_games == size:
                 continue
             stored = checkpoints.load(index, size) if checkpoints else None
-            if stored is not None and (games_dir is None or (games_dir / f"chunk-{index:06d}.parquet").exists()):
-                summaries[index] = stored
+            if stored is not None and games_dir is not None and not _games_intact(games_dir, index, stored[1]):
+                if "games_sha256" in stored[1]:  # saved with the chunk and damaged since (else never saved)
+                    checkpoints.corrupt.append(index)  # type: ignore[union-attr]
+                stored = None
+            if stored is not None:
+                summaries[index] = stored[0]
                 resumed += 1
                 if progress:
                     progress(size)
@@ -649,10 +817,11 @@ def _run_rounds(
                 todo.append((index, size))
         try:
             for result in _execute(spec, todo, jobs, save_games, backend):
+                digest = None
                 if games_dir is not None and result.games is not None:
-                    write_games(games_dir / f"chunk-{result.index:06d}.parquet", result.games, result.index, spec)
+                    digest = write_games(games_part(games_dir, result.index), result.games, result.index, spec)
                 if checkpoints:
-                    checkpoints.save(result.index, result.summary)
+                    checkpoints.save(result.index, result.summary, digest)
                 summaries[result.index] = result.summary
                 if progress:
                     progress(result.summary.n_games)
@@ -667,6 +836,23 @@ def _run_rounds(
         spec = replace(spec, n_games=target)
         if on_target:
             on_target(target)
+
+
+def games_part(games_dir: Path, index: int) -> Path:
+    """The Parquet file of chunk ``index``'s games."""
+    return games_dir / f"chunk-{index:06d}.parquet"
+
+
+def _games_intact(games_dir: Path, index: int, label: dict[str, Any]) -> bool:
+    """Whether chunk ``index``'s games part is the one its checkpoint recorded."""
+    path = games_part(games_dir, index)
+    return "games_sha256" in label and path.exists() and file_sha256(path) == label["games_sha256"]
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 (hex) of a file's bytes."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def merge_in_order(summaries: Sequence[Summary]) -> Summary:
@@ -687,6 +873,7 @@ def games_for_precision(summary: Summary, precision: float, chunk_size: int, max
 
     counts = np.concatenate([summary.wins, summary.shared_wins])
     half = float(stats.wilson_half_width(counts, summary.n_games).max())
+    max_games = min(max_games, MAX_GAMES, MAX_CHUNKS * chunk_size)
     if half <= precision or summary.n_games >= max_games:
         return None
     needed = max(stats.games_for_half_width(precision, k / summary.n_games) for k in counts)
@@ -702,13 +889,14 @@ def run_many(
 ) -> list[RunResult]:
     """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
 
+    Every spec with chunks to play is checked (:func:`check_playable`) before any is played; a failing chunk
+    raises :class:`RunError` naming it.
+
     ``cache`` maps ``(identity key, chunk index, games)`` to summaries already computed (it is filled as chunks
     finish), so that precision-targeted runs and reports never play the same chunk twice; by default it is the
     store of the enclosing :func:`saving_chunks` block, if any.
     """
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
-    if jobs < 1:
-        raise ValueError(f"jobs={jobs} must be at least 1")
+    jobs = check_jobs(jobs)
     start = time.perf_counter()
     cache = _chunk_cache() if cache is None else cache
     keys = [json.dumps(spec.identity(), sort_keys=True) for spec in specs]
@@ -718,16 +906,21 @@ def run_many(
             if (key := (keys[k], index, size)) not in wanted and key not in cache:
                 wanted[key] = (k, index, size)
     todo = list(wanted.values())
+    for k in sorted({k for k, _, _ in todo}):  # every arm to play is checked before the first game
+        check_playable(specs[k])
     if progress:
         progress(sum(spec.n_games for spec in specs) - sum(size for _, _, size in todo))
     if jobs == 1 or len(todo) <= 1:
         finished: Iterable[tuple[int, ChunkResult]] = ((k, play_chunk(specs[k], i, n)) for k, i, n in todo)
     else:
         finished = _shared_with_workers(_tagged_chunk, [(k, specs[k], i, n) for k, i, n in todo], jobs)
-    for k, result in finished:
-        cache[(keys[k], result.index, result.summary.n_games)] = result.summary
-        if progress:
-            progress(result.summary.n_games)
+    try:
+        for k, result in finished:
+            cache[(keys[k], result.index, result.summary.n_games)] = result.summary
+            if progress:
+                progress(result.summary.n_games)
+    except ChunkError as err:
+        raise RunError(str(err)) from None
     elapsed = time.perf_counter() - start
     results = []
     for k, spec in enumerate(specs):
@@ -735,6 +928,11 @@ def run_many(
         merged = merge_in_order(ordered)
         results.append(RunResult(spec, merged, elapsed, None, 0, ordered))
     return results
+
+
+def check_playable(spec: RunSpec) -> None:
+    """Play zero games of ``spec``, so that the game's own checks of its knobs against the seats run now."""
+    spec.module.play(spec.params, list(spec.seats), 0, chunk_rng(spec.seed, 0))
 
 
 def _tagged_chunk(tag: int, spec: RunSpec, index: int, size: int) -> tuple[int, ChunkResult]:
@@ -787,21 +985,21 @@ def games_frame(games: dict[str, np.ndarray], first_game: int) -> Any:
     return pd.DataFrame(columns)
 
 
-def write_games(path: Path, games: dict[str, np.ndarray], index: int, spec: RunSpec) -> None:
-    """Write one chunk's games as a Parquet part, atomically."""
+def write_games(path: Path, games: dict[str, np.ndarray], index: int, spec: RunSpec) -> str:
+    """Write one chunk's games as a Parquet part, atomically; returns the part's SHA-256 (hex)."""
     frame = games_frame(games, index * spec.chunk_size)
     with replacing(path) as tmp:
         frame.to_parquet(tmp, index=False)
+        digest = file_sha256(tmp)
+    return digest
 
 
-def combine_games(run_dir: Path, spec: RunSpec) -> Path:
-    """Concatenate the per-chunk game parts of a run into ``games.parquet`` (chunk order)."""
+def combine_games(run_dir: Path, spec: RunSpec, target: Path) -> Path:
+    """Concatenate the per-chunk game parts of a run into ``target`` (chunk order)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    parts = [run_dir / "games" / f"chunk-{i:06d}.parquet" for i, _ in spec.chunks()]
-    table = pa.concat_tables(pq.read_table(p) for p in parts)
-    target = run_dir / "games.parquet"
+    table = pa.concat_tables(pq.read_table(games_part(run_dir / "games", i)) for i, _ in spec.chunks())
     with replacing(target) as tmp:
         pq.write_table(table, tmp)
     return target

@@ -165,6 +165,10 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
             players = arm.get("players", max(module.INFO.min_players, 2))
             _expect(isinstance(policy, str), where, f"{key}.policy", "must be a policy name")
             _expect(isinstance(players, int), where, f"{key}.players", "must be a whole number")
+            try:
+                core.check_players(module.INFO, players)
+            except ValueError as err:
+                raise StudyError(f"{where}: key '{key}.players' {err}") from None
             seats = [policy] * players
         settings = shared + _settings(where, f"{key}.set", arm.get("set", {}))
         variant = arm.get("variant")

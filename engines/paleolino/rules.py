@@ -78,7 +78,7 @@ class Params(core.Params):
     cave_weights: tuple[float, ...] = knob(
         (1.0, 1.0, 1.0, 1.0),
         "Relative chance that a chip lands in each cave.",
-        "1 to 6 weights >= 0 with a positive sum",
+        "1 to 6 weights 0..1e6 with a positive sum",
     )
     memory: float = knob(1.0, "Chance that the table remembers the cave a chip fell into.", "0..1")
     one_build_per_turn: bool = knob(False, "Expert: at most one invention per turn.", "true | false")
@@ -118,10 +118,11 @@ class Params(core.Params):
         if (
             not isinstance(weights, tuple)
             or not 1 <= len(weights) <= 6
-            or any(isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w < float("inf") for w in weights)
+            # bounded, so that their sum and shares stay finite and exact enough
+            or any(isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w <= 1e6 for w in weights)
             or sum(weights) <= 0
         ):
-            raise ValueError(f"cave_weights={weights!r} is not allowed; give 1 to 6 weights >= 0 with a positive sum")
+            raise ValueError(f"cave_weights={weights!r} is not allowed; give 1 to 6 weights 0..1e6 with a positive sum")
         core.check_range("memory", self.memory, 0, 1)
         core.check_choice("one_build_per_turn", self.one_build_per_turn, (True, False))
         core.check_choice("remove_singles", self.remove_singles, (True, False))

@@ -326,6 +326,7 @@ def test_turn_view_hides_the_caves() -> None:
         ({"chips": (9, 9, 9)}, "chips=(9, 9, 9) is not allowed"),
         ({"inventions": ("wx",)}, "inventions=('wx',) is not allowed"),
         ({"cave_weights": (0.0, 0.0)}, "cave_weights=(0.0, 0.0) is not allowed"),
+        ({"cave_weights": (1e308, 1e308)}, "cave_weights=(1e"),
         ({"easy": "yes"}, "easy='yes' is not allowed"),
     ],
 )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app, early_jobs, parse_count
+from experiments.cli import app, parse_count
 
 runner = CliRunner()
 
@@ -146,7 +146,7 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
         (["pantolino", "--set", "dice=9"], "dice=9 is out of range; allowed 1..6"),
         (["pantolino", "--set", "dice=four"], "dice='four' is not a whole number"),
         (["pantolino", "--set", "dice"], "is not of the form knob=value"),
-        (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
+        (["pantolino", "--jobs", "0"], "jobs=0 must be at least 1"),
         (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
     ],
 )
@@ -296,21 +296,57 @@ def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("options", "jobs"),
+    ("args", "message"),
     [
-        (["-p", "keep-jokers", "--jobs", "3"], 3),
-        (["--jobs=4", "-n", "1e6"], 4),
-        (["-j", "1"], 1),
-        (["-j", "two"], 1),  # the parser reports it
-        (["--jobs", "2", "--backend", "dask"], 1),
-        (["--backend=dask"], 1),
-        (["--help"], 1),
+        (["pantolino", "-n", "99999999999999999999"], "-n 99999999999999999999 is more than the maximum of 1e+12"),
+        (["pantolino", "-n", "1e18"], "-n 1e18 is more than the maximum"),
+        (["pantolino", "-n", "1e999999"], "-n '1e999999' is not a positive whole number"),
+        (["pantolino", "-n", "1e12", "--chunk-size", "1000"], "makes 1,000,000,000 chunks"),
+        (["pantolino", "--jobs", "10000"], "jobs=10000 is out of range"),
+        (["pantolino", "--jobs", "10000", "--backend", "dask"], "jobs=10000 is out of range"),
+        (["pantolino", "--players", "-5"], "players=-5 is out of range for pantolino"),
+        (["pantolino", "--players", "99999999999999999999"], "players=99999999999999999999 is out of range"),
+        (["pantolino", "--players", "1000000000"], "players=1000000000 is out of range"),
+        (["pantolino", "--chunk-size", "99999999999"], "chunk_size=99999999999 is out of range"),
+        (["pantolino", "--backend", "spark"], "--backend spark is not allowed"),
+        (["paleolino", "--set", "cave_weights=1e308,1e308"], "cave_weights=(1e+308, 1e+308) is not allowed"),
+        (["pantolino", "--variant", "escaping-boots", "--set", "escaping_boots=false"], "conflicts with variant"),
+        (["tournament", "pantolino", "--policies", "greedy,random", "-n", "1e18"], "is more than the maximum"),
+        (["sweep", "pantolino", "--set", "rolls=1,2", "-n", "1e12"], "chunks; allowed at most"),
+        (["sweep", "pantolino", "--set", "rolls=1,2", "--jobs", "0"], "jobs=0 must be at least 1"),
+        (["report", "pantolino", "-n", "99999999999999999999"], "is more than the maximum"),
     ],
 )
-def test_workers_start_early_only_for_plain_multi_process_runs(options: list[str], jobs: int) -> None:
-    assert early_jobs(options) == jobs
+def test_unbounded_input_is_refused_before_any_work(args: list[str], message: str, tmp_path: Path) -> None:
+    import time
+
+    start = time.perf_counter()
+    result = invoke(*args, "--out", str(tmp_path / "x"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert time.perf_counter() - start < 5
 
 
-def test_workers_start_early_on_every_core_by_default(monkeypatch) -> None:
-    monkeypatch.setattr("os.cpu_count", lambda: 6)
-    assert early_jobs(["-p", "random", "-n", "1e6"]) == 6
+def test_an_empty_out_is_refused(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("simulate")), "pantolino", "-n", "100", "--out", ""],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert "must name a folder" in result.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: Path) -> None:
+    study = tmp_path / "solo.toml"
+    study.write_text(
+        '[study]\ngame = "panots"\nn = 10\n\n[[arm]]\npolicy = "greedy"\nplayers = 1\n'
+        'set = { faces = "line,surrounded,adjacent,majority" }\n'
+    )
+    result = invoke("experiment", str(study), "--jobs", "1", "--out", str(tmp_path / "x"))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: faces='majority' is not allowed in solo; the solo face of card 4 is space"
+    ]

@@ -207,3 +207,49 @@ def test_dask_errors_are_one_line(tmp_path: Path) -> None:
         app, ["pantolino", "-n", "100", "--scheduler", "tcp://127.0.0.1:9", "--quiet", "--out", str(tmp_path)]
     )
     assert result.exit_code == 2 and result.stderr.strip() == "error: --scheduler goes with --backend dask"
+
+
+def test_a_second_process_on_the_same_folder_is_refused_at_once(tmp_path: Path, uninterrupted: dict) -> None:
+    first = subprocess.Popen(
+        [SIMULATE, *ARGS, "--out", str(tmp_path / "run"), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "run" / "chunks").glob("chunk-*.ckpt")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    start = time.monotonic()
+    second = simulate(tmp_path / "run", "--seed", "8", "--jobs", "1")
+    assert time.monotonic() - start < 5
+    assert second.returncode == 2
+    assert second.stderr.splitlines() == [
+        f"error: {tmp_path / 'run'} is in use by process {first.pid}; wait for it to finish or choose another folder"
+    ]
+    stdout, stderr = first.communicate(timeout=300)
+    assert first.returncode == 0, stderr
+    assert without_timing(stdout) == uninterrupted  # the first run's results are its own
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["seed"] == 7
+
+
+def test_a_killed_run_leaves_no_worker_behind(tmp_path: Path) -> None:
+    proc = subprocess.Popen([SIMULATE, *ARGS, "--out", str(tmp_path / "run"), "--jobs", "2"])
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "run" / "chunks").glob("chunk-*.ckpt")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 5
+    alive = children
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in alive if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)]
+        time.sleep(0.05)
+    assert children and not alive
+
+
+def _state(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"

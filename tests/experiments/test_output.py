@@ -34,6 +34,7 @@ def test_the_folder_holds_every_file_and_the_tables_agree(tmp_path: Path, result
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["command"] == "simulate x" and record["seats"] == list(SPEC.seats)
+    assert record["seed"] == 5 and record["chunk_size"] == 1_000 and "seed and chunk_size" in record["reproduce"]
     assert not list(tmp_path.glob(".*")), "temporary files left behind"
 
 
@@ -49,3 +50,29 @@ def test_arrow_table_keeps_types_and_nan() -> None:
 def test_csv_has_a_header_and_full_precision_floats() -> None:
     text = csv_bytes({"seat": [0, 1], "rate": [1 / 3, 0.5]}).decode()
     assert text == f"seat,rate\n0,{1 / 3!r}\n1,0.5\n"
+
+
+@pytest.mark.parametrize("failing", ["csv_bytes", "write_table_and_figures", "run_record"])
+def test_a_write_failure_leaves_the_previous_set_whole(tmp_path: Path, result, monkeypatch, failing: str) -> None:
+    import errno
+
+    from experiments import output
+
+    write_run_folder(result, tmp_path, save_games=False, command=["simulate", "old"])
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real = getattr(output, failing)
+
+    def fail_midway(*args, **kwargs):
+        real(*args, **kwargs)  # some of the new files are already written when the disk fills
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(output, failing, fail_midway)
+    larger = run(RunSpec("pantolino", SPEC.seats, 4_000, seed=5, chunk_size=1_000), jobs=1)
+    with pytest.raises(OSError, match="No space"):
+        write_run_folder(larger, tmp_path, save_games=False, command=["simulate", "new"])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    monkeypatch.setattr(output, failing, real)
+    write_run_folder(larger, tmp_path, save_games=False, command=["simulate", "new"])
+    assert json.loads((tmp_path / "run.json").read_text())["n_games"] == 4_000
+    assert pd.read_csv(tmp_path / "summary.csv")["games"].tolist() == [4_000] * 3
+    assert not list(tmp_path.glob(".*"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -11,10 +12,13 @@ import pytest
 
 from experiments import runner
 from experiments.runner import (
+    MAX_CHUNKS,
     Checkpoints,
     RunError,
     RunSpec,
+    check_jobs,
     chunk_rng,
+    folder_lock,
     run,
     run_many,
     run_to_precision,
@@ -65,7 +69,7 @@ def test_a_longer_run_extends_a_shorter_one(tmp_path) -> None:
 
 def test_resume_uses_saved_chunks_and_recomputes_corrupt_ones(tmp_path) -> None:
     first = run(SPEC, jobs=1, run_dir=tmp_path)
-    chunk = tmp_path / "chunks" / "chunk-000001.ckpt"
+    chunk = tmp_path / "chunks" / "chunk-000001-1000.ckpt"
     chunk.write_bytes(chunk.read_bytes()[:100])  # truncated
     again = run(SPEC, jobs=1, run_dir=tmp_path)
     assert again.chunks_resumed == 2
@@ -74,7 +78,7 @@ def test_resume_uses_saved_chunks_and_recomputes_corrupt_ones(tmp_path) -> None:
 
 def test_any_altered_byte_of_a_checkpoint_is_caught(tmp_path) -> None:
     first = run(SPEC, jobs=1, run_dir=tmp_path)
-    chunk = tmp_path / "chunks" / "chunk-000001.ckpt"
+    chunk = tmp_path / "chunks" / "chunk-000001-1000.ckpt"
     original = chunk.read_bytes()
     for position in range(0, len(original), max(1, len(original) // 23)):
         altered = bytearray(original)
@@ -107,6 +111,12 @@ def test_checkpoints_of_another_run_are_refused_unless_overwritten(tmp_path) -> 
         ({"game": "pantolin"}, "did you mean 'pantolino'"),
         ({"chunk_size": 0}, "chunk_size=0 must be a positive whole number"),
         ({"chunk_size": True}, "chunk_size=True must be a positive whole number"),
+        ({"n_games": 10**13}, "n_games=10000000000000 is out of range; allowed 1..1e\\+12"),
+        ({"n_games": 2**63 - 1}, "is out of range"),
+        ({"n_games": 10**9, "chunk_size": 1}, f"makes 1,000,000,000 chunks; allowed at most {MAX_CHUNKS:,}"),
+        ({"chunk_size": 10**7}, "chunk_size=10000000 is out of range"),
+        ({"settings": (("dice", "99999999999999999999"),)}, "dice=99999999999999999999 is out of range"),
+        ({"variant": "escaping-boots", "settings": (("escaping_boots", "false"),)}, "conflicts with variant"),
     ],
 )
 def test_bad_specs_fail_before_playing(changes: dict, message: str) -> None:
@@ -173,3 +183,123 @@ def test_a_script_that_ran_with_workers_exits_with_the_pool_gone(tmp_path) -> No
     report = tmp_path / "held.json"
     subprocess.run([sys.executable, "-c", POOL_SEMAPHORES_AT_EXIT, str(report)], timeout=120, check=True)
     assert json.loads(report.read_text()) == []
+
+
+def test_a_setting_equal_to_the_variants_is_no_conflict() -> None:
+    from dataclasses import replace
+
+    spec = replace(SPEC, variant="escaping-boots", settings=(("escaping_boots", "true"),))
+    assert spec.params.escaping_boots is True
+
+
+@pytest.mark.parametrize(("jobs", "ok"), [(1, True), (8, True), (0, False), (9, False), (10_000, False)])
+def test_jobs_are_bounded_by_the_cores(monkeypatch, jobs: int, ok: bool) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    if ok:
+        assert check_jobs(jobs) == jobs
+    else:
+        with pytest.raises(ValueError, match="jobs="):
+            check_jobs(jobs)
+    assert check_jobs(10_000, scheduler="tcp://somewhere:8786") == 10_000  # a remote cluster sizes itself
+
+
+def test_every_arm_is_checked_before_the_first_game(monkeypatch) -> None:
+    play, played = runner.play_chunk, []
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: played.append(a[1]) or play(*a, **k))
+    good = RunSpec("panots", ("greedy", "greedy"), 10, chunk_size=10)
+    solo = RunSpec("panots", ("greedy",), 10, chunk_size=10, settings=(("faces", "line,surrounded,adjacent,majority"),))
+    with pytest.raises(ValueError, match="majority"):
+        run_many([good, solo], jobs=1)
+    assert played == []
+
+
+def test_a_chunk_copied_over_another_is_not_used(tmp_path) -> None:
+    first = run(SPEC, jobs=1, run_dir=tmp_path)
+    chunks = tmp_path / "chunks"
+    (chunks / "chunk-000001-1000.ckpt").write_bytes((chunks / "chunk-000000-1000.ckpt").read_bytes())
+    again = run(SPEC, jobs=1, run_dir=tmp_path)
+    assert again.chunks_recomputed == [1] and arrays_equal(first, again)
+
+
+@pytest.mark.parametrize("damage", ["delete", "truncate", "garbage"])
+def test_a_lost_checkpoint_json_is_rebuilt_and_keeps_every_chunk(tmp_path, damage: str) -> None:
+    first = run(SPEC, jobs=1, run_dir=tmp_path)
+    record = tmp_path / "checkpoint.json"
+    if damage == "delete":
+        record.unlink()
+    else:
+        record.write_bytes(record.read_bytes()[:20] if damage == "truncate" else b"\x00\xff")
+    again = run(SPEC, jobs=1, run_dir=tmp_path)
+    assert again.chunks_resumed == 3 and again.chunks_recomputed == [] and arrays_equal(first, again)
+    assert json.loads(record.read_text()) == SPEC.identity()
+
+
+def test_without_checkpoint_json_another_seed_never_uses_the_chunks(tmp_path) -> None:
+    from dataclasses import replace
+
+    run(SPEC, jobs=1, run_dir=tmp_path)
+    (tmp_path / "checkpoint.json").unlink()
+    other = replace(SPEC, seed=10)
+    with pytest.raises(RunError, match="different run"):
+        run(other, jobs=1, run_dir=tmp_path)
+    replaced = run(other, jobs=1, run_dir=tmp_path, overwrite=True)
+    assert replaced.chunks_resumed == 0 and arrays_equal(replaced, run(other, jobs=1))
+
+
+def test_a_last_chunk_of_another_size_is_neither_corrupt_nor_reused(tmp_path) -> None:
+    from dataclasses import replace
+
+    run(SPEC, jobs=1, run_dir=tmp_path)  # chunks of 1000, 1000, 500
+    longer = run(replace(SPEC, n_games=3_000), jobs=1, run_dir=tmp_path)
+    assert longer.chunks_resumed == 2 and longer.chunks_recomputed == []
+    assert arrays_equal(longer, run(replace(SPEC, n_games=3_000), jobs=1))
+    assert run(SPEC, jobs=1, run_dir=tmp_path).chunks_resumed == 3  # both sizes of chunk 2 are kept
+
+
+def test_damaged_saved_games_are_played_again(tmp_path) -> None:
+    import pandas as pd
+
+    run(SPEC, jobs=1, run_dir=tmp_path, save_games=True)
+    part = tmp_path / "games" / "chunk-000001.parquet"
+    expected = pd.read_parquet(part)
+    part.write_bytes(part.read_bytes()[:-40] + bytes(40))
+    again = run(SPEC, jobs=1, run_dir=tmp_path, save_games=True)
+    assert again.chunks_recomputed == [1] and again.chunks_resumed == 2
+    pd.testing.assert_frame_equal(pd.read_parquet(part), expected)
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from experiments.runner import folder_lock
+
+with folder_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_folder_in_use_by_another_process_is_refused_until_it_ends(tmp_path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with (
+            pytest.raises(RunError, match=f"{tmp_path} is in use by process {holder.pid}; wait"),
+            folder_lock(tmp_path),
+        ):
+            pass
+        with pytest.raises(RunError, match="in use"):
+            run(SPEC, jobs=1, run_dir=tmp_path)
+        assert not (tmp_path / "chunks").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    with folder_lock(tmp_path), folder_lock(tmp_path):  # free once the holder is gone; nesting is fine
+        assert (tmp_path / ".lock").read_text().strip() == str(os.getpid())
+
+
+def test_a_fresh_chunk_store_keeps_its_lock(tmp_path) -> None:
+    with saving_chunks(tmp_path):
+        run_many([SPEC], jobs=1)
+    with saving_chunks(tmp_path, fresh=True) as store:
+        assert [p.name for p in tmp_path.iterdir()] == [".lock"] and store.root == tmp_path
