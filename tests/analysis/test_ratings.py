@@ -79,7 +79,6 @@ def test_skill_chain_is_the_longest_path_from_random_by_the_margin() -> None:
     assert [(c.weaker, c.stronger) for c in chain] == [("random", "a"), ("a", "b"), ("b", "c")]
     assert chain[2].rate == pytest.approx(0.56) and chain[2].low > 0.5 and chain[2].games == 1000
     stricter = ratings.skill_chain(pairs, "random", min_rate=0.6, rating={"b": 1, "c": 2})  # c over b (56%) fails
-    assert [c.stronger for c in stricter] in (["a", "b"], ["a", "c"])
     assert [c.stronger for c in stricter] == ["a", "c"]  # equal length: the chain ending higher (c) wins
     assert ratings.skill_chain(pairs, "c") == []
 
