@@ -37,9 +37,11 @@ from experiments.spec import Arm, arm_chunk
 ProgressFactory = Callable[[int], Any]
 
 DEFAULT_GAMES = 2_000
-"""Games per seating (``-n``). Pantolino at 2 players with 5 heuristics and the expert at 4, 16 and 64: 36 pairs,
-4,000 games each; with the expert costing ~B heuristic games at budget B (a heuristic game ~0.2 ms on a core),
-about 5 core-minutes, under 10 minutes on 2 shared cores."""
+"""Games per seating (``-n``): 4,000 games per pair at 2 players, win rates within about ±1.5 points. Sized for
+``simulate ladder pantolino``: with the expert at 4, 16 and 64 (and win-optimal) each expert rung plays 9 pairs,
+36,000 games; if the expert at budget B costs B heuristic games (Pantolino's heuristics: ~0.2 ms a game on a
+core), that is 84 × 36,000 × 0.2 ms ≈ 10 core-minutes, so about 5 minutes on 2 cores; the heuristics alone take
+seconds."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
 GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64)}
 """Default budgets per game where 256 is too slow: Pantolino's heuristics play ~5,000 games a second per core, so
