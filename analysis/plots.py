@@ -122,3 +122,34 @@ def interval_lines(
     if hue:
         ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8, loc="best")
     return fig
+
+
+def rating_intervals(
+    frame: Any, label: str, highlight: Any = (), fig: Any = None, ax: Any = None, xlabel: str = "rating (Elo points)"
+) -> Any:
+    """Ratings as points with 95% interval whiskers, one row per ``frame[label]``, strongest at the top.
+
+    ``frame`` has ``rating``, ``rating_lo`` and ``rating_hi``; rows named in ``highlight`` (e.g. the skill chain)
+    get filled markers, the others hollow ones.
+    """
+    if ax is None:
+        fig = _figure(fig, (7, max(2.5, 0.4 * len(frame) + 1)))
+        ax = fig.subplots()
+    rows = frame.sort_values("rating").reset_index(drop=True)
+    for y, row in rows.iterrows():
+        chosen = row[label] in set(highlight)
+        ax.errorbar(
+            row["rating"],
+            y,
+            xerr=[[row["rating"] - row["rating_lo"]], [row["rating_hi"] - row["rating"]]],
+            fmt="o",
+            color="#111111",
+            markerfacecolor="#111111" if chosen else "white",
+            capsize=3,
+            elinewidth=0.8,
+        )
+    ax.set_yticks(range(len(rows)), [str(v) for v in rows[label]])
+    ax.axvline(0, color="#999999", linestyle=":", linewidth=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("policy")
+    return fig

@@ -32,7 +32,7 @@ app = typer.Typer(
     help="Play millions of seeded games of tabletop games and report what wins.",
 )
 
-COMMANDS = ("list", "report", "tournament", "sweep", "experiment")
+COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder")
 
 
 class UserError(Exception):
@@ -597,6 +597,57 @@ def experiment_command(
         if len(comparisons):
             _print_frame(comparisons, f"against '{study.arms[0].label}' (paired by chunk)")
         typer.echo(f"written: {folder / 'arms.csv'}, {folder / 'comparisons.csv'}")
+
+
+@app.command("ladder")
+def ladder_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    players: Annotated[
+        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per seating (default 2000).")] = "2000",
+    budgets: Annotated[
+        str | None, typer.Option(help="The expert's search budgets, e.g. 4,16,64 (default: the game's).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the tables and the PNG (default: runs/GAME-ladder).")
+    ] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+) -> None:
+    """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
+    with user_errors():
+        from experiments import ladder as lad
+        from experiments.runner import saving_chunks
+
+        module, count = lad.check_game(game, players)
+        n_games = parse_count(n)
+        chosen = lad.default_budgets(game) if budgets is None else lad.parse_budgets(budgets)
+        if jobs is not None and jobs < 1:
+            raise UserError(f"--jobs {jobs} must be at least 1")
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        policies, notes = lad.ladder_policies(module, count, chosen)
+        folder = out or Path("runs") / f"{game}-ladder"
+        with saving_chunks(folder / "chunks", fresh):
+            result = lad.ladder(
+                game, count, n_games, chosen, seed, jobs, lambda total: _progress_total(total, quiet), policies
+            )
+        result.notes = notes
+        paths = result.save(folder)
+        shown = result.ratings.sort_values("rating", ascending=False)[
+            ["policy", "rating", "rating_lo", "rating_hi", "score", "games"]
+        ]
+        _print_frame(shown, f"{game}, {count} players: Bradley–Terry ratings in Elo points vs random (95% CI)")
+        pairs = result.pairs[
+            ["policy", "opponent", "games", "win_rate", "win_lo", "win_hi", "weaker", "weaker_win_rate"]
+        ]
+        _print_frame(pairs, f"{game}: win rate of policy against opponent; how often the weaker one wins")
+        for line in result.lines():
+            typer.echo(line)
+        typer.echo(f"written: {', '.join(str(p) for p in paths)}")
 
 
 def _print_frame(frame: Any, title: str) -> None:

@@ -18,7 +18,7 @@ from analysis import plots, stats
 from analysis.report import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter
+from experiments.chapters import Chapter, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
@@ -77,6 +77,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     for name, knobs in RULES.items():
         for policy in POLICY_ORDER:
             p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
+    skill.add_arms(p, n, seed, chunk)
     return p
 
 
@@ -89,9 +90,10 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
+    skill_page = skill.page_maker("patolli")
     played = play_pages(
         planned,
-        (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page),
+        (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page, skill_page),
         jobs,
         precision,
         progress,

@@ -30,7 +30,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     (path, _), stdout = two_builds
     reader = PdfReader(path)
     texts = [page.extract_text() for page in reader.pages]
-    assert len(texts) == 6
+    assert len(texts) == 7
     for word in ("seed", "2026", "knobs", "policies", "date", "2026-01-01", "boardlab"):
         assert word in texts[0], word
     assert "best reroll policy" in texts[1] and "regret vs optimal" in texts[1]
@@ -38,7 +38,8 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "Escaping boots" in texts[3] and "comeback" in texts[3]
     assert "Removing a token" in texts[4]
     assert "first player wins" in texts[5]
-    assert "report:" in stdout and stdout.count("\n- ") == 4
+    assert "Skill matters" in texts[6] and "Luck share" in texts[6] and "policies: random" in texts[6]
+    assert "report:" in stdout and stdout.count("\n- ") == 5
 
 
 def test_builds_with_source_date_epoch_are_byte_identical(two_builds) -> None:

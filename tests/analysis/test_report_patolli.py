@@ -23,20 +23,20 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 6
+    assert len(chapter.headlines) == 7
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 7
+    assert len(pdf_texts) == 8
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
 
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
-    first, policies, markers, bankruptcy, length, variants = pdf_texts[1:]
+    first, policies, markers, bankruptcy, length, variants, skill = pdf_texts[1:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
     assert "opponent policy" in policies and "win rate vs the other four" in policies
@@ -44,12 +44,14 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "end by bankruptcy" in bankruptcy and "finished race" in bankruptcy and "lost roll" in bankruptcy
     assert "a game lasts" in length and "turns on average" in length and "median" in length
     assert "Exit overshoot makes balanced games" in variants and "pay when empty" in variants
+    assert "Skill matters" in skill and "Skill chain" in skill and "policies: random, runner" in skill
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:
     arms = patolli.plan(100, 1, 100).arms
     labels = [a.label for a in arms]
-    assert len(labels) == len(set(labels)) == 45
+    assert len(labels) == len(set(labels)) == 45 + 20  # 20: the skill ladder's
+    assert len({a.spec for a in arms}) == 45  # the ladder's seatings are head-to-head arms: played once
     assert {a.spec.seats for a in arms} >= {(a, b) for a in patolli.POLICY_ORDER for b in patolli.POLICY_ORDER}
 
 

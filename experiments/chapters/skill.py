@@ -1,0 +1,102 @@
+"""The "How much does skill matter?" page a chapter adds with two lines: its arms in ``plan``, its maker in ``build``.
+
+The page is the game's skill ladder at 2 players (:mod:`experiments.ladder`): every policy the ladder discovers
+(``random``, the heuristics, ``win-optimal`` where it plays 2 players, the expert at :data:`BUDGETS` where the game
+has one) against every other in both seatings, from the chapter's seed and chunks (so the chapter's own
+head-to-head arms are the same games and are played once). Arms with the expert play 1/:data:`EXPERT_SHARE` of
+the chapter's games per arm: the expert is slow (about ``B`` heuristic games per game at budget ``B``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from analysis import plots, ratings
+from analysis.report import Page
+from engines import get_game
+from experiments import ladder as lad
+from experiments.chapters.common import Plan, pct
+from experiments.runner import RunResult
+
+BUDGETS = (16,)
+"""The expert's budget on the page: one rung, to keep a report's run time near its heuristics'."""
+EXPERT_SHARE = 4
+PLAYERS = 2
+LABEL = "skill"
+
+
+def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
+    module = get_game(game).module
+    policies, notes = lad.ladder_policies(module, PLAYERS, BUDGETS)
+    return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL)
+
+
+def _games(a: str, b: str, n: int) -> int:
+    slow = a.startswith(lad.EXPERT) or b.startswith(lad.EXPERT)
+    return max(1, n // EXPERT_SHARE) if slow else n
+
+
+def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Add the ladder's arms to a chapter's plan."""
+    for a, b, seats, arm in _arms(plan.game, n, seed, chunk)[2]:
+        plan.add(arm.label, seats, _games(a, b, n), seed, chunk)
+
+
+def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
+    """The page maker for a chapter's ``play_pages`` (results by arm label, as :func:`add_arms` named them)."""
+    return partial(skill_page, game=game)
+
+
+def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
+    """Ladder ratings with intervals, the skill chain and the luck share; the title names the policies."""
+    policies, notes, arms = _arms(game, 1, 0, 1)  # labels depend on the policies and seatings only
+    result = lad.analyse(game, PLAYERS, policies, lad.pairs_table(arms, results), notes)
+    members = result.chain_members()
+    share, low, high = result.luck
+    title = (
+        f"Skill matters: a chain of {len(result.chain)} clear step{'s' if len(result.chain) != 1 else ''} "
+        f"leads from random to {members[-1] if members else 'nothing'}, and the weaker of two policies still wins "
+        f"{pct(share, low, high)} of games (policies: {', '.join(policies)})"
+    )
+    links = {c.stronger: c for c in result.chain}
+    rated = result.ratings.sort_values("rating", ascending=False)
+    table = pd.DataFrame(
+        {
+            "policy": rated["policy"],
+            "rating (Elo vs random)": [
+                f"{r:+.0f} ({lo:+.0f} to {hi:+.0f})"
+                for r, lo, hi in rated[["rating", "rating_lo", "rating_hi"]].itertuples(index=False)
+            ],
+            "points per game": [f"{s:.3f}" for s in rated["score"]],
+            "skill chain": [
+                f"beats {links[p].weaker}: {pct(links[p].rate, links[p].low, links[p].high)}"
+                if p in links
+                else ("start" if members and p == members[0] else "—")
+                for p in rated["policy"]
+            ],
+        }
+    )
+    luckiest = result.pairs.sort_values("weaker_win_rate").iloc[-1]
+    page_notes = [
+        f"{PLAYERS} players, every pair in both seat orders on common random numbers; a shared win counts half. "
+        "Ratings: Bradley–Terry (choix), in Elo points relative to random (400 points: 10 to 1 odds), 95% intervals "
+        f"from a parametric bootstrap over the pairwise counts. The best rated is {rated['policy'].iloc[0]}.",
+        f"Skill chain (Lantz et al. 2017): the longest sequence from random in which each policy wins at least "
+        f"{ratings.CHAIN_MIN_RATE:.0%} of its games against the previous one, the 95% lower bound above "
+        f"{ratings.CHAIN_LOWER_ABOVE:.0%}: {result.chain_text()}.",
+        f"Luck share: {result.luck_text()} (all pairs pooled); the closest pair is {luckiest['policy']} against "
+        f"{luckiest['opponent']}, where {luckiest['weaker']} wins "
+        f"{pct(luckiest['weaker_win_rate'], luckiest['weaker_lo'], luckiest['weaker_hi'])}.",
+        *notes,
+    ]
+
+    def draw(fig: Any) -> None:
+        plots.rating_intervals(
+            result.ratings, "policy", members, fig=fig, xlabel="rating (Elo points vs random; filled: on the chain)"
+        )
+
+    return Page(title, draw, table, page_notes), title

@@ -1,0 +1,329 @@
+"""The skill ladder: every policy of a game against every other, rated, chained, and the luck share measured.
+
+``simulate ladder GAME`` plays a round robin of ``random``, every heuristic of the game (every policy except
+``random``, the ``expert…`` names, ``win-optimal`` and cheating oracles: those whose description says they
+cheat), the expert at rising search budgets (``expert:4``, ``expert:16``, …) where the game has an ``expert``, and
+``win-optimal`` where the game has it for this player count. Ratings, the skill chain and the luck share are
+computed by :mod:`analysis.ratings`.
+
+**Seatings.** For a pair ``a``, ``b`` and ``K`` players, ``a`` sits alone among ``K - 1`` players of ``b`` in every
+seat, and ``b`` alone among players of ``a`` in every seat (with 2 players: ``a, b`` and ``b, a``). Every seating
+plays ``n`` games from the same chunk seeds (common random numbers, as in a tournament), so each pair plays
+``2·K·n`` games (``2·n`` with 2 players).
+
+**Pairwise results.** Each game is one result between the two policies: the policy whose player wins scores 1,
+half each when players of both policies share first place. Equally strong policies score 1/2 against each
+other in every player count (the lone player wins 1/K of its games, its opponents' side (K-1)/K, and both
+policies sit alone equally often).
+
+The arms are played through :func:`experiments.study.run_arms` (``run_many``), so chunks are shared between
+cores, deduplicated, and saved in the enclosing :func:`experiments.runner.saving_chunks` store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis import ratings
+from engines import core, get_game
+from experiments.runner import RunResult, RunSpec
+from experiments.spec import Arm, arm_chunk
+
+ProgressFactory = Callable[[int], Any]
+
+DEFAULT_GAMES = 2_000
+"""Games per seating (``-n``): 4,000 games per pair at 2 players, win rates within about ±1.5 points. Sized for
+``simulate ladder pantolino``: with the expert at 4, 16 and 64 (and win-optimal) each expert rung plays 9 pairs,
+36,000 games; if the expert at budget B costs B heuristic games (Pantolino's heuristics: ~0.2 ms a game on a
+core), that is 84 × 36,000 × 0.2 ms ≈ 10 core-minutes, so about 5 minutes on 2 cores; the heuristics alone take
+seconds."""
+DEFAULT_BUDGETS = (4, 16, 64, 256)
+GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64)}
+"""Default budgets per game where 256 is too slow: Pantolino's heuristics play ~5,000 games a second per core, so
+``expert:256`` would take half an hour of the ladder's 10-minute budget alone."""
+EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
+
+
+def default_budgets(game: str) -> tuple[int, ...]:
+    """The expert's default search budgets for ``game``."""
+    return GAME_BUDGETS.get(game, DEFAULT_BUDGETS)
+
+
+def parse_budgets(text: str) -> tuple[int, ...]:
+    """``"4,16,64"`` as distinct positive whole numbers, rising; anything else raises ``ValueError``."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise ValueError(f"--budgets {text!r} names no budget; write e.g. 4,16,64")
+    budgets = []
+    for item in items:
+        if not item.isdigit() or int(item) < 1:
+            raise ValueError(f"--budgets: {item!r} is not a positive whole number; write e.g. 4,16,64")
+        budgets.append(int(item))
+    if len(set(budgets)) != len(budgets):
+        raise ValueError(f"--budgets {text!r} repeats a budget")
+    return tuple(sorted(budgets))
+
+
+def is_heuristic(name: str, policy: core.Policy) -> bool:
+    """A named heuristic: not random, not the expert, not win-optimal, not a policy that cheats."""
+    return (
+        name != ANCHOR
+        and not name.startswith(EXPERT)
+        and name != WIN_OPTIMAL
+        and "cheat" not in policy.description.lower()
+    )
+
+
+def plays(module: Any, name: str, players: int) -> str | None:
+    """None if policy ``name`` plays ``players``-seat games of ``module``, else why not (one game is tried)."""
+    seats = [name] + [ANCHOR] * (players - 1)
+    try:
+        module.play(module.Params(), seats, 1, np.random.default_rng(0))
+    except Exception as err:  # a policy for other player counts refuses; say why, in one line
+        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
+    return None
+
+
+def ladder_policies(
+    module: Any, players: int, budgets: Sequence[int], probe: Callable[[Any, str, int], str | None] = plays
+) -> tuple[list[str], list[str]]:
+    """The policies of the ladder (``random`` first, then heuristics, win-optimal, expert by budget) and notes.
+
+    The notes are one line each about what was left out (no expert, win-optimal not for this player count,
+    cheating policies).
+    """
+    policies: Mapping[str, core.Policy] = module.POLICIES
+    if ANCHOR not in policies:
+        raise ValueError(f"{module.INFO.id} has no '{ANCHOR}' policy to anchor a ladder")
+    chosen = [ANCHOR] + [n for n, p in policies.items() if is_heuristic(n, p)]
+    notes = []
+    cheats = [n for n, p in policies.items() if n not in chosen and "cheat" in p.description.lower()]
+    if cheats:
+        notes.append(f"left out (cheat): {', '.join(cheats)}")
+    if WIN_OPTIMAL in policies:
+        reason = probe(module, WIN_OPTIMAL, players)
+        if reason is None:
+            chosen.append(WIN_OPTIMAL)
+        else:
+            notes.append(f"{WIN_OPTIMAL} left out: it does not play {players} players ({reason})")
+    if EXPERT in policies:
+        chosen += [f"{EXPERT}:{b}" for b in budgets]
+    else:
+        notes.append(f"{module.INFO.id} has no '{EXPERT}' policy yet: no expert rungs")
+    return chosen, notes
+
+
+def seatings(a: str, b: str, players: int) -> list[tuple[str, ...]]:
+    """Every seating of ``a`` alone among ``b`` and ``b`` alone among ``a`` (distinct tuples, in order)."""
+    out: list[tuple[str, ...]] = []
+    for lone, other in ((a, b), (b, a)):
+        for seat in range(players):
+            seats = [other] * players
+            seats[seat] = lone
+            if tuple(seats) not in out:
+                out.append(tuple(seats))
+    return out
+
+
+def pair_points(seats: Sequence[str], a: str, result: RunResult) -> float:
+    """Points of policy ``a`` in one seating: a game won by its player(s) is 1, a win shared with the other 1/2.
+
+    The lone seat decides: its policy scores its sole wins and half its shared wins, the other policy the rest
+    (every game of a competitive game has a winner).
+    """
+    s = result.summary
+    lone = next(i for i, p in enumerate(seats) if seats.count(p) == 1)
+    lone_points = float(s.wins[lone]) + 0.5 * float(s.shared_wins[lone])
+    return lone_points if seats[lone] == a else s.n_games - lone_points
+
+
+def ladder_arms(
+    game: str, policies: Sequence[str], players: int, n: int, seed: int, chunk: int, label: str = "ladder"
+) -> list[tuple[str, str, tuple[str, ...], Arm]]:
+    """``(a, b, seats, arm)`` for every pair ``a`` before ``b`` in ``policies`` and each of its seatings."""
+    out = []
+    for i, a in enumerate(policies):
+        for b in policies[i + 1 :]:
+            for seats in seatings(a, b, players):
+                arm = Arm(f"{label} {a} vs {b}: {','.join(seats)}", RunSpec(game, seats, n, seed, (), None, chunk))
+                out.append((a, b, seats, arm))
+    return out
+
+
+def pairs_table(arms: Sequence[tuple[str, str, tuple[str, ...], Arm]], results: Mapping[str, RunResult]) -> Any:
+    """One row per pair: ``policy``, ``opponent``, ``games``, ``points`` of ``policy`` (from results by arm label)."""
+    import pandas as pd
+
+    totals: dict[tuple[str, str], list[float]] = {}
+    for a, b, seats, arm in arms:
+        result = results[arm.label]
+        entry = totals.setdefault((a, b), [0, 0.0])
+        entry[0] += result.summary.n_games
+        entry[1] += pair_points(seats, a, result)
+    rows = [{"policy": a, "opponent": b, "games": g, "points": p} for (a, b), (g, p) in totals.items()]
+    return pd.DataFrame(rows, columns=["policy", "opponent", "games", "points"])
+
+
+@dataclass
+class Ladder:
+    """A played ladder: pairwise results, ratings, the skill chain and the luck share."""
+
+    game: str
+    players: int
+    policies: list[str]
+    pairs: Any  # policy, opponent, games, points, win_rate (+interval), weaker, weaker_win_rate (+interval)
+    ratings: Any  # policy, rating, rating_lo, rating_hi (Elo vs random), theta, games, score
+    chain: list[ratings.Link]
+    luck: tuple[float, float, float]
+    notes: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)  # n, seed, budgets, chunk: for ladder.json
+
+    def chain_frame(self) -> Any:
+        """The chain's links as a table, from the anchor up."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {"step": k + 1, "from": c.weaker, "to": c.stronger, "win_rate": c.rate, "win_lo": c.low,
+                 "win_hi": c.high, "games": c.games}
+                for k, c in enumerate(self.chain)
+            ],
+            columns=["step", "from", "to", "win_rate", "win_lo", "win_hi", "games"],
+        )  # fmt: skip
+
+    def chain_text(self) -> str:
+        """``random → greedy (71.2% [69.8, 72.6]) → …``."""
+        if not self.chain:
+            return f"{ratings_anchor(self.policies)} (no policy beats it by the margin)"
+        steps = [self.chain[0].weaker]
+        for c in self.chain:
+            steps.append(f"{c.stronger} ({100 * c.rate:.1f}% [{100 * c.low:.1f}, {100 * c.high:.1f}])")
+        return " → ".join(steps)
+
+    def luck_text(self) -> str:
+        """The luck share with its interval, in words."""
+        share, low, high = self.luck
+        return f"the weaker policy of a pair wins {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of games"
+
+    def lines(self) -> list[str]:
+        """The summary a reader needs: chain length and links, luck share, notes."""
+        return [
+            f"skill chain: {len(self.chain)} link(s) (win rate ≥ {ratings.CHAIN_MIN_RATE:.2f} with the 95% lower "
+            f"bound above {ratings.CHAIN_LOWER_ABOVE:.2f}): {self.chain_text()}",
+            f"luck share: {self.luck_text()}",
+            *self.notes,
+        ]
+
+    def save(self, folder: Path) -> list[Path]:
+        """Write ratings, pairs and chain (CSV and Parquet), ``ladder.json`` and ``ladder.png`` into ``folder``."""
+        import json
+
+        import matplotlib.pyplot as plt
+
+        from analysis import plots
+        from analysis.files import atomic_write, replacing
+        from analysis.tables import json_ready
+
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, frame in (("ratings", self.ratings), ("pairs", self.pairs), ("chain", self.chain_frame())):
+            atomic_write(folder / f"{name}.csv", frame.to_csv(index=False).encode())
+            with replacing(folder / f"{name}.parquet") as tmp:
+                frame.to_parquet(tmp, index=False)
+            written += [folder / f"{name}.csv", folder / f"{name}.parquet"]
+        record = {
+            "game": self.game,
+            "players": self.players,
+            "policies": self.policies,
+            **self.settings,
+            "chain": [asdict(c) for c in self.chain],
+            "luck_share": dict(zip(("share", "low", "high"), self.luck, strict=True)),
+            "chain_margin": {"min_rate": ratings.CHAIN_MIN_RATE, "lower_bound_above": ratings.CHAIN_LOWER_ABOVE},
+            "notes": self.notes,
+        }
+        atomic_write(folder / "ladder.json", json.dumps(json_ready(record), indent=1).encode())
+        fig = plots.rating_intervals(
+            self.ratings, "policy", self.chain_members(), xlabel="rating (Elo points; filled: on the skill chain)"
+        )
+        fig.axes[0].set_title(f"{self.game}, {self.players} players: ratings vs random (95% bootstrap intervals)")
+        fig.savefig(folder / "ladder.png", dpi=110)
+        plt.close(fig)
+        return [*written, folder / "ladder.json", folder / "ladder.png"]
+
+    def chain_members(self) -> list[str]:
+        """The policies on the skill chain, from the anchor up."""
+        return [self.chain[0].weaker, *(c.stronger for c in self.chain)] if self.chain else []
+
+
+def ratings_anchor(policies: Sequence[str]) -> str:
+    """The policy ratings are measured from: ``random`` if present, else the first."""
+    return ANCHOR if ANCHOR in policies else policies[0]
+
+
+def analyse(
+    game: str,
+    players: int,
+    policies: Sequence[str],
+    pairs: Any,
+    notes: Sequence[str] = (),
+    settings: Mapping[str, Any] | None = None,
+) -> Ladder:
+    """Ratings, skill chain and luck share of a table of pairwise results."""
+    anchor = ratings_anchor(policies)
+    rated = ratings.fit_ratings(pairs, policies, anchor)
+    strength = dict(zip(rated["policy"], rated["rating"], strict=True))
+    chain = ratings.skill_chain(pairs, anchor, strength)
+    per_pair, luck = ratings.luck_share(pairs, strength)
+    return Ladder(game, players, list(policies), per_pair, rated, chain, luck, list(notes), dict(settings or {}))
+
+
+def check_game(game: str, players: int | None) -> tuple[Any, int]:
+    """The game module and the player count, or ``ValueError`` (unknown game, cooperative, count out of range)."""
+    module = get_game(game).module
+    if module.INFO.cooperative:
+        raise ValueError(f"{game} is cooperative: the table wins together, so there is no ladder of policies")
+    players = players if players is not None else max(module.INFO.min_players, 2)
+    core.check_players(module.INFO, players)
+    if players < 2:
+        raise ValueError(f"a ladder needs at least 2 players (got {players})")
+    return module, players
+
+
+def ladder(
+    game: str,
+    players: int | None = None,
+    n_games: int = DEFAULT_GAMES,
+    budgets: Sequence[int] | None = None,
+    seed: int = 0,
+    jobs: int | None = None,
+    progress: ProgressFactory | None = None,
+    policies: Sequence[str] | None = None,
+) -> Ladder:
+    """Play the ladder of ``game`` (``n_games`` per seating) and rate it; ``policies`` overrides the discovery."""
+    from experiments.study import run_arms
+
+    module, players = check_game(game, players)
+    budgets = default_budgets(game) if budgets is None else tuple(budgets)
+    notes: list[str] = []
+    if policies is None:
+        policies, notes = ladder_policies(module, players, budgets)
+    policies = list(policies)
+    if len(set(policies)) < 2 or len(set(policies)) != len(policies):
+        raise ValueError(f"a ladder needs at least two distinct policies (got {', '.join(policies)})")
+    core.resolve_policies(module.POLICIES, policies)
+    chunk = arm_chunk(module.INFO, n_games)
+    arms = ladder_arms(game, policies, players, n_games, seed, chunk)
+    to_play = [arm for *_, arm in arms]
+    if progress is None:
+        played = run_arms(to_play, jobs)
+    else:
+        with progress(sum(a.spec.n_games for a in to_play)) as bar:
+            played = run_arms(to_play, jobs, progress=bar.advance)
+    results = {arm.label: r for (*_, arm), r in zip(arms, played.results, strict=True)}
+    settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
+    return analyse(game, players, policies, pairs_table(arms, results), notes, settings)

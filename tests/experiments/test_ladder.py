@@ -1,0 +1,131 @@
+"""The skill ladder: which policies it plays, how seatings reduce to pairwise results, the command and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from analysis.summary import Summary
+from engines import core
+from experiments import ladder as lad
+from experiments.cli import app
+
+runner = CliRunner()
+
+
+def fake_game(*names: str, descriptions: dict[str, str] | None = None) -> SimpleNamespace:
+    descriptions = descriptions or {}
+    policies = {n: core.Policy(n, descriptions.get(n, f"{n} plays."), None) for n in names}
+    return SimpleNamespace(POLICIES=policies, INFO=SimpleNamespace(id="fake"))
+
+
+def test_ladder_plays_random_heuristics_win_optimal_and_expert_budgets() -> None:
+    game = fake_game(
+        "greedy",
+        "random",
+        "expert",
+        "win-optimal",
+        "oracle",
+        "turn-optimal",
+        descriptions={"oracle": "Sees the hidden cards (cheats; an upper bound)."},
+    )
+    names, notes = lad.ladder_policies(game, 2, (4, 16), probe=lambda *_: None)
+    assert names == ["random", "greedy", "turn-optimal", "win-optimal", "expert:4", "expert:16"]
+    assert notes == ["left out (cheat): oracle"]
+
+
+def test_ladder_without_expert_or_win_optimal_for_this_count_says_so() -> None:
+    game = fake_game("random", "keep", "win-optimal")
+    names, notes = lad.ladder_policies(game, 3, (4,), probe=lambda _m, _n, k: None if k == 2 else "2 players only")
+    assert names == ["random", "keep"]
+    assert notes == [
+        "win-optimal left out: it does not play 3 players (2 players only)",
+        "fake has no 'expert' policy yet: no expert rungs",
+    ]
+
+
+def test_seatings_put_each_policy_alone_in_every_seat() -> None:
+    assert lad.seatings("a", "b", 2) == [("a", "b"), ("b", "a")]
+    three = lad.seatings("a", "b", 3)
+    assert len(three) == 6 and three[0] == ("a", "b", "b") and three[3] == ("b", "a", "a")
+
+
+def summary(wins: list[int], shared: list[int], n: int) -> SimpleNamespace:
+    s = Summary(n, np.array(wins), np.array(shared), *(np.zeros(3) for _ in range(3)), np.zeros(1))
+    return SimpleNamespace(summary=s)
+
+
+def test_pair_points_count_the_lone_seat_and_half_its_shared_wins() -> None:
+    # a alone at seat 1 among b: a won 10 alone, shared 4 with a b; b players won the other 86 (2 shared between bs)
+    result = summary([50, 10, 32], [4, 4, 2], 100)
+    assert lad.pair_points(("b", "a", "b"), "a", result) == 12
+    assert lad.pair_points(("b", "a", "b"), "b", result) == 88
+    assert lad.pair_points(("a", "b"), "a", summary([60, 30], [10, 10], 100)) == 65
+
+
+@pytest.fixture(scope="module")
+def pantolino_ladder() -> lad.Ladder:
+    return lad.ladder("pantolino", n_games=600, seed=3, jobs=1)
+
+
+def test_pantolino_ladder_rates_heuristics_above_random(pantolino_ladder: lad.Ladder) -> None:
+    result = pantolino_ladder
+    rating = result.ratings.set_index("policy")["rating"]
+    assert result.policies[0] == "random" and "expert:4" not in result.policies
+    assert rating["random"] == 0 and (rating.drop("random") > 300).all()
+    assert rating["keep-jokers"] > rating["reroll-jokers"]
+    assert result.chain[0].weaker == "random" and len(result.chain) >= 2
+    assert [c.weaker for c in result.chain[1:]] == [c.stronger for c in result.chain[:-1]]
+    assert all(c.rate >= 0.55 and c.low > 0.5 for c in result.chain)
+    assert 0 <= result.luck[1] <= result.luck[0] <= result.luck[2] <= 1
+    assert (result.pairs["games"] == 1200).all() and len(result.pairs) == len(result.policies) * (
+        len(result.policies) - 1
+    ) // 2
+    assert any("no 'expert' policy" in line for line in result.lines())
+
+
+def test_three_players_balance_seats_so_pairs_are_fair(tmp_path: Path) -> None:
+    result = lad.ladder("pantolino", players=3, n_games=500, seed=1, jobs=1, policies=["random", "keep-jokers"])
+    row = result.pairs.iloc[0]
+    assert row["games"] == 3000 and row["policy"] == "random" and row["win_rate"] < 0.2
+
+
+def test_ladder_command_prints_and_writes_tables_and_figure(tmp_path: Path) -> None:
+    out = runner.invoke(app, ["ladder", "patolli", "-n", "300", "--jobs", "1", "--quiet", "--out", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert "skill chain:" in out.stdout and "luck share:" in out.stdout and "no 'expert' policy" in out.stdout
+    ratings = pd.read_parquet(tmp_path / "ratings.parquet")
+    assert ratings["policy"].iloc[0] == "random" and {"rating", "rating_lo", "rating_hi"} <= set(ratings.columns)
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    assert len(pairs) == 10 and (pairs["games"] == 600).all()
+    record = json.loads((tmp_path / "ladder.json").read_text())
+    assert record["games_per_seating"] == 300 and record["chain_margin"]["min_rate"] == 0.55
+    assert (tmp_path / "ladder.png").stat().st_size > 1000 and (tmp_path / "chain.csv").exists()
+    assert any((tmp_path / "chunks").iterdir())  # finished chunks are kept: a stopped ladder resumes
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ladder", "pantolinoo"], "did you mean 'pantolino'"),
+        (["ladder", "pantolino", "--budgets", "4,x"], "'x' is not a positive whole number"),
+        (["ladder", "pantolino", "--budgets", "0"], "'0' is not a positive whole number"),
+        (["ladder", "pantolino", "--budgets", "4,4"], "repeats a budget"),
+        (["ladder", "pantolino", "--budgets", ","], "names no budget"),
+        (["ladder", "pantolino", "--players", "9"], "players=9 is out of range"),
+        (["ladder", "patolli", "--players", "3"], "players=3 is out of range"),
+        (["ladder", "paleolino"], "is cooperative"),
+        (["ladder", "pantolino", "-n", "0"], "is not a positive whole number"),
+        (["ladder", "pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
+    ],
+)
+def test_bad_ladder_input_is_one_line_and_exit_2_before_any_work(args: list[str], message: str, tmp_path: Path) -> None:
+    out = runner.invoke(app, [*args, "--quiet", "--out", str(tmp_path / "never")])
+    assert out.exit_code == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "never").exists()
