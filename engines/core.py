@@ -73,6 +73,7 @@ class Policy:
     argument: str = ""  #: what the text after ``name:`` means; empty when the policy takes none
     parse_arg: Any = None  #: ``(text | None) -> value``; ``None`` when the policy takes no argument
     arg: Any = None  #: the bound, parsed argument (set by :func:`resolve_policies`)
+    chunk_games: int | None = None  #: a slow policy's cap on the games per chunk (so chunks stay seconds long)
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +426,12 @@ def seat_policies(info: GameInfo, policies: Mapping[str, Policy], names: Sequenc
     """
     check_players(info, len(names))
     return policy_instances(policies, names, params)
+
+
+def default_chunk(info: GameInfo, policies: Mapping[str, Policy], names: Sequence[str]) -> int:
+    """Games per chunk when none is given: the game's own size, capped by any slow seat policy's."""
+    caps = [p.chunk_games for p in resolve_policies(policies, names) if p.chunk_games is not None]
+    return min([info.chunk_games, *caps])
 
 
 def policy_instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:

@@ -27,6 +27,7 @@ import numpy as np
 from engines.core import DecisionPoint, Policy, StreamSource, mix64
 
 MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
+EXPERT_CHUNK = 100  #: games per chunk of a run with an expert seat (unless told): a few seconds each
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
 SWITCH_Z = 2.0  #: leave the rollout policy's move only for one better by this many standard errors (paired)
 MIN_PAIRED = 8  #: the duel between the default and its best challenger plays at least this many streams
@@ -54,6 +55,7 @@ def expert_policy(make: Callable[..., object], rollout: str, default: int) -> Po
         make,
         argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {default}); e.g. expert:{default * 4}",
         parse_arg=partial(parse_playouts, default=default),
+        chunk_games=EXPERT_CHUNK,
     )
 
 

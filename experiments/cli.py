@@ -237,7 +237,8 @@ def run_game(
     with user_errors():
         module = get_game(game).module
         target = _precision(precision)
-        chunk = module.INFO.chunk_games if chunk_size is None else chunk_size
+        chosen = seats_from(module, policy, seats, players)
+        chunk = core.default_chunk(module.INFO, module.POLICIES, chosen) if chunk_size is None else chunk_size
         if n.strip().lower() == "auto":
             if target is None:
                 raise UserError("-n auto needs --precision (e.g. --precision 0.002)")
@@ -255,7 +256,7 @@ def run_game(
             raise UserError(f"--seed {seed} must be zero or positive")
         spec = RunSpec(
             game,
-            seats_from(module, policy, seats, players),
+            chosen,
             n_games,
             seed,
             parse_settings(settings),

@@ -81,7 +81,7 @@ class RunSpec:
             raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
         module = self.module
         if self.chunk_size is None:
-            object.__setattr__(self, "chunk_size", module.INFO.chunk_games)
+            object.__setattr__(self, "chunk_size", core.default_chunk(module.INFO, module.POLICIES, self.seats))
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, int) or self.chunk_size < 1:
             raise ValueError(f"chunk_size={self.chunk_size!r} must be a positive whole number")
         if self.chunk_size > MAX_CHUNK_GAMES:
