@@ -32,8 +32,8 @@ WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RIS
 
 
 def runner_choice(moves: Moves) -> np.ndarray:
-    """The most advanced button that can move; enter (the empty set) when no button can."""
-    return highest(moves.legal)
+    """Enter (the empty set) whenever entering is legal, else the most advanced button that can move."""
+    return np.where(moves.enter, U64(0), highest(moves.legal))
 
 
 def danger_after(moves: Moves, mine: np.ndarray, theirs_own: np.ndarray, off_them: np.ndarray) -> np.ndarray:
@@ -71,7 +71,11 @@ class Random:
 
 
 class Runner:
-    """Advance the leading button; enter only when no button can move."""
+    """Enter a button whenever the roll allows it; otherwise advance the leading button.
+
+    Entering is not the runner's idea but a player's habit: a waiting button can only come in on a 1, and a runner
+    that entered only when no button could move (version 1) won 39% of its games against ``random``.
+    """
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
@@ -82,15 +86,22 @@ class Runner:
 
 
 class Aggressive:
-    """Capture when possible (with the most advanced capturing button, else by entering); otherwise run."""
+    """Capture by moving when possible (the most advanced capturing button); else enter if legal; else run.
+
+    A capture by moving goes before entering because it measured better than entering first (seat-averaged, 95%
+    Wilson intervals): 50.5% [50.4, 50.7] of 400,000 games head to head, and 23.2% [23.1, 23.3] rather than
+    22.7% [22.5, 22.8] of 400,000 against ``balanced``; entering first does a little better against ``random``
+    (70.4% [70.1, 70.5] rather than 69.8% [69.6, 70.0], 200,000 games each). Entering may itself capture on the
+    start square; with no capture by moving it is taken whether it captures or not.
+    """
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
 
     def choose(self, moves: Moves) -> np.ndarray:
-        """A capture if any, else the runner's move."""
+        """A capture by moving if any, else the runner's move (which enters when it can)."""
         capture = moves.capture
-        return np.where(capture != 0, highest(capture), np.where(moves.enter_captures, U64(0), runner_choice(moves)))
+        return np.where(capture != 0, highest(capture), runner_choice(moves))
 
 
 def options(moves: Moves) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -110,21 +121,23 @@ def options(moves: Moves) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 class Cautious:
-    """Minimise the number of die faces with which the opponent could capture one of my buttons next roll.
+    """Enter whenever legal; otherwise minimise the die faces with which the opponent could capture next roll.
 
-    The position after each option is scored exactly (captured opponent buttons no longer threaten, but add a
-    waiting button that can enter); ties go to the most advanced button, entering last.
+    Among the button moves, the position after each is scored exactly (captured opponent buttons no longer
+    threaten, but add a waiting button that can enter); ties go to the most advanced button. Entering is not
+    weighed by danger: a new button can only add exposure, so a danger-minimiser that scores entering enters only
+    when nothing else is legal (version 1), and it won 39% of its games against ``random``.
     """
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
 
     def choose(self, moves: Moves) -> np.ndarray:
-        """Evaluate every option, keep the least exposed."""
+        """Enter if legal, else evaluate every button move and keep the least exposed."""
         length = moves.params.track_length
         best_danger = np.full(len(moves.games), 1 << 14, dtype=np.int16)
         best = np.zeros(len(moves.games), dtype=U64)
-        for valid, single in options(moves):
+        for valid, single in options(moves)[1:]:  # button moves only; entering is decided below
             target = moves.target(single) | (single == 0).astype(U64)  # entering lands on progress 0
             captured = target & moves.theirs & ~moves.safe
             mine = (moves.mine ^ single) | target
@@ -133,7 +146,7 @@ class Cautious:
             better = valid & (danger <= best_danger)
             best_danger = np.where(better, danger, best_danger)
             best = np.where(better, single, best)
-        return best
+        return np.where(moves.enter, U64(0), best)
 
 
 class Balanced:
@@ -174,9 +187,17 @@ POLICIES: dict[str, Policy] = {
     p.name: p
     for p in (
         Policy("random", "A legal move chosen uniformly at random.", Random),
-        Policy("runner", "Advance the leading button; enter only when no button can move.", Runner),
-        Policy("aggressive", "Capture when possible, otherwise advance the leading button.", Aggressive),
-        Policy("cautious", "Minimise the die faces with which the opponent could capture next roll.", Cautious),
+        Policy("runner", "Enter a button whenever legal; otherwise advance the leading button.", Runner),
+        Policy(
+            "aggressive",
+            "Capture by moving when possible; else enter whenever legal; else advance the leading button.",
+            Aggressive,
+        ),
+        Policy(
+            "cautious",
+            "Enter whenever legal; otherwise minimise the die faces with which the opponent could capture next roll.",
+            Cautious,
+        ),
         Policy("balanced", "Weighted score of capture, safety, progress, bonus squares and penalties.", Balanced),
     )
 }

@@ -218,18 +218,15 @@ def choose(
         return square is not None and square not in game.safe and game.button_at(them, square) is not None
 
     buttons = [o for o in options if o[0] != ENTER]
-    runner = max(buttons) if buttons else options[-1]
+    entering = options[-1] if options[-1][0] == ENTER else None
+    runner = entering or max(buttons)  # runner, aggressive and cautious enter whenever they may
     if policy == "runner":
         return runner
     if policy == "aggressive":
         capturing = [o for o in buttons if captures(o)]
-        if capturing:
-            return max(capturing)
-        if options[-1][0] == ENTER and captures(options[-1]):
-            return options[-1]
-        return runner
+        return max(capturing) if capturing else runner
     if policy == "cautious":
-        return max(options, key=lambda o: -danger_after(game, me, o) * TIE + o[0] + 1)
+        return entering or max(buttons, key=lambda o: -danger_after(game, me, o) * TIE + o[0] + 1)
     if policy == "balanced":
         return max(options, key=lambda o: balanced_score(game, me, o, captures(o)) * TIE + o[0] + 1)
     raise ValueError(f"unknown policy '{policy}'")

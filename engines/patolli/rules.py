@@ -24,7 +24,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="patolli",
     name="Patolli",
-    version=1,
+    version=2,  # 2: runner, aggressive and cautious enter whenever entering is legal
     min_players=2,
     max_players=2,
     chance=True,

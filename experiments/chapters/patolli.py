@@ -282,8 +282,8 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"Win rate of the row policy against the column policy over both seatings ({n_pair:,} games per pair, "
         f"first player by roll-off, markers at random); every cell is within ±{100 * half:.1f} points (95%). "
         "Table: each policy's record over its 8 arms against the other four, per game of its own seat. runner, "
-        "aggressive and cautious keep few buttons on the track (they enter only when nothing else can move), so "
-        "they lose many more rolls, and tokens, than even random."
+        "aggressive and cautious enter a button whenever a 1 allows it (since engine version 2; before, they "
+        "entered only when nothing else could move, kept few buttons on the track and lost to random)."
     ]
     page = Page(
         _fit(title), lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig), pd.DataFrame(rows), notes

@@ -269,11 +269,11 @@ def test_pay_when_empty_knob() -> None:
 
 
 def test_one_may_move_instead_of_entering() -> None:
-    # [12] 13 14 : a on 13; runner moves it to 14 rather than entering
-    #   .  a  .
-    state = position(mine=(13,))
-    roll(state, [1])
-    assert squares(state, 0) == {14} and state.off[0, 0] == 5
+    # [12] 13 14 : a on 13, B on 14; aggressive moves a onto B with the 1 rather than entering
+    #   .  a  B
+    state = position(mine=(13,), theirs=(14,))
+    roll(state, [1], policy="aggressive")
+    assert squares(state, 0) == {14} and state.off[0, 0] == 5 and squares(state, 1) == set()
 
 
 def test_move_exactly_and_not_onto_own_button() -> None:
@@ -323,9 +323,9 @@ def test_bad_luck_costs_a_token() -> None:
 
 
 def test_grey_corner_gives_another_roll_and_chains() -> None:
-    # 14 15 16 17 18 | 19 20 ... : a on 14; roll 4 reaches grey 18, roll 1 reaches grey 19, roll 2 ends on 21
-    #  a  .  X  .  G    G
-    state = position(mine=(14,))
+    # 14 15 16 17 18 | 19 20 ... : a on 14 (the other five home, so the 1 cannot enter); roll 4 reaches grey 18,
+    #  a  .  X  .  G    G          roll 1 reaches grey 19, roll 2 ends on 21
+    state = position(mine=(14,), home=(5, 0))
     roll(state, [4])
     assert squares(state, 0) == {18} and state.mover[0] == 0 and state.turn[0] == 0
     roll(state, [1])
@@ -396,6 +396,14 @@ def test_aggressive_captures_runner_runs() -> None:
     state = position(mine=(20, 40), theirs=(23,))
     roll(state, [3], policy="runner")
     assert squares(state, 0) == {20, 43}
+
+
+@pytest.mark.parametrize("policy", ["runner", "aggressive", "cautious"])
+def test_heuristics_enter_whenever_they_may(policy: str) -> None:
+    # [12] 13 ... 40 : A on 13 and 40 could move with the 1; each heuristic enters a button on 12 instead
+    state = position(mine=(13, 40))
+    roll(state, [1], policy=policy)
+    assert squares(state, 0) == {12, 13, 40} and state.off[0, 0] == 3
 
 
 def test_cautious_steps_out_of_reach() -> None:

@@ -1,0 +1,124 @@
+"""Policies are sound (DESIGN.md §2b): every named heuristic of every game beats ``random``.
+
+Each game is played at its default knobs with the CLI's default player count (``seats_from`` without
+``--players``: 2 seats wherever the game allows 2). What "beats random" means:
+
+- **Competitive games, K seats.** The heuristic sits in one seat and ``random`` in the other K − 1; the heuristic
+  is rotated through every seat (both seat orders when K = 2), the same number of games per seating, so the seat
+  advantage cancels. Each game scores the heuristic's share of the win (1 alone, 1/j when j seats share it, 0
+  otherwise). It beats random when the lower end of the 95% Wilson interval of its mean share is above 1/K
+  (above 50% for 2 players: it wins more than its fair share).
+- **Cooperative games** (``INFO.cooperative``: the table wins or loses together). A table of K copies of the
+  heuristic is compared with a table of K ``random`` players: the heuristic's table win rate must exceed
+  random's, one-sided two-proportion z-test at the 5% level.
+
+Excluded: ``random`` itself, policies that cheat (``oracle`` reads hidden information), ``win-optimal``, and any
+``expert...`` (search players, added separately). Seeds are fixed, so every case is deterministic.
+
+Game counts. With N games in all, a heuristic whose true share is 0.5 + 1.4 / sqrt(N) passes with about 80%
+power (2-player case). The cheap games use 2 × 2,000 games (80% power at a 2.2-point edge: Patolli's weakest
+heuristic, ``runner``, wins about 68%); Panots, the slowest engine, 2 × 300 (5.7 points; its heuristics win over
+99%). ``test_random_does_not_beat_random`` checks the criterion rejects a policy that is no better.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from analysis.stats import wilson
+from engines import available_games, get_game
+from experiments.cli import seats_from
+
+GAMES_PER_SEATING = {"pantolino": 2_000, "patolli": 2_000, "cargolino": 2_000, "paleolino": 2_000, "panots": 300}
+SEED = 20_261_130
+EXCLUDED = {"random", "oracle", "win-optimal"}
+
+# Heuristics known to lose to random (or not to beat it significantly), each with its measured figure; their
+# cases are expected failures until the game's owner fixes them. Keyed by (game, policy).
+KNOWN_UNSOUND: dict[tuple[str, str], str] = {}
+
+
+def heuristics(game: str) -> list[str]:
+    """The policies of ``game`` that must beat random."""
+    names = get_game(game).module.POLICIES
+    return [name for name in names if name not in EXCLUDED and not name.startswith("expert")]
+
+
+def players(game: str) -> int:
+    """The CLI's default number of seats for ``game``."""
+    module = get_game(game).module
+    return len(seats_from(module, "random", None, None))
+
+
+def win_share(game: str, policy: str, n: int, seed: int = SEED) -> tuple[float, float, float, int]:
+    """Mean share of the win of ``policy`` against random, rotated through every seat: ``(share, low, high, N)``."""
+    module = get_game(game).module
+    params = module.Params()
+    k = players(game)
+    total, games = 0.0, 0
+    for seat in range(k):
+        seats = ["random"] * k
+        seats[seat] = policy
+        winners = module.play(params, seats, n, np.random.default_rng([seed, seat]))["winners"].astype(np.float64)
+        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
+        games += n
+    low, high = wilson(total, games)
+    return total / games, float(low), float(high), games
+
+
+def table_win_rates(game: str, policy: str, n: int, seed: int = SEED) -> tuple[float, float, float]:
+    """Win rates of a table of ``policy`` and of a table of random, and the one-sided p-value of the first > second."""
+    module = get_game(game).module
+    params = module.Params()
+    k = players(game)
+    wins = [
+        int(module.play(params, [name] * k, n, np.random.default_rng(seed))["winners"][:, 0].sum())
+        for name in (policy, "random")
+    ]
+    pooled = (wins[0] + wins[1]) / (2 * n)
+    se = math.sqrt(pooled * (1 - pooled) * 2 / n)
+    z = (wins[0] - wins[1]) / n / se if se > 0 else 0.0
+    p_one_sided = 0.5 * math.erfc(z / math.sqrt(2))
+    return wins[0] / n, wins[1] / n, p_one_sided
+
+
+def cases() -> list:
+    """One case per (game, heuristic); a known-unsound pair is a strict expected failure."""
+    out = []
+    for game in available_games():
+        for policy in heuristics(game):
+            reason = KNOWN_UNSOUND.get((game, policy))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(game, policy, marks=marks, id=f"{game}-{policy}"))
+    return out
+
+
+def beats_random(game: str, policy: str) -> tuple[bool, str]:
+    """Whether ``policy`` beats random in ``game`` by the module's criterion, and the figures."""
+    n = GAMES_PER_SEATING[game]
+    if get_game(game).module.INFO.cooperative:
+        mine, theirs, p = table_win_rates(game, policy, n)
+        return mine > theirs and p < 0.05, f"table wins {mine:.1%} vs random's {theirs:.1%}, one-sided p={p:.2g}"
+    k = players(game)
+    share, low, high, games = win_share(game, policy, n)
+    return low > 1 / k, f"share of wins {share:.1%} [{low:.1%}, {high:.1%}] of {games} games, fair share {1 / k:.0%}"
+
+
+def test_every_game_has_a_game_count() -> None:
+    assert set(GAMES_PER_SEATING) == set(available_games())
+
+
+@pytest.mark.parametrize(("game", "policy"), cases())
+def test_heuristic_beats_random(game: str, policy: str) -> None:
+    ok, figures = beats_random(game, policy)
+    assert ok, f"{game} {policy} does not beat random: {figures}"
+
+
+@pytest.mark.parametrize("game", ["patolli", "paleolino"])
+def test_random_does_not_beat_random(game: str) -> None:
+    # the criterion can fail: random against itself (competitive) or a random table (cooperative) is no better
+    ok, figures = beats_random(game, "random")
+    assert not ok, figures
