@@ -1,7 +1,7 @@
 """`make bench`: games per second of each engine's batched `play` and of its reference engine, their ratio,
-and peak memory; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2 against
---jobs 1 (also for the library's `run` alone), the Dask backend against loky, peak memory at n = 1e5 against 1e7,
-and what checkpoints cost.
+and peak memory; the expert's games/s and search playouts/s on one core; then end-to-end figures of `simulate
+pantolino`: wall time at n = 1e6, --jobs 2 against --jobs 1 (also for the library's `run` alone), the Dask backend
+against loky, peak memory at n = 1e5 against 1e7, and what checkpoints cost.
 
 Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick] [--repeats R]. Figures are printed, never
 asserted.
@@ -21,7 +21,7 @@ import tracemalloc
 
 import numpy as np
 
-from engines import available_games, get_game
+from engines import available_games, expert, get_game
 from engines.core import ScriptedSource
 
 # game -> (seat policies, games for `play`, games for the reference engine, stream length per reference game)
@@ -65,6 +65,46 @@ def bench_game(game: str) -> dict:
         "reference": ref_rate,
         "ratio": play_rate / ref_rate,
         "peak_mib": peak / 2**20,
+    }
+
+
+# game -> (the expert's opponent, games with one expert seat at the default budget)
+SEARCH_CONFIGS = {"pantolino": ("optimal", 400), "patolli": ("balanced", 100)}  # one chunk or more
+
+
+def bench_search(game: str) -> dict:
+    """The expert at its default budget against ``opponent`` in one process: games/s and playouts/s of its search.
+
+    A playout is one copy of a position played to the end; its rate is counted over the time spent in playouts.
+    """
+    module = get_game(game).module
+    opponent, n_games = SEARCH_CONFIGS[game]
+    params = module.Params()
+    counted = {"playouts": 0, "seconds": 0.0}
+    original = expert.Search._play
+
+    def timed(self, *args):
+        start = time.perf_counter()
+        out = original(self, *args)
+        counted["seconds"] += time.perf_counter() - start
+        counted["playouts"] += len(out[0])
+        return out
+
+    module.play(params, ["expert", opponent], 2, np.random.default_rng(0))  # warm caches
+    expert.Search._play = timed
+    try:
+        start = time.perf_counter()
+        module.play(params, ["expert", opponent], n_games, np.random.default_rng(1))
+        wall = time.perf_counter() - start
+    finally:
+        expert.Search._play = original
+    return {
+        "game": game,
+        "seats": f"expert,{opponent}",
+        "n": n_games,
+        "games": n_games / wall,
+        "playouts": counted["playouts"] / counted["seconds"],
+        "per_game": counted["playouts"] / n_games,
     }
 
 
@@ -206,6 +246,14 @@ def main() -> None:
         print(
             f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['play']:>13,.0f} {r['reference']:>12,.0f} "
             f"{r['ratio']:>6.0f}x {r['peak_mib']:>9.1f}",
+            flush=True,
+        )
+    print(f"\n{'search':<10} {'seats':<34} {'n':>8} {'games/s':>13} {'playouts/s':>12} {'playouts/game':>14}")
+    for game in [g for g in args.games if g in SEARCH_CONFIGS]:
+        r = bench_search(game)
+        print(
+            f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['games']:>13,.1f} {r['playouts']:>12,.0f} "
+            f"{r['per_game']:>14,.0f}",
             flush=True,
         )
     if not args.no_cli:

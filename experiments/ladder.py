@@ -42,6 +42,9 @@ DEFAULT_GAMES = 2_000
 36,000 games; if the expert at budget B costs B heuristic games (Pantolino's heuristics: ~0.2 ms a game on a
 core), that is 84 × 36,000 × 0.2 ms ≈ 10 core-minutes, so about 5 minutes on 2 cores; the heuristics alone take
 seconds."""
+SEARCH_SHARE = 10
+"""Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
+win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
 GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64)}
 """Default budgets per game where 256 is too slow: Pantolino's heuristics play ~5,000 games a second per core, so
@@ -142,16 +145,40 @@ def pair_points(seats: Sequence[str], a: str, result: RunResult) -> float:
     return lone_points if seats[lone] == a else s.n_games - lone_points
 
 
+def searches(a: str, b: str) -> bool:
+    """Whether either policy of a pair searches (the expert): such pairs play fewer games."""
+    return a.startswith(EXPERT) or b.startswith(EXPERT)
+
+
+def pair_games(a: str, b: str, n: int, share: int = SEARCH_SHARE) -> int:
+    """Games per seating of a pair: ``n``, or ``n // share`` (at least 1) when one of them searches."""
+    return max(1, n // share) if searches(a, b) else n
+
+
 def ladder_arms(
-    game: str, policies: Sequence[str], players: int, n: int, seed: int, chunk: int, label: str = "ladder"
+    game: str,
+    policies: Sequence[str],
+    players: int,
+    n: int,
+    seed: int,
+    chunk: int,
+    label: str = "ladder",
+    share: int = SEARCH_SHARE,
 ) -> list[tuple[str, str, tuple[str, ...], Arm]]:
-    """``(a, b, seats, arm)`` for every pair ``a`` before ``b`` in ``policies`` and each of its seatings."""
+    """``(a, b, seats, arm)`` for every pair ``a`` before ``b`` in ``policies`` and each of its seatings.
+
+    A pair with a searching policy plays ``n // share`` games per seating, in chunks of at most the searching
+    policy's own chunk size.
+    """
+    module = get_game(game).module
     out = []
     for i, a in enumerate(policies):
         for b in policies[i + 1 :]:
+            games = pair_games(a, b, n, share)
             for seats in seatings(a, b, players):
-                arm = Arm(f"{label} {a} vs {b}: {','.join(seats)}", RunSpec(game, seats, n, seed, (), None, chunk))
-                out.append((a, b, seats, arm))
+                size = min(chunk, games, core.default_chunk(module.INFO, module.POLICIES, seats))
+                spec = RunSpec(game, seats, games, seed, (), None, size)
+                out.append((a, b, seats, Arm(f"{label} {a} vs {b}: {','.join(seats)}", spec)))
     return out
 
 

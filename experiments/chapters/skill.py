@@ -32,18 +32,13 @@ LABEL = "skill"
 def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
     module = get_game(game).module
     policies, notes = lad.ladder_policies(module, PLAYERS, BUDGETS)
-    return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL)
-
-
-def _games(a: str, b: str, n: int) -> int:
-    slow = a.startswith(lad.EXPERT) or b.startswith(lad.EXPERT)
-    return max(1, n // EXPERT_SHARE) if slow else n
+    return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL, EXPERT_SHARE)
 
 
 def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Add the ladder's arms to a chapter's plan."""
-    for a, b, seats, arm in _arms(plan.game, n, seed, chunk)[2]:
-        plan.add(arm.label, seats, _games(a, b, n), seed, chunk)
+    for *_, seats, arm in _arms(plan.game, n, seed, chunk)[2]:
+        plan.add(arm.label, seats, arm.spec.n_games, seed, arm.spec.chunk_size)
 
 
 def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
