@@ -327,7 +327,9 @@ class StreamSource:
 
     Rows with equal keys see identical chance events however many rows are played together and in whatever
     order, which is what common random numbers need: a search plays every candidate move of a position against
-    the same streams. An integer in ``[0, high)`` is ``floor(u * high)``, as in :class:`ScriptedSource`.
+    the same streams. Every request advances a row's counter by its full width, whatever the caller uses (unlike
+    :class:`ScriptedSource`), so copies that keep different dice still roll the same faces in every later roll.
+    An integer in ``[0, high)`` is ``floor(u * high)``, as in :class:`ScriptedSource`.
     """
 
     search_seed = 0  #: playouts never search themselves
@@ -337,25 +339,25 @@ class StreamSource:
         self.keys = np.asarray(keys, dtype=np.uint64)
         self.cursor = np.zeros(len(self.keys), dtype=np.uint64)
 
-    def _take(self, games: np.ndarray, width: int, used: np.ndarray | None) -> np.ndarray:
+    def _take(self, games: np.ndarray, width: int) -> np.ndarray:
         games = np.asarray(games)
         counters = self.cursor[games][:, None] + np.arange(width, dtype=np.uint64)
         bits = mix64(self.keys[games][:, None] ^ mix64(counters))
-        self.cursor[games] += np.uint64(width) if used is None else np.asarray(used).astype(np.uint64)
+        self.cursor[games] += np.uint64(width)  # whatever is used: copies stay aligned (see the class docstring)
         return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
     def draw(
         self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
     ) -> np.ndarray:
-        """Like :meth:`RandomSource.draw`, advancing each row's counter by ``used`` (default ``width``)."""
+        """Like :meth:`RandomSource.draw`, advancing each row's counter by ``width``."""
         high_arr = np.asarray(high)
         if high_arr.ndim:
             high_arr = high_arr[:, None]
-        return (self._take(games, width, used) * high_arr).astype(np.int64)
+        return (self._take(games, width) * high_arr).astype(np.int64)
 
     def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
         """Like :meth:`RandomSource.uniform`, advancing each row's counter by ``width``."""
-        return self._take(games, width, None)
+        return self._take(games, width)
 
 
 Source = RandomSource | ScriptedSource | StreamSource

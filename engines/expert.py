@@ -31,6 +31,8 @@ EXPERT_CHUNK = 100  #: games per chunk of a run with an expert seat (unless told
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
 SWITCH_Z = 2.0  #: leave the rollout policy's move only for one better by this many standard errors (paired)
 MIN_PAIRED = 8  #: the duel between the default and its best challenger plays at least this many streams
+EXTEND_T = 1.0  #: a duel whose challenger leads by this many standard errors, but not SWITCH_Z, goes on ...
+DUEL_EXTENSIONS = 3  #: ... at most this many times, doubling its streams each time
 
 
 def parse_playouts(text: str | None, default: int) -> int:
@@ -50,8 +52,9 @@ def expert_policy(make: Callable[..., object], rollout: str, default: int) -> Po
     """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter."""
     return Policy(
         "expert",
-        f"Monte Carlo search at every decision: N playouts per decision with {rollout} in every seat, "
-        "halving the candidates as they fall behind; sees only its seat's information.",
+        f"Monte Carlo search improving on {rollout}: N playouts per decision ({rollout} in every seat) try the "
+        f"legal moves, and {rollout}'s move is left only for one that wins clearly more often; sees only its "
+        "seat's information.",
         make,
         argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {default}); e.g. expert:{default * 4}",
         parse_arg=partial(parse_playouts, default=default),
@@ -122,16 +125,30 @@ class Search:
             closing = open_rows & (alive.sum(axis=1) > 2)
             alive = _keep_better_half(alive, wins / np.maximum(played, 1)[:, None], margin, closing, default)
 
-        duel = np.maximum(MIN_PAIRED, (self.playouts - halving) // 2)
-        per_candidate = np.full(n_rows, duel)
-        row_idx, action_idx, stream, reward, _ = self._play(point, alive, per_candidate, played)
-        gain = np.zeros((n_rows, duel))
-        sign = np.where(action_idx == default[row_idx], -1.0, 1.0)
-        np.add.at(gain, (row_idx, stream - played[row_idx]), sign * reward)  # challenger less default, per stream
-        mean = gain.mean(axis=1)
-        spread = gain.std(axis=1, ddof=1)
         challenger = np.where(alive & (np.arange(n_actions) != default[:, None]), 1, 0).argmax(axis=1)
-        better = (alive.sum(axis=1) == 2) & (mean > SWITCH_Z * spread / np.sqrt(duel))
+        better = np.zeros(n_rows, dtype=bool)
+        pending = alive.sum(axis=1) == 2
+        sums, squares, count = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+        size = max(MIN_PAIRED, (self.playouts - halving) // 2)
+        for look in range(1 + DUEL_EXTENSIONS):
+            per_candidate = np.where(pending, size, 0)
+            row_idx, action_idx, stream, reward, _ = self._play(point, alive, per_candidate, played)
+            gain = np.zeros((n_rows, size))
+            sign = np.where(action_idx == default[row_idx], -1.0, 1.0)
+            np.add.at(gain, (row_idx, stream - played[row_idx]), sign * reward)  # challenger less default
+            sums += gain.sum(axis=1)
+            squares += (gain**2).sum(axis=1)
+            count += per_candidate
+            played += per_candidate
+            n = np.maximum(count, 2)
+            mean = sums / n
+            spread = np.sqrt(np.maximum(squares / n - mean**2, 0) * n / (n - 1))
+            t = np.where(spread > 0, mean / np.maximum(spread, 1e-12) * np.sqrt(n), np.where(mean > 0, np.inf, 0))
+            better |= pending & (t > SWITCH_Z)
+            pending &= ~better & (t > EXTEND_T) & (look < DUEL_EXTENSIONS)
+            if not pending.any():
+                break
+            size *= 2
         return np.where(better, challenger, default)[rows]
 
     def _play(

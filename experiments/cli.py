@@ -404,8 +404,9 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
         policies = Table(title=f"{m.INFO.name} policies")
         policies.add_column("policy")
         policies.add_column("what it does")
+        policies.add_column("argument (policy:ARG)")
         for p in m.POLICIES.values():
-            policies.add_row(p.name, p.description)
+            policies.add_row(p.name, p.description, p.argument or "none")
         knobs = Table(title=f"{m.INFO.name} knobs (--set knob=value)")
         for column in ("knob", "default", "allowed", "meaning"):
             knobs.add_column(column)
