@@ -27,7 +27,6 @@ import numpy as np
 from engines.core import DecisionPoint, Policy, StreamSource, mix64
 
 MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
-EXPERT_CHUNK = 100  #: games per chunk of a run with an expert seat (unless told): a few seconds each
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
 SWITCH_Z = 2.0  #: leave the rollout policy's move only for one better by this many standard errors (paired)
 MIN_PAIRED = 8  #: the duel between the default and its best challenger plays at least this many streams
@@ -48,8 +47,12 @@ def parse_playouts(text: str | None, default: int) -> int:
     return value
 
 
-def expert_policy(make: Callable[..., object], rollout: str, default: int) -> Policy:
-    """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter."""
+def expert_policy(make: Callable[..., object], rollout: str, default: int, chunk_games: int) -> Policy:
+    """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter.
+
+    ``chunk_games`` caps the games per chunk of a run with an expert seat: enough games that every decision is
+    searched in large batches, few enough that a chunk takes about a minute.
+    """
     return Policy(
         "expert",
         f"Monte Carlo search improving on {rollout}: N playouts per decision ({rollout} in every seat) try the "
@@ -58,7 +61,7 @@ def expert_policy(make: Callable[..., object], rollout: str, default: int) -> Po
         make,
         argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {default}); e.g. expert:{default * 4}",
         parse_arg=partial(parse_playouts, default=default),
-        chunk_games=EXPERT_CHUNK,
+        chunk_games=chunk_games,
     )
 
 

@@ -114,8 +114,10 @@ def ladder_policies(
             chosen.append(WIN_OPTIMAL)
         else:
             notes.append(f"{WIN_OPTIMAL} left out: it does not play {players} players ({reason})")
-    if EXPERT in policies:
+    if EXPERT in policies and budgets:
         chosen += [f"{EXPERT}:{b}" for b in budgets]
+    elif EXPERT in policies:
+        notes.append(f"no budgets given: no expert rungs (simulate ladder {module.INFO.id} --budgets 4,16 adds them)")
     else:
         notes.append(f"{module.INFO.id} has no '{EXPERT}' policy yet: no expert rungs")
     return chosen, notes

@@ -26,6 +26,7 @@ from engines.pantolino.rules import Params, Turn, fits, highest_bit
 MAX_SAMPLER_KEYS = 4096  # beyond this many keys the dice are rolled one by one instead
 PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws build every key's table up front
 MAX_SIGNATURE_BITS = 16  # up to this many tokens, keys are looked up per signature in a dense table
+EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 128  # the expert's default playouts per decision
 
 
@@ -201,4 +202,4 @@ POLICIES: dict[str, Policy] = {
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS)
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

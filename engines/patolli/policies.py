@@ -26,6 +26,7 @@ from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rota
 # balanced: integer weights (powers of two) of the features of a move; score = sum of weight × feature
 W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD = 32, 32, 32, 16, 8, -16
 W_RISK_TO, W_RISK_FROM = -4, 2  # per threat face on the landing square / on the square left
+EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
 TIE = 64  # the reference ranks options by score × TIE + (source + 1): ties go to the most advanced button
 WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RISK_FROM, TIE)  # for the kernel
@@ -201,4 +202,4 @@ POLICIES: dict[str, Policy] = {
         Policy("balanced", "Weighted score of capture, safety, progress, bonus squares and penalties.", Balanced),
     )
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS)
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

@@ -22,8 +22,9 @@ from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct
 from experiments.runner import RunResult
 
-BUDGETS = (16,)
-"""The expert's budget on the page: one rung, to keep a report's run time near its heuristics'."""
+BUDGETS = {"pantolino": (16,), "patolli": ()}
+"""The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'.
+Patolli's page has none: its expert plays a few games a second (``simulate ladder patolli`` rates it)."""
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
 PLAYERS = 2
 LABEL = "skill"
@@ -31,7 +32,7 @@ LABEL = "skill"
 
 def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
     module = get_game(game).module
-    policies, notes = lad.ladder_policies(module, PLAYERS, BUDGETS)
+    policies, notes = lad.ladder_policies(module, PLAYERS, BUDGETS.get(game, ()))
     return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL, EXPERT_SHARE)
 
 

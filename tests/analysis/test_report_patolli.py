@@ -50,7 +50,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
 def test_plan_has_unique_arms_for_every_question() -> None:
     arms = patolli.plan(100, 1, 100).arms
     labels = [a.label for a in arms]
-    assert len(labels) == len(set(labels)) == 45 + 30  # 30: the skill ladder's 15 pairs (with expert:16), 2 seatings
+    assert len(labels) == len(set(labels)) == 45 + 20  # 20: the skill ladder's 10 pairs, 2 seatings
     assert len({a.spec for a in arms}) == 45  # the ladder's seatings are head-to-head arms: played once
     assert {a.spec.seats for a in arms} >= {(a, b) for a in patolli.POLICY_ORDER for b in patolli.POLICY_ORDER}
 

@@ -122,3 +122,37 @@ def test_random_does_not_beat_random(game: str) -> None:
     # the criterion can fail: random against itself (competitive) or a random table (cooperative) is no better
     ok, figures = beats_random(game, "random")
     assert not ok, figures
+
+
+SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6}
+"""Games per seating of the expert (default budget) against each heuristic: enough to catch an expert that loses
+clearly (a broken search loses nearly every game), few enough for seconds of test time."""
+
+
+def search_cases() -> list:
+    """One case per (game with an expert, heuristic)."""
+    return [
+        pytest.param(game, policy, id=f"{game}-expert-vs-{policy}")
+        for game in available_games()
+        if "expert" in get_game(game).module.POLICIES
+        for policy in heuristics(game)
+    ]
+
+
+def test_every_expert_has_a_game_count() -> None:
+    assert {game for game, _ in (case.values for case in search_cases())} == set(SEARCH_GAMES_PER_SEATING)
+
+
+@pytest.mark.parametrize(("game", "policy"), search_cases())
+def test_the_expert_loses_to_no_heuristic(game: str, policy: str) -> None:
+    """Seat-averaged share of the expert at its default budget: the 95% interval reaches 50% or beyond."""
+    module = get_game(game).module
+    n = SEARCH_GAMES_PER_SEATING[game]
+    total = 0.0
+    for seat in range(2):
+        seats = [policy, policy]
+        seats[seat] = "expert"
+        winners = module.play(module.Params(), seats, n, np.random.default_rng([SEED, seat]))["winners"]
+        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
+    low, high = wilson(total, 2 * n)
+    assert high >= 0.5, f"{game}: the expert loses to {policy}: {total / (2 * n):.1%} [{low:.1%}, {high:.1%}]"
