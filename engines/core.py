@@ -242,7 +242,30 @@ class RandomSource:
         return self.rng.random((len(games), width))
 
 
-class ScriptedSource:
+class UniformSource:
+    """Chance read from uniforms per row: an integer in ``[0, high)`` is ``floor(u * high)``.
+
+    Subclasses say where a row's uniforms come from (``_take``) and how far a request moves its cursor.
+    """
+
+    def _take(self, games: np.ndarray, width: int, used: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def draw(
+        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Like :meth:`RandomSource.draw`; ``used`` (how many of each row the caller consumes) moves a cursor."""
+        high_arr = np.asarray(high)
+        if high_arr.ndim:
+            high_arr = high_arr[:, None]
+        return (self._take(games, width, used) * high_arr).astype(np.int64)
+
+    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
+        """Like :meth:`RandomSource.uniform`, moving each row's cursor by ``width``."""
+        return self._take(games, width, None)
+
+
+class ScriptedSource(UniformSource):
     """Pre-drawn uniforms, one stream per game, consumed with a cursor per game.
 
     The batched engine asks for rows of values and says how many of each row it used; the reference engine
@@ -270,19 +293,6 @@ class ScriptedSource:
         values = self.uniforms[games[:, None], cols]
         self.cursor[games] += width if used is None else np.asarray(used)
         return values
-
-    def draw(
-        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Like :meth:`RandomSource.draw`, advancing each game's cursor by ``used`` (default ``width``)."""
-        high_arr = np.asarray(high)
-        if high_arr.ndim:
-            high_arr = high_arr[:, None]
-        return (self._take(games, width, used) * high_arr).astype(np.int64)
-
-    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
-        """Like :meth:`RandomSource.uniform`, advancing each game's cursor by ``width``."""
-        return self._take(games, width, None)
 
     def one_game(self, game: int) -> GameStream:
         """Return a reader of game ``game``'s stream for the reference engine."""
@@ -322,7 +332,7 @@ def mix64(x: np.ndarray | int) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-class StreamSource:
+class StreamSource(UniformSource):
     """Counter-based chance: row ``g``'s ``k``-th uniform is a hash of ``(keys[g], k)``.
 
     Rows with equal keys see identical chance events however many rows are played together and in whatever
@@ -339,25 +349,12 @@ class StreamSource:
         self.keys = np.asarray(keys, dtype=np.uint64)
         self.cursor = np.zeros(len(self.keys), dtype=np.uint64)
 
-    def _take(self, games: np.ndarray, width: int) -> np.ndarray:
+    def _take(self, games: np.ndarray, width: int, used: np.ndarray | None) -> np.ndarray:
         games = np.asarray(games)
         counters = self.cursor[games][:, None] + np.arange(width, dtype=np.uint64)
         bits = mix64(self.keys[games][:, None] ^ mix64(counters))
         self.cursor[games] += np.uint64(width)  # whatever is used: copies stay aligned (see the class docstring)
         return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-
-    def draw(
-        self, games: np.ndarray, high: int | np.ndarray, width: int = 1, used: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Like :meth:`RandomSource.draw`, advancing each row's counter by ``width``."""
-        high_arr = np.asarray(high)
-        if high_arr.ndim:
-            high_arr = high_arr[:, None]
-        return (self._take(games, width) * high_arr).astype(np.int64)
-
-    def uniform(self, games: np.ndarray, width: int = 1) -> np.ndarray:
-        """Like :meth:`RandomSource.uniform`, advancing each row's counter by ``width``."""
-        return self._take(games, width)
 
 
 Source = RandomSource | ScriptedSource | StreamSource
