@@ -127,7 +127,7 @@ class TableKeeper:
     """Keeps looked up in exact tables, computed per signature of available tokens and cached.
 
     ``horizon=None`` maximises the expected value of the token taken this turn over all the rolls left
-    (``optimal``); ``horizon=1`` treats the next roll as the last (``greedy``).
+    (``turn-optimal``); ``horizon=1`` treats the next roll as the last (``greedy``).
     """
 
     horizon: int | None = None
@@ -155,8 +155,8 @@ class TableKeeper:
         return best_token(turn, throw)
 
 
-class Optimal(TableKeeper):
-    """``optimal``."""
+class TurnOptimal(TableKeeper):
+    """``turn-optimal``."""
 
     horizon = None
 
@@ -197,7 +197,7 @@ POLICIES: dict[str, Policy] = {
         Policy("keep-jokers", "Keep the most common colour that still has a token, and every joker.", KeepJokers),
         Policy("reroll-jokers", "Keep the most common colour only; jokers are rerolled (baseline).", RerollJokers),
         Policy("greedy", "Keep the dice that maximise the expected token value one roll ahead.", Greedy),
-        Policy("optimal", "Exact dynamic programme maximising the expected token value this turn.", Optimal),
+        Policy("turn-optimal", "Exact dynamic programme maximising the expected token value this turn.", TurnOptimal),
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }

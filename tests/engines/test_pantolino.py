@@ -57,21 +57,21 @@ def test_batched_engine_replays_reference_games(policy: str, variant: dict) -> N
     ids=["base", "tail-remove", "steal-any"],
 )
 def test_table_policies_replay_reference_games(variant: dict) -> None:
-    assert_same_games(Params(**variant), ["optimal", "greedy"], n_games=4, seed=3)
+    assert_same_games(Params(**variant), ["turn-optimal", "greedy"], n_games=4, seed=3)
 
 
 def test_designer_knobs_replay_reference_games() -> None:
     params = Params(dice=3, colours=3, joker_faces=2, rolls=4, token_values=(1, 2, 3), escaping_boots=True)
-    assert_same_games(params, ["optimal", "greedy", "random", "keep-jokers"], n_games=8, seed=5, length=60_000)
+    assert_same_games(params, ["turn-optimal", "greedy", "random", "keep-jokers"], n_games=8, seed=5, length=60_000)
     assert_same_games(Params(joker_faces=0, dice=5, token_values=(2, 3, 5)), ["greedy", "reroll-jokers"], 6, 9)
 
 
 def test_batch_of_many_equals_many_batches_of_one() -> None:
     source = ScriptedSource.from_seed(4, 20, 20_000)
-    together = play(Params(), ["keep-jokers", "optimal"], 20, source)
+    together = play(Params(), ["keep-jokers", "turn-optimal"], 20, source)
     for game in range(20):
         alone = ScriptedSource(source.uniforms[game : game + 1])
-        one = play(Params(), ["keep-jokers", "optimal"], 1, alone)
+        one = play(Params(), ["keep-jokers", "turn-optimal"], 1, alone)
         for column, value in one.items():
             assert np.array_equal(value[0], together[column][game]), column
 
@@ -165,7 +165,7 @@ def markov_best_count(params: Params, policy: str) -> dict[int, Fraction]:
     return best
 
 
-@pytest.mark.parametrize("policy", ["keep-jokers", "reroll-jokers", "optimal"])
+@pytest.mark.parametrize("policy", ["keep-jokers", "reroll-jokers", "turn-optimal"])
 def test_monte_carlo_best_count_matches_markov_chain(policy: str) -> None:
     params = Params()
     exact = markov_best_count(params, policy)
@@ -200,15 +200,15 @@ def _full_turn(params: Params):
     return Turn(params, 1, RandomSource(np.random.default_rng(0)), state, np.zeros(1, dtype=np.int64))
 
 
-def test_optimal_expected_value_matches_monte_carlo_and_dominates() -> None:
+def test_turn_optimal_expected_value_matches_monte_carlo_and_dominates() -> None:
     params = Params()
     exact = float(params.tables.expected_turn_value((1 << params.n_tokens) - 1))
     n = 100_000
     means = {}
-    for policy in ("optimal", "greedy", "keep-jokers", "reroll-jokers"):
+    for policy in ("turn-optimal", "greedy", "keep-jokers", "reroll-jokers"):
         value = play_turns(params, policy, n, np.random.default_rng(7))["value"]
         means[policy] = value.mean()
-        if policy == "optimal":
+        if policy == "turn-optimal":
             assert abs(value.mean() - exact) <= 4 * value.std() / math.sqrt(n)
     assert exact >= max(means.values()) - 0.02
     assert means["keep-jokers"] > means["reroll-jokers"]

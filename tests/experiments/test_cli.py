@@ -28,7 +28,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     result = invoke(
         "pantolino",
         "--seats",
-        "optimal,random",
+        "turn-optimal,random",
         "-n",
         "3000",
         "--seed",
@@ -47,7 +47,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["game"] == "pantolino" and data["n_games"] == 3000 and data["seed"] == 4
     assert data["params"]["rolls"] == 2 and data["params"]["token_values"] == [2, 3, 4]
-    assert [s["policy"] for s in data["seats"]] == ["optimal", "random"]
+    assert [s["policy"] for s in data["seats"]] == ["turn-optimal", "random"]
     first = data["seats"][0]
     assert first["win_rate_ci"][0] <= first["win_rate"] <= first["win_rate_ci"][1]
     assert first["mean_score_ci"][0] <= first["mean_score"] <= first["mean_score_ci"][1]
@@ -64,7 +64,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     ):
         assert (folder / name).exists(), name
     record = json.loads((folder / "run.json").read_text())
-    assert record["seats"] == ["optimal", "random"] and record["chunk_size"] == 1000
+    assert record["seats"] == ["turn-optimal", "random"] and record["chunk_size"] == 1000
 
 
 def test_jobs_one_and_two_give_identical_json(tmp_path: Path) -> None:
