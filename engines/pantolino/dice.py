@@ -220,7 +220,7 @@ class ThrowSampler:
         self.tables, self.keeps_for_keys = tables, keeps_for_keys
         self.n_throws = len(tables.full)
         self.threshold = np.ones((n_keys, self.n_throws))
-        self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int64)
+        self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int32)  # at most 3003 throws (6 dice, 8 colours)
         self.ready = np.zeros(n_keys, dtype=bool)
         if prebuild:
             self.build(np.arange(n_keys))

@@ -127,15 +127,27 @@ class TableKeeper:
     """Keeps looked up in exact tables, computed per signature of available tokens and cached.
 
     ``horizon=None`` maximises the expected value of the token taken this turn over all the rolls left
-    (``turn-optimal``); ``horizon=1`` treats the next roll as the last (``greedy``).
+    (``turn-optimal``); ``horizon=1`` treats the next roll as the last (``greedy``). With at most
+    :data:`MAX_SIGNATURE_BITS` tokens the signature itself is the sampler's key (each key's last-throw table is
+    built on first use: the default game has 2**15 signatures, few of which a run meets).
     """
 
     horizon: int | None = None
 
     def __init__(self, params: Params) -> None:
-        """Start with an empty cache for ``params``."""
+        """Start with empty caches for ``params``."""
         self.tables = params.tables
         self.cache: dict[int, np.ndarray] = {}
+        small = params.n_tokens <= MAX_SIGNATURE_BITS
+        self.sampler = ThrowSampler(self.tables, 1 << params.n_tokens, self.keeps_for_keys, False) if small else None
+
+    def turn_key(self, turn: Turn) -> np.ndarray:
+        """The keeps depend on the position only through the signature."""
+        return turn.signature
+
+    def keeps_for_keys(self, keys: np.ndarray) -> np.ndarray:
+        """Keep codes for every signature, throw and roll: ``(len(keys), rolls, full)``."""
+        return self.tables.keep_tables(keys, self.horizon)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The tabled best keep for each game's signature, throw and rolls left."""

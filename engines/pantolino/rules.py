@@ -23,7 +23,7 @@ from engines.pantolino.dice import DiceTables
 INFO = GameInfo(
     id="pantolino",
     name="Pantolino",
-    version=1,
+    version=2,
     min_players=2,
     max_players=8,
     chance=True,

@@ -180,14 +180,15 @@ def test_monte_carlo_best_count_matches_markov_chain(policy: str) -> None:
             assert abs(observed[k] - prob) <= 4 * se + 1e-12, (policy, sampled_whole, k, observed[k], prob)
 
 
-def test_batched_chain_equals_fraction_chain() -> None:
+@pytest.mark.parametrize("policy", ["keep-jokers", "turn-optimal"])
+def test_batched_chain_equals_fraction_chain(policy: str) -> None:
     params = Params()
-    impl = POLICIES["keep-jokers"].impl(params)
+    impl = POLICIES[policy].impl(params)
     key = impl.turn_key(_full_turn(params))
     weights = impl.sampler.distribution(key[:1])[0]
     total = params.tables.unit**params.rolls
     assert weights.sum() == total
-    exact = markov_best_count(params, "keep-jokers")
+    exact = markov_best_count(params, policy)
     for k in range(params.dice + 1):
         assert Fraction(int(weights[params.tables.best_count == k].sum()), total) == exact.get(k, 0)
 
