@@ -72,8 +72,11 @@ class Params(core.Params):
     escaping_boots: bool = knob(
         False, "Older players' variant: a token may be taken from an opponent instead of the supply.", "true | false"
     )
-    steal_from: Literal["any", "tail"] = knob(
-        "any", "With escaping boots: any token of an opponent, or only the one most recently added.", "any | tail"
+    steal_from: Literal["tail", "any"] = knob(
+        "tail",
+        "With escaping boots: only an opponent's tail token, the one added last (the rulebook), or any of their "
+        "tokens (ours, a comparison reading).",
+        "tail | any",
     )
 
     def __post_init__(self) -> None:
@@ -97,7 +100,7 @@ class Params(core.Params):
             )
         core.check_choice("no_token_rule", self.no_token_rule, ("nothing", "remove-smallest"))
         core.check_choice("escaping_boots", self.escaping_boots, (True, False))
-        core.check_choice("steal_from", self.steal_from, ("any", "tail"))
+        core.check_choice("steal_from", self.steal_from, ("tail", "any"))
         if (self.dice + 1) ** (self.colours + 1) > MAX_CODE_SPACE:
             raise ValueError(
                 f"dice={self.dice} with colours={self.colours} is too large; "
@@ -121,8 +124,8 @@ class Params(core.Params):
 
 
 VARIANTS: dict[str, dict[str, str]] = {
-    "escaping-boots": {"escaping_boots": "true", "steal_from": "any"},
-    "escaping-boots-tail": {"escaping_boots": "true", "steal_from": "tail"},
+    "escaping-boots": {"escaping_boots": "true", "steal_from": "tail"},
+    "escaping-boots-any": {"escaping_boots": "true", "steal_from": "any"},
     "remove-smallest": {"no_token_rule": "remove-smallest"},
     "no-jokers": {"joker_faces": "0"},
     "two-jokers": {"joker_faces": "2"},

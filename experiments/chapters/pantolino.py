@@ -26,7 +26,11 @@ from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["turn-optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
 STRONG, WEAK = "keep-jokers", "reroll-jokers"
-MODES = {"base rules": None, "escaping boots (any)": "escaping-boots", "escaping boots (tail)": "escaping-boots-tail"}
+MODES = {
+    "base rules": None,
+    "escaping boots (tail, rulebook)": "escaping-boots",
+    "escaping boots (any token, ours)": "escaping-boots-any",
+}
 PLAYER_COUNTS = (2, 3, 4)
 
 
@@ -295,7 +299,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     """Escaping boots on and off, 2-4 players: the strong-weak gap and how often the trailer comes back."""
     frame = escaping_rows(results)
     base = frame[(frame["mode"] == "base rules") & (frame["players"] == 2)].iloc[0]
-    steal = frame[(frame["mode"] == "escaping boots (any)") & (frame["players"] == 2)].iloc[0]
+    steal = frame[(frame["mode"] == "escaping boots (tail, rulebook)") & (frame["players"] == 2)].iloc[0]
     verb = "narrows" if steal["gap"] < base["gap"] else "widens"
     title = (
         f"Escaping boots {verb} the strong–weak gap from {100 * base['gap']:.1f} to {100 * steal['gap']:.1f} "

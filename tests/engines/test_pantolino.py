@@ -51,8 +51,8 @@ def test_batched_engine_replays_reference_games(policy: str, variant: dict) -> N
     "variant",
     [
         {},
-        {"escaping_boots": True, "steal_from": "tail", "no_token_rule": "remove-smallest"},
-        {"escaping_boots": True},
+        {"escaping_boots": True, "no_token_rule": "remove-smallest"},
+        {"escaping_boots": True, "steal_from": "any"},
     ],
     ids=["base", "tail-remove", "steal-any"],
 )

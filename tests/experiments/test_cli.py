@@ -120,7 +120,7 @@ def test_table_output_and_save_games(tmp_path: Path) -> None:
 def test_list_describes_games_and_a_game() -> None:
     assert "pantolino" in invoke("list").stdout
     out = invoke("list", "pantolino").stdout
-    for word in ("keep-jokers", "joker_faces", "escaping-boots-tail", "remove-smallest", "chunks of 50,000 games"):
+    for word in ("keep-jokers", "joker_faces", "escaping-boots-any", "remove-smallest", "chunks of 50,000 games"):
         assert word in out
 
 

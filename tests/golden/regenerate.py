@@ -12,8 +12,8 @@ FOLDER = Path(__file__).parent
 
 TRACES = {
     "pantolino-keep-jokers-vs-turn-optimal.txt": (Params(), ["keep-jokers", "turn-optimal"], 2026),
-    "pantolino-escaping-boots-tail.txt": (
-        Params(escaping_boots=True, steal_from="tail"),
+    "pantolino-escaping-boots.txt": (
+        Params(escaping_boots=True),
         ["greedy", "keep-jokers", "reroll-jokers"],
         7,
     ),
