@@ -6,16 +6,25 @@ stopping); ``rolls_left`` counts the rolls still allowed, the coming one include
 gets the index of the last throw and returns the token taken, or -1 for none. A policy whose keeps depend
 only on a small key of the position (``turn_key``) also offers a ``sampler`` that draws the last throw whole.
 
-The shared choice rule (every policy but ``random``): take the most valuable token the dice allow; steal
-only when a stealable token is worth strictly more than the best supply token, preferring the opponent with
-most boots, then the next opponent in turn order; equal supply tokens go to the lowest colour.
+The shared choice rule (every policy but ``random`` and ``win-optimal``) takes the token that leaves the mover
+the largest lead over the strongest opponent. The game is won against whoever has most boots, so this is
+the quantity a one-turn rule should push: a supply token of ``v`` boots adds ``v`` to the lead; with escaping
+boots, stealing ``v`` from the leader adds up to ``2v`` (exactly ``2v`` with 2 players; with more, the leader's
+loss counts only until the runner-up becomes the strongest opponent), and stealing from anyone else adds
+``v``, like the supply. Ties go to the higher value, then the supply (a steal must gain something), then the
+victim with most boots and the next in turn order, then the colour in which the mover already holds most boots
+(it decides a tie on boots; used only where a tie on boots can happen: 3+ players, an even total of boots or
+``remove-smallest``), then the lowest colour.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from engines.core import Policy
+from engines.pantolino import solver
 from engines.pantolino.dice import ThrowSampler
 from engines.pantolino.rules import Params, Turn, highest_bit
 
@@ -30,21 +39,41 @@ def fits(turn: Turn, throw: np.ndarray) -> np.ndarray:
 
 
 def best_token(turn: Turn, throw: np.ndarray) -> np.ndarray:
-    """The shared choice rule: the best supply token, or a strictly better steal; -1 if nothing fits."""
-    choice = highest_bit(turn.supply_bits & turn.tables.fit_mask[throw])  # tokens are numbered by preference
-    if turn.stealable is None:
-        return choice
-    supply_value = np.where(choice >= 0, turn.value[choice], 0)
+    """The shared choice rule (see the module docstring); -1 if nothing fits."""
+    options = turn.available & fits(turn, throw)  # (B, T)
+    rows = np.arange(len(options))
+    boots = turn.boots  # (B, P)
+    owner = turn.owner.astype(np.int64)
+    stolen = owner >= 0
+    victim = np.maximum(owner, 0)
+    # the strongest opponent before the move, the runner-up, and the strongest once the victim is left out
+    rivals = np.where(np.arange(turn.players) == turn.mover[:, None], np.iinfo(np.int64).min // 4, boots)
+    order = np.argsort(-rivals, axis=1, kind="stable")
+    top, second = rivals[rows, order[:, 0]], rivals[rows, order[:, 1]] if turn.players > 2 else None
+    others = np.where(victim == order[:, :1], second[:, None], top[:, None]) if second is not None else None
+    victim_after = np.take_along_axis(boots, victim, axis=1) - turn.value
+    strongest = np.where(stolen, victim_after if others is None else np.maximum(victim_after, others), top[:, None])
+    margin = boots[rows, turn.mover][:, None] + turn.value - strongest  # the mover's lead over the best rival after
 
-    n_tokens = len(turn.value)
-    from_opponents = turn.stealable & fits(turn, throw)
-    owner = np.maximum(turn.owner, 0).astype(np.int64)
-    owner_boots = np.take_along_axis(turn.boots, owner, axis=1)
-    distance = (owner - turn.mover[:, None]) % turn.players  # 1 = next in turn order
-    steal_score = ((turn.value * 1024 + owner_boots) * 16 + (turn.players - distance)) * 64 + np.arange(n_tokens)
-    steal_pick = np.where(from_opponents, steal_score, -1).argmax(axis=1)
-    steal_value = np.where(from_opponents.any(axis=1), turn.value[steal_pick], 0)
-    return np.where(steal_value > supply_value, steal_pick, choice)
+    tie_break = 0
+    if turn.tie_possible:  # the colour the mover holds most boots of helps win a tie on boots
+        held = np.where(owner == turn.mover[:, None], turn.value, 0)
+        per_colour = held @ (turn.colour[:, None] == np.arange(turn.params.colours))  # (B, colours)
+        tie_break = per_colour[:, turn.colour]
+    distance = np.where(stolen, turn.players - (owner - turn.mover[:, None]) % turn.players, 0)
+    victim_boots = np.where(stolen, np.take_along_axis(boots, victim, axis=1), 0)
+    key = margin + 128
+    for part, size in (
+        (np.searchsorted(turn.tables.values, turn.value), 8),
+        (~stolen, 2),
+        (victim_boots, 512),
+        (distance, 16),
+        (tie_break, 512),
+        (turn.params.colours - 1 - turn.colour, 8),
+    ):
+        key = key * size + part
+    key = np.where(options, key, -1)
+    return np.where(options.any(axis=1), key.argmax(axis=1), -1)
 
 
 class ColourKeeper:
@@ -91,6 +120,10 @@ class ColourKeeper:
     def keys_of(self, signatures: np.ndarray) -> np.ndarray:
         """Key of each signature: the highest available value level of every colour, in base ``levels``."""
         return self.level_of_mask[self.tables.colour_masks(signatures)] @ self.level_weight
+
+    def keeps_for_signatures(self, signatures: np.ndarray) -> np.ndarray:
+        """Keep codes for every signature, throw and roll: ``(len(signatures), rolls, full)``."""
+        return self.keeps_for_keys(self.keys_of(signatures))
 
     def keeps_for_keys(self, keys: np.ndarray) -> np.ndarray:
         """Keep codes for every key, throw and roll: ``(len(keys), rolls, full)``."""
@@ -139,15 +172,16 @@ class TableKeeper:
         self.tables = params.tables
         self.cache: dict[int, np.ndarray] = {}
         small = params.n_tokens <= MAX_SIGNATURE_BITS
-        self.sampler = ThrowSampler(self.tables, 1 << params.n_tokens, self.keeps_for_keys, False) if small else None
+        keeps = self.keeps_for_signatures
+        self.sampler = ThrowSampler(self.tables, 1 << params.n_tokens, keeps, False) if small else None
 
     def turn_key(self, turn: Turn) -> np.ndarray:
         """The keeps depend on the position only through the signature."""
         return turn.signature
 
-    def keeps_for_keys(self, keys: np.ndarray) -> np.ndarray:
-        """Keep codes for every signature, throw and roll: ``(len(keys), rolls, full)``."""
-        return self.tables.keep_tables(keys, self.horizon)
+    def keeps_for_signatures(self, signatures: np.ndarray) -> np.ndarray:
+        """Keep codes for every signature, throw and roll: ``(len(signatures), rolls, full)``."""
+        return self.tables.keep_tables(signatures, self.horizon)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The tabled best keep for each game's signature, throw and rolls left."""
@@ -177,6 +211,60 @@ class Greedy(TableKeeper):
     """``greedy``."""
 
     horizon = 1
+
+
+class WinOptimal:
+    """``win-optimal``: keeps and token from the exact 2-player solution (:mod:`engines.pantolino.solver`).
+
+    The solution is read from the disk cache, or built once, on first use; :meth:`prepare` does it up front.
+    """
+
+    def __init__(self, params: Params) -> None:
+        """Check that the exact solution covers ``params``; load nothing yet."""
+        solver.check_supported(params)
+        self.params, self.tables = params, params.tables
+        self.cache: dict[int, np.ndarray] = {}
+
+    def prepare(self, players: int) -> None:
+        """Refuse anything but 2 players, then make sure the solution is at hand."""
+        solver.check_supported(self.params, players)
+        self.values  # noqa: B018 - read or build the solution now, not mid-game
+
+    @cached_property
+    def solver(self) -> solver.Solver:
+        """The solver's turn machinery; its table is the cached equilibrium."""
+        return solver.Solver(self.params, [solver.TABLED])
+
+    @property
+    def values(self) -> np.ndarray:
+        """Win-optimal values ``(1, supplies, differences)`` (read or built on first use)."""
+        return self.solver.table
+
+    def position(self, turn: Turn) -> tuple[np.ndarray, np.ndarray]:
+        """Supply and score difference (the mover's boots minus the opponent's) of each game."""
+        rows = np.arange(len(turn.mover))
+        difference = turn.boots[rows, turn.mover] - turn.boots[rows, 1 - turn.mover]
+        return turn.supply_bits, difference
+
+    def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
+        """The keep that maximises the chance of winning, from tables built per position and cached."""
+        supply, d = self.position(turn)
+        width = self.values.shape[2]
+        keys = supply * width + d + self.solver.offset
+        unique, inverse = np.unique(keys, return_inverse=True)
+        missing = np.array([k for k in unique.tolist() if k not in self.cache], dtype=np.int64)
+        if len(missing):
+            keeps = self.solver.tabled_turn(missing // width, missing % width - self.solver.offset)[0]
+            self.cache.update(zip(missing.tolist(), keeps, strict=True))
+        rows = np.stack([self.cache[k][rolls_left] for k in unique.tolist()])
+        throw = self.tables.full_position[self.tables.index_of_code[code]]
+        return self.tables.codes[rows[inverse, throw]]
+
+    def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
+        """The fitting token with the best chance of winning (near-ties go to the preferred token)."""
+        supply, d = self.position(turn)
+        take = self.solver.successor_values(self.values, supply, d, np.zeros(len(supply), dtype=np.int64))
+        return solver.pick_token(take, self.solver.fits[throw])
 
 
 class Random:
@@ -210,6 +298,7 @@ POLICIES: dict[str, Policy] = {
         Policy("reroll-jokers", "Keep the most common colour only; jokers are rerolled (baseline).", RerollJokers),
         Policy("greedy", "Keep the dice that maximise the expected token value one roll ahead.", Greedy),
         Policy("turn-optimal", "Exact dynamic programme maximising the expected token value this turn.", TurnOptimal),
+        Policy("win-optimal", "Exact 2-player solution: keeps and token maximise the chance to win.", WinOptimal),
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }

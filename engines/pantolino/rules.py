@@ -203,6 +203,16 @@ def seat_boots(owner: np.ndarray, values: np.ndarray, players: int) -> np.ndarra
     return ((owner[:, None, :] == seats[None, :, None]) * values).sum(axis=2, dtype=np.int64)
 
 
+def tie_possible(params: Params, players: int) -> bool:
+    """Whether a game can end with the leaders level on boots (so the colour tie-break can decide it).
+
+    Two players who share every token of an odd total never end level; removed tokens or a third player can.
+    """
+    return (
+        players > 2 or params.no_token_rule == "remove-smallest" or sum(params.token_values) * params.colours % 2 == 0
+    )
+
+
 class Turn:
     """What the mover's policy may look at this turn, for a batch of games (read-only for policies)."""
 
@@ -213,6 +223,7 @@ class Turn:
         self.colour, self.value = token_colour(params), token_value(params)
         self.games, self.mover, self.owner, self.supply_bits = state.game, mover, state.owner, state.supply_bits
         self.stealable: np.ndarray | None = None
+        self.tie_possible = tie_possible(params, players)
         self.available_bits = self.supply_bits
         if params.escaping_boots:
             owner = state.owner
@@ -230,7 +241,7 @@ class Turn:
         """The same turn restricted to ``rows`` (used when seats follow different policies)."""
         out = object.__new__(Turn)
         out.params, out.players, out.source, out.tables = self.params, self.players, self.source, self.tables
-        out.colour, out.value = self.colour, self.value
+        out.colour, out.value, out.tie_possible = self.colour, self.value, self.tie_possible
         for name in ("games", "mover", "owner", "supply_bits", "available_bits"):
             setattr(out, name, getattr(self, name)[rows])
         out.stealable = None if self.stealable is None else self.stealable[rows]
@@ -375,6 +386,10 @@ def play(
     core.check_players(INFO, players)
     chosen = core.resolve_policies(POLICIES, seat_policies)
     impls = [core.instantiate(p, params) for p in chosen]  # one instance per policy: seats share its caches
+    for impl in dict.fromkeys(impls):  # a policy may refuse the table or build its tables before play starts
+        prepare = getattr(impl, "prepare", None)
+        if prepare is not None:
+            prepare(players)
     source = core.as_source(rng)
 
     state = State.initial(params, players, n_games)
