@@ -70,8 +70,11 @@ class RunSpec:
         if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, int) or self.chunk_size < 1:
             raise ValueError(f"chunk_size={self.chunk_size!r} must be a positive whole number")
         core.check_players(module.INFO, len(self.seats))
-        core.resolve_policies(module.POLICIES, self.seats)
-        self.params  # noqa: B018  (validates variant and knobs)
+        policies = core.resolve_policies(module.POLICIES, self.seats)
+        params = self.params  # validates variant and knobs
+        for policy in dict.fromkeys(policies):  # a policy with tables to build builds them here, once, not per worker
+            if hasattr(policy.impl, "prepare"):
+                core.instantiate(policy, params).prepare(len(self.seats))
 
     @property
     def module(self) -> Any:

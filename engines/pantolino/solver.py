@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.pantolino.rules import Params, highest_bit, token_colour, token_value
+from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value
 
 FORMAT = 1  # bump when the table layout or the solution's definition changes: old cache files are ignored
 OPTIMISE = "optimise"  # the best reply to the other rule
@@ -118,7 +118,7 @@ class Solver:
     @cached_property
     def table(self) -> np.ndarray:
         """The equilibrium values ``(1, supplies, differences)`` that ``win-optimal`` plays by."""
-        return win_optimal_values(self.params)[None]
+        return cached_values(self.params)
 
     # --- the turn ------------------------------------------------------------------------------------------
 
@@ -245,20 +245,19 @@ class Solver:
         fit = np.empty((n, len(self.tables.full)))
         for lo in range(0, n, CHUNK_ROWS):
             rows = np.arange(lo, min(lo + CHUNK_ROWS, n))
-            fit[rows] = self.fit_values(values, supply[rows], d[rows], m[rows])
+            tabled = rows[self.kind(m[rows], TABLED)]
+            keeps, chosen = self.tabled_turn(supply[tabled], d[tabled]) if len(tabled) else (None, None)
+            fit[rows] = self.fit_values(values, supply[rows], d[rows], m[rows], chosen)
+            if len(tabled):
+                nothing = np.isneginf(fit[tabled])
+                a[tabled] = self.follow_turn(keeps, np.where(nothing, 0.0, fit[tabled]))
+                b[tabled] = self.follow_turn(keeps, nothing.astype(np.float64))
         for name, rule in self.fixed.items():
             rows = np.flatnonzero(self.kind(m, name))
             weights = rule.distribution(supply[rows])
             nothing = np.isneginf(fit[rows])
             a[rows] = (weights * np.where(nothing, 0.0, fit[rows])).sum(axis=1)
             b[rows] = (weights * nothing).sum(axis=1)
-        tabled = np.flatnonzero(self.kind(m, TABLED))
-        for lo in range(0, len(tabled), CHUNK_ROWS):
-            rows = tabled[lo : lo + CHUNK_ROWS]
-            keeps = self.tabled_turn(supply[rows], d[rows])[0]
-            nothing = np.isneginf(fit[rows])
-            a[rows] = self.follow_turn(keeps, np.where(nothing, 0.0, fit[rows]))
-            b[rows] = self.follow_turn(keeps, nothing.astype(np.float64))
         optimising = np.flatnonzero(self.kind(m, OPTIMISE))
         x, used = np.full(n, 0.5), np.full(n, np.nan)  # used: the stay value each row's keeps were chosen for
         for _ in range(MAX_ITERATIONS):
@@ -277,19 +276,20 @@ class Solver:
                 return x
         raise RuntimeError(f"policy iteration did not settle after {MAX_ITERATIONS} rounds (moved {moved:.2e})")
 
-    def fit_values(self, values: np.ndarray, supply: np.ndarray, d: np.ndarray, m: np.ndarray) -> np.ndarray:
+    def fit_values(
+        self, values: np.ndarray, supply: np.ndarray, d: np.ndarray, m: np.ndarray, tabled: np.ndarray | None = None
+    ) -> np.ndarray:
         """``(rows, F)``: the mover's value of each last throw that fits a token (-inf when none fits).
 
         An optimising mover takes the best token; a fixed rule the best that fits (highest value, then lowest
-        colour); ``win-optimal`` the token its own table prefers.
+        colour); ``win-optimal`` the token its own table prefers, given in ``tabled`` for its rows (in order).
         """
         take = self.successor_values(values, supply, d, self.other(m))
         out = self.best_fit(take)
         fixed = np.flatnonzero(np.isin(m, [i for i, r in enumerate(self.rules) if r in FIXED]))
-        tabled = np.flatnonzero(self.kind(m, TABLED))
         for rows, chosen in (
             (fixed, highest_bit(supply[fixed, None] & self.tables.fit_mask[None])),
-            (tabled, self.tabled_turn(supply[tabled], d[tabled])[1] if len(tabled) else None),
+            (np.flatnonzero(self.kind(m, TABLED)), tabled),
         ):
             if len(rows):
                 picked = np.take_along_axis(take[rows], np.maximum(chosen, 0), axis=1)
@@ -335,22 +335,26 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BOARDLAB_CACHE") or Path.home() / ".cache" / "boardlab")
 
 
-def cache_path(params: Params, folder: Path | None = None) -> Path:
-    """The cache file of the win-optimal solution for these knobs (the dice and tokens, and the format)."""
+def cache_path(params: Params, rules: Sequence[str] = (OPTIMISE,), folder: Path | None = None) -> Path:
+    """The cache file of ``rules``' values for these knobs (the dice and tokens, engine version and format)."""
     knobs = {k: v for k, v in params.as_dict().items() if k in ("dice", "colours", "joker_faces", "rolls")}
-    knobs |= {"token_values": list(params.token_values), "format": FORMAT}
+    knobs |= {"token_values": list(params.token_values), "rules": list(rules), "format": FORMAT, "engine": INFO.version}
     digest = hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
-    return (folder or cache_dir()) / f"pantolino-win-optimal-{digest}.npy"
+    name = "win-optimal" if tuple(rules) == (OPTIMISE,) else "-".join(rules)
+    return (folder or cache_dir()) / f"pantolino-{name}-{digest}.npy"
 
 
-def win_optimal_values(params: Params, progress: Progress | None = None, folder: Path | None = None) -> np.ndarray:
-    """``(2 ** tokens, 2 * total + 1)`` win-optimal values, read from the cache or built (and cached) once.
+def cached_values(
+    params: Params, rules: Sequence[str] = (OPTIMISE,), progress: Progress | None = None, folder: Path | None = None
+) -> np.ndarray:
+    """:meth:`Solver.solve` of the full game for ``rules``, read from the cache or solved (and cached) once.
 
-    A missing, unreadable or malformed cache file is rebuilt; the file is written whole or not at all.
+    The default is the equilibrium that ``win-optimal`` plays. A missing, unreadable or malformed cache file is
+    rebuilt; a file is written whole (to a temporary name, then renamed) or not at all.
     """
     check_supported(params)
-    path = cache_path(params, folder)
-    shape = (1 << params.n_tokens, 2 * sum(params.token_values) * params.colours + 1)
+    path = cache_path(params, rules, folder)
+    shape = (len(rules), 1 << params.n_tokens, 2 * sum(params.token_values) * params.colours + 1)
     try:
         values = np.load(path, allow_pickle=False)
         if values.shape == shape and values.dtype == np.float64:
@@ -358,12 +362,18 @@ def win_optimal_values(params: Params, progress: Progress | None = None, folder:
     except (OSError, ValueError, EOFError):
         pass
     with _ProgressHook(progress) as report:
-        values = Solver(params, [OPTIMISE]).solve(progress=report)[0]
+        values = Solver(params, rules).solve(progress=report)
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
         np.save(handle, values)
+    os.chmod(handle.name, 0o644)
     os.replace(handle.name, path)
     return values
+
+
+def start_value(values: np.ndarray, params: Params) -> np.ndarray:
+    """Each rule's chance of winning as the first mover from the start (values from :meth:`Solver.solve`)."""
+    return values[:, (1 << params.n_tokens) - 1, sum(params.token_values) * params.colours]
 
 
 class _ProgressHook:

@@ -23,7 +23,7 @@ def cache(tmp_path, monkeypatch):
 
 def exact(rules: list[str], params: Params = SMALL) -> np.ndarray:
     """Chance that the first mover wins from the start, for each rule moving first."""
-    return sv.Solver(params, rules).solve()[:, (1 << params.n_tokens) - 1, sum(params.token_values) * params.colours]
+    return sv.start_value(sv.Solver(params, rules).solve(), params)
 
 
 def seat0_rate(params: Params, seats: list[str], n: int, seed: int) -> tuple[float, float]:
@@ -93,7 +93,7 @@ def _throw(params: Params, counts: dict[int, int]) -> int:
 
 
 def test_cache_round_trip_and_corrupt_file_rebuilt(cache, monkeypatch) -> None:
-    built = sv.win_optimal_values(SMALL)
+    built = sv.cached_values(SMALL)[0]
     path = sv.cache_path(SMALL)
     assert path.parent == cache and path.exists() and not list(cache.glob("*.tmp"))
     assert built[FULL, LEVEL] == pytest.approx(WIN_OPTIMAL, abs=1e-9)
@@ -103,10 +103,10 @@ def test_cache_round_trip_and_corrupt_file_rebuilt(cache, monkeypatch) -> None:
 
     with monkeypatch.context() as m:
         m.setattr(sv.Solver, "solve", refuse)
-        assert np.array_equal(sv.win_optimal_values(SMALL), built, equal_nan=True)
+        assert np.array_equal(sv.cached_values(SMALL)[0], built, equal_nan=True)
     path.write_bytes(b"\x93NUMPY not really")
-    assert np.array_equal(sv.win_optimal_values(SMALL), built, equal_nan=True)
-    assert np.array_equal(np.load(path), built, equal_nan=True)
+    assert np.array_equal(sv.cached_values(SMALL)[0], built, equal_nan=True)
+    assert np.array_equal(np.load(path)[0], built, equal_nan=True)
     assert sv.cache_path(Params(colours=3, token_values=(2, 3), dice=3, rolls=2)) != path
 
 

@@ -148,6 +148,8 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
         (["pantolino", "--set", "dice"], "is not of the form knob=value"),
         (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
         (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
+        (["pantolino", "-p", "win-optimal", "--players", "3"], "players=3 is not supported by the exact solution"),
+        (["pantolino", "-p", "win-optimal", "--variant", "escaping-boots"], "escaping_boots=True is not supported"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
