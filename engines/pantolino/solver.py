@@ -9,13 +9,15 @@ half). The supply only shrinks, so positions are solved level by level, fewest t
 - a throw that fits nothing passes the same supply to the opponent: ``1 - V'(S, -d)``. So ``(S, d)`` and
   ``(S, -d)`` form a small fixed point. It is solved by policy iteration: for fixed keeps each value is linear,
   ``V = a + b (1 - V_partner)`` with ``b`` the chance of fitting nothing, so the pair is a 2x2 linear system
-  solved exactly; keeps are then re-chosen against the new values until nothing moves (``b < 1`` always:
-  a throw of one colour fits that colour's smallest token).
+  solved exactly; keeps are then re-chosen against the new values until no value moves by more than
+  :data:`TOLERANCE` (``b < 1`` always: a throw of one colour fits that colour's smallest token). Rows whose
+  partner moved by at most :data:`SETTLED` keep their keeps, which bounds their error by that amount.
 
-The optimising rule (``win-optimal``) keeps dice by the per-turn dynamic programme of
-:meth:`DiceTables.keep_tables`, maximising the chance of winning the game instead of the token's value, and
-takes the token with the best successor value. Fixed rules (``turn-optimal``, ``greedy``, ``keep-jokers``,
-``reroll-jokers``) keep by their own tables and take the best token that fits, as in play.
+The optimising rule keeps dice by the per-turn dynamic programme of :meth:`DiceTables.keep_tables`, maximising
+the chance of winning the game instead of the token's value, and takes the token with the best successor
+value; playing both seats, it gives the equilibrium that ``win-optimal`` plays. Fixed rules (``turn-optimal``,
+``greedy``, ``keep-jokers``, ``reroll-jokers``, and ``win-optimal`` itself) keep and choose as in play. The
+engine's turn cap (2000 turns) is ignored: a base game reaches it with negligible probability.
 
 The final tie-break (most boots of one colour) is not a function of ``d``. It is never needed where the
 tokens' boots add up to an odd number and every token ends on a centipede (the base game: 45 boots), because
@@ -45,6 +47,7 @@ FIXED = ("turn-optimal", "greedy", "keep-jokers", "reroll-jokers")
 MAX_TOKENS = 16  # values are stored densely over every supply: 2 ** tokens rows
 CHUNK_ROWS = 4096  # positions per batched dynamic programme (bounds memory to tens of MB)
 TOLERANCE = 1e-13  # policy iteration stops when no value moves by more than this
+SETTLED = 1e-13  # keeps chosen for a stay value this close to the current one are kept (value error <= this)
 NEAR = 1e-12  # choices whose values are this close count as tied (ties go to a fixed order)
 MAX_ITERATIONS = 200
 Progress = Callable[[int, int], None]  # (positions done, positions in all)
@@ -98,11 +101,8 @@ class Solver:
         self.fits = ((t.fit_mask[:, None] >> np.arange(self.n_tokens)) & 1).astype(bool)  # (F, T)
         self.transition = t.transition.astype(np.float64) / t.unit  # (kept multisets, F)
         self.start = self.transition[t.index_of_code[0]]  # the first roll: every die
-        valid = t.keep_options >= 0  # each throw's keeps, in tie order, flattened throw by throw
-        self.flat_options = t.keep_options[valid]
-        self.segment_size = valid.sum(axis=1)
-        self.segment = np.r_[0, np.cumsum(self.segment_size)[:-1]]
-        self.position = np.arange(len(self.flat_options))
+        last = np.take_along_axis(t.keep_options, (t.keep_options >= 0).sum(axis=1, keepdims=True) - 1, axis=1)
+        self.options = np.where(t.keep_options >= 0, t.keep_options, last)  # padded with a repeat of the last keep
         bits = np.arange(1 << self.n_tokens, dtype=np.int64)
         self.supply_boots = (((bits[:, None] >> np.arange(self.n_tokens)) & 1) * self.value).sum(axis=1)
         self.fixed = {name: FixedRule(params, name) for name in set(self.rules) if name in FIXED}
@@ -162,11 +162,10 @@ class Solver:
         keeps = np.zeros((len(fit), t.rolls, len(t.full)), dtype=np.int64)
         for left in range(1, t.rolls):
             expected, expected_miss = value @ self.transition.T, miss @ self.transition.T
-            options = expected[:, self.flat_options]  # every (throw, keep) pair, grouped by throw
-            best = np.maximum.reduceat(options, self.segment, axis=1)
-            near = options >= np.repeat(best, self.segment_size, axis=1) - NEAR
-            first = np.minimum.reduceat(np.where(near, self.position, len(self.flat_options)), self.segment, axis=1)
-            pick = self.flat_options[first]
+            options = expected[:, self.options]  # (rows, F, J)
+            best = options.max(axis=2, keepdims=True)
+            first = (options >= best - NEAR).argmax(axis=2)
+            pick = self.options[np.arange(len(t.full)), first]
             keeps[:, left] = pick
             value = np.take_along_axis(expected, pick, axis=1)
             miss = np.take_along_axis(expected_miss, pick, axis=1)
@@ -262,7 +261,7 @@ class Solver:
         x, used = np.full(n, 0.5), np.full(n, np.nan)  # used: the stay value each row's keeps were chosen for
         for _ in range(MAX_ITERATIONS):
             stay = 1.0 - x[partner]
-            stale = optimising[~(used[optimising] == stay[optimising])]  # keeps can only change where stay did
+            stale = optimising[~(np.abs(used[optimising] - stay[optimising]) <= SETTLED)]  # see SETTLED
             for lo in range(0, len(stale), CHUNK_ROWS):
                 rows = stale[lo : lo + CHUNK_ROWS]
                 v, b[rows], _ = self.optimise_turn(fit[rows], stay[rows])
