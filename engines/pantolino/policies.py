@@ -40,38 +40,46 @@ def fits(turn: Turn, throw: np.ndarray) -> np.ndarray:
 
 def best_token(turn: Turn, throw: np.ndarray) -> np.ndarray:
     """The shared choice rule (see the module docstring); -1 if nothing fits."""
+    choice = highest_bit(turn.supply_bits & turn.tables.fit_mask[throw])  # tokens are numbered by preference
+    if turn.stealable is None and not turn.tie_possible:  # the lead grows by the value: the best supply token
+        return choice
     options = turn.available & fits(turn, throw)  # (B, T)
-    rows = np.arange(len(options))
-    boots = turn.boots  # (B, P)
-    owner = turn.owner.astype(np.int64)
-    stolen = owner >= 0
-    victim = np.maximum(owner, 0)
-    # the strongest opponent before the move, the runner-up, and the strongest once the victim is left out
-    rivals = np.where(np.arange(turn.players) == turn.mover[:, None], np.iinfo(np.int64).min // 4, boots)
-    order = np.argsort(-rivals, axis=1, kind="stable")
-    top, second = rivals[rows, order[:, 0]], rivals[rows, order[:, 1]] if turn.players > 2 else None
-    others = np.where(victim == order[:, :1], second[:, None], top[:, None]) if second is not None else None
-    victim_after = np.take_along_axis(boots, victim, axis=1) - turn.value
-    strongest = np.where(stolen, victim_after if others is None else np.maximum(victim_after, others), top[:, None])
-    margin = boots[rows, turn.mover][:, None] + turn.value - strongest  # the mover's lead over the best rival after
+    single = options.sum(axis=1) == 1
+    choice[single] = options[single].argmax(axis=1)
+    contested = ~single & (turn.tie_possible or (options & turn.stealable).any(axis=1))
+    ranked = np.flatnonzero(contested)
+    choice[ranked] = ranked_choice(turn, ranked, options[ranked])
+    return choice
 
-    tie_break = 0
-    if turn.tie_possible:  # the colour the mover holds most boots of helps win a tie on boots
-        held = np.where(owner == turn.mover[:, None], turn.value, 0)
-        per_colour = held @ (turn.colour[:, None] == np.arange(turn.params.colours))  # (B, colours)
-        tie_break = per_colour[:, turn.colour]
-    distance = np.where(stolen, turn.players - (owner - turn.mover[:, None]) % turn.players, 0)
-    victim_boots = np.where(stolen, np.take_along_axis(boots, victim, axis=1), 0)
-    key = margin + 128
-    for part, size in (
-        (np.searchsorted(turn.tables.values, turn.value), 8),
-        (~stolen, 2),
-        (victim_boots, 512),
-        (distance, 16),
-        (tie_break, 512),
-        (turn.params.colours - 1 - turn.colour, 8),
-    ):
-        key = key * size + part
+
+def ranked_choice(turn: Turn, rows: np.ndarray, options: np.ndarray) -> np.ndarray:
+    """The shared choice rule in full, for the games ``rows`` whose claimable fitting tokens are ``options``."""
+    n_rows = np.arange(len(rows))
+    boots, owner, mover = turn.boots[rows], turn.owner[rows].astype(np.int64), turn.mover[rows]
+    stolen = owner >= 0
+    victim_boots = np.take_along_axis(boots, np.maximum(owner, 0), axis=1)
+    # the strongest opponent before the move, and the strongest once a victim's loss is counted
+    rivals = np.where(np.arange(turn.players) == mover[:, None], np.iinfo(np.int64).min // 4, boots)
+    order = np.argsort(-rivals, axis=1, kind="stable")
+    top = rivals[n_rows, order[:, 0]][:, None]
+    if turn.players > 2:  # without the victim, the strongest is the runner-up if the victim led, else the leader
+        others = np.where(owner == order[:, :1], rivals[n_rows, order[:, 1]][:, None], top)
+        after_steal = np.maximum(victim_boots - turn.value, others)
+    else:
+        after_steal = victim_boots - turn.value
+    lead = boots[n_rows, mover][:, None] + turn.value - np.where(stolen, after_steal, top)
+
+    # one integer key per option, most significant first: lead, value, supply before a steal, victim's boots,
+    # victim next in turn order, boots held of the token's colour (where a tie on boots can happen), low colour
+    value_rank = np.searchsorted(turn.tables.values, turn.value)
+    colour_rank = turn.params.colours - 1 - turn.colour
+    key = (lead + 256) << 33 | value_rank << 30 | colour_rank  # lead >= -168: every key is positive
+    next_in_turn = turn.players - (owner - mover[:, None]) % turn.players
+    key |= np.where(stolen, victim_boots << 16 | next_in_turn << 12, 1 << 29)
+    if turn.tie_possible:
+        held = np.where(owner == mover[:, None], turn.value, 0).astype(np.float64)
+        per_colour = held @ (turn.colour[:, None] == np.arange(turn.params.colours))  # (rows, colours), exact
+        key |= per_colour[:, turn.colour].astype(np.int64) << 3
     key = np.where(options, key, -1)
     return np.where(options.any(axis=1), key.argmax(axis=1), -1)
 
