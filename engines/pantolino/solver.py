@@ -101,8 +101,7 @@ class Solver:
         self.fits = ((t.fit_mask[:, None] >> np.arange(self.n_tokens)) & 1).astype(bool)  # (F, T)
         self.transition = t.transition.astype(np.float64) / t.unit  # (kept multisets, F)
         self.start = self.transition[t.index_of_code[0]]  # the first roll: every die
-        last = np.take_along_axis(t.keep_options, (t.keep_options >= 0).sum(axis=1, keepdims=True) - 1, axis=1)
-        self.options = np.where(t.keep_options >= 0, t.keep_options, last)  # padded with a repeat of the last keep
+        self.options = t.padded_keep_options
         bits = np.arange(1 << self.n_tokens, dtype=np.int64)
         self.supply_boots = (((bits[:, None] >> np.arange(self.n_tokens)) & 1) * self.value).sum(axis=1)
         self.fixed = {name: FixedRule(params, name) for name in set(self.rules) if name in FIXED}
