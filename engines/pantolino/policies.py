@@ -306,7 +306,11 @@ POLICIES: dict[str, Policy] = {
         Policy("reroll-jokers", "Keep the most common colour only; jokers are rerolled (baseline).", RerollJokers),
         Policy("greedy", "Keep the dice that maximise the expected token value one roll ahead.", Greedy),
         Policy("turn-optimal", "Exact dynamic programme maximising the expected token value this turn.", TurnOptimal),
-        Policy("win-optimal", "Exact 2-player solution: keeps and token maximise the chance to win.", WinOptimal),
+        Policy(
+            "win-optimal",
+            "Exact 2-player base-game solution (built once, cached): keeps and token maximise the chance to win.",
+            WinOptimal,
+        ),
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }
