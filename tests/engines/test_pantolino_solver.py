@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from engines.core import ScriptedSource
 from engines.pantolino import Params, play
 from engines.pantolino import solver as sv
 
@@ -123,3 +124,12 @@ def test_cache_round_trip_and_corrupt_file_rebuilt(cache, monkeypatch) -> None:
 def test_unsupported_settings_are_refused_before_play(params: Params, players: int, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         play(params, ["win-optimal"] + ["turn-optimal"] * (players - 1), 4, np.random.default_rng(0))
+
+
+def test_a_batch_plays_the_same_games_as_one_game_at_a_time() -> None:
+    source = ScriptedSource.from_seed(6, 12, 4_000)
+    together = play(SMALL, ["win-optimal", "turn-optimal"], 12, source)
+    for game in range(12):
+        alone = play(SMALL, ["win-optimal", "turn-optimal"], 1, ScriptedSource(source.uniforms[game : game + 1]))
+        for column, value in alone.items():
+            assert np.array_equal(value[0], together[column][game]), column
