@@ -31,6 +31,7 @@ from engines.pantolino.rules import Params, Turn, highest_bit
 MAX_SAMPLER_KEYS = 4096  # beyond this many keys the dice are rolled one by one instead
 PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws build every key's table up front
 MAX_SIGNATURE_BITS = 16  # up to this many tokens, keys are looked up per signature in a dense table
+MAX_CACHED_POSITIONS = 200_000  # win-optimal keeps (~0.7 kB each) kept per process before the cache restarts
 
 
 def fits(turn: Turn, throw: np.ndarray) -> np.ndarray:
@@ -262,9 +263,11 @@ class WinOptimal:
         unique, inverse = np.unique(keys, return_inverse=True)
         missing = np.array([k for k in unique.tolist() if k not in self.cache], dtype=np.int64)
         if len(missing):
+            if len(self.cache) + len(missing) > MAX_CACHED_POSITIONS:
+                self.cache.clear()  # positions are recomputed identically when met again
             keeps = self.solver.tabled_turn(missing // width, missing % width - self.solver.offset)[0]
-            self.cache.update(zip(missing.tolist(), keeps, strict=True))
-        rows = np.stack([self.cache[k][rolls_left] for k in unique.tolist()])
+            self.cache.update(zip(missing.tolist(), keeps[:, 1:].astype(np.int16), strict=True))  # rolls left 1..
+        rows = np.stack([self.cache[k][rolls_left - 1] for k in unique.tolist()])
         throw = self.tables.full_position[self.tables.index_of_code[code]]
         return self.tables.codes[rows[inverse, throw]]
 
