@@ -366,6 +366,13 @@ def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, 
     return boots.astype(np.int32), winner, winners
 
 
+def prepare(impl: object, players: int) -> None:
+    """Let a policy refuse the table, or build its tables, before play starts (if it offers ``prepare``)."""
+    hook = getattr(impl, "prepare", None)
+    if hook is not None:
+        hook(players)
+
+
 def play(
     params: Params,
     seat_policies: Sequence[str],
@@ -386,10 +393,8 @@ def play(
     core.check_players(INFO, players)
     chosen = core.resolve_policies(POLICIES, seat_policies)
     impls = [core.instantiate(p, params) for p in chosen]  # one instance per policy: seats share its caches
-    for impl in dict.fromkeys(impls):  # a policy may refuse the table or build its tables before play starts
-        prepare = getattr(impl, "prepare", None)
-        if prepare is not None:
-            prepare(players)
+    for impl in dict.fromkeys(impls):
+        prepare(impl, players)
     source = core.as_source(rng)
 
     state = State.initial(params, players, n_games)
@@ -438,6 +443,7 @@ def play_turns(
 
     (chosen,) = core.resolve_policies(POLICIES, [policy])
     impl = core.instantiate(chosen, params)
+    prepare(impl, 1)
     source = core.as_source(rng)
     state = State.initial(params, 1, n_turns)
     if available_bits is not None:

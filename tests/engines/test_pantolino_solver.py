@@ -10,6 +10,7 @@ import pytest
 from engines.core import ScriptedSource
 from engines.pantolino import Params, play
 from engines.pantolino import solver as sv
+from engines.pantolino.rules import play_turns
 
 SMALL = Params(colours=3, token_values=(2, 3), dice=3)  # 6 tokens, 15 boots: solved in a fraction of a second
 FULL = (1 << SMALL.n_tokens) - 1
@@ -133,3 +134,8 @@ def test_a_batch_plays_the_same_games_as_one_game_at_a_time() -> None:
         alone = play(SMALL, ["win-optimal", "turn-optimal"], 1, ScriptedSource(source.uniforms[game : game + 1]))
         for column, value in alone.items():
             assert np.array_equal(value[0], together[column][game]), column
+
+
+def test_single_turns_of_win_optimal_are_refused() -> None:
+    with pytest.raises(ValueError, match="players=1 is not supported by the exact solution"):
+        play_turns(SMALL, "win-optimal", 10, np.random.default_rng(0))
