@@ -319,7 +319,7 @@ def make_game_command(game: str) -> Any:
 
     def command(
         policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
-        seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. optimal,random.")] = None,
+        seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. greedy,random.")] = None,
         n: Annotated[str, typer.Option("-n", "--games", help="Games: 1e6, 1_000_000, 1000000, or auto.")] = "1e5",
         precision: Annotated[
             str | None, typer.Option(help="Add games until every win rate's 95% half-width is at most this.")

@@ -92,8 +92,11 @@ class RunSpec:
                 f"allowed at most {MAX_CHUNKS:,} (fewer games or larger chunks)"
             )
         core.check_players(module.INFO, len(self.seats))
-        core.resolve_policies(module.POLICIES, self.seats)
-        self.params  # noqa: B018  (validates variant and knobs)
+        policies = core.resolve_policies(module.POLICIES, self.seats)
+        params = self.params  # validates variant and knobs
+        for policy in dict.fromkeys(policies):  # a policy with tables to build builds them here, once, not per worker
+            if hasattr(policy.impl, "prepare"):
+                core.instantiate(policy, params).prepare(len(self.seats))
 
     @property
     def module(self) -> Any:

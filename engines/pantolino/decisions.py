@@ -32,7 +32,7 @@ from engines.pantolino.rules import (
 )
 
 KEEP, ROLL, CHOOSE, DONE = 0, 1, 2, 3  # stages: choosing a keep, dice kept and to roll, choosing a token, turn over
-ROLLOUT = "optimal"  # the expert's playout policy and default move: the strongest fast heuristic
+ROLLOUT = "turn-optimal"  # the expert's playout policy and default move: the strongest fast heuristic
 
 
 @dataclass(slots=True)

@@ -152,12 +152,28 @@ class DiceTables:
         width = max(map(len, rows))
         return np.array([r + [-1] * (width - len(r)) for r in rows], dtype=np.int64)
 
+    @cached_property
+    def padded_keep_options(self) -> np.ndarray:
+        """:attr:`keep_options` with each row's padding replaced by a repeat of its last option (no -1)."""
+        options = self.keep_options
+        last = np.take_along_axis(options, (options >= 0).sum(axis=1, keepdims=True) - 1, axis=1)
+        return np.where(options >= 0, options, last)
+
     def best_keeps(self, expected: np.ndarray) -> np.ndarray:
         """For each signature row of ``expected`` (values per multiset), the best keep code per throw."""
-        options = self.keep_options
-        ev = np.where(options >= 0, expected[:, np.maximum(options, 0)], -1)  # (S, F, J), exact integers
-        choice = ev.argmax(axis=2)  # the first option in tie order among the best
-        return self.codes[np.take_along_axis(options[None], choice[..., None], axis=2)[..., 0]]
+        options = self.padded_keep_options
+        choice = expected[:, options].argmax(axis=2)  # (S, F): the first option in tie order among the best
+        return self.codes[options[np.arange(len(options)), choice]]
+
+    def expect(self, value: np.ndarray, floats: bool) -> np.ndarray:
+        """``value @ transition.T``, exactly.
+
+        With ``floats`` the caller guarantees every entry and partial sum is a whole number below 2 ** 53, so
+        floating point (and so BLAS) is exact in any order; otherwise the product is taken in (slower) integers.
+        """
+        if floats:
+            return (value.astype(np.float64) @ self.transition.T.astype(np.float64)).astype(np.int64)
+        return value @ self.transition.T
 
     def keep_tables(self, signatures: np.ndarray, horizon: int | None) -> np.ndarray:
         """Best keep codes, shape ``(len(signatures), rolls, full)``, indexed by rolls left (0 unused).
@@ -166,12 +182,14 @@ class DiceTables:
         """
         value = self.final_values(signatures)  # W_0 over complete throws
         out = np.zeros((len(signatures), self.rolls, len(self.full)), dtype=np.int64)
-        one_step = value @ self.transition.T  # integer matmul: exact, in any order
+        # E_left holds whole numbers up to max(value) * unit ** left
+        floats = int(self.values.max()) * self.unit ** (self.rolls - 1) < 2**53
+        expected = self.expect(value, floats)  # E_1, units F ** dice; with horizon=1 every roll uses it
         for left in range(1, self.rolls):
-            expected = one_step if horizon == 1 else value @ self.transition.T  # E_left, units F ** (dice * left)
+            if left > 1 and horizon is None:
+                expected = self.expect(value, floats)  # E_left, units F ** (dice * left)
             out[:, left] = self.best_keeps(expected)
-            kept = np.take_along_axis(expected, self.index_of_code[out[:, left]].astype(np.int64), axis=1)
-            value = kept if horizon is None else value
+            value = np.take_along_axis(expected, self.index_of_code[out[:, left]].astype(np.int64), axis=1)
         return out
 
     def final_distribution(self, keeps: np.ndarray) -> np.ndarray:
@@ -186,14 +204,16 @@ class DiceTables:
         # Every product and partial sum is a whole number at most the row total, unit ** rolls: below 2 ** 53
         # floating point (and so BLAS) is exact in any order; above it, stay in (slower) integers.
         exact_in_floats = self.unit**self.rolls < 2**53
+        slots = np.arange(n_rows)[:, None] * n_kept
         for roll in range(1, self.rolls):
-            mass = np.zeros((n_rows, n_kept), dtype=np.int64)
-            kept = self.index_of_code[keeps[:, self.rolls - roll]]
-            np.add.at(mass, (np.arange(n_rows)[:, None], kept), dist)
+            kept = slots + self.index_of_code[keeps[:, self.rolls - roll]]
             if exact_in_floats:
-                dist = (mass.astype(np.float64) @ self.transition.astype(np.float64)).astype(np.int64)
+                mass = np.bincount(kept.ravel(), dist.ravel().astype(np.float64), n_rows * n_kept)
+                dist = (mass.reshape(n_rows, n_kept) @ self.transition.astype(np.float64)).astype(np.int64)
             else:
-                dist = mass @ self.transition
+                mass = np.zeros(n_rows * n_kept, dtype=np.int64)
+                np.add.at(mass, kept.ravel(), dist.ravel())
+                dist = mass.reshape(n_rows, n_kept) @ self.transition
         return dist
 
     def expected_turn_value(self, signature: int) -> Fraction:
@@ -220,7 +240,7 @@ class ThrowSampler:
         self.tables, self.keeps_for_keys = tables, keeps_for_keys
         self.n_throws = len(tables.full)
         self.threshold = np.ones((n_keys, self.n_throws))
-        self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int64)
+        self.alias = np.zeros((n_keys, self.n_throws), dtype=np.int32)  # at most 3003 throws (6 dice, 8 colours)
         self.ready = np.zeros(n_keys, dtype=bool)
         if prebuild:
             self.build(np.arange(n_keys))

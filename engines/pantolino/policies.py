@@ -6,19 +6,26 @@ stopping); ``rolls_left`` counts the rolls still allowed, the coming one include
 gets the index of the last throw and returns the token taken, or -1 for none. A policy whose keeps depend
 only on a small key of the position (``turn_key``) also offers a ``sampler`` that draws the last throw whole.
 
-The shared choice rule (every policy but ``random``): take the most valuable token the dice allow; steal
-only when a stealable token is worth strictly more than the best supply token, preferring the opponent with
-most boots, then the next opponent in turn order; equal supply tokens go to the lowest colour.
+The shared choice rule (every policy but ``random`` and ``win-optimal``) takes the token that leaves the mover
+the largest lead over the strongest opponent. The game is won against whoever has most boots, so this is
+the quantity a one-turn rule should push: a supply token of ``v`` boots adds ``v`` to the lead; with escaping
+boots, stealing ``v`` from the leader adds up to ``2v`` (exactly ``2v`` with 2 players; with more, the leader's
+loss counts only until the runner-up becomes the strongest opponent), and stealing from anyone else adds
+``v``, like the supply. Ties go to the higher value, then the supply (a steal must gain something), then the
+victim with most boots and the next in turn order, then the colour in which the mover already holds most boots
+(it decides a tie on boots; used only where a tie on boots can happen: 3+ players, an even total of boots or
+``remove-smallest``), then the lowest colour.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cached_property, partial
 
 import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.pantolino import solver
 from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.dice import ThrowSampler
 from engines.pantolino.rules import Params, Turn, fits, highest_bit
@@ -28,24 +35,53 @@ PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws buil
 MAX_SIGNATURE_BITS = 16  # up to this many tokens, keys are looked up per signature in a dense table
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 128  # the expert's default playouts per decision
+MAX_CACHED_POSITIONS = 200_000  # win-optimal keeps (~0.7 kB each) kept per process before the cache restarts
 
 
 def best_token(turn: Turn, throw: np.ndarray) -> np.ndarray:
-    """The shared choice rule: the best supply token, or a strictly better steal; -1 if nothing fits."""
+    """The shared choice rule (see the module docstring); -1 if nothing fits."""
     choice = highest_bit(turn.supply_bits & turn.tables.fit_mask[throw])  # tokens are numbered by preference
-    if turn.stealable is None:
+    if turn.stealable is None and not turn.tie_possible:  # the lead grows by the value: the best supply token
         return choice
-    supply_value = np.where(choice >= 0, turn.value[choice], 0)
+    options = turn.available & fits(turn, throw)  # (B, T)
+    single = options.sum(axis=1) == 1
+    choice[single] = options[single].argmax(axis=1)
+    contested = ~single & (turn.tie_possible or (options & turn.stealable).any(axis=1))
+    ranked = np.flatnonzero(contested)
+    choice[ranked] = ranked_choice(turn, ranked, options[ranked])
+    return choice
 
-    n_tokens = len(turn.value)
-    from_opponents = turn.stealable & fits(turn, throw)
-    owner = np.maximum(turn.owner, 0).astype(np.int64)
-    owner_boots = np.take_along_axis(turn.boots, owner, axis=1)
-    distance = (owner - turn.mover[:, None]) % turn.players  # 1 = next in turn order
-    steal_score = ((turn.value * 1024 + owner_boots) * 16 + (turn.players - distance)) * 64 + np.arange(n_tokens)
-    steal_pick = np.where(from_opponents, steal_score, -1).argmax(axis=1)
-    steal_value = np.where(from_opponents.any(axis=1), turn.value[steal_pick], 0)
-    return np.where(steal_value > supply_value, steal_pick, choice)
+
+def ranked_choice(turn: Turn, rows: np.ndarray, options: np.ndarray) -> np.ndarray:
+    """The shared choice rule in full, for the games ``rows`` whose claimable fitting tokens are ``options``."""
+    n_rows = np.arange(len(rows))
+    boots, owner, mover = turn.boots[rows], turn.owner[rows].astype(np.int64), turn.mover[rows]
+    stolen = owner >= 0
+    victim_boots = np.take_along_axis(boots, np.maximum(owner, 0), axis=1)
+    # the strongest opponent before the move, and the strongest once a victim's loss is counted
+    rivals = np.where(np.arange(turn.players) == mover[:, None], np.iinfo(np.int64).min // 4, boots)
+    order = np.argsort(-rivals, axis=1, kind="stable")
+    top = rivals[n_rows, order[:, 0]][:, None]
+    if turn.players > 2:  # without the victim, the strongest is the runner-up if the victim led, else the leader
+        others = np.where(owner == order[:, :1], rivals[n_rows, order[:, 1]][:, None], top)
+        after_steal = np.maximum(victim_boots - turn.value, others)
+    else:
+        after_steal = victim_boots - turn.value
+    lead = boots[n_rows, mover][:, None] + turn.value - np.where(stolen, after_steal, top)
+
+    # one integer key per option, most significant first: lead, value, supply before a steal, victim's boots,
+    # victim next in turn order, boots held of the token's colour (where a tie on boots can happen), low colour
+    value_rank = np.searchsorted(turn.tables.values, turn.value)
+    colour_rank = turn.params.colours - 1 - turn.colour
+    key = (lead + 256) << 33 | value_rank << 30 | colour_rank  # lead >= -168: every key is positive
+    next_in_turn = turn.players - (owner - mover[:, None]) % turn.players
+    key |= np.where(stolen, victim_boots << 16 | next_in_turn << 12, 1 << 29)
+    if turn.tie_possible:
+        held = np.where(owner == mover[:, None], turn.value, 0).astype(np.float64)
+        per_colour = held @ (turn.colour[:, None] == np.arange(turn.params.colours))  # (rows, colours), exact
+        key |= per_colour[:, turn.colour].astype(np.int64) << 3
+    key = np.where(options, key, -1)
+    return np.where(options.any(axis=1), key.argmax(axis=1), -1)
 
 
 class ColourKeeper:
@@ -93,6 +129,10 @@ class ColourKeeper:
         """Key of each signature: the highest available value level of every colour, in base ``levels``."""
         return self.level_of_mask[self.tables.colour_masks(signatures)] @ self.level_weight
 
+    def keeps_for_signatures(self, signatures: np.ndarray) -> np.ndarray:
+        """Keep codes for every signature, throw and roll: ``(len(signatures), rolls, full)``."""
+        return self.keeps_for_keys(self.keys_of(signatures))
+
     def keeps_for_keys(self, keys: np.ndarray) -> np.ndarray:
         """Keep codes for every key, throw and roll: ``(len(keys), rolls, full)``."""
         t = self.tables
@@ -128,15 +168,28 @@ class TableKeeper:
     """Keeps looked up in exact tables, computed per signature of available tokens and cached.
 
     ``horizon=None`` maximises the expected value of the token taken this turn over all the rolls left
-    (``optimal``); ``horizon=1`` treats the next roll as the last (``greedy``).
+    (``turn-optimal``); ``horizon=1`` treats the next roll as the last (``greedy``). With at most
+    :data:`MAX_SIGNATURE_BITS` tokens the signature itself is the sampler's key (each key's last-throw table is
+    built on first use: the default game has 2**15 signatures, few of which a run meets).
     """
 
     horizon: int | None = None
 
     def __init__(self, params: Params) -> None:
-        """Start with an empty cache for ``params``."""
+        """Start with empty caches for ``params``."""
         self.tables = params.tables
         self.cache: dict[int, np.ndarray] = {}
+        small = params.n_tokens <= MAX_SIGNATURE_BITS
+        keeps = self.keeps_for_signatures
+        self.sampler = ThrowSampler(self.tables, 1 << params.n_tokens, keeps, False) if small else None
+
+    def turn_key(self, turn: Turn) -> np.ndarray:
+        """The keeps depend on the position only through the signature."""
+        return turn.signature
+
+    def keeps_for_signatures(self, signatures: np.ndarray) -> np.ndarray:
+        """Keep codes for every signature, throw and roll: ``(len(signatures), rolls, full)``."""
+        return self.tables.keep_tables(signatures, self.horizon)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The tabled best keep for each game's signature, throw and rolls left."""
@@ -156,8 +209,8 @@ class TableKeeper:
         return best_token(turn, throw)
 
 
-class Optimal(TableKeeper):
-    """``optimal``."""
+class TurnOptimal(TableKeeper):
+    """``turn-optimal``."""
 
     horizon = None
 
@@ -166,6 +219,62 @@ class Greedy(TableKeeper):
     """``greedy``."""
 
     horizon = 1
+
+
+class WinOptimal:
+    """``win-optimal``: keeps and token from the exact 2-player solution (:mod:`engines.pantolino.solver`).
+
+    The solution is read from the disk cache, or built once, on first use; :meth:`prepare` does it up front.
+    """
+
+    def __init__(self, params: Params) -> None:
+        """Check that the exact solution covers ``params``; load nothing yet."""
+        solver.check_supported(params)
+        self.params, self.tables = params, params.tables
+        self.cache: dict[int, np.ndarray] = {}
+
+    def prepare(self, players: int) -> None:
+        """Refuse anything but 2 players, then make sure the solution is at hand."""
+        solver.check_supported(self.params, players)
+        self.values  # noqa: B018 - read or build the solution now, not mid-game
+
+    @cached_property
+    def solver(self) -> solver.Solver:
+        """The solver's turn machinery; its table is the cached equilibrium."""
+        return solver.Solver(self.params, [solver.TABLED])
+
+    @property
+    def values(self) -> np.ndarray:
+        """Win-optimal values ``(1, supplies, differences)`` (read or built on first use)."""
+        return self.solver.table
+
+    def position(self, turn: Turn) -> tuple[np.ndarray, np.ndarray]:
+        """Supply and score difference (the mover's boots minus the opponent's) of each game."""
+        rows = np.arange(len(turn.mover))
+        difference = turn.boots[rows, turn.mover] - turn.boots[rows, 1 - turn.mover]
+        return turn.supply_bits, difference
+
+    def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
+        """The keep that maximises the chance of winning, from tables built per position and cached."""
+        supply, d = self.position(turn)
+        width = self.values.shape[2]
+        keys = supply * width + d + self.solver.offset
+        unique, inverse = np.unique(keys, return_inverse=True)
+        missing = np.array([k for k in unique.tolist() if k not in self.cache], dtype=np.int64)
+        if len(missing):
+            if len(self.cache) + len(missing) > MAX_CACHED_POSITIONS:
+                self.cache.clear()  # positions are recomputed identically when met again
+            keeps = self.solver.tabled_turn(missing // width, missing % width - self.solver.offset)[0]
+            self.cache.update(zip(missing.tolist(), keeps[:, 1:].astype(np.int16), strict=True))  # rolls left 1..
+        rows = np.stack([self.cache[k][rolls_left - 1] for k in unique.tolist()])
+        throw = self.tables.full_position[self.tables.index_of_code[code]]
+        return self.tables.codes[rows[inverse, throw]]
+
+    def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
+        """The fitting token with the best chance of winning (near-ties go to the preferred token)."""
+        supply, d = self.position(turn)
+        take = self.solver.successor_values(self.values, supply, d, np.zeros(len(supply), dtype=np.int64))
+        return solver.pick_token(take, self.solver.fits[throw])
 
 
 class Random:
@@ -198,7 +307,12 @@ POLICIES: dict[str, Policy] = {
         Policy("keep-jokers", "Keep the most common colour that still has a token, and every joker.", KeepJokers),
         Policy("reroll-jokers", "Keep the most common colour only; jokers are rerolled (baseline).", RerollJokers),
         Policy("greedy", "Keep the dice that maximise the expected token value one roll ahead.", Greedy),
-        Policy("optimal", "Exact dynamic programme maximising the expected token value this turn.", Optimal),
+        Policy("turn-optimal", "Exact dynamic programme maximising the expected token value this turn.", TurnOptimal),
+        Policy(
+            "win-optimal",
+            "Exact 2-player base-game solution (built once, cached): keeps and token maximise the chance to win.",
+            WinOptimal,
+        ),
         Policy("random", "Keep each die with probability 1/2; take a random token the dice allow.", Random),
     )
 }

@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import cache
 
 from engines.core import GameStream
-from engines.pantolino.rules import INFO, Params
+from engines.pantolino.rules import INFO, Params, tie_possible
 
 SUPPLY, REMOVED = "supply", "removed"
 
@@ -177,15 +177,30 @@ def choose(
             return None
         fitting.sort(key=lambda t: t.preference)  # smallest value first, colours from last to first
         return fitting[stream.integer(len(fitting))]
-    supply = [t for t in fitting if t.owner == SUPPLY]
-    best_supply = max(supply, key=lambda t: t.preference, default=None)
-    steals = [t for t in fitting if t.owner != SUPPLY]
-    if steals:
-        boots = boots_of(tokens, players)
-        best_steal = max(steals, key=lambda t: (t.value, boots[t.owner], -((t.owner - mover) % players), -t.colour))
-        if best_supply is None or best_steal.value > best_supply.value:
-            return best_steal
-    return best_supply
+    boots = boots_of(tokens, players)
+    colour_boots = [sum(t.value for t in tokens if t.owner == mover and t.colour == c) for c in range(params.colours)]
+    colour_counts_in_a_tie = tie_possible(params, players)
+
+    def lead_after(token: Token) -> int:
+        after = list(boots)
+        after[mover] += token.value
+        if token.owner != SUPPLY:
+            after[token.owner] -= token.value
+        return after[mover] - max(after[p] for p in range(players) if p != mover)
+
+    def rank(token: Token) -> tuple[int, ...]:
+        stolen = token.owner != SUPPLY
+        return (
+            lead_after(token),
+            token.value,
+            not stolen,
+            boots[token.owner] if stolen else 0,
+            -((token.owner - mover) % players) if stolen else 0,
+            colour_boots[token.colour] if colour_counts_in_a_tie else 0,
+            -token.colour,
+        )
+
+    return max(fitting, key=rank, default=None)
 
 
 # --- keeping dice ---------------------------------------------------------------------------------------
@@ -208,6 +223,8 @@ def keep(
         if policy == "keep-jokers":
             kept += [d for d in dice if d == params.colours]
         return sorted(kept)
+    if policy not in ("greedy", "turn-optimal"):
+        raise ValueError(f"the reference engine does not play policy {policy!r}")
     available = frozenset((t.colour, t.value) for t in claimable)
     horizon = 1 if policy == "greedy" else rolls_left
     return list(best_keep(params, available, tuple(dice), horizon))

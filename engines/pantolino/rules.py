@@ -23,7 +23,7 @@ from engines.pantolino.dice import DiceTables
 INFO = GameInfo(
     id="pantolino",
     name="Pantolino",
-    version=1,
+    version=2,
     min_players=2,
     max_players=8,
     chance=True,
@@ -72,8 +72,11 @@ class Params(core.Params):
     escaping_boots: bool = knob(
         False, "Older players' variant: a token may be taken from an opponent instead of the supply.", "true | false"
     )
-    steal_from: Literal["any", "tail"] = knob(
-        "any", "With escaping boots: any token of an opponent, or only the one most recently added.", "any | tail"
+    steal_from: Literal["tail", "any"] = knob(
+        "tail",
+        "With escaping boots: only an opponent's tail token, the one added last (the rulebook), or any of their "
+        "tokens (ours, a comparison reading).",
+        "tail | any",
     )
 
     def __post_init__(self) -> None:
@@ -97,7 +100,7 @@ class Params(core.Params):
             )
         core.check_choice("no_token_rule", self.no_token_rule, ("nothing", "remove-smallest"))
         core.check_choice("escaping_boots", self.escaping_boots, (True, False))
-        core.check_choice("steal_from", self.steal_from, ("any", "tail"))
+        core.check_choice("steal_from", self.steal_from, ("tail", "any"))
         if (self.dice + 1) ** (self.colours + 1) > MAX_CODE_SPACE:
             raise ValueError(
                 f"dice={self.dice} with colours={self.colours} is too large; "
@@ -121,8 +124,8 @@ class Params(core.Params):
 
 
 VARIANTS: dict[str, dict[str, str]] = {
-    "escaping-boots": {"escaping_boots": "true", "steal_from": "any"},
-    "escaping-boots-tail": {"escaping_boots": "true", "steal_from": "tail"},
+    "escaping-boots": {"escaping_boots": "true", "steal_from": "tail"},
+    "escaping-boots-any": {"escaping_boots": "true", "steal_from": "any"},
     "remove-smallest": {"no_token_rule": "remove-smallest"},
     "no-jokers": {"joker_faces": "0"},
     "two-jokers": {"joker_faces": "2"},
@@ -205,6 +208,16 @@ def seat_boots(owner: np.ndarray, values: np.ndarray, players: int) -> np.ndarra
     return ((owner[:, None, :] == seats[None, :, None]) * values).sum(axis=2, dtype=np.int64)
 
 
+def tie_possible(params: Params, players: int) -> bool:
+    """Whether a game can end with the leaders level on boots (so the colour tie-break can decide it).
+
+    Two players who share every token of an odd total never end level; removed tokens or a third player can.
+    """
+    return (
+        players > 2 or params.no_token_rule == "remove-smallest" or sum(params.token_values) * params.colours % 2 == 0
+    )
+
+
 class Turn:
     """What the mover's policy may look at this turn, for a batch of games (read-only for policies)."""
 
@@ -216,6 +229,7 @@ class Turn:
         self.colour, self.value = token_colour(params), token_value(params)
         self.games, self.mover, self.owner, self.supply_bits = state.game, mover, state.owner, state.supply_bits
         self.stealable: np.ndarray | None = None
+        self.tie_possible = tie_possible(params, players)
         self.available_bits = self.supply_bits
         if params.escaping_boots:
             owner = state.owner
@@ -233,7 +247,7 @@ class Turn:
         """The same turn restricted to ``rows`` (used when seats follow different policies)."""
         out = object.__new__(Turn)
         out.params, out.players, out.source, out.tables = self.params, self.players, self.source, self.tables
-        out.colour, out.value = self.colour, self.value
+        out.colour, out.value, out.tie_possible = self.colour, self.value, self.tie_possible
         out._state_of, out._rows = self, rows
         for name in ("games", "mover", "owner", "supply_bits", "available_bits"):
             setattr(out, name, getattr(self, name)[rows])
@@ -386,6 +400,13 @@ def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, 
     return boots.astype(np.int32), winner, winners
 
 
+def prepare(impl: object, players: int) -> None:
+    """Let a policy refuse the table, or build its tables, before play starts (if it offers ``prepare``)."""
+    hook = getattr(impl, "prepare", None)
+    if hook is not None:
+        hook(players)
+
+
 def play_with(
     params: Params,
     impls: Sequence[object],
@@ -400,6 +421,8 @@ def play_with(
     every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
     ``winner`` (-1 shared), ``winners``, ``turns``, and the metrics in :data:`METRICS`.
     """
+    for impl in dict.fromkeys(impls):
+        prepare(impl, len(impls))
     state = State.initial(params, len(impls), n_games)
     return outcome(params, play_on(params, impls, state, core.as_source(rng), exact))
 
@@ -453,6 +476,7 @@ def play_turns(
     The position has the tokens in ``available_bits`` in the supply (default: all of them) and nobody to steal
     from. Returns per turn the last throw's index, its best same-colour count and the value of the token taken.
     """
+    prepare(impl, 1)
     source = core.as_source(rng)
     state = State.initial(params, 1, n_turns)
     if available_bits is not None:

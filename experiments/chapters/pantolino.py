@@ -1,14 +1,15 @@
 """The Pantolino report: reroll policies, what a joker is worth, escaping boots, the no-token rule, seats.
 
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
-numbers). Exact values (Markov chains over dice multisets) are printed beside the Monte Carlo ones.
+numbers). Exact values (Markov chains over dice multisets, and the exact 2-player solution of
+:mod:`engines.pantolino.solver`) are printed beside the Monte Carlo ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -17,16 +18,21 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.report import Page
 from engines import core
-from engines.pantolino import INFO, POLICIES, Params
+from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
 
-POLICY_ORDER = ["optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
-STRONG, WEAK = "keep-jokers", "reroll-jokers"
-MODES = {"base rules": None, "escaping boots (any)": "escaping-boots", "escaping boots (tail)": "escaping-boots-tail"}
+POLICY_ORDER = ["win-optimal", "turn-optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
+STRONG, WEAK = "turn-optimal", "keep-jokers"  # a real contrast: the exact turn maximiser against the simple rule
+KEEP, REROLL = "keep-jokers", "reroll-jokers"  # what a joker is worth: the same rule keeping or rerolling jokers
+MODES = {
+    "base rules": None,
+    "escaping boots (tail, rulebook)": "escaping-boots",
+    "escaping boots (any token, ours)": "escaping-boots-any",
+}
 PLAYER_COUNTS = (2, 3, 4)
 
 
@@ -40,8 +46,8 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
                 p.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
     for jokers in (0, 1, 2):
         knobs = (("joker_faces", str(jokers)),)
-        p.add(f"jokers {jokers} keep-first", [STRONG, WEAK], n, seed, chunk, settings=knobs)
-        p.add(f"jokers {jokers} reroll-first", [WEAK, STRONG], n, seed, chunk, settings=knobs)
+        p.add(f"jokers {jokers} keep-first", [KEEP, REROLL], n, seed, chunk, settings=knobs)
+        p.add(f"jokers {jokers} reroll-first", [REROLL, KEEP], n, seed, chunk, settings=knobs)
     for mode, variant in MODES.items():
         for k in PLAYER_COUNTS:
             p.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
@@ -102,19 +108,32 @@ def exact_turn_values(params: Params) -> dict[str, Fraction | None]:
     full = np.array([(1 << params.n_tokens) - 1], dtype=np.int64)
     values = tables.final_values(full)[0]
     total = tables.unit**params.rolls
-    out: dict[str, Fraction | None] = {"optimal": tables.expected_turn_value(int(full[0]))}
+    out: dict[str, Fraction | None] = {"turn-optimal": tables.expected_turn_value(int(full[0]))}
     greedy = tables.final_distribution(tables.keep_tables(full, horizon=1))[0]
     out["greedy"] = Fraction(int(greedy @ values), total)
     for name in ("keep-jokers", "reroll-jokers"):
         impl = core.instantiate(POLICIES[name], params)
         weights = impl.sampler.distribution(impl.keys_of(full))[0]
         out[name] = Fraction(int(weights @ values), total)
-    out["random"] = None
+    out["random"] = out["win-optimal"] = None  # random has no tables; win-optimal plays for the game, not the turn
     return out
 
 
+@cache
+def exact_two_player(params: Params) -> dict[str, float]:
+    """Exact seat-0 win chances (shared wins count half) from the solver; solved once, then read from its cache."""
+    both_win = solver.start_value(solver.cached_values(params), params)[0]
+    both_turn = solver.start_value(solver.cached_values(params, ["turn-optimal"]), params)[0]
+    mixed = solver.start_value(solver.cached_values(params, ["win-optimal", "turn-optimal"]), params)
+    return {
+        "win-optimal": float(both_win),
+        "turn-optimal": float(both_turn),
+        "win-optimal vs turn-optimal": float(mixed[0] + 1 - mixed[1]) / 2,
+    }
+
+
 def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
-    """Head-to-head matrix, boots per game, and per-turn regret against optimal (exact and Monte Carlo)."""
+    """Head-to-head matrix, boots per game, and per-turn regret against turn-optimal (exact and Monte Carlo)."""
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
     totals = {p: [0, 0] for p in POLICY_ORDER}
     boots = {p: [0.0, 0] for p in POLICY_ORDER}
@@ -130,35 +149,44 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             boots[a][0] += float(first.score_sum[0] + second.score_sum[1])
             boots[a][1] += n
     exact = exact_turn_values(params)
+    per_turn = [p for p in POLICY_ORDER if p != "win-optimal"]  # win-optimal needs a 2-player game around its turn
     mc_turns = {
         p: play_turns(params, core.instantiate(POLICIES[p], params), 100_000, np.random.default_rng(seed))
-        for p in POLICY_ORDER
+        for p in per_turn
     }
     rows = []
-    optimal_mc = mc_turns["optimal"]["value"].mean()
+    optimal_mc = mc_turns["turn-optimal"]["value"].mean()
+    top_exact = exact["turn-optimal"]
     for p in POLICY_ORDER:
         rate = proportion(*totals[p])
-        v = mc_turns[p]["value"]
-        half = stats.Z95 * v.std(ddof=1) / np.sqrt(len(v))
+        v = mc_turns[p]["value"] if p in mc_turns else None
+        half = None if v is None else stats.Z95 * v.std(ddof=1) / np.sqrt(len(v))
         rows.append(
             {
                 "policy": p,
                 "head-to-head win rate": pct(*rate),
                 "boots per game": f"{boots[p][0] / boots[p][1]:.2f}",
                 "turn value, exact": "—" if exact[p] is None else f"{float(exact[p]):.4f}",
-                "turn value, MC": f"{v.mean():.4f} ± {half:.4f}",
-                "regret vs optimal, exact": "—" if exact[p] is None else f"{float(exact['optimal'] - exact[p]):.4f}",
-                "regret vs optimal, MC": f"{optimal_mc - v.mean():.4f}",
+                "turn value, MC": "—" if v is None else f"{v.mean():.4f} ± {half:.4f}",
+                "regret vs turn-optimal, exact": "—" if exact[p] is None else f"{float(top_exact - exact[p]):.4f}",
+                "regret vs turn-optimal, MC": "—" if v is None else f"{optimal_mc - v.mean():.4f}",
             }
         )
     table = pd.DataFrame(rows)
     best = max(POLICY_ORDER, key=lambda p: totals[p][0] / totals[p][1])
-    beat = proportion(*_pair_wins(results, best, "keep-jokers")) if best != "keep-jokers" else None
-    title = f"{best} is the best reroll policy: it wins {pct(*proportion(*totals[best]))} of its head-to-head games"
-    if beat:
-        title += f", {pct(*beat)} against keep-jokers"
+    rival = "turn-optimal" if best != "turn-optimal" else "keep-jokers"
+    beat = proportion(*_pair_wins(results, best, rival))
+    exact_game = exact_two_player(params)["win-optimal vs turn-optimal"]
+    title = (
+        f"{best} is the best policy: it wins {pct(*proportion(*totals[best]))} of its head-to-head games, "
+        f"{pct(*beat)} against {rival}"
+    )
     notes = [
-        "Win rate of the row policy against the column policy, 2 players, averaged over both seat orders.",
+        "Win rate of the row policy against the column policy, 2 players, averaged over both seat orders "
+        "(a shared win counts as half a win in the exact values).",
+        f"Exact (the solver): win-optimal beats turn-optimal in {exact_game:.2%} of games, seat-averaged. "
+        "win-optimal keeps dice and picks tokens to maximise the chance of winning the game; turn-optimal "
+        "maximises the token taken this turn.",
         "Turn value: expected boots of the token taken on a first turn (full supply); exact values come from "
         "the Markov chain over dice multisets, MC from 100,000 sampled turns (±: 95% half-width).",
     ]
@@ -194,11 +222,11 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         keep_boots = float(first.score_sum[0] + second.score_sum[1]) / n
         reroll_boots = float(first.score_sum[1] + second.score_sum[0]) / n
         knobs = Params(joker_faces=jokers)
-        p_keep, p_reroll = four_boot_chance(knobs, STRONG), four_boot_chance(knobs, WEAK)
+        p_keep, p_reroll = four_boot_chance(knobs, KEEP), four_boot_chance(knobs, REROLL)
         bars.append({"joker faces": jokers, "win rate": rate[0], "low": rate[1], "high": rate[2]})
         chance += [
-            {"joker faces": jokers, "policy": STRONG, "chance": float(p_keep)},
-            {"joker faces": jokers, "policy": WEAK, "chance": float(p_reroll)},
+            {"joker faces": jokers, "policy": KEEP, "chance": float(p_keep)},
+            {"joker faces": jokers, "policy": REROLL, "chance": float(p_reroll)},
         ]
         rows.append(
             {
@@ -246,8 +274,9 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         )
 
     notes = [
-        "2 players, keep-jokers against reroll-jokers in both seat orders. With no joker face the two policies "
-        "are the same, so their win rate there is 50% up to chance."
+        f"2 players, {KEEP} against {REROLL} in both seat orders: the same rule but for the jokers, so the gap "
+        "is what keeping a joker is worth. With no joker face the two policies are the same, so their win rate "
+        "there is 50% up to chance."
     ]
     return Page(title, draw, pd.DataFrame(rows), notes), title
 
@@ -298,7 +327,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     """Escaping boots on and off, 2-4 players: the strong-weak gap and how often the trailer comes back."""
     frame = escaping_rows(results)
     base = frame[(frame["mode"] == "base rules") & (frame["players"] == 2)].iloc[0]
-    steal = frame[(frame["mode"] == "escaping boots (any)") & (frame["players"] == 2)].iloc[0]
+    steal = frame[(frame["mode"] == "escaping boots (tail, rulebook)") & (frame["players"] == 2)].iloc[0]
     verb = "narrows" if steal["gap"] < base["gap"] else "widens"
     title = (
         f"Escaping boots {verb} the strong–weak gap from {100 * base['gap']:.1f} to {100 * steal['gap']:.1f} "
@@ -438,9 +467,10 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
             )
     frame = pd.DataFrame(rows)
     first = frame[(frame["players"] == 2) & (frame["seat"] == "seat 0")].iloc[0]
+    exact = exact_two_player(params)
     title = (
-        f"The first player wins {pct(first['rate'], first['low'], first['high'])} of 2-player games "
-        "(a fair share is 50%)"
+        f"The first player wins {exact['win-optimal']:.1%} of 2-player games under win-optimal play (exact), "
+        f"{pct(first['rate'], first['low'], first['high'])} when both play {STRONG} (a fair share is 50%)"
     )
 
     def draw(fig: Any) -> None:
@@ -460,7 +490,12 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
             "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
         }
     )
-    notes = [f"Everyone plays {STRONG}; seat 0 moves first. Dashed line: a fair share of wins."]
+    notes = [
+        f"Everyone plays {STRONG}; seat 0 moves first. Dashed line: a fair share of wins.",
+        f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
+        f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play "
+        f"{STRONG}.",
+    ]
     return Page(title, draw, table, notes), title
 
 

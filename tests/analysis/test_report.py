@@ -33,7 +33,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert len(texts) == 7
     for word in ("seed", "2026", "knobs", "policies", "date", "2026-01-01", "boardlab"):
         assert word in texts[0], word
-    assert "best reroll policy" in texts[1] and "regret vs optimal" in texts[1]
+    assert "is the best policy" in texts[1] and "regret vs turn-optimal" in texts[1]
     assert "Keeping jokers wins" in texts[2] and "joker face" in texts[2]
     assert "Escaping boots" in texts[3] and "comeback" in texts[3]
     assert "Removing a token" in texts[4]

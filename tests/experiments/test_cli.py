@@ -28,7 +28,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     result = invoke(
         "pantolino",
         "--seats",
-        "optimal,random",
+        "turn-optimal,random",
         "-n",
         "3000",
         "--seed",
@@ -47,7 +47,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["game"] == "pantolino" and data["n_games"] == 3000 and data["seed"] == 4
     assert data["params"]["rolls"] == 2 and data["params"]["token_values"] == [2, 3, 4]
-    assert [s["policy"] for s in data["seats"]] == ["optimal", "random"]
+    assert [s["policy"] for s in data["seats"]] == ["turn-optimal", "random"]
     first = data["seats"][0]
     assert first["win_rate_ci"][0] <= first["win_rate"] <= first["win_rate_ci"][1]
     assert first["mean_score_ci"][0] <= first["mean_score"] <= first["mean_score_ci"][1]
@@ -64,7 +64,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     ):
         assert (folder / name).exists(), name
     record = json.loads((folder / "run.json").read_text())
-    assert record["seats"] == ["optimal", "random"] and record["chunk_size"] == 1000
+    assert record["seats"] == ["turn-optimal", "random"] and record["chunk_size"] == 1000
 
 
 def test_jobs_one_and_two_give_identical_json(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_table_output_and_save_games(tmp_path: Path) -> None:
 def test_list_describes_games_and_a_game() -> None:
     assert "pantolino" in invoke("list").stdout
     out = invoke("list", "pantolino").stdout
-    for word in ("keep-jokers", "joker_faces", "escaping-boots-tail", "remove-smallest", "chunks of 50,000 games"):
+    for word in ("keep-jokers", "joker_faces", "escaping-boots-any", "remove-smallest", "chunks of 50,000 games"):
         assert word in out
 
 
@@ -148,6 +148,8 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
         (["pantolino", "--set", "dice"], "is not of the form knob=value"),
         (["pantolino", "--jobs", "0"], "jobs=0 must be at least 1"),
         (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
+        (["pantolino", "-p", "win-optimal", "--players", "3"], "players=3 is not supported by the exact solution"),
+        (["pantolino", "-p", "win-optimal", "--variant", "escaping-boots"], "escaping_boots=True is not supported"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:

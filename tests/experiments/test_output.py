@@ -12,7 +12,7 @@ import pytest
 from experiments.output import arrow_table, csv_bytes, write_run_folder
 from experiments.runner import RunSpec, run, worker_pool
 
-SPEC = RunSpec("pantolino", ("keep-jokers", "random", "optimal"), 3_000, seed=5, chunk_size=1_000)
+SPEC = RunSpec("pantolino", ("keep-jokers", "random", "turn-optimal"), 3_000, seed=5, chunk_size=1_000)
 FILES = ("summary.parquet", "summary.csv", "metrics.json", "score_distribution.png", "game_length.png", "run.json")
 
 

@@ -11,9 +11,9 @@ from engines.pantolino import reference as pantolino_reference
 FOLDER = Path(__file__).parent
 
 TRACES = {
-    "pantolino-keep-jokers-vs-optimal.txt": (Params(), ["keep-jokers", "optimal"], 2026),
-    "pantolino-escaping-boots-tail.txt": (
-        Params(escaping_boots=True, steal_from="tail"),
+    "pantolino-keep-jokers-vs-turn-optimal.txt": (Params(), ["keep-jokers", "turn-optimal"], 2026),
+    "pantolino-escaping-boots.txt": (
+        Params(escaping_boots=True),
         ["greedy", "keep-jokers", "reroll-jokers"],
         7,
     ),
