@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from engines import core
 from engines.core import ScriptedSource
-from engines.pantolino import Params, play
+from engines.pantolino import POLICIES, Params, play
 from engines.pantolino import solver as sv
 from engines.pantolino.rules import play_turns
 
@@ -138,4 +139,4 @@ def test_a_batch_plays_the_same_games_as_one_game_at_a_time() -> None:
 
 def test_single_turns_of_win_optimal_are_refused() -> None:
     with pytest.raises(ValueError, match="players=1 is not supported by the exact solution"):
-        play_turns(SMALL, "win-optimal", 10, np.random.default_rng(0))
+        play_turns(SMALL, core.instantiate(POLICIES["win-optimal"], SMALL), 10, np.random.default_rng(0))
