@@ -17,7 +17,7 @@ import difflib
 import functools
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -418,7 +418,7 @@ def instantiate(policy: Policy, params: Params) -> Any:
     return policy.impl(params)
 
 
-def seat_policies(info: GameInfo, policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:
+def seat_policies_of(info: GameInfo, policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:
     """One implementation per seat, after checking the player count and the names.
 
     Seats naming the same policy share one instance and its caches.
@@ -431,6 +431,22 @@ def default_chunk(info: GameInfo, policies: Mapping[str, Policy], names: Sequenc
     """Games per chunk when none is given: the game's own size, capped by any slow seat policy's."""
     caps = [p.chunk_games for p in resolve_policies(policies, names) if p.chunk_games is not None]
     return min([info.chunk_games, *caps])
+
+
+def play_by_name(
+    play_with: Callable[..., Outcome], info: GameInfo, policies: Mapping[str, Policy]
+) -> Callable[..., Outcome]:
+    """A game package's ``play(params, seat_policies, n_games, rng, **options)``.
+
+    Seat ``i`` follows the policy named ``seat_policies[i]``, resolved here (so a rules module never imports its
+    policy registry) and handed to the rules' ``play_with(params, impls, n_games, rng, **options)``.
+    """
+
+    def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: Any, **options: Any) -> Outcome:
+        return play_with(params, seat_policies_of(info, policies, seat_policies, params), n_games, rng, **options)
+
+    play.__doc__ = play_by_name.__doc__
+    return play
 
 
 def policy_instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[Any]:

@@ -449,21 +449,16 @@ def _write(table: Table, state: State, done: np.ndarray, out: dict[str, np.ndarr
     out["belief_accuracy"][g] = acc
 
 
-def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     Games are played in consecutive batches of at most :data:`MAX_BATCH` (fewer when detectives keep beliefs,
     to bound memory); every draw is tied to its game index, so on a scripted source the batching changes nothing.
     Returns per-game columns: ``score`` (shells per seat over all races), ``winner`` (-1 shared), ``winners``,
     ``turns``, and the metrics in :data:`METRICS`.
     """
-    from engines.cargolino.policies import POLICIES
-
-    players = len(seat_policies)
+    players = len(impls)
     core.check_players(INFO, players)
-    chosen = core.resolve_policies(POLICIES, seat_policies)
-    made = {p.name: p.impl(params) for p in chosen}
-    impls = [made[p.name] for p in chosen]
     source = core.as_source(rng)
     believes = np.array([getattr(i, "believes", False) for i in impls])
     detective_index = np.where(believes, np.cumsum(believes) - 1, -1).astype(np.int64)

@@ -535,27 +535,22 @@ def step(
     state.turn += 1
 
 
-def play(
+def play_with(
     params: Params,
-    seat_policies: Sequence[str],
+    impls: Sequence[object],
     n_games: int,
     rng: np.random.Generator | core.Source,
     components: bool = False,
 ) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     Returns per-game columns: ``score`` (inventions built, the same for every seat), ``winner`` (-1 the table
     won, -2 it lost), ``winners``, ``turns`` and the metrics in :data:`METRICS`. With ``components`` the final
     ``axe``, ``caves``, ``middle``, ``backpack`` and ``pit`` (chip counts by type), ``deck`` and ``taken`` are
     added (for tests).
     """
-    from engines.paleolino.policies import POLICIES
-
-    players = len(seat_policies)
+    players = len(impls)
     core.check_players(INFO, players)
-    chosen = core.resolve_policies(POLICIES, seat_policies)
-    made = {p.name: p.impl(params, players) for p in chosen}  # one instance per policy, shared by its seats
-    impls = [made[p.name] for p in chosen]
     source = core.as_source(rng)
     tables = params.tables(players)
 

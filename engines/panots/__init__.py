@@ -1,6 +1,10 @@
 """Panots: draft domino-like panot cards and lay a sidewalk that scores objective patterns."""
 
+from engines import core
+from engines.panots import rules
 from engines.panots.policies import POLICIES
-from engines.panots.rules import INFO, METRICS, VARIANTS, Params, State, play
+from engines.panots.rules import INFO, METRICS, VARIANTS, Params, State
 
 __all__ = ["INFO", "METRICS", "POLICIES", "VARIANTS", "Params", "State", "play"]
+
+play = core.play_by_name(rules.play_with, INFO, POLICIES)

@@ -442,47 +442,36 @@ def title_of(score: np.ndarray) -> np.ndarray:
     return np.select([score > 20, score > 15, score > 10, score > 5, score > 0], [5, 4, 3, 2, 1], 0)
 
 
-def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows policy ``seat_policies[i]``.
+def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     Games are played in chunks of ``CHUNK`` to bound memory (each game's chance events still come from its own
     index). Returns ``score`` (VP per seat), ``winner`` (-1 shared), ``winners``, ``turns`` (rounds) and the
     columns of :data:`METRICS`.
     """
-    impls = _policies(params, seat_policies)
+    check_seats(params, len(impls))
     source = core.as_source(rng)
     if n_games == 0:  # empty columns of the right shapes and dtypes
-        one = outcome(
-            _run(params, impls, core.RandomSource(np.random.default_rng(0)), np.arange(1)), len(seat_policies)
-        )
+        one = outcome(_run(params, impls, core.RandomSource(np.random.default_rng(0)), np.arange(1)), len(impls))
         return {name: value[:0] for name, value in one.items()}
     outs = [
-        outcome(
-            _run(params, impls, source, np.arange(lo, min(lo + CHUNK, n_games), dtype=np.int64)), len(seat_policies)
-        )
+        outcome(_run(params, impls, source, np.arange(lo, min(lo + CHUNK, n_games), dtype=np.int64)), len(impls))
         for lo in range(0, n_games, CHUNK)
     ]
     return {name: np.concatenate([o[name] for o in outs]) for name in outs[0]}
 
 
-def play_state(
-    params: Params, seat_policies: Sequence[str], n_games: int, rng: np.random.Generator | core.Source
-) -> State:
-    """Play like :func:`play` (one chunk) and return the final state, for tests and studies of the sidewalks."""
-    return _run(params, _policies(params, seat_policies), core.as_source(rng), np.arange(n_games, dtype=np.int64))
+def play_state(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> State:
+    """Play like :func:`play_with` (one chunk) and return the final state, for tests and studies of the sidewalks."""
+    check_seats(params, len(impls))
+    return _run(params, impls, core.as_source(rng), np.arange(n_games, dtype=np.int64))
 
 
-def _policies(params: Params, seat_policies: Sequence[str]) -> list[object]:
-    """Validate the seats and build one policy instance per distinct policy."""
-    from engines.panots.policies import POLICIES
-
-    players = len(seat_policies)
+def check_seats(params: Params, players: int) -> None:
+    """Refuse a player count the game or these knobs do not allow."""
     core.check_players(INFO, players)
     if players == 1 and "majority" in params.faces:
         raise ValueError("faces='majority' is not allowed in solo; the solo face of card 4 is space")
-    chosen = core.resolve_policies(POLICIES, seat_policies)
-    made = {p.name: p.impl(params) for p in chosen}
-    return [made[p.name] for p in chosen]
 
 
 def _run(params: Params, impls: Sequence[object], source: core.Source, games: np.ndarray) -> State:

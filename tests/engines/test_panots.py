@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import core
 from engines.core import ScriptedSource
 from engines.panots import POLICIES, Params, play
 from engines.panots import reference as ref
@@ -96,7 +97,7 @@ def sidewalk(state, game: int, seat: int) -> dict:
 def test_invariants(seed: int, players: int, policy: str, cards: int) -> None:
     params = Params(cards_per_player=cards)
     source = ScriptedSource.from_seed(seed, 3, 2_000)
-    state = play_state(params, [policy] * players, 3, source)
+    state = play_state(params, core.policy_instances(POLICIES, [policy] * players, params), 3, source)
     out = play(params, [policy] * players, 3, ScriptedSource(source.uniforms))
     leftovers = 2 if players == 1 else 1
     for g in range(3):
@@ -134,7 +135,8 @@ def test_invariants(seed: int, players: int, policy: str, cards: int) -> None:
 
 def test_greedy_gain_equals_recount_difference() -> None:
     params = Params(cards_per_player=6, faces=("line", "surrounded", "adjacent", "space"))
-    state = play_state(params, ["random", "random"], 3, ScriptedSource.from_seed(2, 3, 2_000))
+    impls = core.policy_instances(POLICIES, ["random", "random"], params)
+    state = play_state(params, impls, 3, ScriptedSource.from_seed(2, 3, 2_000))
     rng = np.random.default_rng(0)
     for g in range(3):
         obj = ref.Objectives(list(state.face[g]), list(state.slot_token[g]), False)

@@ -130,7 +130,7 @@ def check_state(params: Params, state: State) -> None:
 def test_invariants_every_roll(seed, seats, buttons, tokens, overshoot, pay, grey) -> None:
     params = Params(buttons=buttons, tokens=tokens, exit_overshoot=overshoot, pay_when_empty=pay, grey_bonus=grey)
     source = ScriptedSource.from_seed(seed, 6, 4000)
-    impls = core.seat_policies(INFO, POLICIES, seats, params)
+    impls = core.seat_policies_of(INFO, POLICIES, seats, params)
     state = start(params, np.arange(6), source)
     check_state(params, state)
     rolls = 0
@@ -237,7 +237,7 @@ def position(
 def roll(state: State, faces: list[int], policy: str = "runner", params: Params = TEST) -> bool:
     """Play one roll per face; returns whether the game ended."""
     source = ScriptedSource(np.array([[(f - 0.5) / params.die_faces for f in faces]]))
-    impls = core.seat_policies(INFO, POLICIES, [policy, policy], params)
+    impls = core.seat_policies_of(INFO, POLICIES, [policy, policy], params)
     done = False
     for _ in faces:
         done = bool(step(params, impls, state, source)[0])
