@@ -27,7 +27,7 @@ YELLOW_4, RED_2 = 14, 3  # token ids: value index * colours + (colours - 1 - col
 def test_policy_arguments_are_parsed_bound_and_checked() -> None:
     (plain,) = core.resolve_policies(PANTOLINO_POLICIES, ["expert"])
     (bound,) = core.resolve_policies(PANTOLINO_POLICIES, ["expert:64"])
-    assert (plain.name, plain.arg) == ("expert", 128)
+    assert (plain.name, plain.arg) == ("expert", 512)
     assert (bound.name, bound.arg) == ("expert:64", 64)
     for bad in ("expert:0", "expert:lots", f"expert:{expert.MAX_PLAYOUTS + 1}", "random:3", "expret:8"):
         with pytest.raises(ValueError):
