@@ -550,6 +550,8 @@ def worker_pool(jobs: int) -> Any:
 
 
 _pool_started: Any = None  # the executor worker_pool last returned, for stop_worker_pool
+WORKER_MEMORY_GROWTH = 4 << 30
+"""A worker whose memory grows by more than this (bytes) since its first task is restarted (loky's leak guard)."""
 
 
 @contextlib.contextmanager
@@ -573,7 +575,15 @@ def ctrl_c_ignored() -> Iterator[None]:
 
 
 def _die_with_parent(parent: int) -> None:
-    """In a pool worker: ask Linux to kill this process when ``parent`` ends (else loky notices a minute late)."""
+    """In a pool worker: ask Linux to kill this process when ``parent`` ends (else loky notices a minute late).
+
+    Also let the worker keep its caches: loky restarts a worker whose memory grew by 300 MB since its first task
+    (and warns "A worker stopped while some jobs were given to the executor"), but the policies' tables (the
+    win-optimal solution, samplers, per-position keeps) grow by design and are costly to rebuild.
+    """
+    from joblib.externals.loky import process_executor
+
+    process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH  # loky internals, read at every check
     if sys.platform == "linux":
         import ctypes
         import signal
