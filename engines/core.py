@@ -85,11 +85,21 @@ class KnobInfo:
     type: str
     allowed: str
     doc: str
+    source: str = ""  #: where the default comes from: "rulebook", "published: WHERE" or "ours: WHY"
 
 
-def knob(default: Any, doc: str, allowed: str) -> Any:
-    """Declare a ``Params`` field with its docstring and a human-readable allowed range."""
-    return field(default=default, metadata={"doc": doc, "allowed": allowed})
+KNOB_SOURCES = ("rulebook", "published:", "ours:")
+
+
+def knob(default: Any, doc: str, allowed: str, source: str = "") -> Any:
+    """Declare a ``Params`` field with its docstring, a human-readable allowed range and its default's source.
+
+    ``source`` says where the default comes from: ``"rulebook"`` (the game's own rules), ``"published: WHERE"``
+    (another published source) or ``"ours: WHY"`` (a choice of this project, with the reason).
+    """
+    if source and not source.startswith(KNOB_SOURCES):
+        raise ValueError(f"a knob's source starts with one of {KNOB_SOURCES}, not {source!r}")
+    return field(default=default, metadata={"doc": doc, "allowed": allowed, "source": source})
 
 
 class Params:
@@ -103,7 +113,12 @@ class Params:
         hints = typing.get_type_hints(cls)
         return [
             KnobInfo(
-                f.name, f.default, _type_name(hints[f.name]), f.metadata.get("allowed", ""), f.metadata.get("doc", "")
+                f.name,
+                f.default,
+                _type_name(hints[f.name]),
+                f.metadata.get("allowed", ""),
+                f.metadata.get("doc", ""),
+                f.metadata.get("source", ""),
             )
             for f in dataclasses.fields(cls)  # type: ignore[arg-type]
         ]
