@@ -18,7 +18,7 @@ playout's number, never from the game's own source. So its choice is a function 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -34,10 +34,35 @@ EXTEND_T = 1.0  #: a duel whose challenger leads by this many standard errors, b
 DUEL_EXTENSIONS = 3  #: ... at most this many times, doubling its streams each time
 
 
-def parse_playouts(text: str | None, default: int) -> int:
-    """Parse the ``N`` of ``expert:N`` (``None`` gives ``default``); one-line ``ValueError`` when out of range."""
-    if text is None:
+Budget = int | Mapping[int, int]
+"""A default budget: one number, or playouts by player count (``{2: 512, 3: 2048}``: 512 with two players, 2048
+with three or more), for games where a decision moves a seat's chance of winning less at a larger table."""
+
+
+def default_playouts(default: Budget, players: int) -> int:
+    """The default playouts per decision at a table of ``players``."""
+    if isinstance(default, int):
         return default
+    return default[max((k for k in default if k <= players), default=min(default))]
+
+
+def describe_budget(default: Budget) -> str:
+    """``"512"``, or ``"512 with 2 players, 2048 with 3 or more"``."""
+    if isinstance(default, int):
+        return str(default)
+    counts = sorted(default)
+    parts = [f"{default[k]} with {k} player{'s' * (k > 1)}" for k in counts[:-1]]
+    return ", ".join([*parts, f"{default[counts[-1]]} with {counts[-1]} or more"])
+
+
+def parse_playouts(text: str | None, default: Budget) -> int | None:
+    """Parse the ``N`` of ``expert:N``; one-line ``ValueError`` when out of range.
+
+    No text gives ``default`` when it is one number, else ``None``: the adapter picks the budget for its table
+    with :func:`default_playouts` once it knows the number of players.
+    """
+    if text is None:
+        return default if isinstance(default, int) else None
     try:
         value = int(text.replace("_", ""))
     except ValueError:
@@ -47,7 +72,7 @@ def parse_playouts(text: str | None, default: int) -> int:
     return value
 
 
-def expert_policy(make: Callable[..., object], rollout: str, default: int, chunk_games: int) -> Policy:
+def expert_policy(make: Callable[..., object], rollout: str, default: Budget, chunk_games: int) -> Policy:
     """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter.
 
     ``chunk_games`` caps the games per chunk of a run with an expert seat: enough games that every decision is
@@ -59,7 +84,8 @@ def expert_policy(make: Callable[..., object], rollout: str, default: int, chunk
         f"legal moves, and {rollout}'s move is left only for one that wins clearly more often; sees only its "
         "seat's information.",
         make,
-        argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {default}); e.g. expert:{default * 4}",
+        argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {describe_budget(default)}); e.g. "
+        f"expert:{default_playouts(default, 2) * 4}",
         parse_arg=partial(parse_playouts, default=default),
         chunk_games=chunk_games,
     )

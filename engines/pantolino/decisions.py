@@ -17,7 +17,7 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.expert import Search
+from engines.expert import Budget, Search, default_playouts
 from engines.pantolino.rules import (
     Params,
     State,
@@ -138,19 +138,23 @@ class Point:
 class Expert:
     """``expert``: every keep and every token chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
-        """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
+    def __init__(self, params: Params, playouts: int | None, policies: Mapping[str, Policy], defaults: Budget) -> None:
+        """Search with ``playouts`` per decision, or ``defaults`` for the table's player count when ``None``."""
         self.params, self.policies = params, policies
-        self.search = Search(playouts, ROLLOUT)
+        self.playouts, self.defaults = playouts, defaults
+
+    def search(self, players: int) -> Search:
+        """The search for a table of ``players``."""
+        return Search(self.playouts or default_playouts(self.defaults, players), ROLLOUT)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The searched keep of every game."""
         point = Point.at(turn, KEEP, code, rolls_left, self.policies)
         options = point.keep_options()
-        chosen = self.search.choose(point)
+        chosen = self.search(turn.players).choose(point)
         return self.params.tables.codes[options[np.arange(len(chosen)), chosen]]
 
     def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
         """The searched token of every game (-1 for none)."""
-        chosen = self.search.choose(Point.at(turn, CHOOSE, throw, 0, self.policies))
+        chosen = self.search(turn.players).choose(Point.at(turn, CHOOSE, throw, 0, self.policies))
         return np.where(chosen == self.params.n_tokens, -1, chosen)

@@ -27,11 +27,22 @@ YELLOW_4, RED_2 = 14, 3  # token ids: value index * colours + (colours - 1 - col
 def test_policy_arguments_are_parsed_bound_and_checked() -> None:
     (plain,) = core.resolve_policies(PANTOLINO_POLICIES, ["expert"])
     (bound,) = core.resolve_policies(PANTOLINO_POLICIES, ["expert:64"])
-    assert (plain.name, plain.arg) == ("expert", 512)
+    assert (plain.name, plain.arg) == ("expert", None)  # the default depends on the table: bound when playing
     assert (bound.name, bound.arg) == ("expert:64", 64)
     for bad in ("expert:0", "expert:lots", f"expert:{expert.MAX_PLAYOUTS + 1}", "random:3", "expret:8"):
         with pytest.raises(ValueError):
             core.resolve_policies(PANTOLINO_POLICIES, [bad])
+
+
+def test_default_budgets_follow_the_player_count() -> None:
+    by_players = {2: 512, 3: 2048}
+    assert [expert.default_playouts(by_players, k) for k in (1, 2, 3, 6)] == [512, 512, 2048, 2048]
+    assert expert.default_playouts(32, 4) == 32
+    assert expert.describe_budget(by_players) == "512 with 2 players, 2048 with 3 or more"
+    (impl,) = core.policy_instances(PANTOLINO_POLICIES, ["expert"], PantolinoParams())
+    assert [impl.search(k).playouts for k in (2, 3)] == [512, 2048]
+    (impl,) = core.policy_instances(PANTOLINO_POLICIES, ["expert:64"], PantolinoParams())
+    assert [impl.search(k).playouts for k in (2, 3)] == [64, 64]
 
 
 def test_equal_stream_keys_give_equal_chance_whatever_the_batch() -> None:
