@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import core
+from engines.panots.policies import MASKED
 from engines.panots.rules import (
     CARD_FACES,
     CARDS,
@@ -20,6 +21,7 @@ from engines.panots.rules import (
     TITLES,
     TOKENS,
     UNPLACEABLE,
+    UNPLACEABLE_VALUE,
     Params,
 )
 
@@ -225,34 +227,71 @@ def gain(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell) -> int:
     return local_points(put(walk, card, d, p), obj, [p, q]) - local_points(walk, obj, [p, q])
 
 
-def plan_value(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell) -> int:
-    """Planner value: 4 × gain + open matching edges + 2 × partial lines/Ls through the new panots."""
-    g = gain(walk, obj, card, d, p)
-    if not walk:
-        return 4 * g
+def open_edges(walk: Sidewalk, card: int, d: int, p: Cell) -> int:
+    """Empty neighbours of the new panots that some panot type could still fill, once ``card`` is at ``(d, p)``."""
     after = put(walk, card, d, p)
     q = (p[0] + DIRS[d][0], p[1] + DIRS[d][1])
-    open_edges = 0
+    total = 0
     for cell in (p, q):
         for n in neighbours(cell):
             if n in after:
                 continue
             around = [after[x] for x in neighbours(n) if x in after]
-            open_edges += any(all(compatible(t, u) for u in around) for t in range(16))
-    partial = 0
-    for name in ("line", "l"):
-        if not obj.vp(name):
-            continue
-        seen = set()
-        for cell in (p, q):
-            for inst in triple_instances(cell)[name]:
-                if frozenset(inst) in seen:
+            total += any(all(compatible(t, u) for u in around) for t in range(16))
+    return total
+
+
+def growth(walk: Sidewalk, obj: Objectives, after: Sidewalk) -> int:
+    """Cells by which the largest groups of the two majority tokens grow (0 when the majority face is down)."""
+    if not obj.vp("majority"):
+        return 0
+    return sum(largest_group(after, obj, slot) - largest_group(walk, obj, slot) for slot in (6, 7))
+
+
+def potential(walk: Sidewalk, obj: Objectives, pool: list[int], cells: list[Cell]) -> int:
+    """Sum over instances touching ``cells`` with one empty cell: VP x unseen panots that complete it and fit there."""
+    total, seen = 0, set()
+    for cell in cells:
+        for name, insts in {**pair_instances(cell), **triple_instances(cell)}.items():
+            if not obj.vp(name):
+                continue
+            for inst in insts:
+                key = frozenset((name, *inst))
+                if key in seen:
                     continue
-                seen.add(frozenset(inst))
-                vals = [after.get(x) for x in inst]
-                if sum(v is None for v in vals) == 1 and obj.triple(*vals, wild=True):
-                    partial += 1
-    return 4 * g + open_edges + 2 * partial
+                seen.add(key)
+                empty = [x for x in inst if x not in walk]
+                if len(empty) != 1:
+                    continue
+                around = [walk[n] for n in neighbours(empty[0]) if n in walk]
+                for t in range(16):
+                    vals = [t if x == empty[0] else walk[x] for x in inst]
+                    if name in ("line", "l"):
+                        hit = obj.triple(*vals)
+                    else:
+                        hit = obj.pair(*vals, (6, 7) if name == "space" else (4, 5))
+                    if pool[t] and hit and all(compatible(t, u) for u in around):
+                        total += obj.vp(name) * pool[t]
+    return total
+
+
+def value(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell, kind: str, pool: list[int], look: bool) -> int:
+    """A policy's value of placing ``card`` at ``(d, p)`` (see :mod:`engines.panots.policies`).
+
+    ``kind``: 'gain', 'majority' (majority-aware) or 'plan' (planner); ``pool`` counts the unseen panots per type,
+    ``look`` says whether a card is still to come.
+    """
+    g = gain(walk, obj, card, d, p)
+    if kind == "gain":
+        return g
+    after = put(walk, card, d, p)
+    score = g + growth(walk, obj, after)
+    if kind == "plan":
+        score *= 2 * max(1, sum(pool))
+        if look:
+            q = (p[0] + DIRS[d][0], p[1] + DIRS[d][1])
+            score += potential(after, obj, pool, [p, q]) - potential(walk, obj, pool, [p, q])
+    return 8 * score + open_edges(walk, card, d, p)
 
 
 class Seat:
@@ -263,18 +302,22 @@ class Seat:
         self.walk: Sidewalk = {}
         self.swapped = 0
         self.discarded = 0
-        self.pscore = 0
 
 
-def evaluate(seat: Seat, obj: Objectives, card: int, kind: str) -> tuple[int, tuple[int, Cell] | None]:
-    """Best value and placement of ``card`` for ``kind`` ('gain' or 'plan'); UNPLACEABLE when none."""
+KIND = {"planner": "plan", "majority-aware": "majority"}  # the value each policy maximises; others: gain
+
+
+def evaluate(
+    seat: Seat, obj: Objectives, card: int, kind: str, pool: list[int], look: bool
+) -> tuple[int, tuple[int, Cell] | None]:
+    """Best value (see :func:`value`) and placement of ``card``; UNPLACEABLE (VALUE) when none."""
     best, at = None, None
     for d, p in legal_placements(seat.walk, card):
-        v = gain(seat.walk, obj, card, d, p) if kind == "gain" else plan_value(seat.walk, obj, card, d, p)
+        v = value(seat.walk, obj, card, d, p, kind, pool, look)
         if best is None or v > best:
             best, at = v, (d, p)
     if best is None:
-        return (UNPLACEABLE if kind == "gain" else 4 * UNPLACEABLE), None
+        return (UNPLACEABLE if kind == "gain" else UNPLACEABLE_VALUE), None
     return best, at
 
 
@@ -309,27 +352,34 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     ]
     seats = [Seat() for _ in range(players)]
 
-    def place(s: int, card: int) -> None:
+    seen: set[int] = set()
+
+    def place(s: int, card: int, pool: list[int], look: bool) -> None:
         """Let seat ``s`` choose a legal placement of ``card`` and put it down."""
         seat, policy = seats[s], seat_policies[s]
         options = legal_placements(seat.walk, card)
         if policy == "random":
             d, p = options[stream.integer(len(options))] if seat.walk else options[0]
         else:
-            _, (d, p) = evaluate(seat, obj, card, "plan" if policy == "planner" else "gain")
-        seat.pscore += gain(seat.walk, obj, card, d, p)
+            _, (d, p) = evaluate(seat, obj, card, KIND.get(policy, "gain"), pool, look)
         seat.walk = put(seat.walk, card, d, p)
 
     for rnd in range(params.cards_per_player):
         wh = leftover + [decks[s][rnd] for s in range(players)]
-        kinds = {s: "plan" if seat_policies[s] == "planner" else "gain" for s in range(players)}
+        seen.update(wh)
+        pool = [0] * 16
+        for card in set(range(N_CARDS)) - seen:
+            for t in CARDS[card]:
+                pool[int(t)] += 1
+        look = rnd + 1 < params.cards_per_player
         value, placeable = {}, {}
         for s in range(players):
             for k in range(len(wh)):
                 if seat_policies[s] == "random":
                     placeable[s, k] = bool(legal_placements(seats[s].walk, wh[k]))
                 else:
-                    value[s, k], at = evaluate(seats[s], obj, wh[k], kinds[s])
+                    kind = KIND.get(seat_policies[s], "gain")
+                    value[s, k], at = evaluate(seats[s], obj, wh[k], kind, pool, look)
                     placeable[s, k] = at is not None
         order = list(range(players))
         if params.grab_order == "random" and players > 1:
@@ -346,19 +396,19 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             else:
                 score = {x: value[s, x] for x in free}
                 if policy == "denier" and players > 1:
-                    others = [o for o in range(players) if o != s]
-                    leader = max(others, key=lambda o: (seats[o].pscore, -o))
-                    theirs = {x: evaluate(seats[leader], obj, wh[x], "gain")[0] for x in free}
-                    top = max(free, key=lambda x: (theirs[x], -x))
-                    if leader in order[k + 1 :]:
-                        score[top] += theirs[top] - max(theirs[x] for x in free if x != top)
+                    score = {x: score[x] * (players - 1) for x in free}
+                    for later in order[k + 1 :]:
+                        theirs = {x: evaluate(seats[later], obj, wh[x], "gain", pool, look)[0] for x in free}
+                        top = max(free, key=lambda x: (theirs[x], -x))
+                        rest = [theirs[x] for x in free if x != top]
+                        score[top] += max(theirs[top] - (max(rest) if rest else MASKED), 0)
                 pick = max(free, key=lambda x: (score[x], -x))
             grabbed[s] = pick
             free.remove(pick)
         stuck = []
         for s in order:
             if placeable[s, grabbed[s]]:
-                place(s, wh[grabbed[s]])
+                place(s, wh[grabbed[s]], pool, look)
             else:
                 stuck.append(s)
         for s in stuck:
@@ -374,7 +424,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             grabbed[s] = taken
             seats[s].swapped += 1
             if options:
-                place(s, wh[taken])
+                place(s, wh[taken], pool, look)
             else:
                 seats[s].discarded += 1
         leftover = [wh[x] for x in sorted(free)]

@@ -52,7 +52,8 @@ FACES = ("line", "l", "surrounded", "free", "adjacent", "diagonal", "space", "ma
 FACE_VP = (2, 2, 2, 1, 1, 1, 1, 3)  # VP per occurrence; majority: per majority won
 CARD_FACES = (("line", "l"), ("surrounded", "free"), ("adjacent", "diagonal"), ("space", "majority"))
 TITLES = ("none", "beginner", "apprentice", "professional", "master", "legend")
-UNPLACEABLE = -64  # value of a card that has no legal placement (below any real gain)
+UNPLACEABLE = -64  # gain of a card that has no legal placement (below any real gain)
+UNPLACEABLE_VALUE = -(1 << 40)  # policy value of a card that has no legal placement (below any real value)
 CHUNK = 2048  # games played together; bounds memory (about 6 kB per seat and game)
 
 
@@ -63,6 +64,8 @@ def _cards() -> np.ndarray:
 
 CARDS = _cards()  # (72, 2) types of each card's two panots
 N_CARDS = len(CARDS)
+CARD_TYPES = np.zeros((N_CARDS, 16), dtype=np.int64)  # panots of each type on each card
+CARD_TYPES[np.arange(N_CARDS)[:, None], CARDS] = 1
 TYPE_TOKENS = np.array([(1 << (t // 4)) | (1 << (4 + t % 4)) for t in range(16)], dtype=np.int64)
 MATCH16 = np.array(
     [sum(1 << u for u in range(16) if u // 4 == t // 4 or u % 4 == t % 4) for t in range(16)] + [0xFFFF], dtype=np.int64
@@ -260,7 +263,7 @@ class State:
     slot_token: np.ndarray  # (B, 8) int8: token 0..7 on each slot
     slot_bits: np.ndarray  # (B, 17) int64: slot bits of each type, 0 for empty
     vp: np.ndarray  # (B, 8) int64: VP per occurrence of each face, 0 when down
-    pscore: np.ndarray  # (B, P) int32: objective VP so far, majorities excluded (kept when a denier plays)
+    seen: np.ndarray  # (B, N_CARDS) bool: cards revealed so far (public), the rest make the unseen pool
     swapped: np.ndarray  # (B, P) int8: cards swapped for a leftover
     discarded: np.ndarray  # (B, P) int8: cards discarded
     round: int  # rounds played, same for every game
@@ -286,7 +289,7 @@ class State:
             slot_token=slot_token.astype(np.int8),
             slot_bits=slot_bits_table(slot_token),
             vp=face_vp(face, players),
-            pscore=np.zeros((n_games, players), dtype=np.int32),
+            seen=np.zeros((n_games, N_CARDS), dtype=bool),
             swapped=np.zeros((n_games, players), dtype=np.int8),
             discarded=np.zeros((n_games, players), dtype=np.int8),
             round=0,
@@ -302,16 +305,30 @@ class View:
     Rows are ``(game, seat)`` pairs (``row = b * P + seat``) and columns the ``C`` warehouse slots. A placement is
     ``at = d * GRID * GRID + p``: the card's first panot on flat cell ``p``, its second one step in direction ``d``;
     ``at`` order is the ``(d, r, c)`` order that breaks ties. ``count`` holds the number of legal placements,
-    ``best_gain`` / ``best_plan`` (with ``values`` / ``plan``) the best gain / planner value and ``*_at`` where.
+    ``best_gain`` (with ``values``) the best gain, ``best_plan`` the best value of the seat's ``mode`` (see
+    :mod:`engines.panots.policies`) and ``*_at`` where.
     """
 
-    def __init__(self, st: State, wh: np.ndarray, values: bool, plan: bool) -> None:
-        """Evaluate the warehouse cards ``wh (B, C)`` for every seat; ``values``/``plan`` add gain/planner values."""
+    def __init__(self, st: State, wh: np.ndarray, values: bool, mode: np.ndarray, cards: int) -> None:
+        """Evaluate the warehouse cards ``wh (B, C)`` for every seat (``mode`` per seat, ``cards`` per player)."""
         from engines.panots import kernels
 
         self.st, self.wh, self.first = st, wh, st.round == 0
+        self.pool = unseen_pool(st.seen)
         self.count, self.best_gain, self.best_gain_at, self.best_plan, self.best_plan_at = kernels.evaluate(
-            st.cell, st.bits, st.nbc, st.bbox, st.n_cells, wh, st.slot_bits, st.vp, values, plan
+            st.cell,
+            st.bits,
+            st.nbc,
+            st.bbox,
+            st.cells.astype(np.int64),
+            st.n_cells,
+            wh,
+            st.slot_bits,
+            st.vp,
+            values,
+            mode.astype(np.int64),
+            self.pool,
+            st.round + 1 < cards,
         )
 
     def nth_legal(self, row: np.ndarray, slot: np.ndarray, nth: np.ndarray) -> np.ndarray:
@@ -322,13 +339,10 @@ class View:
         b = row // players
         return kernels.nth_legal(st.cell, st.bbox, st.n_cells, b, row % players, self.wh[b, slot], nth.astype(np.int64))
 
-    def gain_of(self, row: np.ndarray, slot: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """Gain of placement ``at`` of card ``slot`` for each row."""
-        from engines.panots import kernels
 
-        st, players = self.st, self.st.cell.shape[1]
-        b = row // players
-        return kernels.gains(st.bits, st.nbc, st.slot_bits, st.vp, b, row % players, self.wh[b, slot], at)
+def unseen_pool(seen: np.ndarray) -> np.ndarray:
+    """``(B, 16)`` panots of each type on the cards not yet seen (the public pool the unseen cards come from)."""
+    return (~seen).astype(np.int64) @ CARD_TYPES
 
 
 # --- one round --------------------------------------------------------------------------------------------------
@@ -355,9 +369,10 @@ def play_round(params: Params, impls: Sequence[object], st: State, source: core.
     wh = np.concatenate([st.leftover, st.deck[:, :, st.round]], axis=1).astype(np.int64)  # (B, C)
     n_left = st.leftover.shape[1]
     c = wh.shape[1]
+    st.seen[np.arange(b_n)[:, None], wh] = True
     values = any(getattr(i, "values", False) for i in impls)
-    plan = any(getattr(i, "plan", False) for i in impls)
-    view = View(st, wh, values, plan)
+    mode = np.array([getattr(i, "mode", 0) for i in impls], dtype=np.int64)
+    view = View(st, wh, values, mode, params.cards_per_player)
     view.source, view.games = source, st.game
     order = priority(params, players, source, st.game)
     bs = np.arange(b_n)
@@ -416,12 +431,9 @@ def _place_chosen(
     if len(rows) == 0:
         return
     s, k = seat[rows], slot[rows]
-    players = st.cell.shape[1]
     at = np.zeros(len(rows), dtype=np.int64)
     for impl, sub in _groups(impls, s):
         at[sub] = impl.place(view, st, rows[sub], s[sub], k[sub])
-    if any(getattr(i, "watches_leader", False) for i in impls):
-        st.pscore[rows, s] += view.gain_of(rows * players + s, k, at).astype(np.int32)
     place(st, rows, s, wh[rows, k], at)
 
 

@@ -62,8 +62,22 @@ def test_batched_engine_replays_reference_games(policy: str) -> None:
         ({}, ["greedy"]),
         ({}, ["random"]),
         ({"cards_per_player": 3}, ["random", "greedy", "denier", "planner", "random", "greedy", "random"]),
+        ({"faces": ("line", "free", "adjacent", "majority")}, ["majority-aware", "planner", "denier"]),
+        ({"faces": ("l", "surrounded", "diagonal", "majority"), "cards_per_player": 7}, ["planner", "denier"]),
+        ({}, ["planner"]),
     ],
-    ids=["seat-order", "majority-faces", "first-faces", "fixed-tokens", "solo-greedy", "solo-random", "seven"],
+    ids=[
+        "seat-order",
+        "majority-faces",
+        "first-faces",
+        "fixed-tokens",
+        "solo-greedy",
+        "solo-random",
+        "seven",
+        "majority-aware",
+        "planner-majority",
+        "solo-planner",
+    ],
 )
 def test_variants_replay_reference_games(variant: dict, seats: list[str]) -> None:
     assert_same_games(Params(**variant), seats, n_games=2, seed=5)
