@@ -273,23 +273,40 @@ def _open_edges(cell: np.ndarray, at: int, a: int, b: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _type_at(cell: np.ndarray, y: int, p: int, q: int, a: int, b: int, after: bool) -> int:
-    """Panot type on ``y`` before the placement, or after it when ``after`` (``a`` on ``p``, ``b`` on ``q``)."""
-    if after and y == p:
+def _type_at(cell: np.ndarray, y: int, p: int, q: int, a: int, b: int) -> int:
+    """Panot type on ``y`` once ``a`` lies on ``p`` and ``b`` on ``q``."""
+    if y == p:
         return a
-    if after and y == q:
+    if y == q:
         return b
     return cell[y]
 
 
+@njit(cache=True, inline="always")
+def _completions(
+    f: int, hole: int, s0: int, s1: int, s2: int, allowed: int, slot_bits: np.ndarray, vp: np.ndarray, pool: np.ndarray
+) -> int:
+    """VP x unseen panots (types in ``allowed``) that complete an instance of ``f`` whose cell ``hole`` is empty.
+
+    ``s0, s1, s2`` are the slot bits of the instance's cells in path order (the hole's ignored).
+    """
+    total = 0
+    for t in range(16):
+        if pool[t] == 0 or not (allowed >> t) & 1:
+            continue
+        u = slot_bits[t]
+        total += vp[f] * pool[t] * _match(f, u if hole == 0 else s0, u if hole == 1 else s1, u if hole == 2 else s2)
+    return total
+
+
 @njit(cache=True)
 def _potential(
-    cell: np.ndarray, slot_bits: np.ndarray, at: int, a: int, b: int, vp: np.ndarray, pool: np.ndarray, after: bool
+    cell: np.ndarray, slot_bits: np.ndarray, at: int, a: int, b: int, vp: np.ndarray, pool: np.ndarray
 ) -> int:
     """Sum over the instances touching the new cells with exactly one empty cell of VP x unseen panots completing it.
 
     A panot completes an instance when it makes the occurrence and matches every placed neighbour of the empty cell;
-    ``pool[t]`` counts the unseen panots of type ``t``. Read on the sidewalk before the placement or after it.
+    ``pool[t]`` counts the unseen panots of type ``t``. Read on the sidewalk after the placement.
     """
     d, p = at // CELLS, at % CELLS
     q = p + STEP[d]
@@ -301,8 +318,7 @@ def _potential(
         n = 3 if f <= L else 2
         empty, hole = 0, 0
         for j in range(n):
-            y = p + POT[d, i, 1 + j]
-            if _type_at(cell, y, p, q, a, b, after) == EMPTY:
+            if _type_at(cell, p + POT[d, i, 1 + j], p, q, a, b) == EMPTY:
                 empty += 1
                 hole = j
         if empty != 1:
@@ -310,16 +326,39 @@ def _potential(
         x = p + POT[d, i, 1 + hole]
         allowed = 0xFFFF
         for e in range(4):
-            allowed &= MATCH16[_type_at(cell, x + STEP[e], p, q, a, b, after)]
-        sb = np.zeros(3, dtype=np.int64)
+            allowed &= MATCH16[_type_at(cell, x + STEP[e], p, q, a, b)]
+        s0 = slot_bits[_type_at(cell, p + POT[d, i, 1], p, q, a, b)]
+        s1 = slot_bits[_type_at(cell, p + POT[d, i, 2], p, q, a, b)]
+        s2 = slot_bits[_type_at(cell, p + POT[d, i, 3], p, q, a, b)] if n == 3 else 0
+        total += _completions(f, hole, s0, s1, s2, allowed, slot_bits, vp, pool)
+    return total
+
+
+@njit(cache=True)
+def _hole_potential(cell: np.ndarray, slot_bits: np.ndarray, x: int, vp: np.ndarray, pool: np.ndarray) -> int:
+    """Sum over the instances whose only empty cell is ``x`` of VP x unseen panots completing them (see above)."""
+    allowed = 0xFFFF
+    for e in range(4):
+        allowed &= MATCH16[cell[x + STEP[e]]]
+    total = 0
+    for i in range(ONE.shape[0]):
+        f = ONE[i, 0]
+        if vp[f] == 0:
+            continue
+        n = 3 if f <= L else 2
+        full, hole = True, 0
         for j in range(n):
-            if j != hole:
-                sb[j] = slot_bits[_type_at(cell, p + POT[d, i, 1 + j], p, q, a, b, after)]
-        for t in range(16):
-            if pool[t] == 0 or not (allowed >> t) & 1:
-                continue
-            sb[hole] = slot_bits[t]
-            total += vp[f] * pool[t] * _match(f, sb[0], sb[1], sb[2])
+            o = ONE[i, 1 + j]
+            if o == 0:
+                hole = j
+            elif cell[x + o] == EMPTY:
+                full = False
+        if not full:
+            continue
+        s0 = slot_bits[cell[x + ONE[i, 1]]]
+        s1 = slot_bits[cell[x + ONE[i, 2]]]
+        s2 = slot_bits[cell[x + ONE[i, 3]]] if n == 3 else 0
+        total += _completions(f, hole, s0, s1, s2, allowed, slot_bits, vp, pool)
     return total
 
 
@@ -355,16 +394,24 @@ def _label_groups(
 
 @njit(cache=True)
 def _growth(
-    bits: np.ndarray, at: int, ab: int, bb: int, label: np.ndarray, size: np.ndarray, big0: int, big1: int
+    bits: np.ndarray,
+    at: int,
+    ab: int,
+    bb: int,
+    label: np.ndarray,
+    size: np.ndarray,
+    big0: int,
+    big1: int,
+    seen: np.ndarray,
 ) -> int:
     """Cells by which the largest slot-6 and slot-7 groups grow when slot bits ``ab``, ``bb`` go to placement ``at``.
 
-    ``label``/``size`` from :func:`_label_groups` on the sidewalk before the placement, ``big*`` its largest sizes.
+    ``label``/``size`` from :func:`_label_groups` on the sidewalk before the placement, ``big*`` its largest sizes;
+    ``seen`` is scratch for 8 group labels.
     """
     p = at % CELLS
     q = p + STEP[at // CELLS]
     total = 0
-    seen = np.empty(8, dtype=np.int64)
     for k in range(2):
         new = 0
         n_seen = 0
@@ -481,23 +528,23 @@ def _value(
     size: np.ndarray,
     big0: int,
     big1: int,
+    seen: np.ndarray,
+    before: int,
 ) -> int:
     """A seat's value of placing types ``ta``, ``tb`` at ``at`` with gain ``g`` (see :mod:`engines.panots.policies`).
 
     ``MAJORITY_AWARE``: ``8 * (gain + growth) + open``; ``PLANNER``: ``8 * (2 * T * (gain + growth) + potential
-    change) + open``, with ``T`` the unseen panots and the potential change 0 when no card is to come (``look``).
+    change) + open``, with ``T`` the unseen panots and the potential change 0 when no card is to come (``look``);
+    ``before`` is the potential of the new cells before the placement (:func:`_hole_potential` of each).
     """
     ab, bb = slot_bits[ta], slot_bits[tb]
     score = g
     if vp[MAJORITY]:
-        score += _growth(bits, at, ab, bb, label, size, big0, big1)
+        score += _growth(bits, at, ab, bb, label, size, big0, big1, seen)
     if mode == PLANNER:
         score *= PLAN_DEN * max(1, pool.sum())
         if look:
-            score += PLAN_NUM * (
-                _potential(cell, slot_bits, at, ta, tb, vp, pool, True)
-                - _potential(cell, slot_bits, at, ta, tb, vp, pool, False)
-            )
+            score += PLAN_NUM * (_potential(cell, slot_bits, at, ta, tb, vp, pool) - before)
     return 8 * score + _open_edges(cell, at, ta, tb)
 
 
@@ -544,6 +591,8 @@ def evaluate(
     label = np.full((2, CELLS), -1, dtype=np.int64)
     size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
     stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
+    seen = np.empty(8, dtype=np.int64)
+    pot, pot_tag = np.zeros(CELLS, dtype=np.int64), np.zeros(CELLS, dtype=np.int64)
     for b in range(n_b):
         vpb = vp[b]
         for s in range(n_p):
@@ -565,7 +614,23 @@ def evaluate(
                     gain_at[row, k] = plan_at[row, k] = FIRST
                     if m != GAIN:
                         best_plan[row, k] = _value(
-                            m, g_cell, g_bits, slot_bits[b], FIRST, ta, tb, g, vpb, pool[b], look, label, size, 0, 0
+                            m,
+                            g_cell,
+                            g_bits,
+                            slot_bits[b],
+                            FIRST,
+                            ta,
+                            tb,
+                            g,
+                            vpb,
+                            pool[b],
+                            look,
+                            label,
+                            size,
+                            0,
+                            0,
+                            seen,
+                            0,
                         )
                 continue
             _fill_rows(g_cell, box, occ, colour, shape)
@@ -597,6 +662,13 @@ def evaluate(
                             if g > best_gain[row, k]:
                                 best_gain[row, k], gain_at[row, k] = g, at
                             if m != GAIN:
+                                before = 0
+                                if m == PLANNER and look:
+                                    for x in (p, q):
+                                        if pot_tag[x] != key:
+                                            pot[x] = _hole_potential(g_cell, slot_bits[b], x, vpb, pool[b])
+                                            pot_tag[x] = key
+                                        before += pot[x]
                                 v = _value(
                                     m,
                                     g_cell,
@@ -613,6 +685,8 @@ def evaluate(
                                     size,
                                     big0,
                                     big1,
+                                    seen,
+                                    before,
                                 )
                                 if v > best_plan[row, k]:
                                     best_plan[row, k], plan_at[row, k] = v, at

@@ -295,6 +295,12 @@ class State:
             round=0,
         )
 
+    def take(self, rows: np.ndarray) -> State:
+        """An independent copy of the games at positions ``rows`` (rows may repeat), numbered ``0..len(rows)-1``."""
+        out = State(*(getattr(self, name)[rows].copy() for name in self.__slots__ if name != "round"), self.round)
+        out.game = np.arange(len(rows), dtype=np.int64)
+        return out
+
 
 # --- evaluation of every warehouse card for every seat -----------------------------------------------------
 
@@ -363,28 +369,54 @@ def priority(params: Params, players: int, source: core.Source, games: np.ndarra
     return order
 
 
-def play_round(params: Params, impls: Sequence[object], st: State, source: core.Source) -> None:
-    """Reveal, grab in priority order, place, then swap or discard (in place)."""
+def open_round(params: Params, impls: Sequence[object], st: State, source: core.Source) -> View:
+    """Reveal the round's cards, value them for ``impls`` and draw the grabbing order; no card grabbed yet."""
     b_n, players = st.cell.shape[:2]
     wh = np.concatenate([st.leftover, st.deck[:, :, st.round]], axis=1).astype(np.int64)  # (B, C)
-    n_left = st.leftover.shape[1]
-    c = wh.shape[1]
     st.seen[np.arange(b_n)[:, None], wh] = True
+    view = evaluate_round(params, impls, st, wh, source)
+    view.order = priority(params, players, source, st.game)
+    view.free = np.ones(wh.shape, dtype=bool)
+    view.grabbed = np.zeros((b_n, players), dtype=np.int64)
+    return view
+
+
+def evaluate_round(params: Params, impls: Sequence[object], st: State, wh: np.ndarray, source: core.Source) -> View:
+    """The :class:`View` of the warehouse ``wh`` with the values ``impls`` need (chance for them from ``source``)."""
     values = any(getattr(i, "values", False) for i in impls)
     mode = np.array([getattr(i, "mode", 0) for i in impls], dtype=np.int64)
     view = View(st, wh, values, mode, params.cards_per_player)
-    view.source, view.games = source, st.game
-    order = priority(params, players, source, st.game)
+    view.params, view.source, view.games = params, source, st.game
+    return view
+
+
+def grab_from(impls: Sequence[object], st: State, view: View, first: int) -> None:
+    """Let the grabbers ``first``.. of the round's order grab, in order (``view.free``/``grabbed`` in place)."""
+    b_n, players = st.cell.shape[:2]
     bs = np.arange(b_n)
-    free = np.ones((b_n, c), dtype=bool)
-    grabbed = np.zeros((b_n, players), dtype=np.int64)
-    for k in range(players):
+    order, free = view.order, view.free
+    for k in range(first, players):
         seat = order[:, k]
         choice = np.zeros(b_n, dtype=np.int64)
         for impl, rows in _groups(impls, seat):
             choice[rows] = impl.grab(view, st, rows, seat[rows], free[rows], order[rows], k)
-        grabbed[bs, seat] = choice
+        view.grabbed[bs, seat] = choice
         free[bs, choice] = False
+
+
+def play_round(params: Params, impls: Sequence[object], st: State, source: core.Source) -> None:
+    """Reveal, grab in priority order, place, then swap or discard (in place)."""
+    view = open_round(params, impls, st, source)
+    grab_from(impls, st, view, 0)
+    close_round(impls, st, view)
+
+
+def close_round(impls: Sequence[object], st: State, view: View) -> None:
+    """Every card grabbed: place, swap or discard, leave the leftovers for the next round (in place)."""
+    b_n, players = st.cell.shape[:2]
+    bs = np.arange(b_n)
+    wh, order, free, grabbed = view.wh, view.order, view.free, view.grabbed
+    n_left = st.leftover.shape[1]
     stuck = np.zeros((b_n, players), dtype=bool)
     for k in range(players):
         seat = order[:, k]

@@ -11,6 +11,8 @@ from engines import core
 from engines.core import ScriptedSource
 from engines.panots import POLICIES, Params, play
 from engines.panots import reference as ref
+from engines.panots.decisions import Point
+from engines.panots.policies import EXPERT_PLAYOUTS
 from engines.panots.rules import (
     CARDS,
     EMPTY,
@@ -18,8 +20,12 @@ from engines.panots.rules import (
     GRID,
     N_CARDS,
     TOKENS,
+    State,
+    View,
     face_vp,
     final_scores,
+    open_round,
+    play_round,
     play_state,
     slot_bits_table,
 )
@@ -47,7 +53,7 @@ def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int)
 # --- the batched engine plays the reference engine's games -------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", sorted(POLICIES))
+@pytest.mark.parametrize("policy", sorted(set(POLICIES) - {"expert"}))
 def test_batched_engine_replays_reference_games(policy: str) -> None:
     assert_same_games(Params(), [policy, "greedy"], n_games=2, seed=11)
 
@@ -333,3 +339,74 @@ def test_chunks_play_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
     chunked = play(Params(cards_per_player=4), ["greedy", "random"], 5, ScriptedSource(source.uniforms))
     assert all(np.array_equal(whole[k], chunked[k]) for k in whole)
     assert play(Params(), ["random"], 0, np.random.default_rng(0))["score"].shape == (0, 1)
+
+
+# --- decision points and the expert --------------------------------------------------------------------------------
+
+
+def mid_game(seed: int, n: int, rounds: int, truth: int | None = None) -> tuple[State, View]:
+    """``n`` 2-player planner games stopped before the first grab of round ``rounds``.
+
+    With ``truth``, every deck's coming cards are dealt afresh from the unseen cards (by that seed): the same game
+    as far as anyone can see, another hidden truth.
+    """
+    params = Params()
+    impls = core.policy_instances(POLICIES, ["planner", "planner"], params)
+    source = ScriptedSource.from_seed(seed, n, 2_000)
+    st = State.initial(params, 2, source, np.arange(n))
+    for _ in range(rounds):
+        play_round(params, impls, st, source)
+    if truth is not None:
+        rng = np.random.default_rng(truth)
+        for g in range(n):
+            coming = st.deck[g, :, st.round + 1 :]
+            unseen = np.setdiff1d(np.arange(N_CARDS), np.flatnonzero(st.seen[g]) if st.round else [])
+            unseen = np.setdiff1d(unseen, st.deck[g, :, st.round])
+            unseen = np.setdiff1d(unseen, st.leftover[g])
+            st.deck[g, :, st.round + 1 :] = rng.permutation(unseen)[: coming.size].reshape(coming.shape)
+    return st, open_round(params, impls, st, source)
+
+
+def test_determinise_deals_the_coming_cards_from_the_unseen_pool() -> None:
+    st, view = mid_game(seed=3, n=4, rounds=3)
+    point = Point.at(view, st, np.arange(4), view.order[:, 0], 0, POLICIES)
+    copies = point.take(np.repeat(np.arange(4), 50))
+    copies.determinise(core.StreamSource(np.arange(200, dtype=np.uint64)))
+    dealt = copies.state.deck[:, :, st.round + 1 :].reshape(200, -1).astype(int)
+    truth = np.repeat(st.deck[:, :, st.round + 1 :].reshape(4, -1), 50, axis=0)
+    for row, cards in enumerate(dealt):
+        assert len(set(cards.tolist())) == len(cards) and not copies.state.seen[row, cards].any()
+    assert (dealt != truth).mean() > 0.9  # redrawn, not the true order
+    assert np.array_equal(copies.state.deck[:, :, : st.round + 1], np.repeat(st.deck[:, :, : st.round + 1], 50, 0))
+
+
+def test_the_expert_never_reads_the_hidden_truth() -> None:
+    (expert,) = core.policy_instances(POLICIES, ["expert:8"], Params())
+    choices = []
+    for truth in (None, 1, 2):
+        st, view = mid_game(seed=5, n=6, rounds=4, truth=truth)
+        seats = view.order[:, 0]
+        choices.append(expert.grab(view, st, np.arange(6), seats, view.free, view.order, 0))
+    assert np.array_equal(choices[0], choices[1]) and np.array_equal(choices[0], choices[2])
+
+
+def test_a_decision_point_plays_on_to_the_end() -> None:
+    st, view = mid_game(seed=7, n=3, rounds=2)
+    point = Point.at(view, st, np.arange(3), view.order[:, 0], 0, POLICIES)
+    legal = point.legal()
+    assert legal.shape == (3, 3) and legal.any(axis=1).all()
+    choice = point.suggest("greedy")
+    assert legal[np.arange(3), choice].all()
+    copies = point.take(np.arange(3))
+    copies.apply(choice)
+    winners, score = copies.play_out(["greedy", "greedy"], core.StreamSource(np.arange(3, dtype=np.uint64)))
+    assert winners.shape == score.shape == (3, 2) and winners.any(axis=1).all()
+    assert copies.state.round == 10
+    with pytest.raises(ValueError, match="after its decision"):
+        point.take(np.arange(3)).play_out(["greedy", "greedy"], core.StreamSource(np.arange(3, dtype=np.uint64)))
+
+
+def test_expert_budget_is_an_argument() -> None:
+    (plain,) = core.resolve_policies(POLICIES, ["expert"])
+    (bound,) = core.resolve_policies(POLICIES, ["expert:4"])
+    assert (plain.arg, bound.arg) == (EXPERT_PLAYOUTS, 4)
