@@ -151,7 +151,7 @@ class Point:
         close_round(impls, st, view)
         while st.round < self.params.cards_per_player:
             play_round(self.params, impls, st, source)
-        result = outcome(st, self.players)
+        result = outcome(self.params, st, self.players)
         return result["winners"], result["score"]
 
     def _view(self, impls: Sequence[object], source: core.Source) -> View:

@@ -38,6 +38,7 @@ from engines.panots.rules import (
     GRID,
     MATCH16,
     PAIR_SHAPES,
+    SPACE_DIAGONAL,
     START,
     TRIPLE_SHAPES,
     UNPLACEABLE,
@@ -50,9 +51,14 @@ FULL = (1 << GRID) - 1  # every column of a bit row
 STEP = np.array([dr * GRID + dc for dr, dc in DIRS], dtype=np.int64)  # flat offset of each direction
 FIRST = START[0] * GRID + START[1]  # the canonical first placement: d = 0 at START
 LINE, L, SURROUNDED, FREE, ADJACENT, DIAGONAL, SPACE, MAJORITY = range(8)  # face indices (FACES order)
-LOCAL = (LINE, L, ADJACENT, DIAGONAL, SPACE)  # faces scored by local patterns
-PATTERNS = {FACES.index(name): shapes for name, shapes in {**TRIPLE_SHAPES, **PAIR_SHAPES}.items()}
-SLOT = np.array([0, 0, 3, 3, 4, 4, 6, 0], dtype=np.int64)  # first slot of each face (lines/Ls use 0, 1, 2)
+SPACE_DIAG = SPACE_DIAGONAL  # the internal ninth face: 'one space between' read diagonally (slots 6, 7)
+LOCAL = (LINE, L, ADJACENT, DIAGONAL, SPACE, SPACE_DIAG)  # faces scored by local patterns
+PATTERNS = {
+    **{FACES.index(name): shapes for name, shapes in {**TRIPLE_SHAPES, **PAIR_SHAPES}.items()},
+    SPACE_DIAG: (((0, 0), (2, 2)), ((0, 0), (2, -2))),
+}
+SLOT = np.array([0, 0, 3, 3, 4, 4, 6, 0, 6], dtype=np.int64)  # first slot of each face (lines/Ls use 0, 1, 2)
+NEIGHBOURS = np.array([dr * GRID + dc for dr, dc in (*DIRS, (1, 1), (1, -1), (-1, 1), (-1, -1))], dtype=np.int64)
 GAIN, MAJORITY_AWARE, PLANNER = 0, 1, 2  # what a seat's policy values (see :func:`_value`)
 PLAN_NUM, PLAN_DEN = 1, 2  # the planner weighs potential (VP x unseen completing panots / T) by PLAN_NUM / PLAN_DEN
 
@@ -94,7 +100,7 @@ def _around_one() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nd
     """
     end, end_n = np.zeros((2, 4, 2), np.int64), np.zeros((2, 4), np.int64)
     mid, mid_n = np.zeros((2, 4, 2), np.int64), np.zeros(2, np.int64)
-    partner, partner_n = np.zeros((3, 4), np.int64), np.zeros(3, np.int64)
+    partner, partner_n = np.zeros((5, 4), np.int64), np.zeros(5, np.int64)
     for f, o0, o1, o2 in ONE.tolist():
         if f >= ADJACENT:
             partner[f - ADJACENT, partner_n[f - ADJACENT]] = o1 if o0 == 0 else o0
@@ -154,7 +160,7 @@ def _summarise(bits: np.ndarray, nbc: np.ndarray, x: int, vp: np.ndarray, out: n
         for j in range(MID_N[f]):  # x in the middle
             u, w = bits[x + MID[f, j, 0]], bits[x + MID[f, j, 1]]
             out[4] += vp[f] * (((u & (w >> 2)) | (w & (u >> 2))) & 1)
-    for f in (ADJACENT, DIAGONAL, SPACE):
+    for f in (ADJACENT, DIAGONAL, SPACE, SPACE_DIAG):
         if vp[f] == 0:
             continue
         base = 8 if f < SPACE else 12
@@ -364,9 +370,12 @@ def _hole_potential(cell: np.ndarray, slot_bits: np.ndarray, x: int, vp: np.ndar
 
 @njit(cache=True)
 def _label_groups(
-    bits: np.ndarray, placed: np.ndarray, label: np.ndarray, size: np.ndarray, stack: np.ndarray
+    bits: np.ndarray, placed: np.ndarray, label: np.ndarray, size: np.ndarray, stack: np.ndarray, n_dirs: int
 ) -> tuple[int, int]:
-    """Label the groups of panots carrying slot 6, then slot 7 (``label[k, x]``, -1 outside); their largest sizes."""
+    """Label the groups of panots carrying slot 6, then slot 7 (``label[k, x]``, -1 outside); their largest sizes.
+
+    Groups connect through the first ``n_dirs`` of :data:`NEIGHBOURS` (4: sides, 8: corners too).
+    """
     largest = np.zeros(2, dtype=np.int64)
     for k in range(2):
         for x in placed:
@@ -380,8 +389,8 @@ def _label_groups(
                 top -= 1
                 x = stack[top]
                 count += 1
-                for e in range(4):
-                    y = x + STEP[e]
+                for e in range(n_dirs):
+                    y = x + NEIGHBOURS[e]
                     if (bits[y] >> (6 + k)) & 1 and label[k, y] < 0:
                         label[k, y] = n
                         stack[top] = y
@@ -403,11 +412,12 @@ def _growth(
     big0: int,
     big1: int,
     seen: np.ndarray,
+    n_dirs: int,
 ) -> int:
     """Cells by which the largest slot-6 and slot-7 groups grow when slot bits ``ab``, ``bb`` go to placement ``at``.
 
     ``label``/``size`` from :func:`_label_groups` on the sidewalk before the placement, ``big*`` its largest sizes;
-    ``seen`` is scratch for 8 group labels.
+    ``seen`` is scratch for 16 group labels; groups connect through the first ``n_dirs`` of :data:`NEIGHBOURS`.
     """
     p = at % CELLS
     q = p + STEP[at // CELLS]
@@ -419,8 +429,8 @@ def _growth(
             if not (xb >> (6 + k)) & 1:
                 continue
             new += 1
-            for e in range(4):
-                y = x + STEP[e]
+            for e in range(n_dirs):
+                y = x + NEIGHBOURS[e]
                 if y in (p, q) or not (bits[y] >> (6 + k)) & 1:
                     continue
                 c = label[k, y]
@@ -530,6 +540,7 @@ def _value(
     big1: int,
     seen: np.ndarray,
     before: int,
+    n_dirs: int,
 ) -> int:
     """A seat's value of placing types ``ta``, ``tb`` at ``at`` with gain ``g`` (see :mod:`engines.panots.policies`).
 
@@ -540,7 +551,7 @@ def _value(
     ab, bb = slot_bits[ta], slot_bits[tb]
     score = g
     if vp[MAJORITY]:
-        score += _growth(bits, at, ab, bb, label, size, big0, big1, seen)
+        score += _growth(bits, at, ab, bb, label, size, big0, big1, seen, n_dirs)
     if mode == PLANNER:
         score *= PLAN_DEN * max(1, pool.sum())
         if look:
@@ -563,6 +574,7 @@ def evaluate(
     mode: np.ndarray,
     pool: np.ndarray,
     look: bool,
+    group_diagonal: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Legal placements of every warehouse card ``wh (B, C)`` for every seat, and the best ones.
 
@@ -591,7 +603,8 @@ def evaluate(
     label = np.full((2, CELLS), -1, dtype=np.int64)
     size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
     stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
-    seen = np.empty(8, dtype=np.int64)
+    seen = np.empty(16, dtype=np.int64)
+    n_dirs = 8 if group_diagonal else 4
     pot, pot_tag = np.zeros(CELLS, dtype=np.int64), np.zeros(CELLS, dtype=np.int64)
     for b in range(n_b):
         vpb = vp[b]
@@ -602,7 +615,7 @@ def evaluate(
             m = mode[s]
             big0, big1 = 0, 0
             if m != GAIN and vpb[MAJORITY]:
-                big0, big1 = _label_groups(g_bits, cells[b, s, : n_cells[b, s]], label, size, stack)
+                big0, big1 = _label_groups(g_bits, cells[b, s, : n_cells[b, s]], label, size, stack, n_dirs)
             if n_cells[b, s] == 0:  # first card: the canonical placement only
                 for k in range(n_c):
                     ta, tb = CARDS[wh[b, k], 0], CARDS[wh[b, k], 1]
@@ -631,6 +644,7 @@ def evaluate(
                             0,
                             seen,
                             0,
+                            n_dirs,
                         )
                 continue
             _fill_rows(g_cell, box, occ, colour, shape)
@@ -687,6 +701,7 @@ def evaluate(
                                     big1,
                                     seen,
                                     before,
+                                    n_dirs,
                                 )
                                 if v > best_plan[row, k]:
                                     best_plan[row, k], plan_at[row, k] = v, at
@@ -772,8 +787,11 @@ def place(
 
 
 @njit(cache=True)
-def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
-    """Largest orthogonally connected group among ``cells`` (flat indices) where ``member`` is true."""
+def _largest_group(cells: np.ndarray, member: np.ndarray, diagonal: bool) -> int:
+    """Largest connected group among ``cells`` (flat indices) where ``member`` is true.
+
+    Cells connect through their sides, and through their corners too if ``diagonal``.
+    """
     k = len(cells)
     seen = np.zeros(k, dtype=np.bool_)
     stack = np.empty(k, dtype=np.int64)
@@ -789,7 +807,7 @@ def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
             size += 1
             for j in range(k):
                 dr, dc = abs(cells[i] // GRID - cells[j] // GRID), abs(cells[i] % GRID - cells[j] % GRID)
-                if member[j] and not seen[j] and dr + dc == 1:
+                if member[j] and not seen[j] and (dr + dc == 1 or (diagonal and dr == 1 and dc == 1)):
                     seen[j] = True
                     stack[top] = j
                     top += 1
@@ -799,14 +817,22 @@ def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
 
 @njit(cache=True)
 def final_scores(
-    cell: np.ndarray, slot_bits: np.ndarray, vp: np.ndarray, cells: np.ndarray, n_cells: np.ndarray
+    cell: np.ndarray,
+    slot_bits: np.ndarray,
+    vp: np.ndarray,
+    cells: np.ndarray,
+    n_cells: np.ndarray,
+    ties_all: bool,
+    diagonal: bool,
 ) -> np.ndarray:
-    """VP per seat and face ``(B, P, 8)`` of the sidewalks ``cell (B, P, CELLS)`` listed in ``cells (B, P, K)``.
+    """VP per seat and face ``(B, P, 9)`` of the sidewalks ``cell (B, P, CELLS)`` listed in ``cells (B, P, K)``.
 
-    Each pair is counted from its first cell, each line from its middle and each L from its corner.
+    Each pair is counted from its first cell, each line from its middle and each L from its corner. A tie for a
+    majority scores for every tied seat if ``ties_all``, else for none; groups connect through corners too if
+    ``diagonal``.
     """
     n_b, n_p = cell.shape[0], cell.shape[1]
-    out = np.zeros((n_b, n_p, 8), dtype=np.int64)
+    out = np.zeros((n_b, n_p, 9), dtype=np.int64)
     groups = np.zeros((n_p, 2), dtype=np.int64)
     for b in range(n_b):
         sb = slot_bits[b]
@@ -828,11 +854,12 @@ def final_scores(
                 member = np.empty(len(placed), dtype=np.bool_)
                 for i in range(len(placed)):
                     member[i] = (sb[g[placed[i]]] >> (6 + slot)) & 1 == 1
-                groups[s, slot] = _largest_group(placed, member)
+                groups[s, slot] = _largest_group(placed, member, diagonal)
         if n_p > 1:
             for slot in range(2):
                 top = groups[:, slot].max()
+                tied = (groups[:, slot] == top).sum()
                 for s in range(n_p):
-                    if top > 0 and groups[s, slot] == top:
+                    if top > 0 and groups[s, slot] == top and (ties_all or tied == 1):
                         out[b, s, MAJORITY] += vp[b, MAJORITY]
     return out

@@ -14,7 +14,6 @@ from engines.panots.rules import (
     CARD_FACES,
     CARDS,
     DIRS,
-    FACE_VP,
     FACES,
     N_CARDS,
     START,
@@ -57,15 +56,17 @@ def neighbours(cell: Cell) -> list[Cell]:
 class Objectives:
     """The objective faces of one game: which are up, and the token on each slot."""
 
-    def __init__(self, face: list[int], slot_token: list[int], solo: bool) -> None:
-        """``face[k]`` is the face of card k (index into CARD_FACES[k]); ``slot_token`` the 8 slot tokens."""
-        self.up = {CARD_FACES[k][face[k]] for k in range(4)}
+    def __init__(self, up: set[str], slot_token: list[int], params: Params) -> None:
+        """``up`` names the faces up; ``slot_token`` the 8 slot tokens; ``params`` the VP and the readings."""
+        self.up = up
         self.slot_token = slot_token
-        self.solo = solo
+        self.params = params
 
     def vp(self, name: str) -> int:
-        """VP per occurrence of face ``name``, 0 when it is down."""
-        return FACE_VP[FACES.index(name)] if name in self.up else 0
+        """VP per occurrence of face ``name`` (or of 'space-diagonal', the diagonal reading of space), 0 when down."""
+        if name == "space-diagonal":
+            return self.vp("space") if self.params.space_diagonal else 0
+        return self.params.face_vp[FACES.index(name)] if name in self.up else 0
 
     def m(self, t: int | None, slot: int) -> bool:
         """Does the panot (``None`` = empty) carry the token on ``slot``?"""
@@ -84,13 +85,21 @@ class Objectives:
         return ok(y, 1) and ((ok(x, 0) and ok(z, 2)) or (ok(z, 0) and ok(x, 2)))
 
 
+PAIR_STEPS = {
+    "adjacent": ((0, 1), (1, 0)),
+    "diagonal": ((1, 1), (1, -1)),
+    "space": ((0, 2), (2, 0)),
+    "space-diagonal": ((2, 2), (2, -2)),
+}
+PAIR_SLOTS = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7), "space-diagonal": (6, 7)}
+
+
 def pair_instances(cell: Cell) -> dict[str, list[tuple[Cell, Cell]]]:
-    """Every adjacent / diagonal / one-space-apart pair of cells containing ``cell``."""
+    """Every adjacent / diagonal / one-space-apart (straight or diagonal) pair of cells containing ``cell``."""
     r, c = cell
-    steps = {"adjacent": [(0, 1), (1, 0)], "diagonal": [(1, 1), (1, -1)], "space": [(0, 2), (2, 0)]}
     return {
         name: [((r, c), (r + a, c + b)) for a, b in s] + [((r - a, c - b), (r, c)) for a, b in s]
-        for name, s in steps.items()
+        for name, s in PAIR_STEPS.items()
     }
 
 
@@ -125,8 +134,7 @@ def local_points(walk: Sidewalk, obj: Objectives, cells: list[Cell]) -> int:
                 if key in seen:
                     continue
                 seen.add(key)
-                slots = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7)}[name]
-                total += obj.vp(name) * obj.pair(walk.get(x), walk.get(y), slots)
+                total += obj.vp(name) * obj.pair(walk.get(x), walk.get(y), PAIR_SLOTS[name])
         for name, insts in triple_instances(cell).items():
             for x, y, z in insts:
                 key = frozenset((name, x, y, z))
@@ -147,12 +155,12 @@ def local_points(walk: Sidewalk, obj: Objectives, cells: list[Cell]) -> int:
 def points(walk: Sidewalk, obj: Objectives) -> dict[str, int]:
     """Objective VP per local face (majorities apart) of a whole sidewalk, by brute force."""
     out = dict.fromkeys(FACES[:7], 0)
-    partners = {"adjacent": ((0, 1), (1, 0)), "diagonal": ((1, 1), (1, -1)), "space": ((0, 2), (2, 0))}
-    slots = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7)}
     for (r, c), t in walk.items():
-        for name, steps in partners.items():
-            for dr, dc in steps:
-                out[name] += obj.vp(name) * obj.pair(t, walk.get((r + dr, c + dc)), slots[name])
+        for name, steps in PAIR_STEPS.items():
+            for dr, dc in steps:  # the diagonal reading of space scores as space
+                out[name.removesuffix("-diagonal")] += obj.vp(name) * obj.pair(
+                    t, walk.get((r + dr, c + dc)), PAIR_SLOTS[name]
+                )
         for dr, dc in ((0, 1), (1, 0)):
             out["line"] += obj.vp("line") * obj.triple(walk.get((r - dr, c - dc)), t, walk.get((r + dr, c + dc)))
         for k in range(4):
@@ -166,7 +174,11 @@ def points(walk: Sidewalk, obj: Objectives) -> dict[str, int]:
 
 
 def largest_group(walk: Sidewalk, obj: Objectives, slot: int) -> int:
-    """Size of the largest orthogonally connected group of panots carrying the token on ``slot``."""
+    """Size of the largest connected group of panots carrying the token on ``slot``.
+
+    Panots connect through their sides, and through their corners too when the knob ``group_diagonal`` says so.
+    """
+    steps = [*DIRS, (1, 1), (1, -1), (-1, 1), (-1, -1)] if obj.params.group_diagonal else list(DIRS)
     members = {cell for cell, t in walk.items() if obj.m(t, slot)}
     best, seen = 0, set()
     for cell in members:
@@ -177,7 +189,7 @@ def largest_group(walk: Sidewalk, obj: Objectives, slot: int) -> int:
         while stack:
             x = stack.pop()
             size += 1
-            for n in neighbours(x):
+            for n in ((x[0] + dr, x[1] + dc) for dr, dc in steps):
                 if n in members and n not in seen:
                     seen.add(n)
                     stack.append(n)
@@ -266,10 +278,7 @@ def potential(walk: Sidewalk, obj: Objectives, pool: list[int], cells: list[Cell
                 around = [walk[n] for n in neighbours(empty[0]) if n in walk]
                 for t in range(16):
                     vals = [t if x == empty[0] else walk[x] for x in inst]
-                    if name in ("line", "l"):
-                        hit = obj.triple(*vals)
-                    else:
-                        hit = obj.pair(*vals, (6, 7) if name == "space" else (4, 5))
+                    hit = obj.triple(*vals) if name in ("line", "l") else obj.pair(*vals, PAIR_SLOTS[name])
                     if pool[t] and hit and all(compatible(t, u) for u in around):
                         total += obj.vp(name) * pool[t]
     return total
@@ -327,11 +336,12 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     solo = players == 1
     # setup: faces, tokens, then the shuffle of the cards used
     if params.faces:
-        face = [CARD_FACES[k].index(params.faces[k]) for k in range(4)]
+        up = set(params.faces)
     else:
         face = [stream.integer(2) for _ in range(4)]
-    if solo:
-        face[3] = 0
+        if solo:
+            face[3] = 0
+        up = {CARD_FACES[k][face[k]] for k in range(4)}
     if params.tokens:
         slot_token = [TOKENS.index(t) for t in params.tokens]
     else:
@@ -339,8 +349,8 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         for i in range(7):
             j = i + stream.integer(8 - i)
             slot_token[i], slot_token[j] = slot_token[j], slot_token[i]
-    obj = Objectives(face, slot_token, solo)
-    n_left = 2 if solo else 1
+    obj = Objectives(up, slot_token, params)
+    n_left = params.leftovers + solo
     used = n_left + players * params.cards_per_player
     cards = list(range(N_CARDS))
     for i in range(used):
@@ -413,7 +423,10 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
                 stuck.append(s)
         for s in stuck:
             options = [x for x in sorted(free) if placeable[s, x]]
-            if not options:
+            if not options and params.unplaceable == "discard-grabbed":  # no exchange: the grabbed card goes
+                seats[s].discarded += 1
+                continue
+            if not options:  # exchanged for the first leftover, which is discarded in turn
                 taken = min(free)
             elif seat_policies[s] == "random":
                 taken = options[stream.integer(len(options))]
@@ -438,9 +451,10 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         for slot in (6, 7):
             sizes = [largest_group(seat.walk, obj, slot) for seat in seats]
             top = max(sizes)
+            alone = sizes.count(top) == 1
             for s in range(players):
-                if sizes[s] == top and top > 0:
-                    per_face[s][7] += FACE_VP[7]
+                if sizes[s] == top and top > 0 and (alone or params.majority_ties == "all"):
+                    per_face[s][7] += obj.vp("majority")
     score = [sum(row) for row in per_face]
     best = max(score)
     winners = [x == best for x in score]
@@ -460,7 +474,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         out[f"vp_{name}"] = [row[f] for row in per_face]
     out["width"] = [max(c) - min(c) + 1 for c in cols]
     out["height"] = [max(r) - min(r) + 1 for r in rows]
-    out["face_up"] = [int(name in obj.up and not (solo and name == "majority")) for name in FACES]
+    out["face_up"] = [int(name in obj.up) for name in FACES]
     title = [0] * len(TITLES)
     if solo:
         s = score[0]

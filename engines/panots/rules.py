@@ -32,7 +32,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="panots",
     name="Panots",
-    version=1,
+    version=2,
     min_players=1,
     max_players=7,
     chance=True,
@@ -50,6 +50,7 @@ START = (21, 21)
 DIRS = ((0, 1), (1, 0), (0, -1), (-1, 0))  # right, down, left, up
 FACES = ("line", "l", "surrounded", "free", "adjacent", "diagonal", "space", "majority")
 FACE_VP = (2, 2, 2, 1, 1, 1, 1, 3)  # VP per occurrence; majority: per majority won
+SPACE_DIAGONAL = 8  # internal face: 'one space between' read diagonally (scored as space; see Params.space_diagonal)
 CARD_FACES = (("line", "l"), ("surrounded", "free"), ("adjacent", "diagonal"), ("space", "majority"))
 TITLES = ("none", "beginner", "apprentice", "professional", "master", "legend")
 UNPLACEABLE = -64  # gain of a card that has no legal placement (below any real gain)
@@ -85,23 +86,71 @@ METRICS: dict[str, Metric] = {
 
 @dataclass(frozen=True, slots=True)
 class Params(core.Params):
-    """Panots knobs; card set, objectives and VP from games.md (the objective layout there is our default)."""
+    """Panots knobs: the rulebook's where it speaks, our documented guesses where it is silent (see README)."""
 
-    cards_per_player: int = knob(10, "Cards dealt to each player (rounds played).", "1..10")
+    cards_per_player: int = knob(
+        10,
+        "Cards dealt to each player (rounds played); the sidewalk grid holds at most 10.",
+        "1..10, and players x cards + leftovers (+1 solo) <= 72",
+        source="rulebook",
+    )
     faces: tuple[str, ...] = knob(
         (),
-        "Objective faces, one per card (line|l, surrounded|free, adjacent|diagonal, "
-        "space|majority); empty = random per game.",
-        "() or 4 face names in card order",
+        "Objective faces up: any 4 distinct faces (two faces of one card then read the same tokens); empty = one "
+        "random face of each card (line|l, surrounded|free, adjacent|diagonal, space|majority) per game.",
+        "() or 4 distinct of " + ", ".join(FACES),
+        source="ours: the rulebook lets the players choose each card's side; a random side per game averages over "
+        "the choices (which faces share a card is also our guess)",
     )
     tokens: tuple[str, ...] = knob(
         (),
         "Feature tokens on slots 0..7 (line/L 3, surrounded/free 1, adjacent/"
         "diagonal 2, space/majorities 2); empty = random per game.",
         "() or the 8 token names, each once",
+        source="rulebook",
     )
     grab_order: Literal["random", "seat"] = knob(
-        "random", "Who grabs first each round: a random priority order per round, or seat order.", "random | seat"
+        "random",
+        "Who grabs first each round: a random priority order per round, or seat order.",
+        "random | seat",
+        source="ours: the rulebook's grab is simultaneous (fastest hand); a random order per round models equal hands",
+    )
+    face_vp: tuple[int, ...] = knob(
+        FACE_VP,
+        "VP per occurrence of each face, in the order " + ", ".join(FACES) + " (majority: per majority won).",
+        "8 whole numbers 0..9",
+        source="rulebook",
+    )
+    leftovers: int = knob(
+        1,
+        "Cards left in the warehouse after each round's grab (solo: one more); a stuck player swaps for one.",
+        "1..3",
+        source="rulebook",
+    )
+    majority_ties: Literal["all", "none"] = knob(
+        "all",
+        "A tie for a largest group: every tied player scores the majority, or nobody does.",
+        "all | none",
+        source="rulebook",
+    )
+    unplaceable: Literal["discard-swapped", "discard-grabbed"] = knob(
+        "discard-swapped",
+        "A stuck player whose leftovers cannot be placed either: takes a leftover and discards it (the grabbed card "
+        "stays in the warehouse), or keeps the warehouse as it is and discards the grabbed card.",
+        "discard-swapped | discard-grabbed",
+        source="ours: the rulebook says only to exchange the card; it is silent when the exchange cannot be placed",
+    )
+    space_diagonal: bool = knob(
+        False,
+        "'One space between' also counts two panots two cells apart diagonally.",
+        "true | false",
+        source="ours: the rulebook's examples read the space along a row or column",
+    )
+    group_diagonal: bool = knob(
+        False,
+        "Majority groups also connect through corners (diagonal neighbours).",
+        "true | false",
+        source="ours: 'connected' read as sharing a side, as placement adjacency is",
     )
 
     def __post_init__(self) -> None:
@@ -109,22 +158,28 @@ class Params(core.Params):
         core.check_range("cards_per_player", self.cards_per_player, 1, 10)
         faces = self.faces
         if not isinstance(faces, tuple) or (
-            faces and (len(faces) != 4 or any(f not in pair for f, pair in zip(faces, CARD_FACES, strict=False)))
+            faces and (len(faces) != 4 or len(set(faces)) != 4 or any(f not in FACES for f in faces))
         ):
-            raise ValueError(
-                f"faces={faces!r} is not allowed; give () for random or one face per card: "
-                + ", ".join("|".join(p) for p in CARD_FACES)
-            )
+            raise ValueError(f"faces={faces!r} is not allowed; give () for random or 4 distinct of {', '.join(FACES)}")
         tokens = self.tokens
         if not isinstance(tokens, tuple) or (tokens and sorted(tokens) != sorted(TOKENS)):
             raise ValueError(
                 f"tokens={tokens!r} is not allowed; give () for random or each of {', '.join(TOKENS)} once"
             )
         core.check_choice("grab_order", self.grab_order, ("random", "seat"))
+        vp = self.face_vp
+        if not isinstance(vp, tuple) or len(vp) != 8 or any(isinstance(v, bool) or v not in range(10) for v in vp):
+            raise ValueError(f"face_vp={vp!r} is not allowed; give 8 whole numbers 0..9 ({', '.join(FACES)})")
+        core.check_range("leftovers", self.leftovers, 1, 3)
+        core.check_choice("majority_ties", self.majority_ties, ("all", "none"))
+        core.check_choice("unplaceable", self.unplaceable, ("discard-swapped", "discard-grabbed"))
+        core.check_choice("space_diagonal", self.space_diagonal, (False, True))
+        core.check_choice("group_diagonal", self.group_diagonal, (False, True))
 
 
 VARIANTS: dict[str, dict[str, str]] = {
     "seat-order": {"grab_order": "seat"},
+    "diagonal-readings": {"space_diagonal": "true", "group_diagonal": "true"},
     "first-faces": {"faces": "line,surrounded,adjacent,space"},
     "second-faces": {"faces": "l,free,diagonal,majority"},
     "short": {"cards_per_player": "6"},
@@ -139,11 +194,14 @@ def slot_bits_table(slot_token: np.ndarray) -> np.ndarray:
     return np.concatenate([table, np.zeros((len(slot_token), 1), dtype=np.int64)], axis=1)
 
 
-def face_vp(face: np.ndarray, players: int) -> np.ndarray:
-    """``(B, 8)`` VP per occurrence of each face (0 when the face is down) from ``(B, 4)`` face choices."""
-    up = np.zeros((len(face), 8), dtype=np.int64)
-    up[np.arange(len(face))[:, None], 2 * np.arange(4) + face] = 1
-    return up * np.array(FACE_VP)
+def face_vp(up: np.ndarray, params: Params) -> np.ndarray:
+    """``(B, 9)`` VP per occurrence of each face (0 when down) from the ``(B, 8)`` faces up.
+
+    Column 8 is the diagonal reading of 'one space between' (space's VP when :attr:`Params.space_diagonal`).
+    """
+    vp = up.astype(np.int64) * np.array(params.face_vp, dtype=np.int64)
+    diagonal = vp[:, FACES.index("space")] * int(params.space_diagonal)
+    return np.concatenate([vp, diagonal[:, None]], axis=1)
 
 
 # --- chance: setup ------------------------------------------------------------------------------------------
@@ -156,28 +214,35 @@ def setup(
 
     Draw order per game: 4 face bits (if random), 7 Fisher-Yates draws placing the tokens (if random), then a
     partial Fisher-Yates shuffle of the 72 cards for the ``leftovers + players * cards`` cards used.
-    Returns ``face (B, 4)``, ``slot_token (B, 8)``, ``leftover (B, L)`` and ``deck (B, P, cards)``.
+    Returns ``up (B, 8)`` (faces up), ``slot_token (B, 8)``, ``leftover (B, L)`` and ``deck (B, P, cards)``.
     """
     n = len(games)
+    up = np.zeros((n, 8), dtype=bool)
     if params.faces:
-        face = np.tile([pair.index(f) for f, pair in zip(params.faces, CARD_FACES, strict=True)], (n, 1))
+        up[:, [FACES.index(f) for f in params.faces]] = True
     else:
         face = (source.uniform(games, 4) * 2).astype(np.int64)
-    if players == 1:
-        face[:, 3] = 0  # solo: the majority face is not a solo face
+        if players == 1:
+            face[:, 3] = 0  # solo: the majority face is not a solo face
+        up[np.arange(n)[:, None], 2 * np.arange(4) + face] = True
     if params.tokens:
         slot_token = np.tile([TOKENS.index(t) for t in params.tokens], (n, 1))
     else:
         slot_token = np.tile(np.arange(8), (n, 1))
         u = source.uniform(games, 7)
         _partial_shuffle(slot_token, u)
-    leftovers = 2 if players == 1 else 1
+    leftovers = warehouse_leftovers(params, players)
     used = leftovers + players * params.cards_per_player
     cards = np.tile(np.arange(N_CARDS), (n, 1))
     _partial_shuffle(cards, source.uniform(games, used))
     leftover = cards[:, :leftovers]
     deck = cards[:, leftovers:used].reshape(n, players, params.cards_per_player)
-    return face, slot_token, leftover, deck
+    return up, slot_token, leftover, deck
+
+
+def warehouse_leftovers(params: Params, players: int) -> int:
+    """Cards left in the warehouse after each grab: the knob, one more in solo."""
+    return params.leftovers + (players == 1)
 
 
 def _partial_shuffle(values: np.ndarray, u: np.ndarray) -> None:
@@ -226,21 +291,32 @@ def instances_touching(
 
 
 def final_scores(
-    cell: np.ndarray, slot_bits: np.ndarray, vp: np.ndarray, cells: np.ndarray, n_cells: np.ndarray
+    cell: np.ndarray,
+    slot_bits: np.ndarray,
+    vp: np.ndarray,
+    cells: np.ndarray,
+    n_cells: np.ndarray,
+    params: Params | None = None,
 ) -> np.ndarray:
-    """VP per seat and face ``(B, P, 8)`` of the grids ``cell (B, P, GRID*GRID)``.
+    """VP per seat and face ``(B, P, 8)`` of the grids ``cell (B, P, GRID*GRID)`` (``vp`` from :func:`face_vp`).
 
-    ``cells (B, P, K)`` lists each sidewalk's flat cell indices, ``n_cells (B, P)`` how many are real.
+    ``cells (B, P, K)`` lists each sidewalk's flat cell indices, ``n_cells (B, P)`` how many are real; ``params``
+    gives the majority tie rule and the group reading (default knobs when ``None``).
     """
     from engines.panots import kernels
 
-    return kernels.final_scores(
+    params = params or Params()
+    out = kernels.final_scores(
         cell.astype(np.uint8, copy=False),
         slot_bits.astype(np.int64, copy=False),
         vp.astype(np.int64, copy=False),
         cells.astype(np.int16, copy=False),
         n_cells.astype(np.int8, copy=False),
+        params.majority_ties == "all",
+        params.group_diagonal,
     )
+    out[..., FACES.index("space")] += out[..., SPACE_DIAGONAL]
+    return out[..., :SPACE_DIAGONAL]
 
 
 # --- state ---------------------------------------------------------------------------------------------------
@@ -259,10 +335,10 @@ class State:
     bbox: np.ndarray  # (B, P, 4) int8: rows min, max, columns min, max of the sidewalk (START before)
     deck: np.ndarray  # (B, P, cards) int8: card ids, round r reveals column r
     leftover: np.ndarray  # (B, L) int8: the warehouse cards left over (L = 1, solo 2)
-    face: np.ndarray  # (B, 4) int8: face 0 or 1 of each objective card (see CARD_FACES)
+    up: np.ndarray  # (B, 8) bool: the faces up (FACES order)
     slot_token: np.ndarray  # (B, 8) int8: token 0..7 on each slot
     slot_bits: np.ndarray  # (B, 17) int64: slot bits of each type, 0 for empty
-    vp: np.ndarray  # (B, 8) int64: VP per occurrence of each face, 0 when down
+    vp: np.ndarray  # (B, 9) int64: VP per occurrence of each face, 0 when down (see face_vp)
     seen: np.ndarray  # (B, N_CARDS) bool: cards revealed so far (public), the rest make the unseen pool
     swapped: np.ndarray  # (B, P) int8: cards swapped for a leftover
     discarded: np.ndarray  # (B, P) int8: cards discarded
@@ -272,7 +348,7 @@ class State:
     def initial(cls, params: Params, players: int, source: core.Source, game: np.ndarray) -> State:
         """Set up the games ``game`` (original indices): faces, tokens, warehouse and decks from the source."""
         n_games = len(game)
-        face, slot_token, leftover, deck = setup(params, players, source, game)
+        up, slot_token, leftover, deck = setup(params, players, source, game)
         k = 2 * params.cards_per_player
         grid = (n_games, players, GRID * GRID)
         return cls(
@@ -285,10 +361,10 @@ class State:
             bbox=np.tile(np.array([START[0], START[0], START[1], START[1]], dtype=np.int8), (n_games, players, 1)),
             deck=deck.astype(np.int8),
             leftover=leftover.astype(np.int8),
-            face=face.astype(np.int8),
+            up=up,
             slot_token=slot_token.astype(np.int8),
             slot_bits=slot_bits_table(slot_token),
-            vp=face_vp(face, players),
+            vp=face_vp(up, params),
             seen=np.zeros((n_games, N_CARDS), dtype=bool),
             swapped=np.zeros((n_games, players), dtype=np.int8),
             discarded=np.zeros((n_games, players), dtype=np.int8),
@@ -315,8 +391,8 @@ class View:
     :mod:`engines.panots.policies`) and ``*_at`` where.
     """
 
-    def __init__(self, st: State, wh: np.ndarray, values: bool, mode: np.ndarray, cards: int) -> None:
-        """Evaluate the warehouse cards ``wh (B, C)`` for every seat (``mode`` per seat, ``cards`` per player)."""
+    def __init__(self, st: State, wh: np.ndarray, values: bool, mode: np.ndarray, params: Params) -> None:
+        """Evaluate the warehouse cards ``wh (B, C)`` for every seat (``mode`` per seat)."""
         from engines.panots import kernels
 
         self.st, self.wh, self.first = st, wh, st.round == 0
@@ -334,7 +410,8 @@ class View:
             values,
             mode.astype(np.int64),
             self.pool,
-            st.round + 1 < cards,
+            st.round + 1 < params.cards_per_player,
+            params.group_diagonal,
         )
 
     def nth_legal(self, row: np.ndarray, slot: np.ndarray, nth: np.ndarray) -> np.ndarray:
@@ -385,7 +462,7 @@ def evaluate_round(params: Params, impls: Sequence[object], st: State, wh: np.nd
     """The :class:`View` of the warehouse ``wh`` with the values ``impls`` need (chance for them from ``source``)."""
     values = any(getattr(i, "values", False) for i in impls)
     mode = np.array([getattr(i, "mode", 0) for i in impls], dtype=np.int64)
-    view = View(st, wh, values, mode, params.cards_per_player)
+    view = View(st, wh, values, mode, params)
     view.params, view.source, view.games = params, source, st.game
     return view
 
@@ -437,12 +514,13 @@ def close_round(impls: Sequence[object], st: State, view: View) -> None:
         for impl, sub in _groups(impls, s):
             pick[sub] = impl.swap(view, st, rows[sub], s[sub], options[sub])
         none = pick < 0
-        fallback = free[rows].argmax(axis=1)
-        taken = np.where(none, fallback, pick)
-        free[rows, taken] = False
-        free[rows, grabbed[rows, s]] = True
-        grabbed[rows, s] = taken
-        st.swapped[rows, s] += 1
+        taken = np.where(none, free[rows].argmax(axis=1), pick)  # stuck again: the first leftover is discarded
+        swap = ~none | (view.params.unplaceable == "discard-swapped")  # or the grabbed card, leftovers kept
+        r2, s2 = rows[swap], s[swap]
+        free[r2, taken[swap]] = False
+        free[r2, grabbed[r2, s2]] = True
+        grabbed[r2, s2] = taken[swap]
+        st.swapped[r2, s2] += 1
         st.discarded[rows[none], s[none]] += 1
         ok = np.flatnonzero(~none)
         placed_rows = rows[ok]
@@ -496,13 +574,22 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
     check_seats(params, len(impls))
     source = core.as_source(rng)
     if n_games == 0:  # empty columns of the right shapes and dtypes
-        one = outcome(_run(params, impls, core.RandomSource(np.random.default_rng(0)), np.arange(1)), len(impls))
+        one = outcome(
+            params, _run(params, impls, core.RandomSource(np.random.default_rng(0)), np.arange(1)), len(impls)
+        )
         return {name: value[:0] for name, value in one.items()}
     outs = [
-        outcome(_run(params, impls, source, np.arange(lo, min(lo + CHUNK, n_games), dtype=np.int64)), len(impls))
+        outcome(
+            params, _run(params, impls, source, np.arange(lo, min(lo + CHUNK, n_games), dtype=np.int64)), len(impls)
+        )
         for lo in range(0, n_games, CHUNK)
     ]
     return {name: np.concatenate([o[name] for o in outs]) for name in outs[0]}
+
+
+def _chunk(lo: int, n_games: int) -> np.ndarray:
+    """Indices of the games of the chunk starting at ``lo``."""
+    return np.arange(lo, min(lo + CHUNK, n_games), dtype=np.int64)
 
 
 def play_state(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> State:
@@ -516,6 +603,12 @@ def check_seats(params: Params, players: int) -> None:
     core.check_players(INFO, players)
     if players == 1 and "majority" in params.faces:
         raise ValueError("faces='majority' is not allowed in solo; the solo face of card 4 is space")
+    used = players * params.cards_per_player + warehouse_leftovers(params, players)
+    if used > N_CARDS:
+        raise ValueError(
+            f"{players} players x cards_per_player={params.cards_per_player} + "
+            f"{warehouse_leftovers(params, players)} leftovers = {used} cards; the deck has {N_CARDS}"
+        )
 
 
 def _run(params: Params, impls: Sequence[object], source: core.Source, games: np.ndarray) -> State:
@@ -526,17 +619,16 @@ def _run(params: Params, impls: Sequence[object], source: core.Source, games: np
     return st
 
 
-def outcome(st: State, players: int) -> Outcome:
+def outcome(params: Params, st: State, players: int) -> Outcome:
     """The per-game columns of finished games."""
     n = len(st.game)
-    per_face = final_scores(st.cell, st.slot_bits, st.vp, st.cells.astype(np.int64), st.n_cells.astype(np.int64))
+    per_face = final_scores(
+        st.cell, st.slot_bits, st.vp, st.cells.astype(np.int64), st.n_cells.astype(np.int64), params
+    )
     score = per_face.sum(axis=2).astype(np.int32)
     winner, winners = core.rank_winners(score)
     bb = st.bbox.astype(np.int32)
-    face_up = np.zeros((n, 8), dtype=np.int64)
-    face_up[np.arange(n)[:, None], 2 * np.arange(4) + st.face] = 1
-    if players == 1:
-        face_up[:, 7] = 0
+    face_up = st.up.astype(np.int64)
     title = np.zeros((n, len(TITLES)), dtype=np.int64)
     if players == 1:
         title[np.arange(n), title_of(score[:, 0])] = 1

@@ -71,6 +71,13 @@ def test_batched_engine_replays_reference_games(policy: str) -> None:
         ({"faces": ("line", "free", "adjacent", "majority")}, ["majority-aware", "planner", "denier"]),
         ({"faces": ("l", "surrounded", "diagonal", "majority"), "cards_per_player": 7}, ["planner", "denier"]),
         ({}, ["planner"]),
+        ({"face_vp": (1, 3, 0, 2, 1, 2, 1, 5), "leftovers": 2}, ["planner", "denier", "majority-aware"]),
+        (
+            {"faces": ("adjacent", "diagonal", "space", "majority"), "space_diagonal": True, "group_diagonal": True},
+            ["majority-aware", "planner"],
+        ),
+        ({"majority_ties": "none", "faces": ("line", "l", "free", "majority")}, ["greedy", "majority-aware", "random"]),
+        ({"leftovers": 3, "cards_per_player": 5}, ["planner"]),
     ],
     ids=[
         "seat-order",
@@ -83,6 +90,10 @@ def test_batched_engine_replays_reference_games(policy: str) -> None:
         "majority-aware",
         "planner-majority",
         "solo-planner",
+        "face-vp-leftovers",
+        "diagonal-readings",
+        "ties-score-nothing",
+        "solo-four-leftovers",
     ],
 )
 def test_variants_replay_reference_games(variant: dict, seats: list[str]) -> None:
@@ -100,6 +111,12 @@ def test_batch_of_many_equals_many_batches_of_one() -> None:
 
 
 # --- invariants --------------------------------------------------------------------------------------------------
+
+
+def objectives(state: State, game: int, params: Params) -> ref.Objectives:
+    """The reference's objectives of one game of a batched state."""
+    up = {f for f, u in zip(FACES, state.up[game], strict=True) if u}
+    return ref.Objectives(up, list(state.slot_token[game]), params)
 
 
 def sidewalk(state, game: int, seat: int) -> dict:
@@ -122,7 +139,9 @@ def test_invariants(seed: int, players: int, policy: str, cards: int) -> None:
     leftovers = 2 if players == 1 else 1
     for g in range(3):
         seen = list(state.leftover[g].astype(int))
-        obj = ref.Objectives(list(state.face[g]), list(state.slot_token[g]), players == 1)
+        obj = ref.Objectives(
+            {f for f, u in zip(FACES, state.up[g], strict=True) if u}, list(state.slot_token[g]), params
+        )
         for s in range(players):
             cells = state.cells[g, s, : state.n_cells[g, s]].astype(int)
             walk = sidewalk(state, g, s)
@@ -159,7 +178,9 @@ def test_greedy_gain_equals_recount_difference() -> None:
     state = play_state(params, impls, 3, ScriptedSource.from_seed(2, 3, 2_000))
     rng = np.random.default_rng(0)
     for g in range(3):
-        obj = ref.Objectives(list(state.face[g]), list(state.slot_token[g]), False)
+        obj = ref.Objectives(
+            {f for f, u in zip(FACES, state.up[g], strict=True) if u}, list(state.slot_token[g]), params
+        )
         for s in range(2):
             walk = sidewalk(state, g, s)
             before = sum(ref.points(walk, obj).values())
@@ -172,30 +193,19 @@ def test_greedy_gain_equals_recount_difference() -> None:
 # --- hand-set objectives on small sidewalks ----------------------------------------------------------------------
 
 
-def score_walk(walk: dict, faces: tuple[str, ...]) -> dict[str, int]:
+def score_walk(walk: dict, faces: tuple[str, ...], **knobs: object) -> dict[str, int]:
     """Occurrences per face, by the batched scorer and by the reference, which must agree."""
-    params = Params(faces=faces, tokens=TOKENS_FIXED)
+    params = Params(faces=faces, tokens=TOKENS_FIXED, **knobs)
     slot_token = np.array([[TOKENS.index(x) for x in params.tokens]])
-    face = np.array(
-        [
-            [
-                pair.index(f)
-                for f, pair in zip(
-                    faces,
-                    (("line", "l"), ("surrounded", "free"), ("adjacent", "diagonal"), ("space", "majority")),
-                    strict=True,
-                )
-            ]
-        ]
-    )
+    up = np.array([[f in faces for f in FACES]])
     cell = np.full((1, 1, GRID * GRID), EMPTY, dtype=np.uint8)
     cells = np.full((1, 1, 20), -1, dtype=np.int64)
     for i, ((r, c), ty) in enumerate(walk.items()):
         cell[0, 0, (r + 10) * GRID + c + 10] = ty
         cells[0, 0, i] = (r + 10) * GRID + c + 10
-    vp = face_vp(face, 1)
-    batched = final_scores(cell, slot_bits_table(slot_token), vp, cells, np.array([[len(walk)]]))[0, 0]
-    obj = ref.Objectives(list(face[0]), list(slot_token[0]), True)
+    vp = face_vp(up, params)
+    batched = final_scores(cell, slot_bits_table(slot_token), vp, cells, np.array([[len(walk)]]), params)[0, 0]
+    obj = ref.Objectives(set(faces), list(slot_token[0]), params)
     pts = ref.points(walk, obj)
     for f, name in enumerate(FACES[:7]):
         assert batched[f] == pts[name]
@@ -247,13 +257,18 @@ def test_one_space_between_ignores_the_middle() -> None:
     assert score_walk(walk, ("line", "surrounded", "adjacent", "space"))["space"] == 2
 
 
-def test_majorities_ties_all_score() -> None:
-    params = Params(faces=("line", "surrounded", "adjacent", "majority"), tokens=TOKENS_FIXED)
+@pytest.mark.parametrize(
+    ("knobs", "expected"),
+    [({}, [3, 6]), ({"majority_ties": "none"}, [0, 3]), ({"group_diagonal": True}, [6, 6])],
+    ids=["ties-all-score", "ties-score-nothing", "groups-through-corners"],
+)
+def test_majorities(knobs: dict, expected: list[int]) -> None:
+    params = Params(faces=("line", "surrounded", "adjacent", "majority"), tokens=TOKENS_FIXED, **knobs)
     slot_token = np.array([[TOKENS.index(x) for x in params.tokens]])
-    face = np.array([[0, 0, 0, 1]])
-    walks = [
-        {(0, 0): t(B, EN), (0, 1): t(R, EN), (0, 2): t(R, FE)},  # ensaimada group 2, four-eyes group 1
-        {(0, 0): t(B, EN), (1, 0): t(Y, EN), (5, 5): t(R, FE), (5, 6): t(G, FE)},  # ensaimada 2, four-eyes 2
+    up = np.array([[f in params.faces for f in FACES]])
+    walks = [  # ensaimada groups 2 and 2; four-eyes 1 (2 through a corner) and 2
+        {(0, 0): t(B, EN), (0, 1): t(R, EN), (0, 2): t(R, FE), (1, 3): t(G, FE)},
+        {(0, 0): t(B, EN), (1, 0): t(Y, EN), (5, 5): t(R, FE), (5, 6): t(G, FE)},
     ]
     cell = np.full((1, 2, GRID * GRID), EMPTY, dtype=np.uint8)
     cells = np.full((1, 2, 20), -1, dtype=np.int64)
@@ -261,8 +276,27 @@ def test_majorities_ties_all_score() -> None:
         for i, ((r, c), ty) in enumerate(walk.items()):
             cell[0, s, (r + 10) * GRID + c + 10] = ty
             cells[0, s, i] = (r + 10) * GRID + c + 10
-    out = final_scores(cell, slot_bits_table(slot_token), face_vp(face, 2), cells, np.array([[3, 4]]))
-    assert out[0, :, 7].tolist() == [3, 6]  # tie on ensaimada: both 3; four-eyes: seat 1 alone
+    out = final_scores(cell, slot_bits_table(slot_token), face_vp(up, params), cells, np.array([[4, 4]]), params)
+    assert out[0, :, 7].tolist() == expected
+    obj = ref.Objectives(set(params.faces), list(slot_token[0]), params)
+    sizes = [[ref.largest_group(walk, obj, slot) for walk in walks] for slot in (6, 7)]
+    assert sizes == [[2, 2], [2 if params.group_diagonal else 1, 2]]
+
+
+def test_one_space_between_read_diagonally() -> None:
+    #  E . .      ensaimada and four-eyes two cells apart on a diagonal: only the diagonal reading counts them
+    #  . . .
+    #  . . F
+    walk = {(0, 0): t(B, EN), (2, 2): t(R, FE)}
+    faces = ("line", "surrounded", "adjacent", "space")
+    assert score_walk(walk, faces)["space"] == 0
+    assert score_walk(walk, faces, space_diagonal=True)["space"] == 1
+
+
+def test_any_four_faces_two_of_one_card_read_the_same_tokens() -> None:
+    walk = {(0, 0): t(B, FL), (1, 0): t(R, PI), (1, 1): t(Y, EN), (2, 0): t(B, FE)}  # two Ls, no line
+    counts = score_walk(walk, ("line", "l", "adjacent", "diagonal"))
+    assert counts == {"line": 0, "l": 2, "adjacent": 1, "diagonal": 0}  # flower above pills: adjacent
 
 
 def test_placement_must_match_every_neighbour_but_its_twin() -> None:
@@ -280,16 +314,18 @@ def test_placement_must_match_every_neighbour_but_its_twin() -> None:
     assert len(CARDS) == 72 and len({tuple(x) for x in CARDS}) == 72
 
 
+@pytest.mark.parametrize("rule", ["discard-swapped", "discard-grabbed"])
 @pytest.mark.parametrize(("policy", "players", "seed", "game"), [("greedy", 4, 0, 989), ("random", 7, 0, 191)])
-def test_a_stuck_player_swaps_then_discards(policy: str, players: int, seed: int, game: int) -> None:
+def test_a_stuck_player_swaps_then_discards(policy: str, players: int, seed: int, game: int, rule: str) -> None:
     # stuck players are rare (our policies grab an unplaceable card only when every free card is one); these
-    # streams, found by search, contain one, and both engines agree on the swap and the discard
+    # streams, found by search, contain one, and both engines agree on the swap (or not) and the discard
     uniforms = ScriptedSource.from_seed(seed, 1500, 1000).uniforms[game : game + 1]
     seats = [policy] * players
-    out = play(Params(), seats, 1, ScriptedSource(uniforms))
-    assert out["swapped"].sum() == out["discarded"].sum() == 1
+    params = Params(unplaceable=rule)
+    out = play(params, seats, 1, ScriptedSource(uniforms))
+    assert out["discarded"].sum() == 1 and out["swapped"].sum() == (rule == "discard-swapped")
     assert np.all(out["placed"] + out["discarded"] == 10)
-    one = ref.play_one(Params(), seats, ScriptedSource(uniforms).one_game(0))
+    one = ref.play_one(params, seats, ScriptedSource(uniforms).one_game(0))
     for column, value in one.items():
         assert np.array_equal(np.asarray(value), out[column][0]), column
 
@@ -313,7 +349,13 @@ def test_solo_titles_and_no_majority() -> None:
     [
         ("cards_per_player", 0, "cards_per_player=0 is out of range; allowed 1..10"),
         ("cards_per_player", 11, "cards_per_player=11 is out of range; allowed 1..10"),
-        ("faces", ("line", "l", "adjacent", "space"), "faces=.* is not allowed"),
+        ("faces", ("line", "line", "adjacent", "space"), "faces=.* is not allowed"),
+        ("faces", ("line", "l", "adjacent"), "faces=.* is not allowed"),
+        ("face_vp", (1, 2, 3), "face_vp=.* is not allowed"),
+        ("face_vp", (2, 2, 2, 1, 1, 1, 1, 10), "face_vp=.* is not allowed"),
+        ("leftovers", 0, "leftovers=0 is out of range; allowed 1..3"),
+        ("majority_ties", "split", "majority_ties='split' is not allowed"),
+        ("unplaceable", "keep", "unplaceable='keep' is not allowed"),
         ("tokens", ("blue",), "tokens=.* is not allowed"),
         ("grab_order", "age", "grab_order='age' is not allowed; choose one of random, seat"),
     ],
@@ -328,6 +370,8 @@ def test_too_many_players_and_unknown_policy_are_refused() -> None:
         play(Params(), ["random"] * 8, 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="did you mean 'greedy'"):
         play(Params(), ["greedie", "random"], 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="73 cards; the deck has 72"):
+        play(Params(leftovers=3), ["random"] * 7, 1, np.random.default_rng(0))
 
 
 def test_chunks_play_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
