@@ -760,15 +760,22 @@ def place(
     n_cells: np.ndarray,
     bbox: np.ndarray,
     slot_bits: np.ndarray,
+    vp: np.ndarray,
+    local: np.ndarray,
     b: np.ndarray,
     seat: np.ndarray,
     card: np.ndarray,
     at: np.ndarray,
 ) -> None:
-    """Put ``card`` at placement ``at`` for each ``(b, seat)``, updating every per-cell array (in place)."""
+    """Put ``card`` at placement ``at`` for each ``(b, seat)``, updating every per-cell array (in place).
+
+    ``local`` (the running objective VP, majorities excluded) grows by each placement's gain.
+    """
     for i in range(len(b)):
         g, s = b[i], seat[i]
         p = at[i] % CELLS
+        ab, bb = slot_bits[g, CARDS[card[i], 0]], slot_bits[g, CARDS[card[i], 1]]
+        local[g, s] += _gain(bits[g, s], nbc[g, s], at[i], ab, bb, vp[g])
         for x, t in ((p, CARDS[card[i], 0]), (p + STEP[at[i] // CELLS], CARDS[card[i], 1])):
             cell[g, s, x] = t
             bits[g, s, x] = slot_bits[g, t]
@@ -781,6 +788,34 @@ def place(
             bbox[g, s, 1] = max(bbox[g, s, 1], r)
             bbox[g, s, 2] = min(bbox[g, s, 2], c)
             bbox[g, s, 3] = max(bbox[g, s, 3], c)
+
+
+@njit(cache=True)
+def majorities(
+    bits: np.ndarray, cells: np.ndarray, n_cells: np.ndarray, vp: np.ndarray, ties_all: bool, diagonal: bool
+) -> np.ndarray:
+    """``(B, P)`` majority VP if the games ended now (see :func:`final_scores`), from flood fills on the grid."""
+    n_b, n_p = bits.shape[0], bits.shape[1]
+    out = np.zeros((n_b, n_p), dtype=np.int64)
+    label = np.full((2, CELLS), -1, dtype=np.int64)
+    size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
+    stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
+    groups = np.zeros((n_p, 2), dtype=np.int64)
+    n_dirs = 8 if diagonal else 4
+    for b in range(n_b):
+        if vp[b, MAJORITY] == 0 or n_p == 1:
+            continue
+        for s in range(n_p):
+            groups[s, 0], groups[s, 1] = _label_groups(
+                bits[b, s], cells[b, s, : n_cells[b, s]], label, size, stack, n_dirs
+            )
+        for k in range(2):
+            top = groups[:, k].max()
+            tied = (groups[:, k] == top).sum()
+            for s in range(n_p):
+                if top > 0 and groups[s, k] == top and (ties_all or tied == 1):
+                    out[b, s] += vp[b, MAJORITY]
+    return out
 
 
 # --- final scoring ------------------------------------------------------------------------------------------------

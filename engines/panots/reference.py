@@ -330,6 +330,23 @@ def evaluate(
     return best, at
 
 
+def face_points(seats: list[Seat], obj: Objectives, params: Params, solo: bool) -> list[list[int]]:
+    """VP per seat and face (FACES order) if the game ended now."""
+    per_face = []
+    for seat in seats:
+        pts = points(seat.walk, obj)
+        per_face.append([pts[f] for f in FACES[:7]] + [0])
+    if not solo and "majority" in obj.up:
+        for slot in (6, 7):
+            sizes = [largest_group(seat.walk, obj, slot) for seat in seats]
+            top = max(sizes)
+            alone = sizes.count(top) == 1
+            for s in range(len(seats)):
+                if sizes[s] == top and top > 0 and (alone or params.majority_ties == "all"):
+                    per_face[s][7] += obj.vp("majority")
+    return per_face
+
+
 def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStream) -> dict:
     """Play one game; returns the same columns as :func:`engines.panots.rules.play` for one game."""
     players = len(seat_policies)
@@ -363,6 +380,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     seats = [Seat() for _ in range(players)]
 
     seen: set[int] = set()
+    mid_score, leader, lead_changes = [0] * players, None, 0
 
     def place(s: int, card: int, pool: list[int], look: bool) -> None:
         """Let seat ``s`` choose a legal placement of ``card`` and put it down."""
@@ -441,20 +459,15 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             else:
                 seats[s].discarded += 1
         leftover = [wh[x] for x in sorted(free)]
+        now = [sum(row) for row in face_points(seats, obj, params, solo)]
+        if rnd + 1 == params.cards_per_player // 2:
+            mid_score = now
+        if now.count(max(now)) == 1:  # a sole leader; a tie keeps the last one
+            lead = now.index(max(now))
+            lead_changes += leader is not None and lead != leader
+            leader = lead
 
-    # scoring
-    per_face = []
-    for seat in seats:
-        pts = points(seat.walk, obj)
-        per_face.append([pts[f] for f in FACES[:7]] + [0])
-    if not solo and "majority" in obj.up:
-        for slot in (6, 7):
-            sizes = [largest_group(seat.walk, obj, slot) for seat in seats]
-            top = max(sizes)
-            alone = sizes.count(top) == 1
-            for s in range(players):
-                if sizes[s] == top and top > 0 and (alone or params.majority_ties == "all"):
-                    per_face[s][7] += obj.vp("majority")
+    per_face = face_points(seats, obj, params, solo)
     score = [sum(row) for row in per_face]
     best = max(score)
     winners = [x == best for x in score]
@@ -469,6 +482,8 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         "placed": [len(seat.walk) // 2 for seat in seats],
         "swapped": [seat.swapped for seat in seats],
         "discarded": [seat.discarded for seat in seats],
+        "mid_score": mid_score,
+        "lead_changes": lead_changes,
     }
     for f, name in enumerate(FACES):
         out[f"vp_{name}"] = [row[f] for row in per_face]

@@ -342,6 +342,10 @@ class State:
     seen: np.ndarray  # (B, N_CARDS) bool: cards revealed so far (public), the rest make the unseen pool
     swapped: np.ndarray  # (B, P) int8: cards swapped for a leftover
     discarded: np.ndarray  # (B, P) int8: cards discarded
+    local: np.ndarray  # (B, P) int64: objective VP so far, majorities excluded
+    mid_score: np.ndarray  # (B, P) int32: VP at the end of round cards // 2 (set by play_with's runs only)
+    leader: np.ndarray  # (B,) int64: the last sole leader at the end of a round, -1 before any
+    lead_changes: np.ndarray  # (B,) int32: times the sole leader changed
     round: int  # rounds played, same for every game
 
     @classmethod
@@ -368,6 +372,10 @@ class State:
             seen=np.zeros((n_games, N_CARDS), dtype=bool),
             swapped=np.zeros((n_games, players), dtype=np.int8),
             discarded=np.zeros((n_games, players), dtype=np.int8),
+            local=np.zeros((n_games, players), dtype=np.int64),
+            mid_score=np.zeros((n_games, players), dtype=np.int32),
+            leader=np.full(n_games, -1, dtype=np.int64),
+            lead_changes=np.zeros(n_games, dtype=np.int32),
             round=0,
         )
 
@@ -435,7 +443,9 @@ def place(st: State, b: np.ndarray, seat: np.ndarray, card: np.ndarray, at: np.n
     """Put ``card`` for each ``(b, seat)`` at placement ``at`` (see :class:`View`), in place."""
     from engines.panots import kernels
 
-    kernels.place(st.cell, st.bits, st.nbc, st.cells, st.n_cells, st.bbox, st.slot_bits, b, seat, card, at)
+    kernels.place(
+        st.cell, st.bits, st.nbc, st.cells, st.n_cells, st.bbox, st.slot_bits, st.vp, st.local, b, seat, card, at
+    )
 
 
 def priority(params: Params, players: int, source: core.Source, games: np.ndarray) -> np.ndarray:
@@ -616,7 +626,28 @@ def _run(params: Params, impls: Sequence[object], source: core.Source, games: np
     st = State.initial(params, len(impls), source, games)
     for _ in range(params.cards_per_player):
         play_round(params, impls, st, source)
+        track_lead(params, st)
     return st
+
+
+def track_lead(params: Params, st: State) -> None:
+    """After a round, from the score as it would stand if the game ended now (majorities included).
+
+    Sets the mid-game score at the end of round ``cards // 2`` and counts the changes of sole leader (a round that
+    ends in a tie for the lead keeps the last sole leader).
+    """
+    from engines.panots import kernels
+
+    score = st.local + kernels.majorities(
+        st.bits, st.cells.astype(np.int64), st.n_cells, st.vp, params.majority_ties == "all", params.group_diagonal
+    )
+    if st.round == params.cards_per_player // 2:
+        st.mid_score[:] = score
+    top = score.max(axis=1)
+    sole = (score == top[:, None]).sum(axis=1) == 1
+    lead = score.argmax(axis=1)
+    st.lead_changes += sole & (st.leader >= 0) & (lead != st.leader)
+    st.leader = np.where(sole, lead, st.leader)
 
 
 def outcome(params: Params, st: State, players: int) -> Outcome:
@@ -640,6 +671,8 @@ def outcome(params: Params, st: State, players: int) -> Outcome:
         "placed": (st.n_cells // 2).astype(np.int8),
         "swapped": st.swapped,
         "discarded": st.discarded,
+        "mid_score": st.mid_score,
+        "lead_changes": st.lead_changes,
     }
     for f, face in enumerate(FACES):
         out[f"vp_{face}"] = per_face[..., f].astype(np.int32)

@@ -161,6 +161,8 @@ def test_invariants(seed: int, players: int, policy: str, cards: int) -> None:
         assert out["placed"][g].sum() + out["discarded"][g].sum() + leftovers == leftovers + players * cards
         assert len(set(seen)) == len(seen) and max(seen) < N_CARDS
         assert np.all(out["score"][g] == sum(out[f"vp_{f}"][g] for f in FACES))
+        assert np.all(out["score"][g] == state.local[g] + out["vp_majority"][g])  # the running VP adds up
+        assert 0 <= out["lead_changes"][g] <= max(cards - 1, 0)
         if players > 1 and "majority" in obj.up:  # majorities recounted by flood fill
             expected = np.zeros(players, dtype=int)
             for slot in (6, 7):
