@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analysis.stats import wilson
 from engines import core
 from engines.core import ScriptedSource
 from engines.panots import POLICIES, Params, play
@@ -456,3 +457,31 @@ def test_expert_budget_is_an_argument() -> None:
     (plain,) = core.resolve_policies(POLICIES, ["expert"])
     (bound,) = core.resolve_policies(POLICIES, ["expert:4"])
     assert (plain.arg, bound.arg) == (EXPERT_PLAYOUTS, 4)
+
+
+# --- soundness beyond the default player count (test_soundness.py plays 2) ----------------------------------------
+
+HEURISTICS = sorted(set(POLICIES) - {"random", "expert"})
+
+
+@pytest.mark.parametrize("players", [4, 7])
+@pytest.mark.parametrize("policy", HEURISTICS)
+def test_heuristics_beat_random_at_four_and_seven(policy: str, players: int) -> None:
+    """One heuristic among random players, rotated through every seat: its share of wins beats 1/players."""
+    total, games = 0.0, 0
+    for seat in range(players):
+        seats = ["random"] * players
+        seats[seat] = policy
+        winners = play(Params(), seats, 20, np.random.default_rng([17, players, seat]))["winners"].astype(float)
+        total += float((winners[:, seat] / winners.sum(axis=1)).sum())
+        games += 20
+    low, _ = wilson(total, games)
+    assert low > 1 / players, f"{policy} at {players} players: {total / games:.1%}, 95% low {low:.1%}"
+
+
+@pytest.mark.parametrize("policy", HEURISTICS)
+def test_heuristics_beat_random_solo(policy: str) -> None:
+    """Solo, on the same deals: the heuristic's mean VP beats random's (paired, 95% lower bound above 0)."""
+    mine, theirs = (play(Params(), [p], 200, np.random.default_rng(19))["score"][:, 0] for p in (policy, "random"))
+    diff = (mine - theirs).astype(float)
+    assert diff.mean() - 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) > 0, f"{policy}: {diff.mean():+.2f} VP"
