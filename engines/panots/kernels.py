@@ -60,7 +60,6 @@ PATTERNS = {
 SLOT = np.array([0, 0, 3, 3, 4, 4, 6, 0, 6], dtype=np.int64)  # first slot of each face (lines/Ls use 0, 1, 2)
 NEIGHBOURS = np.array([dr * GRID + dc for dr, dc in (*DIRS, (1, 1), (1, -1), (-1, 1), (-1, -1))], dtype=np.int64)
 GAIN, MAJORITY_AWARE, PLANNER = 0, 1, 2  # what a seat's policy values (see :func:`_value`)
-PLAN_NUM, PLAN_DEN = 1, 2  # the planner weighs potential (VP x unseen completing panots / T) by PLAN_NUM / PLAN_DEN
 
 
 def _rows(faces: list[int], cells: list[tuple[int, int]], both: bool) -> np.ndarray:
@@ -544,7 +543,7 @@ def _value(
 ) -> int:
     """A seat's value of placing types ``ta``, ``tb`` at ``at`` with gain ``g`` (see :mod:`engines.panots.policies`).
 
-    ``MAJORITY_AWARE``: ``8 * (gain + growth) + open``; ``PLANNER``: ``8 * (2 * T * (gain + growth) + potential
+    ``MAJORITY_AWARE``: ``8 * (gain + growth) + open``; ``PLANNER``: ``8 * (T * (gain + growth) + potential
     change) + open``, with ``T`` the unseen panots and the potential change 0 when no card is to come (``look``);
     ``before`` is the potential of the new cells before the placement (:func:`_hole_potential` of each).
     """
@@ -553,9 +552,9 @@ def _value(
     if vp[MAJORITY]:
         score += _growth(bits, at, ab, bb, label, size, big0, big1, seen, n_dirs)
     if mode == PLANNER:
-        score *= PLAN_DEN * max(1, pool.sum())
+        score *= max(1, pool.sum())
         if look:
-            score += PLAN_NUM * (_potential(cell, slot_bits, at, ta, tb, vp, pool) - before)
+            score += _potential(cell, slot_bits, at, ta, tb, vp, pool) - before
     return 8 * score + _open_edges(cell, at, ta, tb)
 
 

@@ -14,11 +14,12 @@ placement indices. Ties go to the lowest slot and to the first placement in ``(d
 * ``potential``: the lookahead over the public pool of unseen cards (the 72 cards minus every card revealed so
   far). For every pattern instance touching the new panots with exactly one empty cell, the VP it would score
   times the unseen panots that would complete it and fit there; the planner counts the change this placement
-  makes, divided by the unseen panots ``T`` (so, VP times the chance that one random unseen panot completes it)
-  and halved (the seat sees only a few of the unseen cards). No potential on a seat's last card.
+  makes, divided by the unseen panots ``T`` (so, VP times the chance that one random unseen panot completes it).
+  No potential on a seat's last card. (Weights 1/4, 1/2, 1 and 2 on the potential won 68.1%, 68.2%, 70.0% and
+  59.3% of 4,000 two-player games against greedy: 1 it is.)
 
-Values (integers, exact): majority-aware ``8 * (gain + growth) + open``; planner ``8 * (2 * T * (gain +
-growth) + potential change) + open``.
+Values (integers, exact): majority-aware ``8 * (gain + growth) + open``; planner ``8 * (T * (gain + growth) +
+potential change) + open``.
 """
 
 from __future__ import annotations

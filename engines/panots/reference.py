@@ -296,7 +296,7 @@ def value(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell, kind: str
     after = put(walk, card, d, p)
     score = g + growth(walk, obj, after)
     if kind == "plan":
-        score *= 2 * max(1, sum(pool))
+        score *= max(1, sum(pool))
         if look:
             q = (p[0] + DIRS[d][0], p[1] + DIRS[d][1])
             score += potential(after, obj, pool, [p, q]) - potential(walk, obj, pool, [p, q])
