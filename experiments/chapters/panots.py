@@ -61,11 +61,11 @@ def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     m = arm_games(n)
     chunk = max(1, min(chunk, m))
     p = Plan("panots")
-    for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo greedy, seats in random order
-        p.add(f"{BASE} {k}p random", [BASE] * k, m, seed, chunk)
-    p.add(f"{STRONG} 4p random", [STRONG] * 4, m, seed, chunk)  # faces under strong play
-    for k in SEAT_COUNTS:
-        p.add(f"{BASE} {k}p seat", [BASE] * k, m, seed, chunk, ORDERS["seat"])
+    for policy in (BASE, STRONG):
+        for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo, seats in random order
+            p.add(f"{policy} {k}p random", [policy] * k, m, seed, chunk)
+        for k in SEAT_COUNTS:
+            p.add(f"{policy} {k}p seat", [policy] * k, m, seed, chunk, ORDERS["seat"])
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             if a != b:
@@ -380,6 +380,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for k in SEAT_COUNTS:
         for order in ORDERS:
             s = results[f"{BASE} {k}p {order}"].summary
+            strong = results[f"{STRONG} {k}p {order}"].summary
             fair = float(s.wins.sum()) / s.n_games / k
             w = np.full(k, -1 / k)
             w[0] += 1
@@ -393,15 +394,18 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "seat 0 edge, pts": points(*contrast([(s, w)])[:3]),
                     "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                    f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
                 }
             )
+    strong4 = results[f"{STRONG} 4p seat"].summary
     seat4, rand4 = results[f"{BASE} 4p seat"].summary, results[f"{BASE} 4p random"].summary
     fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
     title = (
         "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
         f"it wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
         f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
-        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%)"
+        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%); "
+        f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}%"
     )
 
     def draw(fig: Any) -> None:
@@ -427,7 +431,8 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     n = results[f"{BASE} 2p random"].summary.n_games
     notes = [
-        f"Everyone plays {BASE}; {n:,} games per player count and order. grab_order=random: a fresh random priority "
+        f"Everyone plays {BASE} ({STRONG} in the last column); {n:,} games per player count and order. "
+        "grab_order=random: a fresh random priority "
         "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round, which "
         "the rulebook never prescribes: it measures what grabbing first is worth (a fast hand). Dashed "
         "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
@@ -582,6 +587,7 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     rows = []
     for k in PLAYER_COUNTS:
         s = results[f"{BASE} {k}p random"].summary
+        strong = results[f"{STRONG} {k}p random"].summary
         mean, low, high, sd = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
@@ -601,6 +607,7 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "height": float(s.sums["height"].sum()) / (s.n_games * k),
                 "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
                 "games": s.n_games,
+                "strong": float(strong.score_sum.sum()) / (strong.n_games * k),
             }
         )
     return pd.DataFrame(rows)
@@ -616,7 +623,8 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     title = (
         f"A greedy player scores {ci(2)} with 2 players, {ci(4)} with 4 and {ci(7)} with 7 "
-        f"(solo {by.loc[1, 'mean']:.1f} VP); the middle 80% spans {by.loc[4, 'p10']}–{by.loc[4, 'p90']} VP at 4"
+        f"(solo {by.loc[1, 'mean']:.1f} VP); the middle 80% spans {by.loc[4, 'p10']}–{by.loc[4, 'p90']} VP at 4; "
+        f"{STRONG} players score {by.loc[2, 'strong']:.1f}, {by.loc[4, 'strong']:.1f} and {by.loc[7, 'strong']:.1f}"
     )
 
     def draw(fig: Any) -> None:
@@ -648,6 +656,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "mean VP per player": [
                 f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
             ],
+            f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "10th / 50th / 90th pct": [
                 f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
@@ -662,8 +671,9 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         }
     )
     notes = [
-        f"Everyone plays {BASE}, faces and tokens random per game, {int(frame['games'].iloc[0]):,} games per player "
-        "count. Solo is a different game (two leftovers, card 4 always shows space, no majorities). Scores pool "
+        f"Everyone plays {BASE} (a table of {STRONG} players beside it), faces and tokens random per game, "
+        f"{int(frame['games'].iloc[0]):,} games per player count. Solo is a different game (two leftovers, card 4 "
+        "always shows space, no majorities). Scores pool "
         "every seat; intervals are over games. Sidewalk box: mean width × height of a sidewalk's bounding box. "
         f"Grabbed cards with no legal spot: {_stuck(frame)}.",
     ]

@@ -35,8 +35,9 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "majority" in texts[1] and "diagonal" in texts[1] and "greedy" in texts[1]
     assert "Toward balanced faces" in texts[2] and "face_vp=" in texts[2] and "first-order" in texts[2]
     assert "worth of grabbing first" in texts[3] and "not a rulebook mode" in texts[3] and "fair share" in texts[3]
+    assert "among planner players grabbing first wins" in texts[3]
     assert "5-player games" in texts[4] and "head to head" in texts[4] and "majority-aware" in texts[4]
-    assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "players" in texts[5]
+    assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
     assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
     assert len(chapter.headlines) == 7 and all("%" in h or "VP" in h for h in chapter.headlines)
