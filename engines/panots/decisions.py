@@ -126,12 +126,12 @@ class Point:
         n_unseen = (~st.seen).sum(axis=1)
         need = self.players * coming
         keys = source.uniform(st.game, need)
-        pos = np.arange(need)
+        rows = np.arange(n)
         for i in range(need):  # partial Fisher-Yates over each row's unseen cards
             j = i + (keys[:, i] * (n_unseen - i)).astype(np.int64)
-            vi, vj = unseen[np.arange(n), i].copy(), unseen[np.arange(n), j].copy()
-            unseen[np.arange(n), i], unseen[np.arange(n), j] = vj, vi
-        st.deck[:, :, st.round + 1 :] = unseen[:, pos].reshape(n, self.players, coming).astype(np.int8)
+            vi, vj = unseen[rows, i].copy(), unseen[rows, j].copy()
+            unseen[rows, i], unseen[rows, j] = vj, vi
+        st.deck[:, :, st.round + 1 :] = unseen[:, :need].reshape(n, self.players, coming).astype(np.int8)
 
     def apply(self, actions: np.ndarray) -> None:
         """The seat grabs the chosen card."""
