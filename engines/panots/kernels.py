@@ -38,9 +38,11 @@ from engines.panots.rules import (
     GRID,
     MATCH16,
     PAIR_SHAPES,
+    SPACE_DIAGONAL,
     START,
     TRIPLE_SHAPES,
     UNPLACEABLE,
+    UNPLACEABLE_VALUE,
     instances_touching,
 )
 
@@ -49,9 +51,15 @@ FULL = (1 << GRID) - 1  # every column of a bit row
 STEP = np.array([dr * GRID + dc for dr, dc in DIRS], dtype=np.int64)  # flat offset of each direction
 FIRST = START[0] * GRID + START[1]  # the canonical first placement: d = 0 at START
 LINE, L, SURROUNDED, FREE, ADJACENT, DIAGONAL, SPACE, MAJORITY = range(8)  # face indices (FACES order)
-LOCAL = (LINE, L, ADJACENT, DIAGONAL, SPACE)  # faces scored by local patterns
-PATTERNS = {FACES.index(name): shapes for name, shapes in {**TRIPLE_SHAPES, **PAIR_SHAPES}.items()}
-SLOT = np.array([0, 0, 3, 3, 4, 4, 6, 0], dtype=np.int64)  # first slot of each face (lines/Ls use 0, 1, 2)
+SPACE_DIAG = SPACE_DIAGONAL  # the internal ninth face: 'one space between' read diagonally (slots 6, 7)
+LOCAL = (LINE, L, ADJACENT, DIAGONAL, SPACE, SPACE_DIAG)  # faces scored by local patterns
+PATTERNS = {
+    **{FACES.index(name): shapes for name, shapes in {**TRIPLE_SHAPES, **PAIR_SHAPES}.items()},
+    SPACE_DIAG: (((0, 0), (2, 2)), ((0, 0), (2, -2))),
+}
+SLOT = np.array([0, 0, 3, 3, 4, 4, 6, 0, 6], dtype=np.int64)  # first slot of each face (lines/Ls use 0, 1, 2)
+NEIGHBOURS = np.array([dr * GRID + dc for dr, dc in (*DIRS, (1, 1), (1, -1), (-1, 1), (-1, -1))], dtype=np.int64)
+GAIN, MAJORITY_AWARE, PLANNER = 0, 1, 2  # what a seat's policy values (see :func:`_value`)
 
 
 def _rows(faces: list[int], cells: list[tuple[int, int]], both: bool) -> np.ndarray:
@@ -79,7 +87,7 @@ def _per_direction(faces: list[int], both: bool) -> tuple[np.ndarray, np.ndarray
 
 ONE = _rows(list(LOCAL), [(0, 0)], False)  # instances through one cell, grouped by face
 TWO, TWO_N = _per_direction(list(LOCAL), True)  # instances through both new cells, per direction
-PART, PART_N = _per_direction([LINE, L], False)  # lines and Ls touching the new cells (the planner's partials)
+POT, POT_N = _per_direction(list(LOCAL), False)  # instances touching either new cell (the planner's potential)
 
 
 def _around_one() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -91,7 +99,7 @@ def _around_one() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nd
     """
     end, end_n = np.zeros((2, 4, 2), np.int64), np.zeros((2, 4), np.int64)
     mid, mid_n = np.zeros((2, 4, 2), np.int64), np.zeros(2, np.int64)
-    partner, partner_n = np.zeros((3, 4), np.int64), np.zeros(3, np.int64)
+    partner, partner_n = np.zeros((5, 4), np.int64), np.zeros(5, np.int64)
     for f, o0, o1, o2 in ONE.tolist():
         if f >= ADJACENT:
             partner[f - ADJACENT, partner_n[f - ADJACENT]] = o1 if o0 == 0 else o0
@@ -151,7 +159,7 @@ def _summarise(bits: np.ndarray, nbc: np.ndarray, x: int, vp: np.ndarray, out: n
         for j in range(MID_N[f]):  # x in the middle
             u, w = bits[x + MID[f, j, 0]], bits[x + MID[f, j, 1]]
             out[4] += vp[f] * (((u & (w >> 2)) | (w & (u >> 2))) & 1)
-    for f in (ADJACENT, DIAGONAL, SPACE):
+    for f in (ADJACENT, DIAGONAL, SPACE, SPACE_DIAG):
         if vp[f] == 0:
             continue
         base = 8 if f < SPACE else 12
@@ -251,42 +259,189 @@ def _gain(bits: np.ndarray, nbc: np.ndarray, at: int, ab: int, bb: int, vp: np.n
     return total + _single(summary, bb) + _joint(terms[at // CELLS], bits, p)
 
 
-@njit(cache=True, inline="always")
-def _stays_empty(cell: np.ndarray, p: int, o: int, q_off: int) -> int:
-    """1 when the cell at offset ``o`` from ``p`` is empty and is not one of the new cells ``p``, ``p + q_off``."""
-    return int(o != 0 and o != q_off and cell[p + o] == EMPTY)
-
-
 @njit(cache=True)
-def _plan_extra(cell: np.ndarray, bits: np.ndarray, at: int, a: int, b: int, ab: int, bb: int, vp: np.ndarray) -> int:
-    """Planner terms ``open + 2 * partial`` of types ``a``, ``b`` (slot bits ``ab``, ``bb``) at placement ``at``."""
-    d, p = at // CELLS, at % CELLS
-    q_off = STEP[d]
+def _open_edges(cell: np.ndarray, at: int, a: int, b: int) -> int:
+    """Empty neighbours of the new panots (types ``a``, ``b`` at placement ``at``) that some type could still fill."""
+    p = at % CELLS
+    q = p + STEP[at // CELLS]
     total = 0
-    for x, t in ((p, a), (p + q_off, b)):  # open edges: empty neighbours some type could still fill
+    for x, t in ((p, a), (q, b)):
         for e in range(4):
             y = x + STEP[e]
-            if y == p or y == p + q_off or cell[y] != EMPTY:
+            if y in (p, q) or cell[y] != EMPTY:
                 continue
             allowed = MATCH16[t]  # the other new cell is never next to y (no triangles on a grid)
             for e2 in range(4):
                 allowed &= MATCH16[cell[y + STEP[e2]]]
             total += allowed != 0
-    for i in range(PART_N[d]):  # lines / Ls with one empty cell that would match whatever fills it
-        f = PART[d, i, 0]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _type_at(cell: np.ndarray, y: int, p: int, q: int, a: int, b: int) -> int:
+    """Panot type on ``y`` once ``a`` lies on ``p`` and ``b`` on ``q``."""
+    if y == p:
+        return a
+    if y == q:
+        return b
+    return cell[y]
+
+
+@njit(cache=True, inline="always")
+def _completions(
+    f: int, hole: int, s0: int, s1: int, s2: int, allowed: int, slot_bits: np.ndarray, vp: np.ndarray, pool: np.ndarray
+) -> int:
+    """VP x unseen panots (types in ``allowed``) that complete an instance of ``f`` whose cell ``hole`` is empty.
+
+    ``s0, s1, s2`` are the slot bits of the instance's cells in path order (the hole's ignored).
+    """
+    total = 0
+    for t in range(16):
+        if pool[t] == 0 or not (allowed >> t) & 1:
+            continue
+        u = slot_bits[t]
+        total += vp[f] * pool[t] * _match(f, u if hole == 0 else s0, u if hole == 1 else s1, u if hole == 2 else s2)
+    return total
+
+
+@njit(cache=True)
+def _potential(
+    cell: np.ndarray, slot_bits: np.ndarray, at: int, a: int, b: int, vp: np.ndarray, pool: np.ndarray
+) -> int:
+    """Sum over the instances touching the new cells with exactly one empty cell of VP x unseen panots completing it.
+
+    A panot completes an instance when it makes the occurrence and matches every placed neighbour of the empty cell;
+    ``pool[t]`` counts the unseen panots of type ``t``. Read on the sidewalk after the placement.
+    """
+    d, p = at // CELLS, at % CELLS
+    q = p + STEP[d]
+    total = 0
+    for i in range(POT_N[d]):
+        f = POT[d, i, 0]
         if vp[f] == 0:
             continue
-        o0, o1, o2 = PART[d, i, 1], PART[d, i, 2], PART[d, i, 3]
-        e0, e1, e2 = (
-            _stays_empty(cell, p, o0, q_off),
-            _stays_empty(cell, p, o1, q_off),
-            _stays_empty(cell, p, o2, q_off),
-        )
-        if e0 + e1 + e2 == 1:  # the empty cell is wild: it matches any slot
-            x = 0xFF if e0 else _at(bits, p, o0, q_off, ab, bb)
-            y = 0xFF if e1 else _at(bits, p, o1, q_off, ab, bb)
-            z = 0xFF if e2 else _at(bits, p, o2, q_off, ab, bb)
-            total += 2 * _match(f, x, y, z)
+        n = 3 if f <= L else 2
+        empty, hole = 0, 0
+        for j in range(n):
+            if _type_at(cell, p + POT[d, i, 1 + j], p, q, a, b) == EMPTY:
+                empty += 1
+                hole = j
+        if empty != 1:
+            continue
+        x = p + POT[d, i, 1 + hole]
+        allowed = 0xFFFF
+        for e in range(4):
+            allowed &= MATCH16[_type_at(cell, x + STEP[e], p, q, a, b)]
+        s0 = slot_bits[_type_at(cell, p + POT[d, i, 1], p, q, a, b)]
+        s1 = slot_bits[_type_at(cell, p + POT[d, i, 2], p, q, a, b)]
+        s2 = slot_bits[_type_at(cell, p + POT[d, i, 3], p, q, a, b)] if n == 3 else 0
+        total += _completions(f, hole, s0, s1, s2, allowed, slot_bits, vp, pool)
+    return total
+
+
+@njit(cache=True)
+def _hole_potential(cell: np.ndarray, slot_bits: np.ndarray, x: int, vp: np.ndarray, pool: np.ndarray) -> int:
+    """Sum over the instances whose only empty cell is ``x`` of VP x unseen panots completing them (see above)."""
+    allowed = 0xFFFF
+    for e in range(4):
+        allowed &= MATCH16[cell[x + STEP[e]]]
+    total = 0
+    for i in range(ONE.shape[0]):
+        f = ONE[i, 0]
+        if vp[f] == 0:
+            continue
+        n = 3 if f <= L else 2
+        full, hole = True, 0
+        for j in range(n):
+            o = ONE[i, 1 + j]
+            if o == 0:
+                hole = j
+            elif cell[x + o] == EMPTY:
+                full = False
+        if not full:
+            continue
+        s0 = slot_bits[cell[x + ONE[i, 1]]]
+        s1 = slot_bits[cell[x + ONE[i, 2]]]
+        s2 = slot_bits[cell[x + ONE[i, 3]]] if n == 3 else 0
+        total += _completions(f, hole, s0, s1, s2, allowed, slot_bits, vp, pool)
+    return total
+
+
+@njit(cache=True)
+def _label_groups(
+    bits: np.ndarray, placed: np.ndarray, label: np.ndarray, size: np.ndarray, stack: np.ndarray, n_dirs: int
+) -> tuple[int, int]:
+    """Label the groups of panots carrying slot 6, then slot 7 (``label[k, x]``, -1 outside); their largest sizes.
+
+    Groups connect through the first ``n_dirs`` of :data:`NEIGHBOURS` (4: sides, 8: corners too).
+    """
+    largest = np.zeros(2, dtype=np.int64)
+    for k in range(2):
+        for x in placed:
+            label[k, x] = -1
+        n = 0
+        for x0 in placed:
+            if label[k, x0] >= 0 or not (bits[x0] >> (6 + k)) & 1:
+                continue
+            label[k, x0], stack[0], top, count = n, x0, 1, 0
+            while top:
+                top -= 1
+                x = stack[top]
+                count += 1
+                for e in range(n_dirs):
+                    y = x + NEIGHBOURS[e]
+                    if (bits[y] >> (6 + k)) & 1 and label[k, y] < 0:
+                        label[k, y] = n
+                        stack[top] = y
+                        top += 1
+            size[k, n] = count
+            largest[k] = max(largest[k], count)
+            n += 1
+    return largest[0], largest[1]
+
+
+@njit(cache=True)
+def _growth(
+    bits: np.ndarray,
+    at: int,
+    ab: int,
+    bb: int,
+    label: np.ndarray,
+    size: np.ndarray,
+    big0: int,
+    big1: int,
+    seen: np.ndarray,
+    n_dirs: int,
+) -> int:
+    """Cells by which the largest slot-6 and slot-7 groups grow when slot bits ``ab``, ``bb`` go to placement ``at``.
+
+    ``label``/``size`` from :func:`_label_groups` on the sidewalk before the placement, ``big*`` its largest sizes;
+    ``seen`` is scratch for 16 group labels; groups connect through the first ``n_dirs`` of :data:`NEIGHBOURS`.
+    """
+    p = at % CELLS
+    q = p + STEP[at // CELLS]
+    total = 0
+    for k in range(2):
+        new = 0
+        n_seen = 0
+        for x, xb in ((p, ab), (q, bb)):
+            if not (xb >> (6 + k)) & 1:
+                continue
+            new += 1
+            for e in range(n_dirs):
+                y = x + NEIGHBOURS[e]
+                if y in (p, q) or not (bits[y] >> (6 + k)) & 1:
+                    continue
+                c = label[k, y]
+                dup = False
+                for j in range(n_seen):
+                    dup |= seen[j] == c
+                if not dup:
+                    seen[n_seen] = c
+                    n_seen += 1
+                    new += size[k, c]
+        big = big0 if k == 0 else big1
+        total += max(0, new - big)
     return total
 
 
@@ -366,55 +521,130 @@ def _legal(fit_a: np.ndarray, fit_b: np.ndarray, occ: np.ndarray, box: np.ndarra
 
 
 @njit(cache=True)
+def _value(
+    mode: int,
+    cell: np.ndarray,
+    bits: np.ndarray,
+    slot_bits: np.ndarray,
+    at: int,
+    ta: int,
+    tb: int,
+    g: int,
+    vp: np.ndarray,
+    pool: np.ndarray,
+    look: bool,
+    label: np.ndarray,
+    size: np.ndarray,
+    big0: int,
+    big1: int,
+    seen: np.ndarray,
+    before: int,
+    n_dirs: int,
+) -> int:
+    """A seat's value of placing types ``ta``, ``tb`` at ``at`` with gain ``g`` (see :mod:`engines.panots.policies`).
+
+    ``MAJORITY_AWARE``: ``8 * (gain + growth) + open``; ``PLANNER``: ``8 * (T * (gain + growth) + potential
+    change) + open``, with ``T`` the unseen panots and the potential change 0 when no card is to come (``look``);
+    ``before`` is the potential of the new cells before the placement (:func:`_hole_potential` of each).
+    """
+    ab, bb = slot_bits[ta], slot_bits[tb]
+    score = g
+    if vp[MAJORITY]:
+        score += _growth(bits, at, ab, bb, label, size, big0, big1, seen, n_dirs)
+    if mode == PLANNER:
+        score *= max(1, pool.sum())
+        if look:
+            score += _potential(cell, slot_bits, at, ta, tb, vp, pool) - before
+    return 8 * score + _open_edges(cell, at, ta, tb)
+
+
+@njit(cache=True)
 def evaluate(
     cell: np.ndarray,
     bits: np.ndarray,
     nbc: np.ndarray,
     bbox: np.ndarray,
+    cells: np.ndarray,
     n_cells: np.ndarray,
     wh: np.ndarray,
     slot_bits: np.ndarray,
     vp: np.ndarray,
     values: bool,
-    plan: bool,
+    mode: np.ndarray,
+    pool: np.ndarray,
+    look: bool,
+    group_diagonal: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Legal placements of every warehouse card ``wh (B, C)`` for every seat, and the best ones.
 
     Returns, per row ``b * P + seat`` and slot ``(B * P, C)``: the number of legal placements, the best gain and
-    its placement, the best planner value and its placement (first in ``at`` order on ties; ``UNPLACEABLE`` and
-    ``4 * UNPLACEABLE`` when nothing is legal). Gains are computed only if ``values`` or ``plan``, planner values
-    only if ``plan``.
+    its placement, the best value of the seat's ``mode[seat]`` (:func:`_value`; none for ``GAIN``) and its
+    placement (first in ``at`` order on ties; ``UNPLACEABLE`` / ``UNPLACEABLE_VALUE`` when nothing is legal).
+    Gains are computed only if ``values`` or some seat has a mode; ``pool (B, 16)`` counts each game's unseen
+    panots per type.
     """
     n_b, n_p = cell.shape[0], cell.shape[1]
     n_c = wh.shape[1]
     count = np.zeros((n_b * n_p, n_c), dtype=np.int64)
     best_gain = np.full((n_b * n_p, n_c), UNPLACEABLE, dtype=np.int64)
-    best_plan = np.full((n_b * n_p, n_c), 4 * UNPLACEABLE, dtype=np.int64)
+    best_plan = np.full((n_b * n_p, n_c), UNPLACEABLE_VALUE, dtype=np.int64)
     gain_at = np.zeros((n_b * n_p, n_c), dtype=np.int64)
     plan_at = np.zeros((n_b * n_p, n_c), dtype=np.int64)
+    gains_needed = values or (mode != GAIN).any()
     # scratch for the current row (key = row + 1): bit rows of the occupied cells and of each colour / shape,
     # of the cells each type fits (valid where fit_tag == key) and of one card's legal placements per direction;
-    # each cell's pattern summary (valid where summary_tag == key)
+    # each cell's pattern summary (valid where summary_tag == key); the majority groups of the row
     occ, colour, shape = np.zeros(GRID, np.int64), np.zeros((4, GRID), np.int64), np.zeros((4, GRID), np.int64)
     fit, fit_tag = np.zeros((16, GRID), np.int64), np.zeros(16, np.int64)
     legal = np.zeros((4, GRID), np.int64)
     summary, summary_tag = np.empty((CELLS, 16), dtype=np.int64), np.zeros(CELLS, dtype=np.int64)
     terms = np.empty((4, TWO.shape[1] + 1, 3), dtype=np.int64)  # one card's instances through both new cells
+    label = np.full((2, CELLS), -1, dtype=np.int64)
+    size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
+    stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
+    seen = np.empty(16, dtype=np.int64)
+    n_dirs = 8 if group_diagonal else 4
+    pot, pot_tag = np.zeros(CELLS, dtype=np.int64), np.zeros(CELLS, dtype=np.int64)
     for b in range(n_b):
         vpb = vp[b]
         for s in range(n_p):
             row = b * n_p + s
             key = row + 1
             g_cell, g_bits, g_nbc, box = cell[b, s], bits[b, s], nbc[b, s], bbox[b, s]
-            if n_cells[b, s] == 0:  # first card: the canonical placement only, no open edges or partials yet
+            m = mode[s]
+            big0, big1 = 0, 0
+            if m != GAIN and vpb[MAJORITY]:
+                big0, big1 = _label_groups(g_bits, cells[b, s, : n_cells[b, s]], label, size, stack, n_dirs)
+            if n_cells[b, s] == 0:  # first card: the canonical placement only
                 for k in range(n_c):
+                    ta, tb = CARDS[wh[b, k], 0], CARDS[wh[b, k], 1]
                     g = 0
-                    if values or plan:
-                        ta, tb = CARDS[wh[b, k], 0], CARDS[wh[b, k], 1]
+                    if gains_needed:
                         g = _gain(g_bits, g_nbc, FIRST, slot_bits[b, ta], slot_bits[b, tb], vpb)
                     count[row, k] = 1
-                    best_gain[row, k], best_plan[row, k] = g, 4 * g
+                    best_gain[row, k] = g
                     gain_at[row, k] = plan_at[row, k] = FIRST
+                    if m != GAIN:
+                        best_plan[row, k] = _value(
+                            m,
+                            g_cell,
+                            g_bits,
+                            slot_bits[b],
+                            FIRST,
+                            ta,
+                            tb,
+                            g,
+                            vpb,
+                            pool[b],
+                            look,
+                            label,
+                            size,
+                            0,
+                            0,
+                            seen,
+                            0,
+                            n_dirs,
+                        )
                 continue
             _fill_rows(g_cell, box, occ, colour, shape)
             for k in range(n_c):
@@ -424,16 +654,16 @@ def evaluate(
                         _fits(t, box, occ, colour, shape, fit[t])
                         fit_tag[t] = key
                 count[row, k] = _legal(fit[ta], fit[tb], occ, box, legal)
-                if not (values or plan):
+                if not gains_needed:
                     continue
                 ab, bb = slot_bits[b, ta], slot_bits[b, tb]
                 _joint_terms(ab, bb, vpb, terms)
                 for d in range(4):
                     for r in range(box[0] - 2, box[1] + 3):
-                        m = legal[d, r]
-                        while m:
-                            low = m & -m
-                            m ^= low
+                        mask = legal[d, r]
+                        while mask:
+                            low = mask & -mask
+                            mask ^= low
                             p = r * GRID + _popcount(low - 1)
                             q = p + STEP[d]
                             at = d * CELLS + p
@@ -444,8 +674,34 @@ def evaluate(
                             g = _single(summary[p], ab) + _single(summary[q], bb) + _joint(terms[d], g_bits, p)
                             if g > best_gain[row, k]:
                                 best_gain[row, k], gain_at[row, k] = g, at
-                            if plan:
-                                v = 4 * g + _plan_extra(g_cell, g_bits, at, ta, tb, ab, bb, vpb)
+                            if m != GAIN:
+                                before = 0
+                                if m == PLANNER and look:
+                                    for x in (p, q):
+                                        if pot_tag[x] != key:
+                                            pot[x] = _hole_potential(g_cell, slot_bits[b], x, vpb, pool[b])
+                                            pot_tag[x] = key
+                                        before += pot[x]
+                                v = _value(
+                                    m,
+                                    g_cell,
+                                    g_bits,
+                                    slot_bits[b],
+                                    at,
+                                    ta,
+                                    tb,
+                                    g,
+                                    vpb,
+                                    pool[b],
+                                    look,
+                                    label,
+                                    size,
+                                    big0,
+                                    big1,
+                                    seen,
+                                    before,
+                                    n_dirs,
+                                )
                                 if v > best_plan[row, k]:
                                     best_plan[row, k], plan_at[row, k] = v, at
             _clear_rows(box, occ, colour, shape)
@@ -495,26 +751,6 @@ def nth_legal(
 
 
 @njit(cache=True)
-def gains(
-    bits: np.ndarray,
-    nbc: np.ndarray,
-    slot_bits: np.ndarray,
-    vp: np.ndarray,
-    b: np.ndarray,
-    seat: np.ndarray,
-    card: np.ndarray,
-    at: np.ndarray,
-) -> np.ndarray:
-    """Gain of putting ``card`` at placement ``at`` for each ``(b, seat)``."""
-    out = np.empty(len(b), dtype=np.int64)
-    for i in range(len(b)):
-        g = b[i]
-        ab, bb = slot_bits[g, CARDS[card[i], 0]], slot_bits[g, CARDS[card[i], 1]]
-        out[i] = _gain(bits[g, seat[i]], nbc[g, seat[i]], at[i], ab, bb, vp[g])
-    return out
-
-
-@njit(cache=True)
 def place(
     cell: np.ndarray,
     bits: np.ndarray,
@@ -523,15 +759,22 @@ def place(
     n_cells: np.ndarray,
     bbox: np.ndarray,
     slot_bits: np.ndarray,
+    vp: np.ndarray,
+    local: np.ndarray,
     b: np.ndarray,
     seat: np.ndarray,
     card: np.ndarray,
     at: np.ndarray,
 ) -> None:
-    """Put ``card`` at placement ``at`` for each ``(b, seat)``, updating every per-cell array (in place)."""
+    """Put ``card`` at placement ``at`` for each ``(b, seat)``, updating every per-cell array (in place).
+
+    ``local`` (the running objective VP, majorities excluded) grows by each placement's gain.
+    """
     for i in range(len(b)):
         g, s = b[i], seat[i]
         p = at[i] % CELLS
+        ab, bb = slot_bits[g, CARDS[card[i], 0]], slot_bits[g, CARDS[card[i], 1]]
+        local[g, s] += _gain(bits[g, s], nbc[g, s], at[i], ab, bb, vp[g])
         for x, t in ((p, CARDS[card[i], 0]), (p + STEP[at[i] // CELLS], CARDS[card[i], 1])):
             cell[g, s, x] = t
             bits[g, s, x] = slot_bits[g, t]
@@ -546,12 +789,43 @@ def place(
             bbox[g, s, 3] = max(bbox[g, s, 3], c)
 
 
+@njit(cache=True)
+def majorities(
+    bits: np.ndarray, cells: np.ndarray, n_cells: np.ndarray, vp: np.ndarray, ties_all: bool, diagonal: bool
+) -> np.ndarray:
+    """``(B, P)`` majority VP if the games ended now (see :func:`final_scores`), from flood fills on the grid."""
+    n_b, n_p = bits.shape[0], bits.shape[1]
+    out = np.zeros((n_b, n_p), dtype=np.int64)
+    label = np.full((2, CELLS), -1, dtype=np.int64)
+    size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
+    stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
+    groups = np.zeros((n_p, 2), dtype=np.int64)
+    n_dirs = 8 if diagonal else 4
+    for b in range(n_b):
+        if vp[b, MAJORITY] == 0 or n_p == 1:
+            continue
+        for s in range(n_p):
+            groups[s, 0], groups[s, 1] = _label_groups(
+                bits[b, s], cells[b, s, : n_cells[b, s]], label, size, stack, n_dirs
+            )
+        for k in range(2):
+            top = groups[:, k].max()
+            tied = (groups[:, k] == top).sum()
+            for s in range(n_p):
+                if top > 0 and groups[s, k] == top and (ties_all or tied == 1):
+                    out[b, s] += vp[b, MAJORITY]
+    return out
+
+
 # --- final scoring ------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
-    """Largest orthogonally connected group among ``cells`` (flat indices) where ``member`` is true."""
+def _largest_group(cells: np.ndarray, member: np.ndarray, diagonal: bool) -> int:
+    """Largest connected group among ``cells`` (flat indices) where ``member`` is true.
+
+    Cells connect through their sides, and through their corners too if ``diagonal``.
+    """
     k = len(cells)
     seen = np.zeros(k, dtype=np.bool_)
     stack = np.empty(k, dtype=np.int64)
@@ -567,7 +841,7 @@ def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
             size += 1
             for j in range(k):
                 dr, dc = abs(cells[i] // GRID - cells[j] // GRID), abs(cells[i] % GRID - cells[j] % GRID)
-                if member[j] and not seen[j] and dr + dc == 1:
+                if member[j] and not seen[j] and (dr + dc == 1 or (diagonal and dr == 1 and dc == 1)):
                     seen[j] = True
                     stack[top] = j
                     top += 1
@@ -577,14 +851,22 @@ def _largest_group(cells: np.ndarray, member: np.ndarray) -> int:
 
 @njit(cache=True)
 def final_scores(
-    cell: np.ndarray, slot_bits: np.ndarray, vp: np.ndarray, cells: np.ndarray, n_cells: np.ndarray
+    cell: np.ndarray,
+    slot_bits: np.ndarray,
+    vp: np.ndarray,
+    cells: np.ndarray,
+    n_cells: np.ndarray,
+    ties_all: bool,
+    diagonal: bool,
 ) -> np.ndarray:
-    """VP per seat and face ``(B, P, 8)`` of the sidewalks ``cell (B, P, CELLS)`` listed in ``cells (B, P, K)``.
+    """VP per seat and face ``(B, P, 9)`` of the sidewalks ``cell (B, P, CELLS)`` listed in ``cells (B, P, K)``.
 
-    Each pair is counted from its first cell, each line from its middle and each L from its corner.
+    Each pair is counted from its first cell, each line from its middle and each L from its corner. A tie for a
+    majority scores for every tied seat if ``ties_all``, else for none; groups connect through corners too if
+    ``diagonal``.
     """
     n_b, n_p = cell.shape[0], cell.shape[1]
-    out = np.zeros((n_b, n_p, 8), dtype=np.int64)
+    out = np.zeros((n_b, n_p, 9), dtype=np.int64)
     groups = np.zeros((n_p, 2), dtype=np.int64)
     for b in range(n_b):
         sb = slot_bits[b]
@@ -606,11 +888,12 @@ def final_scores(
                 member = np.empty(len(placed), dtype=np.bool_)
                 for i in range(len(placed)):
                     member[i] = (sb[g[placed[i]]] >> (6 + slot)) & 1 == 1
-                groups[s, slot] = _largest_group(placed, member)
+                groups[s, slot] = _largest_group(placed, member, diagonal)
         if n_p > 1:
             for slot in range(2):
                 top = groups[:, slot].max()
+                tied = (groups[:, slot] == top).sum()
                 for s in range(n_p):
-                    if top > 0 and groups[s, slot] == top:
+                    if top > 0 and groups[s, slot] == top and (ties_all or tied == 1):
                         out[b, s, MAJORITY] += vp[b, MAJORITY]
     return out

@@ -7,19 +7,36 @@ placement indices. Ties go to the lowest slot and to the first placement in ``(d
 
 * ``gain``: the change of the seat's objective VP, majorities excluded (they depend on the other sidewalks
   at the end of the game).
-* ``planner`` value: ``4 * gain + open + 2 * partial`` where ``open`` counts the empty cells next to the new
-  panots that could still take some panot, and ``partial`` the line/L instances through a new panot with two
-  cells matching in order and the third empty.
+* ``growth``: when the majority face is up, the cells by which the seat's largest group of each majority token
+  grows (one point per cell: a group that grows is the one most likely to win its 3 VP).
+* ``open``: the empty cells next to the new panots that some panot could still fill; a tie-break only (it
+  never outweighs a point), so that equal placements keep spots open.
+* ``potential``: the lookahead over the public pool of unseen cards (the 72 cards minus every card revealed so
+  far). For every pattern instance touching the new panots with exactly one empty cell, the VP it would score
+  times the unseen panots that would complete it and fit there; the planner counts the change this placement
+  makes, divided by the unseen panots ``T`` (so, VP times the chance that one random unseen panot completes it).
+  No potential on a seat's last card. (Weights 1/4, 1/2, 1 and 2 on the potential won 68.1%, 68.2%, 70.0% and
+  59.3% of 4,000 two-player games against greedy: 1 it is.)
+
+Values (integers, exact): majority-aware ``8 * (gain + growth) + open``; planner ``8 * (T * (gain + growth) +
+potential change) + open``.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from engines.core import Policy
+from engines.expert import expert_policy
+from engines.panots.decisions import ROLLOUT, Expert
+from engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
 from engines.panots.rules import Params, State, View
 
-MASKED = -(10**6)
+MASKED = -(1 << 50)  # below every value, UNPLACEABLE_VALUE included
+EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
+EXPERT_PLAYOUTS = 16  # default playouts per decision: beats planner (67% of 300 games), ~1.5 games/s on a busy core
 
 
 def _rows(view: View, st: State, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -40,7 +57,7 @@ class Random:
     """Grab uniformly among the placeable free cards (all free cards if none is), place uniformly."""
 
     values = False
-    plan = False
+    mode = GAIN
 
     def __init__(self, params: Params) -> None:
         """No state."""
@@ -73,7 +90,7 @@ class Greedy:
     """Grab the card whose best placement gains most; place it there."""
 
     values = True
-    plan = False
+    mode = GAIN
 
     def __init__(self, params: Params) -> None:
         """No state."""
@@ -103,50 +120,51 @@ class Greedy:
         return np.where(options.any(axis=1), value.argmax(axis=1), -1)
 
 
-class Planner(Greedy):
-    """Greedy on the planner value (gain plus open edges and partial lines/Ls)."""
+class MajorityAware(Greedy):
+    """Greedy on gain plus majority growth, keeping spots open on ties."""
 
     values = False
-    plan = True
+    mode = MAJORITY_AWARE
 
     def card_value(self, view: View, r: np.ndarray) -> np.ndarray:
-        """Planner value of each slot."""
+        """Best value of each slot."""
         return view.best_plan[r]
 
     def placement(self, view: View, r: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """Best placement by planner value."""
+        """Best placement by value."""
         return view.best_plan_at[r, slots]
 
 
+class Planner(MajorityAware):
+    """Majority-aware greedy plus the lookahead over the unseen pool (the potential change)."""
+
+    mode = PLANNER
+
+
 class Denier(Greedy):
-    """Greedy, but adds to each card what taking it costs the leading opponent when the leader grabs later.
+    """Greedy, plus what taking each card costs the opponents who grab after this seat this round.
 
-    The leader is the opponent with most objective VP so far (majorities excluded; ties to the lowest seat).
-    Taking the leader's best card costs them the gap to their next best free card.
+    Taking a later grabber's best free card costs them the gap to their next best free card; the seat maximises
+    ``(P - 1) * own gain + the sum of those costs`` (one opponent's loss weighs ``1 / (P - 1)`` of own gain).
     """
-
-    watches_leader = True
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int
     ) -> np.ndarray:
-        """The free card maximising own gain plus the leader's loss."""
+        """The free card maximising own gain plus the later grabbers' losses."""
         players = st.cell.shape[1]
         own = np.where(free, view.best_gain[_rows(view, st, rows, seats)], MASKED)
         if players == 1:
             return own.argmax(axis=1)
-        score = st.pscore[rows].astype(np.int64)
-        score[np.arange(len(rows)), seats] = MASKED
-        leader = score.argmax(axis=1)
-        later = (order[:, k + 1 :] == leader[:, None]).any(axis=1)
-        theirs = np.where(free, view.best_gain[_rows(view, st, rows, leader)], MASKED)
-        top = theirs.argmax(axis=1)
-        best = theirs[np.arange(len(rows)), top]
-        rest = theirs.copy()
-        rest[np.arange(len(rows)), top] = MASKED
-        loss = np.where(later, best - rest.max(axis=1), 0)
-        value = own.copy()
-        value[np.arange(len(rows)), top] += loss
+        value = own * (players - 1)
+        at = np.arange(len(rows))
+        for later in range(k + 1, players):
+            theirs = np.where(free, view.best_gain[_rows(view, st, rows, order[:, later])], MASKED)
+            top = theirs.argmax(axis=1)
+            best = theirs[at, top]
+            rest = theirs.copy()
+            rest[at, top] = MASKED
+            value[at, top] += np.maximum(best - rest.max(axis=1), 0)
         return value.argmax(axis=1)
 
 
@@ -155,7 +173,17 @@ POLICIES: dict[str, Policy] = {
     for p in (
         Policy("greedy", "Grab and place to maximise the immediate objective VP gain (majorities excluded).", Greedy),
         Policy("random", "Grab a random placeable card and place it at a random legal spot.", Random),
-        Policy("planner", "Greedy plus future potential: open matching edges and partial lines/Ls.", Planner),
-        Policy("denier", "Greedy, but takes the leading opponent's best card when the swing is larger.", Denier),
+        Policy(
+            "majority-aware",
+            "Greedy on gain plus one point per cell each largest majority group grows; open spots break ties.",
+            MajorityAware,
+        ),
+        Policy(
+            "planner",
+            "Majority-aware greedy plus lookahead: the chance unseen cards complete the patterns it starts.",
+            Planner,
+        ),
+        Policy("denier", "Greedy, plus what taking a card costs every opponent who grabs after it.", Denier),
     )
 }
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

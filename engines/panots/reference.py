@@ -9,17 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import core
+from engines.panots.policies import MASKED
 from engines.panots.rules import (
     CARD_FACES,
     CARDS,
     DIRS,
-    FACE_VP,
     FACES,
     N_CARDS,
     START,
     TITLES,
     TOKENS,
     UNPLACEABLE,
+    UNPLACEABLE_VALUE,
     Params,
 )
 
@@ -55,15 +56,17 @@ def neighbours(cell: Cell) -> list[Cell]:
 class Objectives:
     """The objective faces of one game: which are up, and the token on each slot."""
 
-    def __init__(self, face: list[int], slot_token: list[int], solo: bool) -> None:
-        """``face[k]`` is the face of card k (index into CARD_FACES[k]); ``slot_token`` the 8 slot tokens."""
-        self.up = {CARD_FACES[k][face[k]] for k in range(4)}
+    def __init__(self, up: set[str], slot_token: list[int], params: Params) -> None:
+        """``up`` names the faces up; ``slot_token`` the 8 slot tokens; ``params`` the VP and the readings."""
+        self.up = up
         self.slot_token = slot_token
-        self.solo = solo
+        self.params = params
 
     def vp(self, name: str) -> int:
-        """VP per occurrence of face ``name``, 0 when it is down."""
-        return FACE_VP[FACES.index(name)] if name in self.up else 0
+        """VP per occurrence of face ``name`` (or of 'space-diagonal', the diagonal reading of space), 0 when down."""
+        if name == "space-diagonal":
+            return self.vp("space") if self.params.space_diagonal else 0
+        return self.params.face_vp[FACES.index(name)] if name in self.up else 0
 
     def m(self, t: int | None, slot: int) -> bool:
         """Does the panot (``None`` = empty) carry the token on ``slot``?"""
@@ -82,13 +85,21 @@ class Objectives:
         return ok(y, 1) and ((ok(x, 0) and ok(z, 2)) or (ok(z, 0) and ok(x, 2)))
 
 
+PAIR_STEPS = {
+    "adjacent": ((0, 1), (1, 0)),
+    "diagonal": ((1, 1), (1, -1)),
+    "space": ((0, 2), (2, 0)),
+    "space-diagonal": ((2, 2), (2, -2)),
+}
+PAIR_SLOTS = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7), "space-diagonal": (6, 7)}
+
+
 def pair_instances(cell: Cell) -> dict[str, list[tuple[Cell, Cell]]]:
-    """Every adjacent / diagonal / one-space-apart pair of cells containing ``cell``."""
+    """Every adjacent / diagonal / one-space-apart (straight or diagonal) pair of cells containing ``cell``."""
     r, c = cell
-    steps = {"adjacent": [(0, 1), (1, 0)], "diagonal": [(1, 1), (1, -1)], "space": [(0, 2), (2, 0)]}
     return {
         name: [((r, c), (r + a, c + b)) for a, b in s] + [((r - a, c - b), (r, c)) for a, b in s]
-        for name, s in steps.items()
+        for name, s in PAIR_STEPS.items()
     }
 
 
@@ -123,8 +134,7 @@ def local_points(walk: Sidewalk, obj: Objectives, cells: list[Cell]) -> int:
                 if key in seen:
                     continue
                 seen.add(key)
-                slots = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7)}[name]
-                total += obj.vp(name) * obj.pair(walk.get(x), walk.get(y), slots)
+                total += obj.vp(name) * obj.pair(walk.get(x), walk.get(y), PAIR_SLOTS[name])
         for name, insts in triple_instances(cell).items():
             for x, y, z in insts:
                 key = frozenset((name, x, y, z))
@@ -145,12 +155,12 @@ def local_points(walk: Sidewalk, obj: Objectives, cells: list[Cell]) -> int:
 def points(walk: Sidewalk, obj: Objectives) -> dict[str, int]:
     """Objective VP per local face (majorities apart) of a whole sidewalk, by brute force."""
     out = dict.fromkeys(FACES[:7], 0)
-    partners = {"adjacent": ((0, 1), (1, 0)), "diagonal": ((1, 1), (1, -1)), "space": ((0, 2), (2, 0))}
-    slots = {"adjacent": (4, 5), "diagonal": (4, 5), "space": (6, 7)}
     for (r, c), t in walk.items():
-        for name, steps in partners.items():
-            for dr, dc in steps:
-                out[name] += obj.vp(name) * obj.pair(t, walk.get((r + dr, c + dc)), slots[name])
+        for name, steps in PAIR_STEPS.items():
+            for dr, dc in steps:  # the diagonal reading of space scores as space
+                out[name.removesuffix("-diagonal")] += obj.vp(name) * obj.pair(
+                    t, walk.get((r + dr, c + dc)), PAIR_SLOTS[name]
+                )
         for dr, dc in ((0, 1), (1, 0)):
             out["line"] += obj.vp("line") * obj.triple(walk.get((r - dr, c - dc)), t, walk.get((r + dr, c + dc)))
         for k in range(4):
@@ -164,7 +174,11 @@ def points(walk: Sidewalk, obj: Objectives) -> dict[str, int]:
 
 
 def largest_group(walk: Sidewalk, obj: Objectives, slot: int) -> int:
-    """Size of the largest orthogonally connected group of panots carrying the token on ``slot``."""
+    """Size of the largest connected group of panots carrying the token on ``slot``.
+
+    Panots connect through their sides, and through their corners too when the knob ``group_diagonal`` says so.
+    """
+    steps = [*DIRS, (1, 1), (1, -1), (-1, 1), (-1, -1)] if obj.params.group_diagonal else list(DIRS)
     members = {cell for cell, t in walk.items() if obj.m(t, slot)}
     best, seen = 0, set()
     for cell in members:
@@ -175,7 +189,7 @@ def largest_group(walk: Sidewalk, obj: Objectives, slot: int) -> int:
         while stack:
             x = stack.pop()
             size += 1
-            for n in neighbours(x):
+            for n in ((x[0] + dr, x[1] + dc) for dr, dc in steps):
                 if n in members and n not in seen:
                     seen.add(n)
                     stack.append(n)
@@ -225,34 +239,68 @@ def gain(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell) -> int:
     return local_points(put(walk, card, d, p), obj, [p, q]) - local_points(walk, obj, [p, q])
 
 
-def plan_value(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell) -> int:
-    """Planner value: 4 × gain + open matching edges + 2 × partial lines/Ls through the new panots."""
-    g = gain(walk, obj, card, d, p)
-    if not walk:
-        return 4 * g
+def open_edges(walk: Sidewalk, card: int, d: int, p: Cell) -> int:
+    """Empty neighbours of the new panots that some panot type could still fill, once ``card`` is at ``(d, p)``."""
     after = put(walk, card, d, p)
     q = (p[0] + DIRS[d][0], p[1] + DIRS[d][1])
-    open_edges = 0
+    total = 0
     for cell in (p, q):
         for n in neighbours(cell):
             if n in after:
                 continue
             around = [after[x] for x in neighbours(n) if x in after]
-            open_edges += any(all(compatible(t, u) for u in around) for t in range(16))
-    partial = 0
-    for name in ("line", "l"):
-        if not obj.vp(name):
-            continue
-        seen = set()
-        for cell in (p, q):
-            for inst in triple_instances(cell)[name]:
-                if frozenset(inst) in seen:
+            total += any(all(compatible(t, u) for u in around) for t in range(16))
+    return total
+
+
+def growth(walk: Sidewalk, obj: Objectives, after: Sidewalk) -> int:
+    """Cells by which the largest groups of the two majority tokens grow (0 when the majority face is down)."""
+    if not obj.vp("majority"):
+        return 0
+    return sum(largest_group(after, obj, slot) - largest_group(walk, obj, slot) for slot in (6, 7))
+
+
+def potential(walk: Sidewalk, obj: Objectives, pool: list[int], cells: list[Cell]) -> int:
+    """Sum over instances touching ``cells`` with one empty cell: VP x unseen panots that complete it and fit there."""
+    total, seen = 0, set()
+    for cell in cells:
+        for name, insts in {**pair_instances(cell), **triple_instances(cell)}.items():
+            if not obj.vp(name):
+                continue
+            for inst in insts:
+                key = frozenset((name, *inst))
+                if key in seen:
                     continue
-                seen.add(frozenset(inst))
-                vals = [after.get(x) for x in inst]
-                if sum(v is None for v in vals) == 1 and obj.triple(*vals, wild=True):
-                    partial += 1
-    return 4 * g + open_edges + 2 * partial
+                seen.add(key)
+                empty = [x for x in inst if x not in walk]
+                if len(empty) != 1:
+                    continue
+                around = [walk[n] for n in neighbours(empty[0]) if n in walk]
+                for t in range(16):
+                    vals = [t if x == empty[0] else walk[x] for x in inst]
+                    hit = obj.triple(*vals) if name in ("line", "l") else obj.pair(*vals, PAIR_SLOTS[name])
+                    if pool[t] and hit and all(compatible(t, u) for u in around):
+                        total += obj.vp(name) * pool[t]
+    return total
+
+
+def value(walk: Sidewalk, obj: Objectives, card: int, d: int, p: Cell, kind: str, pool: list[int], look: bool) -> int:
+    """A policy's value of placing ``card`` at ``(d, p)`` (see :mod:`engines.panots.policies`).
+
+    ``kind``: 'gain', 'majority' (majority-aware) or 'plan' (planner); ``pool`` counts the unseen panots per type,
+    ``look`` says whether a card is still to come.
+    """
+    g = gain(walk, obj, card, d, p)
+    if kind == "gain":
+        return g
+    after = put(walk, card, d, p)
+    score = g + growth(walk, obj, after)
+    if kind == "plan":
+        score *= max(1, sum(pool))
+        if look:
+            q = (p[0] + DIRS[d][0], p[1] + DIRS[d][1])
+            score += potential(after, obj, pool, [p, q]) - potential(walk, obj, pool, [p, q])
+    return 8 * score + open_edges(walk, card, d, p)
 
 
 class Seat:
@@ -263,19 +311,40 @@ class Seat:
         self.walk: Sidewalk = {}
         self.swapped = 0
         self.discarded = 0
-        self.pscore = 0
 
 
-def evaluate(seat: Seat, obj: Objectives, card: int, kind: str) -> tuple[int, tuple[int, Cell] | None]:
-    """Best value and placement of ``card`` for ``kind`` ('gain' or 'plan'); UNPLACEABLE when none."""
+KIND = {"planner": "plan", "majority-aware": "majority"}  # the value each policy maximises; others: gain
+
+
+def evaluate(
+    seat: Seat, obj: Objectives, card: int, kind: str, pool: list[int], look: bool
+) -> tuple[int, tuple[int, Cell] | None]:
+    """Best value (see :func:`value`) and placement of ``card``; UNPLACEABLE (VALUE) when none."""
     best, at = None, None
     for d, p in legal_placements(seat.walk, card):
-        v = gain(seat.walk, obj, card, d, p) if kind == "gain" else plan_value(seat.walk, obj, card, d, p)
+        v = value(seat.walk, obj, card, d, p, kind, pool, look)
         if best is None or v > best:
             best, at = v, (d, p)
     if best is None:
-        return (UNPLACEABLE if kind == "gain" else 4 * UNPLACEABLE), None
+        return (UNPLACEABLE if kind == "gain" else UNPLACEABLE_VALUE), None
     return best, at
+
+
+def face_points(seats: list[Seat], obj: Objectives, params: Params, solo: bool) -> list[list[int]]:
+    """VP per seat and face (FACES order) if the game ended now."""
+    per_face = []
+    for seat in seats:
+        pts = points(seat.walk, obj)
+        per_face.append([pts[f] for f in FACES[:7]] + [0])
+    if not solo and "majority" in obj.up:
+        for slot in (6, 7):
+            sizes = [largest_group(seat.walk, obj, slot) for seat in seats]
+            top = max(sizes)
+            alone = sizes.count(top) == 1
+            for s in range(len(seats)):
+                if sizes[s] == top and top > 0 and (alone or params.majority_ties == "all"):
+                    per_face[s][7] += obj.vp("majority")
+    return per_face
 
 
 def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStream) -> dict:
@@ -284,11 +353,12 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     solo = players == 1
     # setup: faces, tokens, then the shuffle of the cards used
     if params.faces:
-        face = [CARD_FACES[k].index(params.faces[k]) for k in range(4)]
+        up = set(params.faces)
     else:
         face = [stream.integer(2) for _ in range(4)]
-    if solo:
-        face[3] = 0
+        if solo:
+            face[3] = 0
+        up = {CARD_FACES[k][face[k]] for k in range(4)}
     if params.tokens:
         slot_token = [TOKENS.index(t) for t in params.tokens]
     else:
@@ -296,8 +366,8 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         for i in range(7):
             j = i + stream.integer(8 - i)
             slot_token[i], slot_token[j] = slot_token[j], slot_token[i]
-    obj = Objectives(face, slot_token, solo)
-    n_left = 2 if solo else 1
+    obj = Objectives(up, slot_token, params)
+    n_left = params.leftovers + solo
     used = n_left + players * params.cards_per_player
     cards = list(range(N_CARDS))
     for i in range(used):
@@ -309,27 +379,35 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     ]
     seats = [Seat() for _ in range(players)]
 
-    def place(s: int, card: int) -> None:
+    seen: set[int] = set()
+    mid_score, leader, lead_changes = [0] * players, None, 0
+
+    def place(s: int, card: int, pool: list[int], look: bool) -> None:
         """Let seat ``s`` choose a legal placement of ``card`` and put it down."""
         seat, policy = seats[s], seat_policies[s]
         options = legal_placements(seat.walk, card)
         if policy == "random":
             d, p = options[stream.integer(len(options))] if seat.walk else options[0]
         else:
-            _, (d, p) = evaluate(seat, obj, card, "plan" if policy == "planner" else "gain")
-        seat.pscore += gain(seat.walk, obj, card, d, p)
+            _, (d, p) = evaluate(seat, obj, card, KIND.get(policy, "gain"), pool, look)
         seat.walk = put(seat.walk, card, d, p)
 
     for rnd in range(params.cards_per_player):
         wh = leftover + [decks[s][rnd] for s in range(players)]
-        kinds = {s: "plan" if seat_policies[s] == "planner" else "gain" for s in range(players)}
+        seen.update(wh)
+        pool = [0] * 16
+        for card in set(range(N_CARDS)) - seen:
+            for t in CARDS[card]:
+                pool[int(t)] += 1
+        look = rnd + 1 < params.cards_per_player
         value, placeable = {}, {}
         for s in range(players):
             for k in range(len(wh)):
                 if seat_policies[s] == "random":
                     placeable[s, k] = bool(legal_placements(seats[s].walk, wh[k]))
                 else:
-                    value[s, k], at = evaluate(seats[s], obj, wh[k], kinds[s])
+                    kind = KIND.get(seat_policies[s], "gain")
+                    value[s, k], at = evaluate(seats[s], obj, wh[k], kind, pool, look)
                     placeable[s, k] = at is not None
         order = list(range(players))
         if params.grab_order == "random" and players > 1:
@@ -346,24 +424,27 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             else:
                 score = {x: value[s, x] for x in free}
                 if policy == "denier" and players > 1:
-                    others = [o for o in range(players) if o != s]
-                    leader = max(others, key=lambda o: (seats[o].pscore, -o))
-                    theirs = {x: evaluate(seats[leader], obj, wh[x], "gain")[0] for x in free}
-                    top = max(free, key=lambda x: (theirs[x], -x))
-                    if leader in order[k + 1 :]:
-                        score[top] += theirs[top] - max(theirs[x] for x in free if x != top)
+                    score = {x: score[x] * (players - 1) for x in free}
+                    for later in order[k + 1 :]:
+                        theirs = {x: evaluate(seats[later], obj, wh[x], "gain", pool, look)[0] for x in free}
+                        top = max(free, key=lambda x: (theirs[x], -x))
+                        rest = [theirs[x] for x in free if x != top]
+                        score[top] += max(theirs[top] - (max(rest) if rest else MASKED), 0)
                 pick = max(free, key=lambda x: (score[x], -x))
             grabbed[s] = pick
             free.remove(pick)
         stuck = []
         for s in order:
             if placeable[s, grabbed[s]]:
-                place(s, wh[grabbed[s]])
+                place(s, wh[grabbed[s]], pool, look)
             else:
                 stuck.append(s)
         for s in stuck:
             options = [x for x in sorted(free) if placeable[s, x]]
-            if not options:
+            if not options and params.unplaceable == "discard-grabbed":  # no exchange: the grabbed card goes
+                seats[s].discarded += 1
+                continue
+            if not options:  # exchanged for the first leftover, which is discarded in turn
                 taken = min(free)
             elif seat_policies[s] == "random":
                 taken = options[stream.integer(len(options))]
@@ -374,23 +455,19 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             grabbed[s] = taken
             seats[s].swapped += 1
             if options:
-                place(s, wh[taken])
+                place(s, wh[taken], pool, look)
             else:
                 seats[s].discarded += 1
         leftover = [wh[x] for x in sorted(free)]
+        now = [sum(row) for row in face_points(seats, obj, params, solo)]
+        if rnd + 1 == params.cards_per_player // 2:
+            mid_score = now
+        if now.count(max(now)) == 1:  # a sole leader; a tie keeps the last one
+            lead = now.index(max(now))
+            lead_changes += leader is not None and lead != leader
+            leader = lead
 
-    # scoring
-    per_face = []
-    for seat in seats:
-        pts = points(seat.walk, obj)
-        per_face.append([pts[f] for f in FACES[:7]] + [0])
-    if not solo and "majority" in obj.up:
-        for slot in (6, 7):
-            sizes = [largest_group(seat.walk, obj, slot) for seat in seats]
-            top = max(sizes)
-            for s in range(players):
-                if sizes[s] == top and top > 0:
-                    per_face[s][7] += FACE_VP[7]
+    per_face = face_points(seats, obj, params, solo)
     score = [sum(row) for row in per_face]
     best = max(score)
     winners = [x == best for x in score]
@@ -405,12 +482,14 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         "placed": [len(seat.walk) // 2 for seat in seats],
         "swapped": [seat.swapped for seat in seats],
         "discarded": [seat.discarded for seat in seats],
+        "mid_score": mid_score,
+        "lead_changes": lead_changes,
     }
     for f, name in enumerate(FACES):
         out[f"vp_{name}"] = [row[f] for row in per_face]
     out["width"] = [max(c) - min(c) + 1 for c in cols]
     out["height"] = [max(r) - min(r) + 1 for r in rows]
-    out["face_up"] = [int(name in obj.up and not (solo and name == "majority")) for name in FACES]
+    out["face_up"] = [int(name in obj.up) for name in FACES]
     title = [0] * len(TITLES)
     if solo:
         s = score[0]

@@ -1,10 +1,11 @@
-"""The Panots report: objective faces, seat and grab priority, policies, player counts, solo titles.
+"""The Panots report: faces and their VP, the worth of grabbing first, policies, players, solo titles, skill.
 
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
 numbers: the same faces, tokens and deals until the draws of the players' choices part the streams). The
-engine is slow (about 450 greedy 4-player games/s, planner tables about half that), so every table plays
-``n_games // ARM_SHARE`` games; each seat order of a head-to-head and each seat rotation of the 4-policy table
-plays half that (so a pair plays it once, the 4-policy table twice).
+engine is slow (about 450 greedy 4-player games/s, planner tables a fifth of that), so every table plays
+``n_games // ARM_SHARE`` games; each seat order of a head-to-head and each seat rotation of the one-of-each
+table plays half that. Faces are measured under the strong heuristic (``STRONG``, which plays for majorities and
+looks ahead) with ``BASE`` beside it.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from analysis.report import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter
+from experiments.chapters import Chapter, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 
 BASE = "greedy"  # the engine's default policy
-POLICY_ORDER = ["random", "greedy", "planner", "denier"]
+STRONG = "planner"  # the strongest heuristic (it beats every other head to head)
+POLICY_ORDER = ["random", "greedy", "majority-aware", "planner", "denier"]
+TABLE = len(POLICY_ORDER)  # one of each policy at a table of this many players
 SEAT_COUNTS = (2, 4, 7)
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6, 7)
 SHOWN_COUNTS = (1, 2, 4, 7)  # score distributions drawn on the player-count page
@@ -58,18 +61,20 @@ def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     m = arm_games(n)
     chunk = max(1, min(chunk, m))
     p = Plan("panots")
-    for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo greedy, seats in random order
-        p.add(f"{BASE} {k}p random", [BASE] * k, m, seed, chunk)
-    for k in SEAT_COUNTS:
-        p.add(f"{BASE} {k}p seat", [BASE] * k, m, seed, chunk, ORDERS["seat"])
+    for policy in (BASE, STRONG):
+        for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo, seats in random order
+            p.add(f"{policy} {k}p random", [policy] * k, m, seed, chunk)
+        for k in SEAT_COUNTS:
+            p.add(f"{policy} {k}p seat", [policy] * k, m, seed, chunk, ORDERS["seat"])
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             if a != b:
                 p.add(f"h2h {a} {b}", [a, b], max(1, m // 2), seed, chunk)
     for r in range(len(POLICY_ORDER)):
-        p.add(f"table4 rot{r}", _rotation(r), max(1, m // 2), seed, chunk)
+        p.add(f"table rot{r}", _rotation(r), max(1, m // 2), seed, chunk)
     for policy in POLICY_ORDER:
         p.add(_solo(policy), [policy], m, seed, chunk)
+    skill.add_arms(p, m, seed, chunk)
     return p
 
 
@@ -87,9 +92,8 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
     planned = plan(n_games, seed)
-    played = play_pages(
-        planned, (faces_page, seat_page, policies_page, players_page, solo_page), jobs, precision, progress
-    )
+    makers = (faces_page, tuning_page, seat_page, policies_page, players_page, solo_page, skill.page_maker("panots"))
+    played = play_pages(planned, makers, jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = [
@@ -101,9 +105,12 @@ def build(
         ("knobs", knobs_line(params, _knob)),
         (
             "policies",
-            f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain) at every seat unless "
-            "a page says otherwise; random (a random placeable card and spot), planner (greedy plus open edges and "
-            "partial lines/Ls), denier (greedy, but takes the leader's best card).",
+            f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain, majorities "
+            "excluded) at every seat unless a page says otherwise; random (a random placeable card and spot); "
+            "majority-aware (greedy plus one point per cell a largest majority group grows; open spots break ties); "
+            "planner (majority-aware plus lookahead: the chance that the unseen cards complete the patterns it "
+            "starts); denier (greedy plus what a card is worth to every opponent grabbing later); expert (a search "
+            "over planner playouts, on the skill page).",
         ),
         (
             "games",
@@ -112,7 +119,8 @@ def build(
                 f"each to a 95% half-width of {precision:.2%}"
                 if precision
                 else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
-                "a head-to-head pair plays half in each seat order, the 4-policy table half in each of 4 rotations"
+                f"a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each of "
+                f"{TABLE} rotations; the skill page plays its own pairs"
             )
             + f"; chunks of {planned.chunk:,}, common random numbers). Faces, tokens random per game; grab priority "
             "random every round unless a page says otherwise.",
@@ -125,7 +133,9 @@ def build(
         ),
         ("headlines", " | ".join(headlines)),
     ]
-    return Chapter("Panots: objectives, seats, policies, player counts, solo titles", front, pages, headlines)
+    return Chapter(
+        "Panots: objectives, grabbing first, policies, player counts, solo titles, skill", front, pages, headlines
+    )
 
 
 def _knob(name: str, value: Any) -> str:
@@ -197,9 +207,10 @@ def faces_frame(s: Summary) -> pd.DataFrame:
 
 
 def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """Mean VP and its spread per objective face (when the face is in play), 4 greedy players."""
-    s = results[f"{BASE} 4p random"].summary
+    """Mean VP and its spread per objective face (when the face is in play), 4 strong players, greedy beside."""
+    s = results[f"{STRONG} 4p random"].summary
     frame = faces_frame(s)
+    beside = faces_frame(results[f"{BASE} 4p random"].summary).set_index("face")
     top = frame.loc[frame["mean"].idxmax()]
     least = frame.loc[frame["mean"].idxmin()]
     wide = frame.loc[frame["sd"].idxmax()]
@@ -208,28 +219,34 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     else:
         spread = f"{_name(wide['face'])} spreads widest (SD {wide['sd']:.2f} VP)"
     title = (
-        f"The {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP ({top['low']:.2f}–"
-        f"{top['high']:.2f}) per player when in play, and {spread}; {_name(least['face'])} gives least "
-        f"({least['mean']:.2f} VP)"
+        f"Under {STRONG} play the {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP "
+        f"({top['low']:.2f}–{top['high']:.2f}) per player when in play, and {spread}; {_name(least['face'])} gives "
+        f"least ({least['mean']:.2f} VP)"
     )
     frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
+    both = pd.concat(
+        [
+            frame.assign(policy=STRONG),
+            beside.reset_index().assign(policy=BASE, label=list(frame["label"])),
+        ]
+    )
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
         plots.interval_bars(
-            frame,
+            both,
             "label",
             "mean",
             "low",
             "high",
-            None,
+            "policy",
             "mean VP per player when in play (VP)",
             "objective face",
             ax=left,
         )
         right.bar(range(len(frame)), frame["sd"], width=0.8, color="#bbbbbb", hatch="//", edgecolor="#000000", lw=0.5)
         right.set_xticks(range(len(frame)), list(frame["label"]))
-        right.set_xlabel("objective face")
+        right.set_xlabel(f"objective face ({STRONG})")
         right.set_ylabel("SD of a player's VP from the face, when in play (VP)")
         for ax in (left, right):
             ax.tick_params(axis="x", labelsize=8)
@@ -241,8 +258,12 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "card": frame["card"],
             "VP per occurrence": frame["vp each"],
             "games in play": [f"{g:,}" for g in frame["games"]],
-            "mean VP per player": [
+            f"mean VP per player ({STRONG})": [
                 f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
+            ],
+            f"mean VP per player ({BASE})": [
+                f"{beside.loc[f, 'mean']:.2f} ({beside.loc[f, 'low']:.2f}–{beside.loc[f, 'high']:.2f})"
+                for f in frame["face"]
             ],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "occurrences per player": [f"{m / v:.2f}" for m, v in zip(frame["mean"], frame["vp each"], strict=True)],
@@ -254,10 +275,76 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         ma, mb = (float(frame.loc[frame["face"] == f, "mean"].iloc[0]) for f in (a, b))
         pairs.append(f"card {_card(a)}: {_name(a)} {ma:.2f} vs {_name(b)} {mb:.2f}")
     notes = [
-        f"4 players, everyone plays {BASE}, faces and tokens random per game, {s.n_games:,} games (each face is in "
-        "play in about half of them). Mean and SD are over the players of the games where the face shows; "
-        "intervals are over games. Majority occurrences are majorities won (3 VP each, ties share). "
-        f"Mean score {mean_score:.2f} VP per player. Faces of the same card: " + "; ".join(pairs) + ".",
+        f"4 players, everyone plays {STRONG} (it plays for the majorities and looks ahead), {BASE} beside it in the "
+        f"table and the bars; faces and tokens random per game, {s.n_games:,} games (each face is in play in about "
+        "half of them). Mean and SD are over the players of the games where the face shows; intervals are over "
+        "games. Majority occurrences are majorities won (3 VP each, ties all score). "
+        f"Mean score {mean_score:.2f} VP per player ({STRONG}). Faces of the same card: " + "; ".join(pairs) + ".",
+    ]
+    return Page(title, draw, table, notes), title
+
+
+def tuning_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """VP per occurrence that would give every face the mean of the faces' mean VP, if occurrences stayed put."""
+    target = float(frame["mean"].mean())
+    occurrences = frame["mean"] / frame["vp each"]
+    suggested = np.clip(np.rint(target / occurrences.clip(lower=1e-9)), 1, 9).astype(int)
+    return frame.assign(occurrences=occurrences, suggested=suggested, predicted=suggested * occurrences, target=target)
+
+
+def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """VP per face tuned toward equal worth, from the occurrences measured under strong play."""
+    frame = tuning_frame(faces_frame(results[f"{STRONG} 4p random"].summary))
+    now = (float(frame["mean"].min()), float(frame["mean"].max()))
+    then = (float(frame["predicted"].min()), float(frame["predicted"].max()))
+    changed = frame[frame["suggested"] != frame["vp each"]]
+    moves = ", ".join(
+        f"{_name(f)} {a}→{b}" for f, a, b in changed[["face", "vp each", "suggested"]].itertuples(index=False)
+    )
+    title = (
+        f"Toward balanced faces: VP per occurrence {moves or 'unchanged'} would bring every face to "
+        f"{then[0]:.2f}–{then[1]:.2f} VP per player (now {now[0]:.2f}–{now[1]:.2f}), if {STRONG} players "
+        "kept making as many"
+    )
+    vp = {f: int(v) for f, v in zip(frame["face"], frame["suggested"], strict=True)}
+    setting = ",".join(str(vp.get(f, FACE_VP[i])) for i, f in enumerate(FACES))
+
+    def draw(fig: Any) -> None:
+        ax = fig.subplots()
+        x = np.arange(len(frame))
+        ax.bar(x - 0.2, frame["mean"], width=0.4, color="#bbbbbb", edgecolor="#000000", lw=0.5, label="VP now")
+        ax.bar(
+            x + 0.2,
+            frame["predicted"],
+            width=0.4,
+            color="#ffffff",
+            hatch="//",
+            edgecolor="#000000",
+            lw=0.5,
+            label="VP with the suggested values (predicted)",
+        )
+        ax.axhline(float(frame["target"].iloc[0]), color="#555555", linestyle="--", lw=1, label="target: the mean face")
+        ax.set_xticks(x, [_name(f) for f in frame["face"]])
+        ax.set_xlabel("objective face")
+        ax.set_ylabel("mean VP per player when in play (VP)")
+        ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
+
+    table = pd.DataFrame(
+        {
+            "face": [_name(f) for f in frame["face"]],
+            "VP per occurrence now": frame["vp each"],
+            "occurrences per player": [f"{v:.2f}" for v in frame["occurrences"]],
+            "mean VP now": [f"{v:.2f}" for v in frame["mean"]],
+            "suggested VP per occurrence": frame["suggested"],
+            "predicted mean VP": [f"{v:.2f}" for v in frame["predicted"]],
+        }
+    )
+    notes = [
+        f"From the {STRONG} 4-player games of the face page. Target: the mean over the faces of their mean VP per "
+        f"player ({float(frame['target'].iloc[0]):.2f} VP); suggested VP = target / occurrences, rounded to 1..9. "
+        "A first-order estimate: players who are paid differently place differently (a face worth more is "
+        "sought more), so check it by playing it: "
+        f"simulate panots --policy {STRONG} --players 4 --set face_vp={setting}.",
     ]
     return Page(title, draw, table, notes), title
 
@@ -293,6 +380,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for k in SEAT_COUNTS:
         for order in ORDERS:
             s = results[f"{BASE} {k}p {order}"].summary
+            strong = results[f"{STRONG} {k}p {order}"].summary
             fair = float(s.wins.sum()) / s.n_games / k
             w = np.full(k, -1 / k)
             w[0] += 1
@@ -306,14 +394,18 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "seat 0 edge, pts": points(*contrast([(s, w)])[:3]),
                     "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                    f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
                 }
             )
+    strong4 = results[f"{STRONG} 4p seat"].summary
     seat4, rand4 = results[f"{BASE} 4p seat"].summary, results[f"{BASE} 4p random"].summary
     fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
     title = (
-        f"Grabbing in seat order, seat 0 wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
+        "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
+        f"it wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
         f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
-        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%)"
+        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%); "
+        f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}%"
     )
 
     def draw(fig: Any) -> None:
@@ -339,8 +431,10 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     n = results[f"{BASE} 2p random"].summary.n_games
     notes = [
-        f"Everyone plays {BASE}; {n:,} games per player count and order. grab_order=random: a fresh random priority "
-        "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round. Dashed "
+        f"Everyone plays {BASE} ({STRONG} in the last column); {n:,} games per player count and order. "
+        "grab_order=random: a fresh random priority "
+        "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round, which "
+        "the rulebook never prescribes: it measures what grabbing first is worth (a fast hand). Dashed "
         "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
         "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
     ]
@@ -359,23 +453,23 @@ def _h2h(results: dict[str, RunResult], a: str, b: str) -> tuple[float, int, flo
 
 
 def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Summary, np.ndarray]]:
-    """The 4-player tournament rotations with per-seat weights given per policy (for :func:`contrast`)."""
+    """The one-of-each table's rotations with per-seat weights given per policy (for :func:`contrast`)."""
     parts = []
     for r in range(len(POLICY_ORDER)):
         seats = _rotation(r)
         w = np.array([weights.get(p, 0.0) for p in seats])
-        parts.append((results[f"table4 rot{r}"].summary, w))
+        parts.append((results[f"table rot{r}"].summary, w))
     return parts
 
 
 def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
-    """Per policy: sole-win rate at the mixed 4-player table, its VP there, and its head-to-head record."""
+    """Per policy: sole-win rate at the one-of-each table, its VP there, and its head-to-head record."""
     rows = []
     for p in POLICY_ORDER:
         wins = shared = vp = sq = 0.0
         n = 0
         for r in range(len(POLICY_ORDER)):
-            s = results[f"table4 rot{r}"].summary
+            s = results[f"table rot{r}"].summary
             seat = _rotation(r).index(p)
             wins += float(s.wins[seat])
             shared += float(s.shared_wins[seat])
@@ -411,7 +505,7 @@ def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
 
 
 def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """Random, greedy, planner and denier: 2-player head-to-heads and one of each at a 4-player table."""
+    """Every heuristic and random: 2-player head-to-heads and one of each at a table."""
     frame = policies_frame(results)
     ranked = frame.sort_values("rate", ascending=False)
     best, second = ranked.iloc[0], ranked.iloc[1]
@@ -421,12 +515,13 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     duel = _h2h(results, str(best["policy"]), foe)
     if gap[3] < 0.05:
         lead = (
-            f"{best['policy']} wins the most 4-player games against one each of the others, "
+            f"{best['policy']} wins the most {TABLE}-player games against one each of the others, "
             f"{pct(best['rate'], best['low'], best['high'])} (fair share {100 * fair:.1f}%)"
         )
     else:  # the top two are not told apart at this n
         lead = (
-            f"{best['policy']} and {second['policy']} win the most 4-player games against one each of the others, "
+            f"{best['policy']} and {second['policy']} win the most {TABLE}-player games against one each of the "
+            "others, "
             f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}% (fair share {100 * fair:.1f}%)"
         )
     duel_text = pct(*proportion(duel[0], duel[1]))
@@ -449,7 +544,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "low",
             "high",
             None,
-            "sole-win rate at the 4-player table (fraction)",
+            f"sole-win rate at the {TABLE}-player table (fraction)",
             "policy (one of each at the table)",
             ax=ax,
             reference=fair,
@@ -458,7 +553,9 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     table = pd.DataFrame(
         {
             "policy": frame["policy"],
-            "4-player table: sole wins": [pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            f"{TABLE}-player table: sole wins": [
+                pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)
+            ],
             "shared wins": [f"{100 * v:.1f}%" for v in frame["shared"]],
             "VP at the table": [
                 f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["vp", "vp_lo", "vp_hi"]].itertuples(index=False)
@@ -470,8 +567,9 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     h2h_games = results[f"h2h {POLICY_ORDER[0]} {POLICY_ORDER[1]}"].summary.n_games * 2
     notes = [
         f"Heatmap: 2 players, {h2h_games:,} games per pair over both seat orders, ties count half. Bars and table: one "
-        f"of each policy at a 4-player table, rotated over the 4 seats ({int(frame['games'].iloc[0]):,} games); dashed "
-        f"line: a fair share of the sole wins. {best['policy']} minus {second['policy']} at the table: "
+        f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats "
+        f"({int(frame['games'].iloc[0]):,} games); dashed line: a fair share of the sole wins. "
+        f"{best['policy']} minus {second['policy']} at the table: "
         f"{points(*gap[:3])} points, p {_p_text(gap[3])} (z-test, same games). Grab priority random per round.",
     ]
     return Page(title, draw, table, notes), title
@@ -489,6 +587,7 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     rows = []
     for k in PLAYER_COUNTS:
         s = results[f"{BASE} {k}p random"].summary
+        strong = results[f"{STRONG} {k}p random"].summary
         mean, low, high, sd = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
@@ -508,6 +607,7 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "height": float(s.sums["height"].sum()) / (s.n_games * k),
                 "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
                 "games": s.n_games,
+                "strong": float(strong.score_sum.sum()) / (strong.n_games * k),
             }
         )
     return pd.DataFrame(rows)
@@ -523,7 +623,8 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     title = (
         f"A greedy player scores {ci(2)} with 2 players, {ci(4)} with 4 and {ci(7)} with 7 "
-        f"(solo {by.loc[1, 'mean']:.1f} VP); the middle 80% spans {by.loc[4, 'p10']}–{by.loc[4, 'p90']} VP at 4"
+        f"(solo {by.loc[1, 'mean']:.1f} VP); the middle 80% spans {by.loc[4, 'p10']}–{by.loc[4, 'p90']} VP at 4; "
+        f"{STRONG} players score {by.loc[2, 'strong']:.1f}, {by.loc[4, 'strong']:.1f} and {by.loc[7, 'strong']:.1f}"
     )
 
     def draw(fig: Any) -> None:
@@ -555,6 +656,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "mean VP per player": [
                 f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
             ],
+            f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "10th / 50th / 90th pct": [
                 f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
@@ -569,8 +671,9 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         }
     )
     notes = [
-        f"Everyone plays {BASE}, faces and tokens random per game, {int(frame['games'].iloc[0]):,} games per player "
-        "count. Solo is a different game (two leftovers, card 4 always shows space, no majorities). Scores pool "
+        f"Everyone plays {BASE} (a table of {STRONG} players beside it), faces and tokens random per game, "
+        f"{int(frame['games'].iloc[0]):,} games per player count. Solo is a different game (two leftovers, card 4 "
+        "always shows space, no majorities). Scores pool "
         "every seat; intervals are over games. Sidewalk box: mean width × height of a sidewalk's bounding box. "
         f"Grabbed cards with no legal spot: {_stuck(frame)}.",
     ]

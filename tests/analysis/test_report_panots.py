@@ -27,28 +27,34 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 6
-    for word in ("Panots", "seed", "2026", "knobs", "policies", "greedy", "planner", "denier", "date", "2026-01-01"):
+    assert len(texts) == 8
+    for word in ("Panots", "seed", "2026", "knobs", "greedy", "majority-aware", "planner", "denier", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0] and "300 per table" in texts[0] and "/ 10" in texts[0]
-    assert "face gives the most points" in texts[1] and "VP" in texts[1] and "SD" in texts[1]
-    assert "majority" in texts[1] and "diagonal" in texts[1]
-    assert "seat order" in texts[2] and "random order" in texts[2] and "fair share" in texts[2]
-    assert "4-player games" in texts[3] and "head to head" in texts[3] and "random" in texts[3]
-    assert "A greedy player scores" in texts[4] and "with 7" in texts[4] and "players" in texts[4]
-    assert "Playing solo" in texts[5] and "master or legend" in texts[5] and "beginner" in texts[5]
-    assert len(chapter.headlines) == 5 and all("%" in h or "VP" in h for h in chapter.headlines)
+    assert "face gives the most points" in texts[1] and "Under planner play" in texts[1] and "SD" in texts[1]
+    assert "majority" in texts[1] and "diagonal" in texts[1] and "greedy" in texts[1]
+    assert "Toward balanced faces" in texts[2] and "face_vp=" in texts[2] and "first-order" in texts[2]
+    assert "worth of grabbing first" in texts[3] and "not a rulebook mode" in texts[3] and "fair share" in texts[3]
+    assert "among planner players grabbing first wins" in texts[3]
+    assert "5-player games" in texts[4] and "head to head" in texts[4] and "majority-aware" in texts[4]
+    assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
+    assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
+    assert "Skill matters" in texts[7] and "expert:16" in texts[7]
+    assert len(chapter.headlines) == 7 and all("%" in h or "VP" in h for h in chapter.headlines)
 
 
 def test_plan_gives_every_table_a_tenth_of_n() -> None:
     arms = panots.plan(20_000, 2026, 2_000).arms
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
-    halves = [a for a in arms if a.label.startswith(("table4", "h2h"))]
-    assert len(halves) == 4 + 12 and {a.spec.n_games for a in halves} == {1_000}
-    assert {a.spec.n_games for a in arms if a not in halves} == {2_000}
-    assert {len(a.spec.seats) for a in arms} == set(range(1, 8))
-    assert {a.spec.chunk_size for a in arms} == {2_000}  # one chunk size: chunk i of every arm shares its seed
+    halves = [a for a in arms if a.label.startswith(("table", "h2h"))]
+    own = [a for a in arms if not a.label.startswith("skill")]
+    assert len(halves) == 5 + 20 and {a.spec.n_games for a in halves} == {1_000}
+    assert {a.spec.n_games for a in own if a not in halves} == {2_000}
+    assert {len(a.spec.seats) for a in own} == set(range(1, 8))
+    assert {a.spec.chunk_size for a in own} == {2_000}  # one chunk size: chunk i of every arm shares its seed
+    expert = [a for a in arms if "expert" in a.label]
+    assert expert and {a.spec.n_games for a in expert} == {20}  # the skill page's expert pairs: n / 10 / 100
 
 
 @pytest.mark.parametrize("path", shipped_studies("panots"), ids=lambda p: p.stem)

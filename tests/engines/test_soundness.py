@@ -124,7 +124,7 @@ def test_random_does_not_beat_random(game: str) -> None:
     assert not ok, figures
 
 
-SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6}
+SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4}
 """Games per seating of the expert (default budget) against each heuristic: enough to catch an expert that loses
 clearly (a broken search loses nearly every game), few enough for seconds of test time."""
 
