@@ -42,6 +42,9 @@ class UserError(Exception):
 RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
 
 # options several commands share
+VariantsFile = Annotated[
+    Path | None, typer.Option("--variants-file", help="A TOML file of named variants (see `simulate tune`).")
+]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
@@ -208,6 +211,25 @@ def print_summary(result: Any) -> None:
             lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
     for line in lines:
         console.print(line, highlight=False)
+    print_game_metrics(console, result.game_metrics())
+
+
+def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
+    """The game metrics (same names for every game) as a table: value and 95% interval."""
+    from rich.table import Table
+
+    from analysis import game_metrics
+
+    table = Table(title="game metrics (absent: not defined for this game)")
+    for column in ("metric", "value [95% CI]", "meaning"):
+        table.add_column(column)
+    for name, definition in game_metrics.DEFINITIONS.items():
+        if isinstance(value := metrics.get(name), game_metrics.Value):
+            table.add_row(name, game_metrics.format_value(name, value), definition.label)
+    if isinstance(seats := metrics.get("seat_advantage"), list):
+        shown = ", ".join(game_metrics.format_value("seat_advantage", v) for v in seats)
+        table.add_row("seat_advantage", shown, "each seat's share of wins minus the fair share")
+    console.print(table)
 
 
 def run_game(
@@ -304,6 +326,16 @@ def run_game(
             typer.echo(f"run folder: {run_dir}")
 
 
+def use_variants_file(path: Path | None) -> None:
+    """Make the named variants of a variants file known to this run (bad file: one line, exit 2)."""
+    if path is None:
+        return
+    from experiments import variants
+
+    with user_errors("interrupted"):
+        variants.load(path)
+
+
 def _writable(folder: Path) -> bool:
     probe = folder / ".write-probe"
     try:
@@ -346,7 +378,9 @@ def make_game_command(game: str) -> Any:
             str | None,
             typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)."),
         ] = None,
+        variants_file: VariantsFile = None,
     ) -> None:
+        use_variants_file(variants_file)
         run_game(
             game,
             policy,
@@ -378,12 +412,16 @@ for _game in available_games():
 
 
 @app.command("list")
-def list_command(game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None) -> None:
+def list_command(
+    game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None,
+    variants_file: VariantsFile = None,
+) -> None:
     """List the games, or one game's policies, knobs, variants and metrics."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
+    use_variants_file(variants_file)
     with user_errors("interrupted"):
         if game is None:
             table = Table(title="games")
@@ -415,7 +453,9 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
         variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
         variants.add_column("variant")
         variants.add_column("sets")
-        for name, overrides in m.VARIANTS.items():
+        from experiments.variants import loaded
+
+        for name, overrides in (m.VARIANTS | loaded(game)).items():
             variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
         console.print(policies, knobs, variants)
         console.print(
@@ -494,8 +534,10 @@ def tournament_command(
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
+    variants_file: VariantsFile = None,
 ) -> None:
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
+    use_variants_file(variants_file)
     with user_errors():
         from experiments.compare import tournament
         from experiments.runner import saving_chunks

@@ -45,9 +45,10 @@ METRICS: dict[str, Metric] = {
     "turn_best_count": Metric(
         "counts", "turns by best same-colour count (jokers included)", tuple(f"{k} of a colour" for k in range(7))
     ),
-    "mid_score": Metric("seat", "boots when half the supply is gone"),
-    "comeback": Metric("game", "games won by a player trailing at mid-game"),
+    "comeback": Metric("game", "games won by a player trailing when half the supply is gone"),
 }
+"""Summarised outcome columns. Besides these, ``play`` returns the game-metrics contract's ``mid_score`` and
+``lead_changes`` (see :class:`Rounds`), from which :mod:`analysis.game_metrics` derives drama."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,11 +153,14 @@ class State:
     steals_suffered: np.ndarray  # (B, P) int16
     removed: np.ndarray  # (B,) int8: tokens removed from play
     best_count: np.ndarray  # (B, dice + 1) int16: turns whose best same-colour count was k
-    mid_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
+    half_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
+    boots: np.ndarray  # (B, P) int16: boots on each centipede, kept up to date by take_token
+    leader: np.ndarray  # (B,) int8: the sole leader at the last round's end that had one, -1 before (Rounds)
+    lead_changes: np.ndarray  # (B,) int16: how often that leader changed (see Rounds)
 
     @classmethod
-    def initial(cls, params: Params, players: int, n_games: int) -> State:
-        """Every token in the supply, seat 0 to move."""
+    def initial(cls, params: Params, players: int, n_games: int, boots: bool = True) -> State:
+        """Every token in the supply, seat 0 to move; without ``boots``, boots are not kept up to date (no columns)."""
         t = params.n_tokens
         return cls(
             game=np.arange(n_games, dtype=np.int64),
@@ -169,7 +173,10 @@ class State:
             steals_suffered=np.zeros((n_games, players), dtype=np.int16),
             removed=np.zeros(n_games, dtype=np.int8),
             best_count=np.zeros((n_games, params.dice + 1), dtype=np.int16),
-            mid_score=np.full((n_games, players), -1, dtype=np.int32),
+            half_score=np.full((n_games, players), -1, dtype=np.int32),
+            boots=np.zeros((n_games, players if boots else 0), dtype=np.int16),
+            leader=np.full(n_games, -1, dtype=np.int8),
+            lead_changes=np.zeros(n_games, dtype=np.int16),
         )
 
     def keep_rows(self, keep: np.ndarray) -> State:
@@ -362,6 +369,11 @@ def take_token(turn: Turn, choice: np.ndarray) -> None:
     state.taken[from_supply, mover[from_supply]] += 1
     state.supply_bits[from_supply] &= ~(np.int64(1) << token[~stolen])
     state.owner[took, token] = mover[took]
+    if state.boots.shape[1]:
+        gained = turn.value[token].astype(np.int16)
+        state.boots[took, mover[took]] += gained
+        if stolen.any():
+            state.boots[thief, previous[stolen]] -= gained[stolen]
     state.taken_at[took, token] = state.turn[took]
 
     if params.no_token_rule == "remove-smallest":
@@ -373,8 +385,8 @@ def take_token(turn: Turn, choice: np.ndarray) -> None:
         state.removed[empty_handed] += 1
 
     in_supply = np.bitwise_count(state.supply_bits)
-    half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.mid_score[:, 0] < 0))
-    state.mid_score[half] = seat_boots(state.owner[half], turn.value, players)
+    half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.half_score[:, 0] < 0))
+    state.half_score[half] = seat_boots(state.owner[half], turn.value, players)
     state.turn += 1
 
 
@@ -413,27 +425,43 @@ def play_with(
     n_games: int,
     rng: np.random.Generator | core.Source,
     exact: bool = True,
+    metrics: bool = True,
 ) -> Outcome:
     """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     With ``exact`` (the default) a policy whose keeps depend on a small summary of the position has each
     turn's last throw drawn whole from its exact distribution (one uniform per turn); ``exact=False`` rolls
     every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
-    ``winner`` (-1 shared), ``winners``, ``turns``, and the metrics in :data:`METRICS`.
+    ``winner`` (-1 shared), ``winners``, ``turns``, the metrics in :data:`METRICS`, and (unless ``metrics`` is
+    False, which only benchmarks ask) the game-metrics columns ``mid_score`` and ``lead_changes`` (:class:`Rounds`).
     """
     for impl in dict.fromkeys(impls):
         prepare(impl, len(impls))
-    state = State.initial(params, len(impls), n_games)
-    return outcome(params, play_on(params, impls, state, core.as_source(rng), exact))
+    state = State.initial(params, len(impls), n_games, boots=metrics)
+    rounds = Rounds(len(impls), n_games) if metrics else None
+    final = play_on(params, impls, state, core.as_source(rng), exact, rounds)
+    return outcome(params, final) | (rounds.finish(final) if rounds is not None else {})
 
 
-def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source, exact: bool) -> State:
-    """Play every game of ``state`` from where it stands to its end; returns the final states by row."""
+def play_on(
+    params: Params,
+    impls: Sequence[object],
+    state: State,
+    source: core.Source,
+    exact: bool,
+    rounds: Rounds | None = None,
+) -> State:
+    """Play every game of ``state`` from where it stands to its end; returns the final states by row.
+
+    ``rounds`` (for games that all start at turn 0) records the scores of every round as they end.
+    """
     out = state.keep_rows(np.arange(len(state.game)))  # finished games are written here by row
     state.game = np.arange(len(state.game))
     while len(state.game):
         step(params, impls, state, source, exact)
         done = finished(state)
+        if rounds is not None:
+            rounds.record(state, done)
         if done.any():
             for name in State.__slots__:
                 getattr(out, name)[state.game[done]] = getattr(state, name)[done]
@@ -441,12 +469,70 @@ def play_on(params: Params, impls: Sequence[object], state: State, source: core.
     return out
 
 
+class Rounds:
+    """The game-metrics contract's ``mid_score`` and ``lead_changes``, recorded as rounds end.
+
+    A round: every seat took one turn; a game's last round may be cut short by its end. ``mid_score`` ``(B, P)``:
+    each seat's boots at the end of round ``R // 2`` of a game that lasted ``R`` rounds (round 0 is the start);
+    ``lead_changes`` ``(B,)``: how often the sole leader (a unique highest number of boots at a round's end)
+    changed, counted in :class:`State` (see :func:`update_leader`). Games are played in lock-step from turn 0, so
+    every running game ends a round at the same time; the boots of each round are kept only while a running
+    game may still need them as its mid-game (from round ``r // 2`` on at round ``r``).
+    """
+
+    def __init__(self, players: int, n_games: int) -> None:
+        """Nothing recorded yet: every game at round 0 with no boots."""
+        self.players = players
+        self.mid_score = np.zeros((n_games, players), dtype=np.int32)
+        self.kept: dict[int, tuple[np.ndarray, np.ndarray]] = {0: (np.arange(n_games), self.mid_score.copy())}
+
+    def record(self, state: State, done: np.ndarray) -> None:
+        """After a turn of every running game: end the round where it ends, and note finished games' mid-game.
+
+        A game that ends within a round gets its last round's leader in :meth:`finish`.
+        """
+        turn = int(state.turn[0]) if len(state.turn) else 0
+        played = -(-turn // self.players)
+        if turn % self.players == 0:
+            update_leader(state, slice(None))
+            self.kept[played] = (state.game, state.boots.copy())  # play_on never changes ``game`` in place
+            for old in [r for r in self.kept if r < played // 2]:
+                del self.kept[old]
+        if done.any():
+            ids, at = self.kept[played // 2]
+            ended = state.game[done]
+            self.mid_score[ended] = at[np.searchsorted(ids, ended)]
+
+    def finish(self, out: State) -> dict[str, np.ndarray]:
+        """The columns of the finished games ``out``, after ending the rounds their games' ends cut short."""
+        cut = np.flatnonzero(out.turn % self.players != 0)
+        update_leader(out, cut)
+        return {"mid_score": self.mid_score, "lead_changes": out.lead_changes}
+
+
+def update_leader(state: State, rows: slice | np.ndarray) -> None:
+    """At a round's end in ``rows``: a new sole leader (unique most boots) replacing another is a lead change."""
+    boots = state.boots[rows]
+    top, lead = boots[:, 0].copy(), np.zeros(len(boots), dtype=np.int8)
+    level = np.ones(len(boots), dtype=np.int8)  # seats level with the best so far
+    for seat in range(1, boots.shape[1]):  # seat by seat: faster than reductions over a short axis
+        column = boots[:, seat]
+        ahead = column > top
+        level = np.where(ahead, 1, level + (column == top))
+        lead[ahead] = seat
+        np.maximum(top, column, out=top)
+    sole = level == 1
+    before = state.leader[rows]
+    state.lead_changes[rows] += sole & (before >= 0) & (lead != before)
+    state.leader[rows] = np.where(sole, lead, before)
+
+
 def outcome(params: Params, out: State) -> Outcome:
     """Per-game result columns of finished games."""
     players = out.taken.shape[1]
     boots, winner, winners = score(params, out.owner, players)
-    winner_mid = np.take_along_axis(out.mid_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
-    comeback = (winner >= 0) & (winner_mid < out.mid_score.max(axis=1))
+    winner_half = np.take_along_axis(out.half_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
+    comeback = (winner >= 0) & (winner_half < out.half_score.max(axis=1))
     return {
         "score": boots,
         "winner": winner,
@@ -458,7 +544,6 @@ def outcome(params: Params, out: State) -> Outcome:
         "removed": out.removed,
         "capped": out.turn >= INFO.turn_cap,
         "turn_best_count": out.best_count,
-        "mid_score": out.mid_score,
         "comeback": comeback,
     }
 
