@@ -485,7 +485,7 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, jobs: int | 
         study.tell(trial, value.value)
     else:
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-    return {"number": trial.number, "state": state, "setting": setting, "chunks": played, "objective": value}
+    return {"number": index, "state": state, "setting": setting, "chunks": played, "objective": value}
 
 
 def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
@@ -495,8 +495,9 @@ def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
     optuna = _optuna()
     counted = _counted(study)
     rows = []
+    place = {t.number: k for k, t in enumerate(counted)}  # trials are numbered without the failed (killed) ones
     for t in counted:
-        row: dict[str, Any] = {"trial": t.number, "state": t.state.name.lower()}
+        row: dict[str, Any] = {"trial": place[t.number], "state": t.state.name.lower()}
         row |= json.loads(t.user_attrs.get("setting", "{}"))
         row["games"] = t.user_attrs.get("chunks", 0) * spec.chunk_size
         obj = t.user_attrs.get("objective")
@@ -511,7 +512,7 @@ def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
         raise TuneError("no trial was played in full; raise --max-games or --trials")
     best_trial = min(complete, key=lambda t: (t.user_attrs["objective"]["value"], t.number))
     best = {
-        "trial": best_trial.number,
+        "trial": place[best_trial.number],
         "setting": json.loads(best_trial.user_attrs["setting"]),
         "objective": best_trial.user_attrs["objective"],
         "metrics": best_trial.user_attrs["metrics"],
