@@ -89,11 +89,11 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     plan.add(_label(game, "default rules"), seats, n, seed, chunk)
     for variant in module.VARIANTS:
         plan.add(_label(game, f"variant {variant}"), seats, n, seed, chunk, variant)
-    if chosen.question is not None:
-        games = max(chunk, n // chosen.question.share // chunk * chunk)
+    if chosen.question is not None:  # fewer games a setting, in chunks of their own (the same for every setting)
+        games = max(1, n // chosen.question.share)
         for point in _points(chosen.question):
             text = ", ".join(f"{k}={v}" for k, v in point.items())
-            plan.add(_label(game, f"tune {text}"), seats, games, seed, chunk, settings=tuple(point.items()))
+            plan.add(_label(game, f"tune {text}"), seats, games, seed, min(chunk, games), settings=tuple(point.items()))
 
 
 def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
@@ -135,17 +135,24 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         text = ", ".join(f"{k}={v}" for k, v in point.items())
         result = results[_label(game, f"tune {text}")]
         metrics = tn.measure(result, [target])
-        ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result))
+        ranked.append(
+            (tn.objective(metrics, [target]), text, metrics[target.metric], result, " | ".join(point.values()))
+        )
     ranked.sort(key=lambda r: r[0].value)
     best = ranked[0]
     close = [r for r in ranked if r[0].value <= best[0].high]  # as good as the best within its interval
+    knobs = " | ".join(question.grid)
     tuned = pd.DataFrame(
-        [{"rules": f"tuned: {text}", **{m: _cell(m, r.game_metrics()) for m in SHOWN}} for _, text, _, r in ranked[:3]]
+        [
+            {"rules": f"tuned #{k + 1}: {short}", **{m: _cell(m, r.game_metrics()) for m in SHOWN}}
+            for k, (_, _, _, r, short) in enumerate(ranked[:3])
+        ]
     )
     table = pd.concat([table, tuned], ignore_index=True)
     headline = (
-        f"Balance: {question.ask} {best[1]} ({target.metric} {game_metrics.format_value(target.metric, best[2])}; "
-        f"default rules {_cell(target.metric, base)})"
+        f"Balance: {target.metric} is {_cell(target.metric, base)} under the default rules; of {len(ranked)} "
+        f"settings, {best[1]} comes closest to {question.target.split('=')[1]} "
+        f"({game_metrics.format_value(target.metric, best[2])})"
     )
     command = (
         f"simulate tune {game} --policy {chosen.policy} --players {chosen.players} "
@@ -155,7 +162,8 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         + f" --target {question.target}"
     )
     notes += [
-        f"Tuning: every one of the {len(ranked)} settings of {', '.join(question.grid)} was played "
+        f"Tuning ({question.ask}): every one of the {len(ranked)} settings of {knobs} (tuned #k: the k-th "
+        f"closest) was played "
         f"({best[3].summary.n_games:,} games each, same dice for all); objective: distance of {target.metric} from "
         f"{question.target.split('=')[1]}. {len(close)} setting(s) lie within the best one's interval. "
         f"A wider search: {command}.",
@@ -164,17 +172,21 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         frame = pd.DataFrame(
             {
-                "setting": [text.replace(", ", "\n") for _, text, _, _ in ranked],
-                "value": [m.value for _, _, m, _ in ranked],
-                "low": [m.low for _, _, m, _ in ranked],
-                "high": [m.high for _, _, m, _ in ranked],
+                "setting": [short for *_, short in ranked],
+                "value": [m.value for _, _, m, _, _ in ranked],
+                "low": [m.low for _, _, m, _, _ in ranked],
+                "high": [m.high for _, _, m, _, _ in ranked],
             }
         )
         plots.interval_bars(
-            frame, "setting", "value", "low", "high", None, target.metric, "setting (best first)", fig=fig, reference=0
+            frame, "setting", "value", "low", "high", None, target.metric, f"{knobs} (closest first)", fig=fig
         )
-        for label in fig.axes[0].get_xticklabels():
-            label.set_fontsize(6)
+        axes = fig.axes[0]
+        axes.axhline(target.low, color="#000000", linestyle="--", linewidth=0.8)
+        for label in axes.get_xticklabels():
+            label.set_rotation(40)
+            label.set_horizontalalignment("right")
+            label.set_fontsize(7)
 
     return Page(headline, draw, table, notes), headline
 
