@@ -88,19 +88,24 @@ def accumulate(outcome: Mapping[str, np.ndarray], cooperative: bool) -> dict[str
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if cooperative:
         return out
+    winner = np.asarray(outcome["winner"]).astype(np.int64)
     winners = np.asarray(outcome["winners"])
-    count = winners.sum(axis=1, dtype=np.int64)
-    points = np.where(winners, POINTS // np.maximum(count, 1)[:, None], 0).astype(np.int64)
-    out["points"] = (points.sum(axis=0), (points * points).sum(axis=0))
+    players = winners.shape[1]
+    alone = winner >= 0
+    sole = np.bincount(winner[alone], minlength=players)  # a sole win is worth POINTS
+    shared = winners[~alone]  # shared wins (and games nobody won): rare, so handled apart
+    split = np.where(shared, POINTS // np.maximum(shared.sum(axis=1), 1)[:, None], 0).astype(np.int64)
+    out["points"] = (POINTS * sole + split.sum(axis=0), POINTS * POINTS * sole + (split * split).sum(axis=0))
     if "mid_score" in outcome and "lead_changes" in outcome:
         mid = np.asarray(outcome["mid_score"])
-        winner = np.asarray(outcome["winner"]).astype(np.int64)
-        alone = winner >= 0
-        winner_mid = np.take_along_axis(mid, np.maximum(winner, 0)[:, None], axis=1)[:, 0]
-        trailing = int((alone & (winner_mid < mid.max(axis=1))).sum())
-        out["trailing_wins"] = (np.int64(trailing), np.int64(trailing))
+        top = mid[:, 0]
+        for seat in range(1, players):  # seat by seat: faster than a reduction over a short axis
+            top = np.maximum(top, mid[:, seat])
+        winner_mid = mid[np.arange(len(mid)), np.maximum(winner, 0)]
+        trailing = np.int64(np.count_nonzero(alone & (winner_mid < top)))
+        out["trailing_wins"] = (trailing, trailing)
         changes = np.asarray(outcome["lead_changes"]).astype(np.int64)
-        out["lead_changes"] = (changes.sum(), (changes * changes).sum())
+        out["lead_changes"] = (changes.sum(), np.dot(changes, changes))
     return out
 
 

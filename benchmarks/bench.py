@@ -178,7 +178,7 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
 
 
 def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
-    """Wall times of `run` of 1e6 Pantolino games (keep-jokers, --jobs 1, in this process) with the game metrics and
+    """CPU times of `run` of 1e6 Pantolino games (keep-jokers, --jobs 1, in this process) with the game metrics and
     without them (the engine's mid_score and lead_changes off, the summaries' game-metric sums skipped), interleaved.
     """
     from unittest import mock
@@ -198,9 +198,9 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
             if not metrics:
                 stack.enter_context(mock.patch.object(pantolino, "play", bare_play))
                 stack.enter_context(mock.patch.object(game_metrics, "accumulate", lambda outcome, cooperative: {}))
-            start = time.perf_counter()
+            start = time.process_time()  # CPU time: this machine's load moves wall times by more than the cost
             run(spec, jobs=1)
-            return time.perf_counter() - start
+            return time.process_time() - start
 
     timed(True)  # tables and imports
     walls: dict[bool, list[float]] = {True: [], False: []}
@@ -233,7 +233,7 @@ def bench_cli(quick: bool, repeats: int) -> None:
     with_m, without = metrics_cost(max(repeats, 3))
     pairs = ", ".join(f"{100 * (a / b - 1):+.1f}%" for a, b in zip(with_m, without, strict=True))
     print(
-        f"game metrics, run() of 1e6 games --jobs 1: with {np.median(with_m):.2f} s, "
+        f"game metrics, run() of 1e6 games --jobs 1, CPU time: with {np.median(with_m):.2f} s, "
         f"without {np.median(without):.2f} s:"
         f" they cost {100 * (np.median(with_m) / np.median(without) - 1):+.1f}% (pair by pair: {pairs})"
     )

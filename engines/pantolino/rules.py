@@ -48,7 +48,7 @@ METRICS: dict[str, Metric] = {
     "comeback": Metric("game", "games won by a player trailing when half the supply is gone"),
 }
 """Summarised outcome columns. Besides these, ``play`` returns the game-metrics contract's ``mid_score`` and
-``lead_changes`` (see :class:`Rounds`), from which :mod:`analysis.game_metrics` derives drama."""
+``lead_changes`` (see :func:`round_columns`), from which :mod:`analysis.game_metrics` derives drama."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +154,10 @@ class State:
     removed: np.ndarray  # (B,) int8: tokens removed from play
     best_count: np.ndarray  # (B, dice + 1) int16: turns whose best same-colour count was k
     half_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
-    boots: np.ndarray  # (B, P) int16: boots on each centipede, kept up to date by take_token
-    leader: np.ndarray  # (B,) int8: the sole leader at the last round's end that had one, -1 before (Rounds)
-    lead_changes: np.ndarray  # (B,) int16: how often that leader changed (see Rounds)
 
     @classmethod
-    def initial(cls, params: Params, players: int, n_games: int, boots: bool = True) -> State:
-        """Every token in the supply, seat 0 to move; without ``boots``, boots are not kept up to date (no columns)."""
+    def initial(cls, params: Params, players: int, n_games: int) -> State:
+        """Every token in the supply, seat 0 to move."""
         t = params.n_tokens
         return cls(
             game=np.arange(n_games, dtype=np.int64),
@@ -174,9 +171,6 @@ class State:
             removed=np.zeros(n_games, dtype=np.int8),
             best_count=np.zeros((n_games, params.dice + 1), dtype=np.int16),
             half_score=np.full((n_games, players), -1, dtype=np.int32),
-            boots=np.zeros((n_games, players if boots else 0), dtype=np.int16),
-            leader=np.full(n_games, -1, dtype=np.int8),
-            lead_changes=np.zeros(n_games, dtype=np.int16),
         )
 
     def keep_rows(self, keep: np.ndarray) -> State:
@@ -369,11 +363,6 @@ def take_token(turn: Turn, choice: np.ndarray) -> None:
     state.taken[from_supply, mover[from_supply]] += 1
     state.supply_bits[from_supply] &= ~(np.int64(1) << token[~stolen])
     state.owner[took, token] = mover[took]
-    if state.boots.shape[1]:
-        gained = turn.value[token].astype(np.int16)
-        state.boots[took, mover[took]] += gained
-        if stolen.any():
-            state.boots[thief, previous[stolen]] -= gained[stolen]
     state.taken_at[took, token] = state.turn[took]
 
     if params.no_token_rule == "remove-smallest":
@@ -433,14 +422,19 @@ def play_with(
     turn's last throw drawn whole from its exact distribution (one uniform per turn); ``exact=False`` rolls
     every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
     ``winner`` (-1 shared), ``winners``, ``turns``, the metrics in :data:`METRICS`, and (unless ``metrics`` is
-    False, which only benchmarks ask) the game-metrics columns ``mid_score`` and ``lead_changes`` (:class:`Rounds`).
+    False, which only benchmarks ask) the game-metrics columns ``mid_score`` and ``lead_changes``
+    (:func:`round_columns`).
     """
     for impl in dict.fromkeys(impls):
         prepare(impl, len(impls))
-    state = State.initial(params, len(impls), n_games, boots=metrics)
-    rounds = Rounds(len(impls), n_games) if metrics else None
+    players = len(impls)
+    state = State.initial(params, players, n_games)
+    rounds = Rounds(params, players, n_games) if metrics and params.escaping_boots else None
     final = play_on(params, impls, state, core.as_source(rng), exact, rounds)
-    return outcome(params, final) | (rounds.finish(final) if rounds is not None else {})
+    if not metrics:
+        return outcome(params, final)
+    columns = rounds.columns() if rounds is not None else round_columns(params, final, players)
+    return outcome(params, final) | columns
 
 
 def play_on(
@@ -470,32 +464,36 @@ def play_on(
 
 
 class Rounds:
-    """The game-metrics contract's ``mid_score`` and ``lead_changes``, recorded as rounds end.
+    """Boots at every round's end, for the game-metrics columns of games in which tokens change hands (steals).
 
-    A round: every seat took one turn; a game's last round may be cut short by its end. ``mid_score`` ``(B, P)``:
-    each seat's boots at the end of round ``R // 2`` of a game that lasted ``R`` rounds (round 0 is the start);
-    ``lead_changes`` ``(B,)``: how often the sole leader (a unique highest number of boots at a round's end)
-    changed, counted in :class:`State` (see :func:`update_leader`). Games are played in lock-step from turn 0, so
-    every running game ends a round at the same time; the boots of each round are kept only while a running
-    game may still need them as its mid-game (from round ``r // 2`` on at round ``r``).
+    Games are played in lock-step from turn 0, so every running game ends a round at the same time; the boots of
+    each round are kept only while a running game may still need them as its mid-game (from round ``r // 2`` on
+    at round ``r``). Without steals the same columns come cheaper, at the end, from :func:`round_columns`.
     """
 
-    def __init__(self, players: int, n_games: int) -> None:
-        """Nothing recorded yet: every game at round 0 with no boots."""
-        self.players = players
+    def __init__(self, params: Params, players: int, n_games: int) -> None:
+        """Nothing recorded yet: every game at round 0 with no boots and no leader."""
+        self.players, self.value = players, token_value(params)
         self.mid_score = np.zeros((n_games, players), dtype=np.int32)
+        self.leader = np.full(n_games, -1, dtype=np.int8)
+        self.lead_changes = np.zeros(n_games, dtype=np.int16)
         self.kept: dict[int, tuple[np.ndarray, np.ndarray]] = {0: (np.arange(n_games), self.mid_score.copy())}
 
     def record(self, state: State, done: np.ndarray) -> None:
-        """After a turn of every running game: end the round where it ends, and note finished games' mid-game.
-
-        A game that ends within a round gets its last round's leader in :meth:`finish`.
-        """
+        """After a turn of every running game: end the round where it ends (or a finished game's last round)."""
         turn = int(state.turn[0]) if len(state.turn) else 0
         played = -(-turn // self.players)
-        if turn % self.players == 0:
-            update_leader(state, slice(None))
-            self.kept[played] = (state.game, state.boots.copy())  # play_on never changes ``game`` in place
+        whole = turn % self.players == 0
+        if not whole and not done.any():
+            return
+        rows = slice(None) if whole else done
+        games, boots = state.game[rows], seat_boots(state.owner[rows], self.value, self.players).astype(np.int32)
+        sole, lead = sole_leader(boots)
+        before = self.leader[games]
+        self.lead_changes[games] += sole & (before >= 0) & (lead != before)
+        self.leader[games] = np.where(sole, lead, before)
+        if whole:
+            self.kept[played] = (games, boots)
             for old in [r for r in self.kept if r < played // 2]:
                 del self.kept[old]
         if done.any():
@@ -503,28 +501,39 @@ class Rounds:
             ended = state.game[done]
             self.mid_score[ended] = at[np.searchsorted(ids, ended)]
 
-    def finish(self, out: State) -> dict[str, np.ndarray]:
-        """The columns of the finished games ``out``, after ending the rounds their games' ends cut short."""
-        cut = np.flatnonzero(out.turn % self.players != 0)
-        update_leader(out, cut)
-        return {"mid_score": self.mid_score, "lead_changes": out.lead_changes}
+    def columns(self) -> dict[str, np.ndarray]:
+        """``mid_score`` and ``lead_changes`` (see :func:`round_columns`)."""
+        return {"mid_score": self.mid_score, "lead_changes": self.lead_changes}
 
 
-def update_leader(state: State, rows: slice | np.ndarray) -> None:
-    """At a round's end in ``rows``: a new sole leader (unique most boots) replacing another is a lead change."""
-    boots = state.boots[rows]
-    top, lead = boots[:, 0].copy(), np.zeros(len(boots), dtype=np.int8)
-    level = np.ones(len(boots), dtype=np.int8)  # seats level with the best so far
-    for seat in range(1, boots.shape[1]):  # seat by seat: faster than reductions over a short axis
-        column = boots[:, seat]
+def sole_leader(boots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Over the last axis (seats): whether one seat alone has the most boots, and the (first) seat with the most."""
+    top, lead = boots[..., 0].copy(), np.zeros(boots.shape[:-1], dtype=np.int8)
+    level = np.ones(boots.shape[:-1], dtype=np.int8)  # seats level with the best so far
+    for seat in range(1, boots.shape[-1]):  # seat by seat: faster than reductions over a short axis
+        column = boots[..., seat]
         ahead = column > top
         level = np.where(ahead, 1, level + (column == top))
         lead[ahead] = seat
         np.maximum(top, column, out=top)
-    sole = level == 1
-    before = state.leader[rows]
-    state.lead_changes[rows] += sole & (before >= 0) & (lead != before)
-    state.leader[rows] = np.where(sole, lead, before)
+    return level == 1, lead
+
+
+def round_columns(params: Params, out: State, players: int) -> dict[str, np.ndarray]:
+    """The game-metrics contract's columns of finished games in which no token changed hands.
+
+    A round: every seat took one turn; a game's last round may be cut short by its end. ``mid_score`` ``(B, P)``:
+    each seat's boots at the end of round ``R // 2`` of a game that lasted ``R`` rounds (round 0 is the start);
+    ``lead_changes`` ``(B,)``: how often the sole leader (a unique highest number of boots at a round's end)
+    changed. A token stays with the seat that took it, so the boots at each round's end are the sums of the
+    tokens taken by then: nothing to record during play (the compiled loop is in :mod:`engines.pantolino.rounds`).
+    """
+    from engines.pantolino.rounds import round_columns_kernel
+
+    mid_score, changes = round_columns_kernel(
+        out.owner, out.taken_at, token_value(params), out.turn.astype(np.int64), players, INFO.turn_cap
+    )
+    return {"mid_score": mid_score, "lead_changes": changes}
 
 
 def outcome(params: Params, out: State) -> Outcome:
