@@ -721,7 +721,7 @@ def tune_command(
         Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-tune).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
-    quiet: Quiet = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no tables.")] = False,
     fresh: Fresh = False,
 ) -> None:
     """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README)."""
@@ -771,8 +771,8 @@ def tune_command(
         from analysis.tables import json_ready
 
         typer.echo(json.dumps(json_ready({**tn.summary(result), "variants_file": str(variant_file)})))
-        return
-    print_tune_result(result, name, variant_file)
+    elif not quiet:
+        print_tune_result(result, name, variant_file)
 
 
 def print_tune_result(result: Any, name: str, variant_file: Path) -> None:

@@ -56,7 +56,7 @@ SETUPS: dict[str, Setup] = {
         2,
         Question(
             "which token set and number of colours bring the first seat's advantage closest to fair?",
-            {"colours": ("4", "5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4", "1,2,3,4")},
+            {"colours": ("5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4")},
             "first_seat_advantage=0",
         ),
     ),
