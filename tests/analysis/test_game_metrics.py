@@ -89,3 +89,12 @@ def test_pantolino_lead_changes_and_mid_scores_are_plausible() -> None:
     assert 0 < out["lead_changes"].mean() < out["turns"].mean()
     drama = gm.compute(Summary.from_outcome(out, {}), False)["drama"]
     assert 0.05 < drama.value < 0.5
+
+
+def test_ladder_metrics_reuse_the_ladder_chain_and_luck_share() -> None:
+    from types import SimpleNamespace
+
+    ladder = SimpleNamespace(chain=[object(), object(), object()], luck=(0.3, 0.28, 0.32))
+    metrics = gm.from_ladder(ladder)
+    assert metrics["skill_depth"].value == 3
+    assert (metrics["luck_share"].value, metrics["luck_share"].low, metrics["luck_share"].high) == (0.3, 0.28, 0.32)
