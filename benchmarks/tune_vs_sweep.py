@@ -4,8 +4,8 @@ most a third of the sweep's games?
 
 Both commands are run as a user would run them; the objective of every sweep point is computed from the sweep's
 table with the tuner's own definition (experiments.tune.objective), and tune's winner is looked up in that table
-(the same games for every point). Usage: python benchmarks/tune_vs_sweep.py [--jobs J] [--out DIR]. Figures are
-printed, never asserted.
+(the same games for every point). Usage: python benchmarks/tune_vs_sweep.py [--jobs J] [--out DIR] [--seed S].
+Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("runs/bar-tune-vs-sweep"))
+    parser.add_argument("--seed", type=int, default=1, help="the tuning seed (the sweep's chunks are reused)")
     args = parser.parse_args()
     simulate = [str(Path(sys.executable).with_name("simulate"))]
     points = 1
@@ -55,8 +56,8 @@ def main() -> None:
     tune_cmd = [*simulate, "tune", "pantolino", "--policy", POLICY, "-n", str(GAMES), "--chunk-size", "2000"]
     tune_cmd += [x for k, v in GRID.items() for x in ("--vary", f"{k}={v}")]
     tune_cmd += [x for t in TARGETS for x in ("--target", t)]
-    tune_cmd += ["--trials", "80", "--max-games", str(sweep_games // 3), "--seed", "1", "-j", str(args.jobs)]
-    tune_cmd += ["-q", "--out", str(args.out / "tune")]
+    tune_cmd += ["--trials", "80", "--max-games", str(sweep_games // 3), "--seed", str(args.seed), "-j", str(args.jobs)]
+    tune_cmd += ["-q", "--out", str(args.out / f"tune-{args.seed}")]
     sweep_s = run(sweep_cmd)
     tune_s = run(tune_cmd)
 
@@ -68,7 +69,7 @@ def main() -> None:
         metrics = {t.metric: Value(row[t.metric], row[f"{t.metric}_lo"], row[f"{t.metric}_hi"]) for t in targets}
         scored.append((tn.objective(metrics, targets), {k: str(row[k]) for k in GRID}))
     best_value, best_setting = min(scored, key=lambda s: s[0].value)
-    summary = json.loads((args.out / "tune" / "best.json").read_text())
+    summary = json.loads((args.out / f"tune-{args.seed}" / "best.json").read_text())
     tuned = {k: str(v) for k, v in summary["best"]["setting"].items()}
     in_sweep = next(value for value, setting in scored if setting == tuned)
     rank = sorted(v.value for v, _ in scored).index(in_sweep.value) + 1
