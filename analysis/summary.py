@@ -43,8 +43,16 @@ class Summary:
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # float metric -> values that are not NaN
 
     @classmethod
-    def from_outcome(cls, outcome: Mapping[str, np.ndarray], metrics: Mapping[str, object]) -> Summary:
-        """Reduce per-game columns (a game's ``play`` output) to a summary."""
+    def from_outcome(
+        cls, outcome: Mapping[str, np.ndarray], metrics: Mapping[str, object], cooperative: bool = False
+    ) -> Summary:
+        """Reduce per-game columns (a game's ``play`` output) to a summary.
+
+        Besides the game's own ``metrics``, the sums the game metrics need (:func:`analysis.game_metrics.accumulate`)
+        are kept under the ``game:`` prefix.
+        """
+        from analysis import game_metrics
+
         score = outcome["score"].astype(np.int64)
         winners = outcome["winners"]
         alone = outcome["winner"] >= 0
@@ -61,6 +69,8 @@ class Summary:
             sums[name] = values.sum(axis=0)
             if metric.kind != "counts":
                 squares[name] = (values * values).sum(axis=0)
+        for name, (total, total_sq) in game_metrics.accumulate(outcome, cooperative).items():
+            sums[game_metrics.PREFIX + name], squares[game_metrics.PREFIX + name] = total, total_sq
         return cls(
             n_games=len(score),
             wins=(winners & alone[:, None]).sum(axis=0),

@@ -10,6 +10,7 @@ asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -180,6 +181,39 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     return walls[False], walls[True], writes
 
 
+def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
+    """CPU times of `run` of 1e6 Pantolino games (keep-jokers, --jobs 1, in this process) with the game metrics and
+    without them (the engine's mid_score and lead_changes off, the summaries' game-metric sums skipped), interleaved.
+    """
+    from unittest import mock
+
+    from analysis import game_metrics
+    from engines import pantolino
+    from experiments.runner import RunSpec, run
+
+    spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 1_000_000, seed=2)
+    play = pantolino.play
+
+    def bare_play(*args, **options):
+        return play(*args, metrics=False, **options)
+
+    def timed(metrics: bool) -> float:
+        with contextlib.ExitStack() as stack:
+            if not metrics:
+                stack.enter_context(mock.patch.object(pantolino, "play", bare_play))
+                stack.enter_context(mock.patch.object(game_metrics, "accumulate", lambda outcome, cooperative: {}))
+            start = time.process_time()  # CPU time: this machine's load moves wall times by more than the cost
+            run(spec, jobs=1)
+            return time.process_time() - start
+
+    timed(True)  # tables and imports
+    walls: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(repeats):
+        for metrics in (True, False) if i % 2 == 0 else (False, True):
+            walls[metrics].append(timed(metrics))
+    return walls[True], walls[False]
+
+
 def bench_cli(quick: bool, repeats: int) -> None:
     """End-to-end figures of the `simulate` command: each variant ``repeats`` times, interleaved, and medians.
 
@@ -200,6 +234,13 @@ def bench_cli(quick: bool, repeats: int) -> None:
     median = {name: float(np.median(values)) for name, values in walls.items()}
     each = {name: ", ".join(f"{v:.2f}" for v in values) for name, values in walls.items()}
     wall = median["default"]
+    with_m, without = metrics_cost(max(repeats, 3))
+    pairs = ", ".join(f"{100 * (a / b - 1):+.1f}%" for a, b in zip(with_m, without, strict=True))
+    print(
+        f"game metrics, run() of 1e6 games --jobs 1, CPU time: with {np.median(with_m):.2f} s, "
+        f"without {np.median(without):.2f} s:"
+        f" they cost {100 * (np.median(with_m) / np.median(without) - 1):+.1f}% (pair by pair: {pairs})"
+    )
     print(f"simulate pantolino --policy keep-jokers -n 1e6: {wall:.2f} s wall, median of {each['default']} s")
     print(f"  {1e6 / wall:,.0f} games/s end to end")
     pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(walls["jobs 1"], walls["jobs 2"], strict=True))

@@ -32,7 +32,7 @@ app = typer.Typer(
     help="Play millions of seeded games of tabletop games and report what wins.",
 )
 
-COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder")
+COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder", "tune")
 
 
 class UserError(Exception):
@@ -42,6 +42,9 @@ class UserError(Exception):
 RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
 
 # options several commands share
+VariantsFile = Annotated[
+    Path | None, typer.Option("--variants-file", help="A TOML file of named variants (see `simulate tune`).")
+]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
@@ -208,6 +211,25 @@ def print_summary(result: Any) -> None:
             lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
     for line in lines:
         console.print(line, highlight=False)
+    print_game_metrics(console, result.game_metrics())
+
+
+def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
+    """The game metrics (same names for every game) as a table: value and 95% interval."""
+    from rich.table import Table
+
+    from analysis import game_metrics
+
+    table = Table(title="game metrics (absent: not defined for this game)")
+    for column in ("metric", "value [95% CI]", "meaning"):
+        table.add_column(column)
+    for name, definition in game_metrics.DEFINITIONS.items():
+        if isinstance(value := metrics.get(name), game_metrics.Value):
+            table.add_row(name, game_metrics.format_value(name, value), definition.label)
+    if isinstance(seats := metrics.get("seat_advantage"), list):
+        shown = ", ".join(game_metrics.format_value("seat_advantage", v) for v in seats)
+        table.add_row("seat_advantage", shown, "each seat's share of wins minus the fair share")
+    console.print(table)
 
 
 def run_game(
@@ -304,6 +326,16 @@ def run_game(
             typer.echo(f"run folder: {run_dir}")
 
 
+def use_variants_file(path: Path | None) -> None:
+    """Make the named variants of a variants file known to this run (bad file: one line, exit 2)."""
+    if path is None:
+        return
+    from experiments import variants
+
+    with user_errors("interrupted"):
+        variants.load(path)
+
+
 def _writable(folder: Path) -> bool:
     probe = folder / ".write-probe"
     try:
@@ -346,7 +378,9 @@ def make_game_command(game: str) -> Any:
             str | None,
             typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)."),
         ] = None,
+        variants_file: VariantsFile = None,
     ) -> None:
+        use_variants_file(variants_file)
         run_game(
             game,
             policy,
@@ -378,12 +412,16 @@ for _game in available_games():
 
 
 @app.command("list")
-def list_command(game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None) -> None:
+def list_command(
+    game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None,
+    variants_file: VariantsFile = None,
+) -> None:
     """List the games, or one game's policies, knobs, variants and metrics."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
+    use_variants_file(variants_file)
     with user_errors("interrupted"):
         if game is None:
             table = Table(title="games")
@@ -415,7 +453,9 @@ def list_command(game: Annotated[str | None, typer.Argument(help="A game to desc
         variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
         variants.add_column("variant")
         variants.add_column("sets")
-        for name, overrides in m.VARIANTS.items():
+        from experiments.variants import loaded
+
+        for name, overrides in (m.VARIANTS | loaded(game)).items():
             variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
         console.print(policies, knobs, variants)
         console.print(
@@ -494,8 +534,10 @@ def tournament_command(
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
+    variants_file: VariantsFile = None,
 ) -> None:
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
+    use_variants_file(variants_file)
     with user_errors():
         from experiments.compare import tournament
         from experiments.runner import saving_chunks
@@ -650,6 +692,113 @@ def ladder_command(
         for line in result.lines():
             typer.echo(line)
         typer.echo(f"written: {', '.join(str(p) for p in paths)}")
+
+
+@app.command("tune")
+def tune_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    vary: Annotated[list[str], typer.Option("--vary", help="knob=lo..hi or knob=a,b,c to search (repeatable).")],
+    target: Annotated[
+        list[str], typer.Option("--target", help="metric=value or metric=lo..hi, optionally @weight (repeatable).")
+    ],
+    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
+    players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value kept fixed (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant to start from.")] = None,
+    variants_file: VariantsFile = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games of a trial played in full.")] = "20000",
+    chunk_size: Annotated[int, typer.Option(help="Games per chunk: the step at which trials are compared.")] = 2500,
+    trials: Annotated[int, typer.Option(help="Trials in all (a resumed run counts those done).")] = 40,
+    max_games: Annotated[str, typer.Option(help="Games in all, each setting's chunks counted once.")] = "1e9",
+    seed: Annotated[int, typer.Option(help="Root seed: every trial plays chunk i from the same seed.")] = 0,
+    name: Annotated[str, typer.Option(help="Variant name the best setting is written under.")] = "tuned",
+    storage: Annotated[
+        str | None, typer.Option(help="Optuna storage URL to share one study (default: study.db in --out).")
+    ] = None,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-tune).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no tables.")] = False,
+    fresh: Fresh = False,
+) -> None:
+    """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README)."""
+    use_variants_file(variants_file)
+    with user_errors():
+        from experiments import tune as tn
+
+        module = get_game(game).module
+        chosen = seats_from(module, policy, seats, players)
+        fixed = parse_settings(settings or [])
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        knobs = tuple(tn.parse_vary(game, text) for text in vary)
+        defined = tn.defined_metrics(game, chosen, fixed, variant)
+        targets = tuple(tn.parse_target(game, text, defined) for text in target)
+        spec = tn.TuneSpec(
+            game,
+            chosen,
+            knobs,
+            targets,
+            fixed,
+            variant,
+            seed,
+            parse_count(n),
+            chunk_size,
+            trials,
+            parse_count(max_games, "--max-games"),
+        )
+        folder = out or Path("runs") / f"{game}-tune"
+
+        def say(row: dict[str, Any]) -> None:
+            if not (quiet or as_json):
+                shown = ", ".join(f"{k}={v}" for k, v in row["setting"].items())
+                value = row["objective"]
+                typer.echo(
+                    f"trial {row['number']}: {shown}: {row['state']} after {row['chunks']} chunk(s)"
+                    + (f", objective {value.value:.4g}" if value is not None else ""),
+                    err=True,
+                )
+
+        result = tn.tune(spec, folder, jobs, storage, fresh, say)
+        variant_file = folder / "variants.toml"
+        from analysis.files import atomic_write
+
+        atomic_write(variant_file, result.variant_text(name).encode())
+    if as_json:
+        from analysis.tables import json_ready
+
+        typer.echo(json.dumps(json_ready({**tn.summary(result), "variants_file": str(variant_file)})))
+    elif not quiet:
+        print_tune_result(result, name, variant_file)
+
+
+def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
+    """The best setting with every metric and its interval, the knobs' importances, and where files went."""
+    from rich.console import Console
+
+    from analysis import game_metrics
+
+    console = Console(width=max(110, Console().width))
+    best = result.best
+    shown = ", ".join(f"{k}={v}" for k, v in best["setting"].items())
+    objective = best["objective"]
+    console.print(
+        f"best setting (trial {best['trial']}, {best['games']:,} games): {shown}; objective "
+        f"{objective['value']:.4g} [{objective['ci'][0]:.4g}, {objective['ci'][1]:.4g}]",
+        highlight=False,
+    )
+    values = {k: game_metrics.Value(v["value"], *v["ci"]) for k, v in best["metrics"].items()}
+    print_game_metrics(console, values)
+    for knob, share in result.importances.items():
+        console.print(f"importance of {knob}: {share:.2f}", highlight=False)
+    console.print(
+        f"{len(result.trials)} trials, {result.games_used:,} games; written: "
+        f"{', '.join(str(p) for p in result.files)}; winner as variant '{name}' in {variant_file}",
+        highlight=False,
+    )
 
 
 def _print_frame(frame: Any, title: str) -> None:

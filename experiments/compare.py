@@ -1,4 +1,4 @@
-"""Tournaments (every policy against every other, seats rotated) and sweeps (one knob over several values)."""
+"""Tournaments (every policy against every other, seats rotated) and sweeps (knobs over a grid of values)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from experiments.spec import Arm, arm_chunk
 from experiments.study import StudyResult, run_arms
 
 ProgressFactory = Callable[[int], Any]
+MAX_GRID = 10_000
+"""Points of a sweep's grid (each is an arm of its own)."""
 
 
 def _play(arms: list[Arm], jobs: int | None, progress: ProgressFactory | None) -> StudyResult:
@@ -134,7 +136,7 @@ def tournament(
 
 @dataclass
 class Sweep:
-    """Seat win rates and mean scores for each value of one knob."""
+    """Seat win rates, mean scores and game metrics at each point of a grid of knob values."""
 
     game: str
     knob: str
@@ -167,10 +169,24 @@ class Sweep:
 
 
 def split_sweep(game: str, settings: tuple[tuple[str, str], ...]) -> tuple[str, list[str], tuple[tuple[str, str], ...]]:
-    """Find the swept knob (the one given several values) and the fixed ones.
+    """The swept knobs' label, the grid's points as labels, and the fixed knobs (see :func:`sweep_grid`).
+
+    With one swept knob the label is its name and the points are its values.
+    """
+    names, grid, fixed = sweep_grid(game, settings)
+    labels = [point[0] if len(names) == 1 else ", ".join(point) for point in grid]
+    return "+".join(names), labels, fixed
+
+
+def sweep_grid(
+    game: str, settings: tuple[tuple[str, str], ...]
+) -> tuple[list[str], list[tuple[str, ...]], tuple[tuple[str, str], ...]]:
+    """Find the swept knobs (those given several values), every combination of their values, and the fixed ones.
 
     Values are separated by commas; for a knob that itself holds a tuple (e.g. ``token_values``) by ``;``.
     """
+    import itertools
+
     params_cls = get_game(game).module.Params
     hints = typing.get_type_hints(params_cls)
     swept, fixed = [], []
@@ -184,12 +200,15 @@ def split_sweep(game: str, settings: tuple[tuple[str, str], ...]) -> tuple[str, 
             swept.append((name, values))
         else:
             fixed.append((name, text))
-    if len(swept) != 1:
+    if not swept:
         raise ValueError(
-            "a sweep needs exactly one --set knob=v1,v2,... with several values "
-            f"(got {len(swept)}; use ';' between values of a tuple knob)"
+            "a sweep needs at least one --set knob=v1,v2,... with several values (use ';' between values of a tuple "
+            "knob); several such knobs sweep every combination"
         )
-    return swept[0][0], swept[0][1], tuple(fixed)
+    grid = list(itertools.product(*(values for _, values in swept)))
+    if len(grid) > MAX_GRID:
+        raise ValueError(f"the sweep's grid has {len(grid):,} points; allowed at most {MAX_GRID:,}")
+    return [name for name, _ in swept], grid, tuple(fixed)
 
 
 def sweep(
@@ -201,19 +220,35 @@ def sweep(
     jobs: int | None = None,
     progress: ProgressFactory | None = None,
 ) -> Sweep:
-    """Play ``seats`` for each value of the swept knob (same chunk seeds for every value)."""
+    """Play ``seats`` at each point of the swept knobs' grid (same chunk seeds for every point).
+
+    Each row also holds the point's game metrics (:mod:`analysis.game_metrics`) with their intervals.
+    """
     import pandas as pd
 
-    knob, values, fixed = split_sweep(game, settings)
+    from analysis import game_metrics
+
+    names, grid, fixed = sweep_grid(game, settings)
+    label, values, _ = split_sweep(game, settings)
     chunk = arm_chunk(get_game(game).module.INFO, n_games)
     arms = [
-        Arm(f"{knob}={v}", RunSpec(game, tuple(seats), n_games, seed, (*fixed, (knob, v)), None, chunk)) for v in values
+        Arm(
+            ", ".join(f"{k}={v}" for k, v in zip(names, point, strict=True)),
+            RunSpec(game, tuple(seats), n_games, seed, (*fixed, *zip(names, point, strict=True)), None, chunk),
+        )
+        for point in grid
     ]
     result = _play(arms, jobs, progress)
     frames = []
-    for value, run in zip(values, result.results, strict=True):
+    for value, point, run in zip(values, grid, result.results, strict=True):
         seat = run.seat_table()
         seat.insert(0, "value", value)
+        if len(names) > 1:
+            for k, (name, v) in enumerate(zip(names, point, strict=True)):
+                seat.insert(1 + k, name, v)
         seat["mean_turns"] = run.summary.mean_turns()[0]
+        for name, metric in run.game_metrics().items():
+            if isinstance(metric, game_metrics.Value):
+                seat[name], seat[f"{name}_lo"], seat[f"{name}_hi"] = metric.value, metric.low, metric.high
         frames.append(seat)
-    return Sweep(game, knob, pd.concat(frames, ignore_index=True))
+    return Sweep(game, label, pd.concat(frames, ignore_index=True))

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis import ratings
+from analysis import game_metrics, ratings
 from engines import core, get_game
 from experiments.runner import RunResult, RunSpec
 from experiments.spec import Arm, arm_chunk
@@ -240,6 +240,10 @@ class Ladder:
         share, low, high = self.luck
         return f"the weaker policy of a pair wins {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of games"
 
+    def game_metrics(self) -> dict[str, Any]:
+        """``skill_depth`` and ``luck_share`` under the game metrics' names (:mod:`analysis.game_metrics`)."""
+        return game_metrics.from_ladder(self)
+
     def lines(self) -> list[str]:
         """The summary a reader needs: chain length and links, luck share, notes."""
         return [
@@ -275,6 +279,7 @@ class Ladder:
             "luck_share": dict(zip(("share", "low", "high"), self.luck, strict=True)),
             "chain_margin": {"min_rate": ratings.CHAIN_MIN_RATE, "lower_bound_above": ratings.CHAIN_LOWER_ABOVE},
             "notes": self.notes,
+            "game_metrics": game_metrics.as_json(self.game_metrics()),
         }
         atomic_write(folder / "ladder.json", json.dumps(json_ready(record), indent=1).encode())
         fig = plots.rating_intervals(

@@ -36,7 +36,7 @@ from analysis.files import atomic_write, replacing
 from analysis.summary import Summary
 from engines import core, get_game
 
-CHECKPOINT_FORMAT = 2  # 2: every chunk file holds its own label (run key, index, games)
+CHECKPOINT_FORMAT = 3  # 2: every chunk file holds its own label (run key, index, games); 3: game-metric sums
 MAX_GAMES = 10**12  # games per run
 MAX_CHUNKS = 100_000  # chunks per run: their summaries are kept in memory until the run is merged
 MAX_CHUNK_GAMES = 1_000_000  # games per chunk: a chunk's per-game arrays live in one worker at once
@@ -70,9 +70,24 @@ class RunSpec:
     settings: tuple[tuple[str, str], ...] = ()  # knob overrides as text, applied after the variant's
     variant: str | None = None
     chunk_size: int | None = None  # games per chunk; None: the game's own (``INFO.chunk_games``)
+    variant_sets: tuple[tuple[str, str], ...] | None = None  # the variant's knobs; None: looked up by name
 
     def __post_init__(self) -> None:
-        """Check everything that can be checked before any game is played."""
+        """Check everything that can be checked before any game is played.
+
+        A variant's knobs are looked up here (the game's own, or one from a variants file loaded in this
+        process, see :mod:`experiments.variants`) and carried by the spec, so worker processes need no file.
+        """
+        if self.variant is not None and self.variant_sets is None:
+            from experiments import variants
+
+            found = variants.settings_of(self.game, self.variant)
+            if found is None:
+                raise ValueError(
+                    f"unknown variant '{self.variant}' for {self.game}"
+                    f"{core.did_you_mean(self.variant, variants.names(self.game))}"
+                )
+            object.__setattr__(self, "variant_sets", tuple(found.items()))
         if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or self.n_games < 1:
             raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
         if self.n_games > MAX_GAMES:
@@ -110,17 +125,10 @@ class RunSpec:
         A setting that gives a knob of the variant another value is refused (neither silently wins).
         """
         module = self.module
-        params = module.Params()
-        if self.variant is not None:
-            if self.variant not in module.VARIANTS:
-                raise ValueError(
-                    f"unknown variant '{self.variant}' for {self.game}"
-                    f"{core.did_you_mean(self.variant, list(module.VARIANTS))}"
-                )
-            params = params.with_strings(module.VARIANTS[self.variant])
+        chosen = dict(self.variant_sets or ())
+        params = module.Params().with_strings(chosen)
         settings = dict(self.settings)
         final = params.with_strings(settings)
-        chosen = module.VARIANTS[self.variant] if self.variant is not None else {}
         for name, text in settings.items():
             key = name.replace("-", "_")
             if key in chosen and getattr(final, key) != getattr(params, key):
@@ -236,7 +244,7 @@ def play_chunk(spec: RunSpec, index: int, size: int, keep_games: bool = False) -
     try:
         module = spec.module
         outcome = module.play(spec.params, list(spec.seats), size, chunk_rng(spec.seed, index))
-        summary = Summary.from_outcome(outcome, module.METRICS)
+        summary = Summary.from_outcome(outcome, module.METRICS, module.INFO.cooperative)
     except Exception as err:  # reported to the user as one line; the finished chunks stay saved
         raise ChunkError(index, f"{type(err).__name__}: {err}") from err
     return ChunkResult(index, summary, outcome if keep_games else None)
@@ -287,11 +295,20 @@ class RunResult:
 
         return pd.DataFrame(self.seat_columns())
 
+    def game_metrics(self) -> dict[str, Any]:
+        """The game metrics this game defines (:mod:`analysis.game_metrics`): name -> value with its interval."""
+        from analysis import game_metrics
+
+        return game_metrics.compute(self.summary, self.spec.module.INFO.cooperative)
+
     def metrics(self) -> dict[str, Any]:
-        """Game-specific numbers: means with intervals, per-seat means, and count fractions."""
+        """Game-specific numbers: means with intervals, per-seat means, count fractions; and the game metrics."""
+        from analysis import game_metrics
+
         s, module = self.summary, self.spec.module
         mean, low, high = s.mean_turns()
         out: dict[str, Any] = {"mean_turns": mean, "mean_turns_ci": [low, high]}
+        out["game_metrics"] = game_metrics.as_json(self.game_metrics())
         for name, metric in module.METRICS.items():
             if metric.kind == "counts":
                 out[name] = s.counts_fractions(name).tolist()

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engines import core, get_game
+from experiments import variants
 from experiments.runner import RunSpec
 
 STUDY_KEYS = {"name", "title", "question", "game", "seed", "n", "precision", "chunk_size", "set", "metrics"}
@@ -97,6 +98,8 @@ def load_study(path: Path | str) -> Study:
         raise StudyError(f"{where}: no such file") from None
     except tomllib.TOMLDecodeError as err:
         raise StudyError(f"{where}: not valid TOML ({err})") from None
+    if (beside := path.with_name(variants.FILE_NAME)).is_file():  # designers' variants beside the study
+        variants.load(beside)
     return study_from_dict(data, where, path)
 
 

@@ -53,7 +53,9 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
     taken = [0] * players
     steals_made, steals_suffered = [0] * players, [0] * players
     best_count = [0] * (params.dice + 1)
-    removed, turn, mid_score = 0, 0, None
+    removed, turn, half_score = 0, 0, None
+    round_boots = [[0] * players]  # boots at the end of each round (round 0: the start)
+    leader, lead_changes = None, 0
 
     while any(t.owner == SUPPLY for t in tokens) and turn < INFO.turn_cap:
         mover = turn % players
@@ -103,9 +105,17 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
                 f"turn {turn + 1} seat {mover}: {action}; "
                 f"boots {boots_of(tokens, players)}, {in_supply} tokens in the supply"
             )
-        if mid_score is None and 2 * in_supply <= len(tokens):
-            mid_score = boots_of(tokens, players)
+        if half_score is None and 2 * in_supply <= len(tokens):
+            half_score = boots_of(tokens, players)
         turn += 1
+        over = not any(t.owner == SUPPLY for t in tokens) or turn >= INFO.turn_cap
+        if turn % players == 0 or over:  # a round ends (the last one may be cut short)
+            now = boots_of(tokens, players)
+            round_boots.append(now)
+            sole = [p for p in range(players) if now[p] == max(now)]
+            if len(sole) == 1:
+                lead_changes += leader is not None and sole[0] != leader
+                leader = sole[0]
 
     boots = boots_of(tokens, players)
     colour_best = [
@@ -127,8 +137,9 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
         "removed": removed,
         "capped": turn >= INFO.turn_cap,
         "turn_best_count": best_count,
-        "mid_score": mid_score if mid_score is not None else [-1] * players,
-        "comeback": len(winners) == 1 and mid_score is not None and mid_score[winners[0]] < max(mid_score),
+        "comeback": len(winners) == 1 and half_score is not None and half_score[winners[0]] < max(half_score),
+        "mid_score": round_boots[(len(round_boots) - 1) // 2],
+        "lead_changes": lead_changes,
     }
 
 

@@ -45,9 +45,10 @@ METRICS: dict[str, Metric] = {
     "turn_best_count": Metric(
         "counts", "turns by best same-colour count (jokers included)", tuple(f"{k} of a colour" for k in range(7))
     ),
-    "mid_score": Metric("seat", "boots when half the supply is gone"),
-    "comeback": Metric("game", "games won by a player trailing at mid-game"),
+    "comeback": Metric("game", "games won by a player trailing when half the supply is gone"),
 }
+"""Summarised outcome columns. Besides these, ``play`` returns the game-metrics contract's ``mid_score`` and
+``lead_changes`` (see :func:`round_columns`), from which :mod:`analysis.game_metrics` derives drama."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +153,7 @@ class State:
     steals_suffered: np.ndarray  # (B, P) int16
     removed: np.ndarray  # (B,) int8: tokens removed from play
     best_count: np.ndarray  # (B, dice + 1) int16: turns whose best same-colour count was k
-    mid_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
+    half_score: np.ndarray  # (B, P) int32: boots when the supply first fell to half, -1 before
 
     @classmethod
     def initial(cls, params: Params, players: int, n_games: int) -> State:
@@ -169,7 +170,7 @@ class State:
             steals_suffered=np.zeros((n_games, players), dtype=np.int16),
             removed=np.zeros(n_games, dtype=np.int8),
             best_count=np.zeros((n_games, params.dice + 1), dtype=np.int16),
-            mid_score=np.full((n_games, players), -1, dtype=np.int32),
+            half_score=np.full((n_games, players), -1, dtype=np.int32),
         )
 
     def keep_rows(self, keep: np.ndarray) -> State:
@@ -373,8 +374,8 @@ def take_token(turn: Turn, choice: np.ndarray) -> None:
         state.removed[empty_handed] += 1
 
     in_supply = np.bitwise_count(state.supply_bits)
-    half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.mid_score[:, 0] < 0))
-    state.mid_score[half] = seat_boots(state.owner[half], turn.value, players)
+    half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.half_score[:, 0] < 0))
+    state.half_score[half] = seat_boots(state.owner[half], turn.value, players)
     state.turn += 1
 
 
@@ -413,27 +414,48 @@ def play_with(
     n_games: int,
     rng: np.random.Generator | core.Source,
     exact: bool = True,
+    metrics: bool = True,
 ) -> Outcome:
     """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
     With ``exact`` (the default) a policy whose keeps depend on a small summary of the position has each
     turn's last throw drawn whole from its exact distribution (one uniform per turn); ``exact=False`` rolls
     every die, as the reference engine does. Returns per-game columns: ``score`` (boots per seat),
-    ``winner`` (-1 shared), ``winners``, ``turns``, and the metrics in :data:`METRICS`.
+    ``winner`` (-1 shared), ``winners``, ``turns``, the metrics in :data:`METRICS`, and (unless ``metrics`` is
+    False, which only benchmarks ask) the game-metrics columns ``mid_score`` and ``lead_changes``
+    (:func:`round_columns`).
     """
     for impl in dict.fromkeys(impls):
         prepare(impl, len(impls))
-    state = State.initial(params, len(impls), n_games)
-    return outcome(params, play_on(params, impls, state, core.as_source(rng), exact))
+    players = len(impls)
+    state = State.initial(params, players, n_games)
+    rounds = Rounds(params, players, n_games) if metrics and params.escaping_boots else None
+    final = play_on(params, impls, state, core.as_source(rng), exact, rounds)
+    if not metrics:
+        return outcome(params, final)
+    columns = rounds.columns() if rounds is not None else round_columns(params, final, players)
+    return outcome(params, final) | columns
 
 
-def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source, exact: bool) -> State:
-    """Play every game of ``state`` from where it stands to its end; returns the final states by row."""
+def play_on(
+    params: Params,
+    impls: Sequence[object],
+    state: State,
+    source: core.Source,
+    exact: bool,
+    rounds: Rounds | None = None,
+) -> State:
+    """Play every game of ``state`` from where it stands to its end; returns the final states by row.
+
+    ``rounds`` (for games that all start at turn 0) records the scores of every round as they end.
+    """
     out = state.keep_rows(np.arange(len(state.game)))  # finished games are written here by row
     state.game = np.arange(len(state.game))
     while len(state.game):
         step(params, impls, state, source, exact)
         done = finished(state)
+        if rounds is not None:
+            rounds.record(state, done)
         if done.any():
             for name in State.__slots__:
                 getattr(out, name)[state.game[done]] = getattr(state, name)[done]
@@ -441,12 +463,85 @@ def play_on(params: Params, impls: Sequence[object], state: State, source: core.
     return out
 
 
+class Rounds:
+    """Boots at every round's end, for the game-metrics columns of games in which tokens change hands (steals).
+
+    Games are played in lock-step from turn 0, so every running game ends a round at the same time; the boots of
+    each round are kept only while a running game may still need them as its mid-game (from round ``r // 2`` on
+    at round ``r``). Without steals the same columns come cheaper, at the end, from :func:`round_columns`.
+    """
+
+    def __init__(self, params: Params, players: int, n_games: int) -> None:
+        """Nothing recorded yet: every game at round 0 with no boots and no leader."""
+        self.players, self.value = players, token_value(params)
+        self.mid_score = np.zeros((n_games, players), dtype=np.int32)
+        self.leader = np.full(n_games, -1, dtype=np.int8)
+        self.lead_changes = np.zeros(n_games, dtype=np.int16)
+        self.kept: dict[int, tuple[np.ndarray, np.ndarray]] = {0: (np.arange(n_games), self.mid_score.copy())}
+
+    def record(self, state: State, done: np.ndarray) -> None:
+        """After a turn of every running game: end the round where it ends (or a finished game's last round)."""
+        turn = int(state.turn[0]) if len(state.turn) else 0
+        played = -(-turn // self.players)
+        whole = turn % self.players == 0
+        if not whole and not done.any():
+            return
+        rows = slice(None) if whole else done
+        games, boots = state.game[rows], seat_boots(state.owner[rows], self.value, self.players).astype(np.int32)
+        sole, lead = sole_leader(boots)
+        before = self.leader[games]
+        self.lead_changes[games] += sole & (before >= 0) & (lead != before)
+        self.leader[games] = np.where(sole, lead, before)
+        if whole:
+            self.kept[played] = (games, boots)
+            for old in [r for r in self.kept if r < played // 2]:
+                del self.kept[old]
+        if done.any():
+            ids, at = self.kept[played // 2]
+            ended = state.game[done]
+            self.mid_score[ended] = at[np.searchsorted(ids, ended)]
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """``mid_score`` and ``lead_changes`` (see :func:`round_columns`)."""
+        return {"mid_score": self.mid_score, "lead_changes": self.lead_changes}
+
+
+def sole_leader(boots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Over the last axis (seats): whether one seat alone has the most boots, and the (first) seat with the most."""
+    top, lead = boots[..., 0].copy(), np.zeros(boots.shape[:-1], dtype=np.int8)
+    level = np.ones(boots.shape[:-1], dtype=np.int8)  # seats level with the best so far
+    for seat in range(1, boots.shape[-1]):  # seat by seat: faster than reductions over a short axis
+        column = boots[..., seat]
+        ahead = column > top
+        level = np.where(ahead, 1, level + (column == top))
+        lead[ahead] = seat
+        np.maximum(top, column, out=top)
+    return level == 1, lead
+
+
+def round_columns(params: Params, out: State, players: int) -> dict[str, np.ndarray]:
+    """The game-metrics contract's columns of finished games in which no token changed hands.
+
+    A round: every seat took one turn; a game's last round may be cut short by its end. ``mid_score`` ``(B, P)``:
+    each seat's boots at the end of round ``R // 2`` of a game that lasted ``R`` rounds (round 0 is the start);
+    ``lead_changes`` ``(B,)``: how often the sole leader (a unique highest number of boots at a round's end)
+    changed. A token stays with the seat that took it, so the boots at each round's end are the sums of the
+    tokens taken by then: nothing to record during play (the compiled loop is in :mod:`engines.pantolino.rounds`).
+    """
+    from engines.pantolino.rounds import round_columns_kernel
+
+    mid_score, changes = round_columns_kernel(
+        out.owner, out.taken_at, token_value(params), out.turn.astype(np.int64), players, INFO.turn_cap
+    )
+    return {"mid_score": mid_score, "lead_changes": changes}
+
+
 def outcome(params: Params, out: State) -> Outcome:
     """Per-game result columns of finished games."""
     players = out.taken.shape[1]
     boots, winner, winners = score(params, out.owner, players)
-    winner_mid = np.take_along_axis(out.mid_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
-    comeback = (winner >= 0) & (winner_mid < out.mid_score.max(axis=1))
+    winner_half = np.take_along_axis(out.half_score, np.maximum(winner, 0).astype(np.int64)[:, None], axis=1)[:, 0]
+    comeback = (winner >= 0) & (winner_half < out.half_score.max(axis=1))
     return {
         "score": boots,
         "winner": winner,
@@ -458,7 +553,6 @@ def outcome(params: Params, out: State) -> Outcome:
         "removed": out.removed,
         "capped": out.turn >= INFO.turn_cap,
         "turn_best_count": out.best_count,
-        "mid_score": out.mid_score,
         "comeback": comeback,
     }
 

@@ -20,7 +20,7 @@ from analysis.report import Page
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, skill
+from experiments.chapters import Chapter, balance, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
@@ -58,6 +58,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     for k in PLAYER_COUNTS:
         p.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
     skill.add_arms(p, n, seed, chunk)
+    balance.add_arms(p, n, seed, chunk)
     return p
 
 
@@ -71,7 +72,11 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     params = Params()
     planned = plan(n_games, seed)
-    makers = [*(partial(page, params=params, seed=seed) for page in PAGES), skill.page_maker("pantolino")]
+    makers = [
+        *(partial(page, params=params, seed=seed) for page in PAGES),
+        skill.page_maker("pantolino"),
+        balance.page_maker("pantolino"),
+    ]
     played = play_pages(planned, makers, jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
     front = [

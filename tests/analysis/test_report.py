@@ -30,7 +30,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     (path, _), stdout = two_builds
     reader = PdfReader(path)
     texts = [page.extract_text() for page in reader.pages]
-    assert len(texts) == 7
+    assert len(texts) == 8
     for word in ("seed", "2026", "knobs", "policies", "date", "2026-01-01", "boardlab"):
         assert word in texts[0], word
     assert "is the best policy" in texts[1] and "regret vs turn-optimal" in texts[1]
@@ -39,7 +39,8 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "Removing a token" in texts[4]
     assert "first player wins" in texts[5]
     assert "Skill matters" in texts[6] and "Luck share" in texts[6] and "policies: random" in texts[6]
-    assert "report:" in stdout and stdout.count("\n- ") == 5
+    assert "Balance: first_seat_advantage is" in texts[7] and "comes closest to 0" in texts[7]
+    assert "report:" in stdout and stdout.count("\n- ") == 6
 
 
 def test_builds_with_source_date_epoch_are_byte_identical(two_builds) -> None:

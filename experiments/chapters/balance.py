@@ -1,0 +1,208 @@
+"""The "Is it balanced?" page a chapter adds with two lines: its arms in ``plan``, its maker in ``build``.
+
+    balance.add_arms(p, n, seed, chunk)                      # in plan()
+    makers = [..., balance.page_maker("GAME")]               # in build()
+
+The page holds the game metrics (:mod:`analysis.game_metrics`) of the default rules and of every named variant,
+everyone playing the game's strong policy (:data:`SETUPS`), and, where the game has a tuning question, the
+answer of an exhaustive search over a small grid of knob settings, ranked by the objective of
+:mod:`experiments.tune` (``simulate tune`` searches larger spaces with the same objective). Every arm is played
+from the chapter's seed and chunks (common random numbers), so settings are compared on the same dice.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from analysis import game_metrics, plots
+from analysis.report import Page
+from engines import get_game
+from experiments import tune as tn
+from experiments.chapters.common import Plan
+from experiments.runner import RunResult
+
+LABEL = "balance"
+
+
+@dataclass(frozen=True)
+class Question:
+    """A tuning question: a grid of knob values (text, as ``--set`` takes it) and a target."""
+
+    ask: str  # the designer's question, in words
+    grid: dict[str, tuple[str, ...]]
+    target: str  # metric=value or metric=lo..hi
+    share: int = 4  # each setting plays 1/share of the chapter's games per arm
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How a game's balance page plays: everyone's policy, the player count, and its tuning question."""
+
+    policy: str
+    players: int = 2
+    question: Question | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+SETUPS: dict[str, Setup] = {
+    "pantolino": Setup(
+        "turn-optimal",
+        2,
+        Question(
+            "which token set and number of colours bring the first seat's advantage closest to fair?",
+            {"colours": ("5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4")},
+            "first_seat_advantage=0",
+        ),
+    ),
+}
+"""Per game; a game without an entry plays its first policy at its smallest table of at least 2, no question."""
+
+
+def setup(game: str) -> Setup:
+    """The game's setup (see :data:`SETUPS`)."""
+    if game in SETUPS:
+        return SETUPS[game]
+    module = get_game(game).module
+    return Setup(next(iter(module.POLICIES)), max(module.INFO.min_players, min(2, module.INFO.max_players)))
+
+
+def _points(question: Question) -> list[dict[str, str]]:
+    names = list(question.grid)
+    return [dict(zip(names, values, strict=True)) for values in itertools.product(*question.grid.values())]
+
+
+def _label(game: str, what: str) -> str:
+    return f"{LABEL} {game} {what}"
+
+
+def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Add the page's arms to a chapter's plan: default rules, each named variant, each point of the question."""
+    game, chosen = plan.game, setup(plan.game)
+    module = get_game(game).module
+    seats = (chosen.policy,) * chosen.players
+    plan.add(_label(game, "default rules"), seats, n, seed, chunk)
+    for variant in module.VARIANTS:
+        plan.add(_label(game, f"variant {variant}"), seats, n, seed, chunk, variant)
+    if chosen.question is not None:  # fewer games a setting, in chunks of their own (the same for every setting)
+        games = max(1, n // chosen.question.share)
+        for point in _points(chosen.question):
+            text = ", ".join(f"{k}={v}" for k, v in point.items())
+            plan.add(_label(game, f"tune {text}"), seats, games, seed, min(chunk, games), settings=tuple(point.items()))
+
+
+def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
+    """The page maker for a chapter's ``play_pages`` (results by arm label, as :func:`add_arms` named them)."""
+    return partial(balance_page, game=game)
+
+
+def _cell(name: str, metrics: dict[str, Any]) -> str:
+    value = metrics.get(name)
+    return game_metrics.format_value(name, value) if isinstance(value, game_metrics.Value) else "—"
+
+
+SHOWN = ("first_seat_advantage", "decisiveness", "duration", "drama", "lead_changes")
+
+
+def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
+    """Metrics of the default rules and the variants; the question's best settings; a figure of the search."""
+    chosen, module = setup(game), get_game(game).module
+    rows = {"default rules": results[_label(game, "default rules")]}
+    rows |= {f"variant {v}": results[_label(game, f"variant {v}")] for v in module.VARIANTS}
+    table = pd.DataFrame(
+        [{"rules": label, **{m: _cell(m, r.game_metrics()) for m in SHOWN}} for label, r in rows.items()]
+    )
+    base = rows["default rules"].game_metrics()
+    who = f"{chosen.players} players, everyone {chosen.policy}"
+    notes = [
+        f"{who}; {rows['default rules'].summary.n_games:,} games per rule set, 95% intervals. Definitions and "
+        "references: analysis/game_metrics.py (Browne's and Ludii's game metrics). '—': not defined for this game.",
+        *chosen.notes,
+    ]
+    if chosen.question is None:
+        headline = _default_headline(game, base, who)
+        return Page(headline, lambda fig: _draw_metrics(fig, rows), table, notes), headline
+    question = chosen.question
+    defined = tn.defined_metrics(game, (chosen.policy,) * chosen.players, (), None)
+    target = tn.parse_target(game, question.target, defined)
+    ranked = []
+    for point in _points(question):
+        text = ", ".join(f"{k}={v}" for k, v in point.items())
+        result = results[_label(game, f"tune {text}")]
+        metrics = tn.measure(result, [target])
+        ranked.append(
+            (tn.objective(metrics, [target]), text, metrics[target.metric], result, " | ".join(point.values()))
+        )
+    ranked.sort(key=lambda r: r[0].value)
+    best = ranked[0]
+    close = [r for r in ranked if r[0].value <= best[0].high]  # as good as the best within its interval
+    knobs = " | ".join(question.grid)
+    tuned = pd.DataFrame(
+        [
+            {"rules": f"tuned #{k + 1}: {short}", **{m: _cell(m, r.game_metrics()) for m in SHOWN}}
+            for k, (_, _, _, r, short) in enumerate(ranked[:3])
+        ]
+    )
+    table = pd.concat([table, tuned], ignore_index=True)
+    headline = (
+        f"Balance: {target.metric} is {_cell(target.metric, base)} under the default rules; of {len(ranked)} "
+        f"settings, {best[1]} comes closest to {question.target.split('=')[1]} "
+        f"({game_metrics.format_value(target.metric, best[2])})"
+    )
+    command = (
+        f"simulate tune {game} --policy {chosen.policy} --players {chosen.players} "
+        + " ".join(
+            f"--vary '{k}={';'.join(v) if k == 'token_values' else ','.join(v)}'" for k, v in question.grid.items()
+        )
+        + f" --target {question.target}"
+    )
+    notes += [
+        f"Tuning ({question.ask}): every one of the {len(ranked)} settings of {knobs} (tuned #k: the k-th "
+        f"closest) was played "
+        f"({best[3].summary.n_games:,} games each, same dice for all); objective: distance of {target.metric} from "
+        f"{question.target.split('=')[1]}. {len(close)} setting(s) lie within the best one's interval. "
+        f"A wider search: {command}.",
+    ]
+
+    def draw(fig: Any) -> None:
+        frame = pd.DataFrame(
+            {
+                "setting": [short for *_, short in ranked],
+                "value": [m.value for _, _, m, _, _ in ranked],
+                "low": [m.low for _, _, m, _, _ in ranked],
+                "high": [m.high for _, _, m, _, _ in ranked],
+            }
+        )
+        plots.interval_bars(
+            frame, "setting", "value", "low", "high", None, target.metric, f"{knobs} (closest first)", fig=fig
+        )
+        axes = fig.axes[0]
+        axes.axhline(target.low, color="#000000", linestyle="--", linewidth=0.8)
+        for label in axes.get_xticklabels():
+            label.set_rotation(40)
+            label.set_horizontalalignment("right")
+            label.set_fontsize(7)
+
+    return Page(headline, draw, table, notes), headline
+
+
+def _default_headline(game: str, metrics: dict[str, Any], who: str) -> str:
+    parts = [f"{name} {_cell(name, metrics)}" for name in SHOWN if name in metrics]
+    return f"Balance of {game} ({who}): " + "; ".join(parts)
+
+
+def _draw_metrics(fig: Any, rows: dict[str, RunResult]) -> None:
+    """Game length by rule set, with intervals (defined for every game)."""
+    frame = pd.DataFrame(
+        [
+            {"rules": label, "value": d.value, "low": d.low, "high": d.high}
+            for label, r in rows.items()
+            if isinstance(d := r.game_metrics()["duration"], game_metrics.Value)
+        ]
+    )
+    plots.interval_bars(frame, "rules", "value", "low", "high", None, "turns per game", "rules", fig=fig)

@@ -1,0 +1,604 @@
+"""Tune a game's knobs toward designer targets (``simulate tune GAME``), with Optuna.
+
+A **trial** is one setting of the varied knobs (``--vary knob=lo..hi`` for a whole-number or real knob, or
+``--vary knob=a,b,c``; ``;`` between values of a tuple knob). Its **objective** is how far its game metrics
+(:mod:`analysis.game_metrics`, or a scalar metric of the game's own) lie from the targets (``--target
+metric=value`` or ``metric=lo..hi``, ``@W`` for a weight): the weighted sum of the distances, a share in absolute
+terms (0.03 = three points), a count relative to the target's size. Its interval follows from the metrics'
+intervals (the smallest and largest distance they allow, summed), so it is conservative.
+
+- **Sampler**: Optuna's TPE (multivariate), which handles whole-number and categorical knobs natively. It is
+  seeded afresh for each trial from the tuning seed and the trial's place (failed trials not counted), so the
+  same seed proposes the same settings, and a run stopped and started again proposes what it would have.
+- **Pruning** (:class:`PairedHalving`): a trial plays chunks of games and reports its objective after 1, η, η², …
+  chunks; it goes on only while it is among the best 1/η of the trials that reached the same point. Every trial
+  plays chunk ``i`` from the same seed (common random numbers), so trials are compared on the same dice.
+- **Storage**: the study lives in SQLite inside the run folder (``study.db``) and finished chunks in
+  ``chunks/`` (:func:`experiments.runner.saving_chunks`), so a stopped run resumes where it was; a trial
+  interrupted by a kill is marked failed and played again (from its saved chunks). Several processes or machines
+  can share one study through ``--storage`` (see the README).
+- **Budget**: at most ``--trials`` trials and ``--max-games`` games, counting each (setting, chunk) once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import socket
+import typing
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis import game_metrics
+from analysis.files import atomic_write
+from engines import core, get_game
+from experiments.runner import RunSpec, folder_lock, run_many, saving_chunks
+
+STUDY_NAME = "tune"
+ETA = 3
+"""Pruning's reduction factor: a third of the trials that reach a rung go on."""
+DEFAULT_TRIALS = 40
+DEFAULT_GAMES = 20_000
+DEFAULT_CHUNK = 2_500
+MAX_TRIALS = 10_000
+MAX_CATEGORIES = 1_000
+
+
+class TuneError(ValueError):
+    """Bad tuning input (one line for the user)."""
+
+
+# --- what to vary and what to aim at ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A varied knob: a range of whole numbers or reals (``low..high``), or a list of values (as text)."""
+
+    name: str
+    values: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    whole: bool = True
+
+    def suggest(self, trial: Any) -> str:
+        """The trial's value of this knob, as the text ``--set`` takes."""
+        if self.values:
+            return str(trial.suggest_categorical(self.name, list(self.values)))
+        if self.whole:
+            return str(trial.suggest_int(self.name, int(self.low), int(self.high)))
+        return repr(trial.suggest_float(self.name, float(self.low), float(self.high)))
+
+    def describe(self) -> str:
+        """``name=lo..hi`` or ``name=a,b,c``."""
+        if self.values:
+            return f"{self.name}={' | '.join(self.values)}"
+        return f"{self.name}={self.low:g}..{self.high:g}"
+
+
+def _range(text: str) -> tuple[str, str] | None:
+    low, sep, high = text.partition("..")
+    return (low.strip(), high.strip()) if sep else None
+
+
+def parse_vary(game: str, text: str) -> Knob:
+    """One ``--vary`` option, checked against the game's knobs (every value must be allowed)."""
+    params_cls = get_game(game).module.Params
+    hints = typing.get_type_hints(params_cls)
+    name, sep, rest = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or not name or not rest.strip():
+        raise TuneError(f"--vary {text!r} is not of the form knob=lo..hi or knob=a,b,c")
+    if name not in hints:
+        raise TuneError(f"--vary: unknown knob '{name}'{core.did_you_mean(name, list(hints))}")
+    tp = hints[name]
+    base = params_cls()
+    if (bounds := _range(rest)) is not None:
+        if tp not in (int, float):
+            raise TuneError(f"--vary {name}: a range lo..hi needs a number knob; list the values (a,b,c)")
+        try:
+            low, high = (core.parse_value(name, b, tp) for b in bounds)
+        except ValueError as err:
+            raise TuneError(f"--vary {err}") from None
+        if low >= high:
+            raise TuneError(f"--vary {name}={rest}: the range is empty or inverted; give lo..hi with lo < hi")
+        for value in (low, high):
+            _check(base, name, str(value))
+        return Knob(name, low=low, high=high, whole=tp is int)
+    separator = ";" if typing.get_origin(tp) is tuple else ","
+    values = tuple(dict.fromkeys(v.strip() for v in rest.split(separator) if v.strip()))
+    if len(values) < 2:
+        raise TuneError(f"--vary {name}={rest}: give at least two values (a,b,c) or a range, or fix it with --set")
+    if len(values) > MAX_CATEGORIES:
+        raise TuneError(f"--vary {name}: {len(values)} values; allowed at most {MAX_CATEGORIES}")
+    for value in values:
+        _check(base, name, value)
+    return Knob(name, values=values)
+
+
+def _check(base: core.Params, name: str, text: str) -> None:
+    """Refuse a knob value the game refuses on its own (other knobs at their defaults are checked at play)."""
+    try:
+        base.with_strings({name: text})
+    except ValueError as err:
+        if name in str(err):
+            raise TuneError(f"--vary {err}") from None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Aim ``metric`` at ``[low, high]`` (a single value when equal), with a weight."""
+
+    metric: str
+    low: float
+    high: float
+    weight: float = 1.0
+    share: bool = True  # a share of games: distances in absolute terms; else relative to the target's size
+
+    @property
+    def scale(self) -> float:
+        """What a distance is divided by: 1 for a share, else the target's size (at least 1)."""
+        return 1.0 if self.share else max(abs(self.low), abs(self.high), 1.0)
+
+    def distance(self, value: float) -> float:
+        """How far ``value`` lies outside ``[low, high]``, scaled and weighted."""
+        gap = max(self.low - value, 0.0, value - self.high)
+        return self.weight * gap / self.scale
+
+    def describe(self) -> str:
+        """``metric=value`` or ``metric=lo..hi`` (with ``@weight`` unless 1)."""
+        aim = f"{self.low:g}" if self.low == self.high else f"{self.low:g}..{self.high:g}"
+        return f"{self.metric}={aim}" + (f"@{self.weight:g}" if self.weight != 1 else "")
+
+
+def metric_names(module: Any) -> list[str]:
+    """Names a target may use: the game metrics, then the game's own per-game metrics."""
+    own = [name for name, m in module.METRICS.items() if m.kind == "game"]
+    return [*game_metrics.DEFINITIONS, *own]
+
+
+def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
+    """One ``--target`` option; ``defined`` are the metrics this game and seating can measure."""
+    module = get_game(game).module
+    name, sep, rest = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not rest.strip():
+        raise TuneError(f"--target {text!r} is not of the form metric=value or metric=lo..hi (optionally @weight)")
+    names = metric_names(module)
+    if name not in names:
+        raise TuneError(f"--target: unknown metric '{name}'{core.did_you_mean(name, names)}")
+    definition = game_metrics.DEFINITIONS.get(name)
+    if definition is not None and definition.needs == "ladder":
+        raise TuneError(f"--target {name}: it comes from a skill ladder (simulate ladder {game}) and cannot be tuned")
+    if name not in defined:
+        why = "the game is cooperative" if module.INFO.cooperative else "its engine reports no mid-game scores"
+        raise TuneError(f"--target {name}: {game} cannot define it ({why})")
+    aim, _, weight_text = rest.partition("@")
+    try:
+        weight = float(weight_text) if weight_text.strip() else 1.0
+        bounds = _range(aim)
+        low, high = (float(b) for b in bounds) if bounds else (float(aim),) * 2
+    except ValueError:
+        raise TuneError(f"--target {text!r}: the value, range and weight must be numbers") from None
+    if not all(math.isfinite(v) for v in (low, high, weight)):
+        raise TuneError(f"--target {text!r}: the value, range and weight must be finite")
+    if bounds and low >= high:
+        raise TuneError(f"--target {name}={aim}: the range is empty or inverted; give lo..hi with lo < hi")
+    if weight <= 0:
+        raise TuneError(f"--target {text!r}: the weight must be positive")
+    return Target(name, low, high, weight, definition.share if definition else False)
+
+
+def defined_metrics(
+    game: str, seats: Sequence[str], settings: tuple[tuple[str, str], ...], variant: str | None
+) -> list[str]:
+    """The target names this game defines with these seats: from the columns of a zero-game play."""
+    module = get_game(game).module
+    spec = RunSpec(game, tuple(seats), 1, 0, settings, variant, 1)
+    outcome = module.play(spec.params, list(seats), 0, np.random.default_rng(0))
+    has = {"duration"}
+    if not module.INFO.cooperative:
+        has |= {"first_seat_advantage", "max_seat_advantage", "decisiveness"}
+        if "mid_score" in outcome and "lead_changes" in outcome:
+            has |= {"drama", "lead_changes"}
+    return [name for name in metric_names(module) if name in has or name in module.METRICS]
+
+
+# --- measuring a setting ------------------------------------------------------------------------------------
+
+
+def measure(result: Any, targets: Sequence[Target]) -> dict[str, game_metrics.Value]:
+    """The scalar metrics of a run that targets may name: game metrics, then the game's own per-game metrics."""
+    out = {k: v for k, v in result.game_metrics().items() if isinstance(v, game_metrics.Value)}
+    module = result.spec.module
+    for target in targets:
+        if target.metric not in out and target.metric in module.METRICS:
+            m, lo, hi = result.summary.metric_mean(target.metric)
+            out[target.metric] = game_metrics.Value(float(m), float(lo), float(hi))
+    return out
+
+
+def objective(metrics: Mapping[str, game_metrics.Value], targets: Sequence[Target]) -> game_metrics.Value:
+    """The weighted distance from the targets, with the smallest and largest distance the metrics' intervals allow."""
+    value = low = high = 0.0
+    for target in targets:
+        m = metrics[target.metric]
+        value += target.distance(m.value)
+        overlap = m.low <= target.high and m.high >= target.low
+        ends = (target.distance(m.low), target.distance(m.high))
+        low += 0.0 if overlap else min(ends)
+        high += max(ends)
+    return game_metrics.Value(value, low, high)
+
+
+# --- pruning ------------------------------------------------------------------------------------------------
+
+
+def _optuna() -> Any:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    return optuna
+
+
+def rungs(total: int, eta: int = ETA) -> list[int]:
+    """Chunk counts at which a trial reports and may be stopped: 1, η, η², … below ``total``, then ``total``."""
+    out, step = [], 1
+    while step < total:
+        out.append(step)
+        step *= eta
+    return [*out, total]
+
+
+def make_pruner(eta: int = ETA) -> Any:
+    """Successive halving on the trials' reported objectives, failed trials left out (see the module docstring)."""
+    optuna = _optuna()
+
+    class PairedHalving(optuna.pruners.BasePruner):
+        """Stop a trial at a rung unless its objective is among the best 1/η of the trials that reached it."""
+
+        def prune(self, study: Any, trial: Any) -> bool:
+            step = trial.last_step
+            if step is None:
+                return False
+            mine = trial.intermediate_values[step]
+            others = [
+                t.intermediate_values[step]
+                for t in study.get_trials(deepcopy=False)
+                if t.number != trial.number and t.state.name != "FAIL" and step in t.intermediate_values
+            ]
+            if len(others) + 1 < eta:  # too few to compare: go on
+                return False
+            keep = max(1, (len(others) + 1) // eta)
+            return mine > sorted([*others, mine])[keep - 1]
+
+    return PairedHalving()
+
+
+# --- the tuning run -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TuneSpec:
+    """A tuning question: game, seats, knobs to vary, targets, and the budget."""
+
+    game: str
+    seats: tuple[str, ...]
+    knobs: tuple[Knob, ...]
+    targets: tuple[Target, ...]
+    settings: tuple[tuple[str, str], ...] = ()  # fixed knobs
+    variant: str | None = None
+    seed: int = 0
+    games: int = DEFAULT_GAMES  # per trial played in full
+    chunk_size: int = DEFAULT_CHUNK
+    trials: int = DEFAULT_TRIALS
+    max_games: int = 10**9
+    eta: int = ETA
+
+    def __post_init__(self) -> None:
+        """Refuse what cannot be tuned before anything is played."""
+        if not self.knobs:
+            raise TuneError("give at least one --vary knob=lo..hi or knob=a,b,c")
+        if not self.targets:
+            raise TuneError("give at least one --target metric=value or metric=lo..hi")
+        varied = [k.name for k in self.knobs]
+        if len(set(varied)) < len(varied):
+            raise TuneError("a knob is given twice with --vary")
+        if clash := {name for name, _ in self.settings} & set(varied):
+            raise TuneError(f"{', '.join(sorted(clash))} is both varied (--vary) and fixed (--set)")
+        if not 1 <= self.trials <= MAX_TRIALS:
+            raise TuneError(f"--trials {self.trials} is out of range; allowed 1..{MAX_TRIALS}")
+        if not 1 <= self.chunk_size <= self.games:
+            raise TuneError(
+                f"--chunk-size {self.chunk_size} is out of range; allowed 1..{self.games} (the games per trial)"
+            )
+        if self.max_games < self.chunk_size:
+            raise TuneError(f"--max-games {self.max_games} is less than one chunk ({self.chunk_size} games)")
+
+    @property
+    def chunks(self) -> int:
+        """Chunks of a trial played in full."""
+        return -(-self.games // self.chunk_size)
+
+    def run_spec(self, setting: Mapping[str, str], chunks: int) -> RunSpec:
+        """The run of ``setting``'s first ``chunks`` chunks (chunk ``i`` from the same seed in every trial)."""
+        settings = (*self.settings, *setting.items())
+        return RunSpec(
+            self.game, self.seats, chunks * self.chunk_size, self.seed, settings, self.variant, self.chunk_size
+        )
+
+    def config(self) -> dict[str, Any]:
+        """What identifies the question (a study in storage must have been made for the same one)."""
+        out = asdict(self)
+        del out["trials"], out["max_games"]  # a resumed run may be given a larger budget
+        return json.loads(json.dumps(out))
+
+
+@dataclass
+class TuneResult:
+    """A finished (or budget-stopped) tuning run."""
+
+    spec: TuneSpec
+    trials: Any  # DataFrame: one row per trial
+    best: dict[str, Any]  # number, setting, objective (value, ci), metrics {name: {value, ci}}, games
+    importances: dict[str, float]
+    games_used: int
+    folder: Path
+    files: list[Path] = field(default_factory=list)
+
+    def variant_text(self, name: str) -> str:
+        """The best setting as a named variant in the variants-file format."""
+        from experiments import variants
+
+        settings = {**dict(self.spec.settings), **self.best["setting"]}
+        objective = self.best["objective"]
+        note = (
+            f"simulate tune {self.spec.game}: {', '.join(t.describe() for t in self.spec.targets)}; "
+            f"objective {objective['value']:.4g} [{objective['ci'][0]:.4g}, {objective['ci'][1]:.4g}], "
+            f"seats {','.join(self.spec.seats)}, seed {self.spec.seed}"
+        )
+        return variants.render(self.spec.game, {name: settings}, {name: note})
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another machine's: it may be running
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def open_study(spec: TuneSpec, storage: str, fresh: bool) -> Any:
+    """Create or load the study; refuse one made for another question; fail trials whose process is gone."""
+    optuna = _optuna()
+    if fresh:
+        with contextlib.suppress(KeyError):  # nothing stored yet
+            optuna.delete_study(study_name=STUDY_NAME, storage=storage)
+    study = optuna.create_study(
+        study_name=STUDY_NAME, storage=storage, direction="minimize", load_if_exists=True, pruner=make_pruner(spec.eta)
+    )
+    config = json.dumps(spec.config(), sort_keys=True)
+    stored = study.user_attrs.get("config")
+    if stored is None:
+        study.set_user_attr("config", config)
+    elif stored != config:
+        raise TuneError("the study in storage was made for another tuning question; use --fresh or another --out")
+    for trial in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        if not _alive(trial.user_attrs.get("owner", "")):  # killed: played again as the next trial
+            study._storage.set_trial_state_values(trial._trial_id, optuna.trial.TrialState.FAIL)
+    return study
+
+
+def _counted(study: Any) -> list[Any]:
+    return [t for t in study.get_trials(deepcopy=False) if t.state.name != "FAIL"]
+
+
+def games_used(trials: Sequence[Any], chunk_size: int) -> int:
+    """Games charged so far: each setting's chunks once (a repeated setting replays saved chunks)."""
+    reached: dict[str, int] = {}
+    for t in trials:
+        key = t.user_attrs.get("setting")
+        if key is not None:
+            reached[key] = max(reached.get(key, 0), t.user_attrs.get("chunks", 0))
+    return sum(reached.values()) * chunk_size
+
+
+def tune(
+    spec: TuneSpec,
+    folder: Path,
+    jobs: int | None = None,
+    storage: str | None = None,
+    fresh: bool = False,
+    on_trial: Callable[[dict[str, Any]], None] | None = None,
+) -> TuneResult:
+    """Run (or resume) the tuning of ``spec`` in ``folder``; write its tables and plot; return the result."""
+    optuna = _optuna()
+    folder.mkdir(parents=True, exist_ok=True)
+    with folder_lock(folder):
+        storage = storage or f"sqlite:///{(folder / 'study.db').resolve()}"
+        study = open_study(spec, storage, fresh)
+        with saving_chunks(folder / "chunks", fresh):
+            while True:
+                counted = _counted(study)
+                if len(counted) >= spec.trials or games_used(counted, spec.chunk_size) >= spec.max_games:
+                    break
+                row = _run_trial(optuna, study, spec, len(counted), jobs)
+                if on_trial:
+                    on_trial(row)
+        return _finish(spec, study, folder)
+
+
+def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, jobs: int | None) -> dict[str, Any]:
+    """Ask for the ``index``-th counted trial, play it rung by rung, report, tell; returns its row."""
+    seed = int(np.random.SeedSequence((spec.seed, index)).generate_state(1)[0])  # this trial's, whatever ran before
+    study.sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=min(10, spec.trials))
+    trial = study.ask()
+    trial.set_user_attr("owner", _owner())
+    setting = {k.name: k.suggest(trial) for k in spec.knobs}
+    key = json.dumps(setting, sort_keys=True)
+    trial.set_user_attr("setting", key)
+    remaining = spec.max_games - games_used(_counted(study), spec.chunk_size)
+    earlier = [t for t in _counted(study) if t.number != trial.number and t.user_attrs.get("setting") == key]
+    saved = max((t.user_attrs.get("chunks", 0) for t in earlier), default=0)  # chunks replayed, not charged
+    state, value, played = "complete", None, 0
+    for chunks in rungs(spec.chunks, spec.eta):
+        new = max(0, chunks - max(saved, played))
+        if new * spec.chunk_size > remaining:
+            state = "pruned"
+            trial.set_user_attr("budget_stop", True)
+            break
+        try:
+            result = run_many([spec.run_spec(setting, chunks)], jobs)[0]
+        except ValueError as err:  # a combination of values the game refuses: no games, never the best
+            trial.set_user_attr("refused", str(err))
+            state = "pruned"
+            break
+        remaining -= new * spec.chunk_size
+        played = chunks
+        metrics = measure(result, spec.targets)
+        value = objective(metrics, spec.targets)
+        trial.set_user_attr("chunks", played)
+        trial.set_user_attr("metrics", {k: v.as_json() for k, v in metrics.items()})
+        trial.set_user_attr("objective", value.as_json())
+        trial.report(value.value, chunks)
+        if chunks < spec.chunks and trial.should_prune():
+            state = "pruned"
+            break
+    if state == "complete" and value is not None:
+        study.tell(trial, value.value)
+    else:
+        study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    return {"number": index, "state": state, "setting": setting, "chunks": played, "objective": value}
+
+
+def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
+    """The trials table, the best setting, knob importances and the plot, written into ``folder``."""
+    import pandas as pd
+
+    optuna = _optuna()
+    counted = _counted(study)
+    rows = []
+    place = {t.number: k for k, t in enumerate(counted)}  # trials are numbered without the failed (killed) ones
+    for t in counted:
+        row: dict[str, Any] = {"trial": place[t.number], "state": t.state.name.lower()}
+        row |= json.loads(t.user_attrs.get("setting", "{}"))
+        row["games"] = t.user_attrs.get("chunks", 0) * spec.chunk_size
+        obj = t.user_attrs.get("objective")
+        row["objective"] = obj["value"] if obj else math.inf
+        row["objective_lo"], row["objective_hi"] = obj["ci"] if obj else (math.inf, math.inf)
+        for name, m in t.user_attrs.get("metrics", {}).items():
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = m["value"], *m["ci"]
+        rows.append(row)
+    trials = pd.DataFrame(rows)
+    complete = [t for t in counted if t.state.name == "COMPLETE" and "objective" in t.user_attrs]
+    if not complete:
+        raise TuneError("no trial was played in full; raise --max-games or --trials")
+    best_trial = min(complete, key=lambda t: (t.user_attrs["objective"]["value"], t.number))
+    best = {
+        "trial": place[best_trial.number],
+        "setting": json.loads(best_trial.user_attrs["setting"]),
+        "objective": best_trial.user_attrs["objective"],
+        "metrics": best_trial.user_attrs["metrics"],
+        "games": best_trial.user_attrs["chunks"] * spec.chunk_size,
+    }
+    importances: dict[str, float] = {}
+    if len(complete) >= 2 and len({t.user_attrs["setting"] for t in complete}) >= 2:
+        evaluator = optuna.importance.PedAnovaImportanceEvaluator()
+        try:
+            importances = {
+                k: float(v) for k, v in optuna.importance.get_param_importances(study, evaluator=evaluator).items()
+            }
+        except (RuntimeError, ValueError):  # too few distinct values to tell knobs apart
+            importances = {}
+    used = games_used(counted, spec.chunk_size)
+    result = TuneResult(spec, trials, best, importances, used, folder)
+    result.files = _write(result)
+    return result
+
+
+def _write(result: TuneResult) -> list[Path]:
+    """``trials.csv``, ``trials.parquet``, ``importances.csv``, ``best.json`` and ``tune.png`` (each atomically)."""
+    from analysis import run_figures
+    from analysis.files import replacing
+
+    folder, trials = result.folder, result.trials
+    atomic_write(folder / "trials.csv", trials.to_csv(index=False).encode())
+    with replacing(folder / "trials.parquet") as tmp:
+        trials.astype({c: str for c in trials.columns if trials[c].dtype == object}).to_parquet(tmp, index=False)
+    lines = "knob,importance\n" + "".join(f"{k},{v}\n" for k, v in result.importances.items())
+    atomic_write(folder / "importances.csv", lines.encode())
+    atomic_write(folder / "best.json", json.dumps(summary(result), indent=1).encode())
+    figure = plot(result)
+    with replacing(folder / "tune.png") as tmp:
+        run_figures.save_png(figure, tmp)
+    return [folder / name for name in ("trials.csv", "trials.parquet", "importances.csv", "best.json", "tune.png")]
+
+
+def plot(result: TuneResult) -> Any:
+    """Objective by trial (played in full: dots with intervals; stopped early: crosses), best so far; importances."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    trials = result.trials
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), width_ratios=(2, 1))
+    full = trials[(trials["state"] == "complete") & np.isfinite(trials["objective"])]
+    cut = trials[(trials["state"] == "pruned") & np.isfinite(trials["objective"])]
+    left.errorbar(
+        full["trial"],
+        full["objective"],
+        yerr=[full["objective"] - full["objective_lo"], full["objective_hi"] - full["objective"]],
+        fmt="o",
+        ms=4,
+        label="played in full (95% interval)",
+    )
+    left.plot(cut["trial"], cut["objective"], "x", color="grey", label="stopped early (pruned)")
+    best = np.minimum.accumulate(np.where(trials["state"] == "complete", trials["objective"], np.inf))
+    left.step(
+        trials["trial"], np.where(np.isfinite(best), best, np.nan), where="post", color="black", label="best so far"
+    )
+    left.set_xlabel("trial")
+    left.set_ylabel("objective (distance from the targets)")
+    left.legend(fontsize=8)
+    names = list(result.importances)
+    right.barh(names[::-1], [result.importances[n] for n in names][::-1])
+    right.set_xlabel("importance (PED-ANOVA)")
+    right.set_title("knobs", fontsize=9)
+    fig.suptitle(
+        f"{result.spec.game}: tuning toward {', '.join(t.describe() for t in result.spec.targets)}", fontsize=10
+    )
+    fig.tight_layout()
+    return fig
+
+
+def summary(result: TuneResult) -> dict[str, Any]:
+    """The result as one JSON-friendly object (what ``simulate tune --json`` prints and ``best.json`` holds)."""
+    return {
+        "game": result.spec.game,
+        "seats": list(result.spec.seats),
+        "targets": [t.describe() for t in result.spec.targets],
+        "knobs": [k.describe() for k in result.spec.knobs],
+        "best": result.best,
+        "importances": result.importances,
+        "games_used": result.games_used,
+        "trials": len(result.trials),
+        "folder": str(result.folder),
+    }

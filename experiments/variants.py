@@ -1,0 +1,113 @@
+"""Designers' own named variants: a TOML file of knob settings, usable wherever a variant name is.
+
+```toml
+# one table per game and variant name: [GAME.NAME], its knobs as TOML values
+[pantolino.fair-start]
+token_values = [2, 3, 5]
+joker_faces = 1
+
+[patolli.short-track]
+track_length = 40
+```
+
+``--variants-file FILE`` (or a ``variants.toml`` beside a study file) adds these names to the game's own
+(``simulate list GAME``): a run, a tournament, a study arm or a tuning run can then say ``--variant NAME``.
+A name may not shadow one of the game's own variants. ``simulate tune`` writes its winner in this format.
+Every setting is checked against the game's knobs when the file is read; a bad file is refused with one line
+naming the file, the table and the problem.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engines import available_games, core, get_game
+
+FILE_NAME = "variants.toml"
+"""The name of a variants file found beside a study file or written by a tuning run."""
+
+_loaded: dict[str, dict[str, dict[str, str]]] = {}  # game -> name -> knob settings (text), from files read
+
+
+class VariantsError(ValueError):
+    """A variants file that cannot be used (one line, naming the file)."""
+
+
+def as_text(value: Any) -> str:
+    """A TOML value as the text ``--set`` takes: ``true``/``false``, numbers, strings, lists as ``a,b,c``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(as_text(v) for v in value)
+    return str(value)
+
+
+def read(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """The variants in ``path`` (game -> name -> knob settings as text), each checked against its game."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as err:
+        raise VariantsError(f"cannot read variants file {path}: {err.strerror or err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise VariantsError(f"{path} is not valid TOML: {err}") from None
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for game, table in data.items():
+        if game not in available_games():
+            raise VariantsError(f"{path}: unknown game '{game}'{core.did_you_mean(game, available_games())}")
+        if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+            raise VariantsError(f"{path}: [{game}] must hold one table per variant, e.g. [{game}.my-variant]")
+        module = get_game(game).module
+        for name, knobs in table.items():
+            if name in module.VARIANTS:
+                raise VariantsError(f"{path}: [{game}.{name}] shadows {game}'s own variant '{name}'; rename it")
+            settings = {key.replace("-", "_"): as_text(value) for key, value in knobs.items()}
+            try:
+                module.Params().with_strings(settings)
+            except ValueError as err:
+                raise VariantsError(f"{path}: [{game}.{name}]: {err}") from None
+            out.setdefault(game, {})[name] = settings
+    return out
+
+
+def load(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """Read ``path`` and make its variants known to this process (see :func:`settings_of`); returns them."""
+    found = read(path)
+    for game, variants in found.items():
+        _loaded.setdefault(game, {}).update(variants)
+    return found
+
+
+def settings_of(game: str, name: str) -> dict[str, str] | None:
+    """The knob settings of variant ``name`` of ``game``: the game's own, then those loaded from files."""
+    module = get_game(game).module
+    if name in module.VARIANTS:
+        return dict(module.VARIANTS[name])
+    return _loaded.get(game, {}).get(name)
+
+
+def names(game: str) -> list[str]:
+    """Every variant name of ``game``: its own, then those loaded from files."""
+    return [*get_game(game).module.VARIANTS, *_loaded.get(game, {})]
+
+
+def loaded(game: str) -> dict[str, dict[str, str]]:
+    """The variants of ``game`` loaded from files (name -> settings)."""
+    return dict(_loaded.get(game, {}))
+
+
+def render(game: str, variants: Mapping[str, Mapping[str, str]], comments: Mapping[str, str] | None = None) -> str:
+    """Variants of ``game`` as the TOML of a variants file (values written as their ``--set`` text, quoted).
+
+    ``comments`` (name -> text) go on a comment line above each table.
+    """
+    lines = []
+    for name, settings in variants.items():
+        if comments and name in comments:
+            lines += [f"# {line}" for line in comments[name].splitlines()]
+        lines.append(f'[{game}."{name}"]')
+        lines += [f'{key} = "{text}"' for key, text in settings.items()]
+        lines.append("")
+    return "\n".join(lines)

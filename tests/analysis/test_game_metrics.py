@@ -1,0 +1,100 @@
+"""Game metrics: definitions on hand-made outcomes, absent where undefined, and the same names for every game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis import game_metrics as gm
+from analysis.summary import Summary
+from engines import available_games, get_game
+
+
+def outcome(winner: list[int], players: int = 2, **extra: np.ndarray) -> dict[str, np.ndarray]:
+    winner_arr = np.array(winner, dtype=np.int8)
+    winners = np.zeros((len(winner), players), dtype=bool)
+    for g, w in enumerate(winner):
+        if w >= 0:
+            winners[g, w] = True
+        elif w == -1:  # a win shared by seats 0 and 1
+            winners[g, :2] = True
+    return {
+        "score": np.zeros((len(winner), players), dtype=np.int32),
+        "winner": winner_arr,
+        "winners": winners,
+        "turns": np.arange(10, 10 + len(winner)),
+        **extra,
+    }
+
+
+def test_advantage_counts_a_shared_win_as_half_and_decisiveness_single_winners() -> None:
+    out = outcome([0, 0, 0, 1, -1, 0, 1, 0])  # seat 0: 5 + 1/2 of 8 games; fair share 1/2
+    metrics = gm.compute(Summary.from_outcome(out, {}), cooperative=False)
+    assert metrics["first_seat_advantage"].value == pytest.approx(5.5 / 8 - 0.5)
+    assert metrics["max_seat_advantage"].value == pytest.approx(5.5 / 8 - 0.5)
+    assert metrics["seat_advantage"][1].value == pytest.approx(2.5 / 8 - 0.5)
+    assert metrics["decisiveness"].value == pytest.approx(7 / 8)
+    assert metrics["duration"].value == pytest.approx(13.5)
+    for value in (metrics["first_seat_advantage"], metrics["decisiveness"], metrics["duration"]):
+        assert value.low <= value.value <= value.high
+    assert "drama" not in metrics and "lead_changes" not in metrics  # no mid-game columns: absent, not zero
+
+
+def test_drama_is_the_share_of_games_won_from_behind_at_mid_game() -> None:
+    mid = np.array([[1, 3], [5, 2], [2, 2], [0, 4]], dtype=np.int32)
+    out = outcome([0, 0, 1, 1], mid_score=mid, lead_changes=np.array([2, 0, 1, 1], dtype=np.int16))
+    metrics = gm.compute(Summary.from_outcome(out, {}), cooperative=False)
+    assert metrics["drama"].value == pytest.approx(1 / 4)  # game 0 only: seat 0 trailed 1 to 3 and won
+    assert metrics["lead_changes"].value == pytest.approx(1.0)
+
+
+def test_a_cooperative_game_has_only_duration() -> None:
+    out = outcome([-1, -2, -1], players=3)
+    summary = Summary.from_outcome(out, {}, cooperative=True)
+    assert set(gm.compute(summary, cooperative=True)) == {"duration"}
+
+
+def test_metrics_survive_merging_and_checkpoint_arrays() -> None:
+    whole_out = outcome([0, 1, 0, 1, 1])
+    a = Summary.from_outcome({k: v[:3] for k, v in whole_out.items()}, {})
+    b = Summary.from_outcome({k: v[3:] for k, v in whole_out.items()}, {})
+    merged = Summary.from_arrays(a.merge(b).to_arrays())
+    whole = Summary.from_outcome(whole_out, {})
+    assert gm.compute(merged, False) == gm.compute(whole, False)
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_every_game_reports_the_metrics_it_can_define(game: str) -> None:
+    module = get_game(game).module
+    seats = [next(iter(module.POLICIES))] * max(module.INFO.min_players, 2 if module.INFO.max_players >= 2 else 1)
+    out = module.play(module.Params(), seats, 200, np.random.default_rng(1))
+    summary = Summary.from_outcome(out, module.METRICS, module.INFO.cooperative)
+    metrics = gm.compute(summary, module.INFO.cooperative)
+    assert "duration" in metrics
+    competitive = not module.INFO.cooperative
+    assert ("first_seat_advantage" in metrics) == competitive and ("decisiveness" in metrics) == competitive
+    assert ("drama" in metrics) == (competitive and "mid_score" in out and "lead_changes" in out)
+    for name, value in metrics.items():
+        assert name in gm.DEFINITIONS or name == "seat_advantage"
+        for v in value if isinstance(value, list) else [value]:
+            assert v.low <= v.value + 1e-12 and v.value <= v.high + 1e-12
+
+
+def test_pantolino_lead_changes_and_mid_scores_are_plausible() -> None:
+    from engines.pantolino import Params, play
+
+    out = play(Params(), ["greedy", "greedy"], 2000, np.random.default_rng(0))
+    assert np.all(out["mid_score"] <= out["score"])  # boots never fall without steals
+    assert np.all(out["mid_score"].sum(axis=1) <= out["score"].sum(axis=1))
+    assert 0 < out["lead_changes"].mean() < out["turns"].mean()
+    drama = gm.compute(Summary.from_outcome(out, {}), False)["drama"]
+    assert 0.05 < drama.value < 0.5
+
+
+def test_ladder_metrics_reuse_the_ladder_chain_and_luck_share() -> None:
+    from types import SimpleNamespace
+
+    ladder = SimpleNamespace(chain=[object(), object(), object()], luck=(0.3, 0.28, 0.32))
+    metrics = gm.from_ladder(ladder)
+    assert metrics["skill_depth"].value == 3
+    assert (metrics["luck_share"].value, metrics["luck_share"].low, metrics["luck_share"].high) == (0.3, 0.28, 0.32)

@@ -1,0 +1,183 @@
+"""`simulate tune`: parsing knobs and targets, the objective, pruning, reproducibility and resuming after a kill."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+from typer.testing import CliRunner
+
+from analysis.game_metrics import Value
+from experiments import tune as tn
+from experiments import variants
+from experiments.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def no_loaded_variants(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(variants, "_loaded", {})  # variants read by one test stay out of the others
+
+
+def tiny(seed: int = 3, trials: int = 7) -> tn.TuneSpec:
+    return tn.TuneSpec(
+        "pantolino",
+        ("keep-jokers", "keep-jokers"),
+        (tn.parse_vary("pantolino", "joker_faces=0..3"), tn.parse_vary("pantolino", "rolls=2,3,4")),
+        (tn.Target("first_seat_advantage", 0.0, 0.0),),
+        seed=seed,
+        games=1200,
+        chunk_size=300,
+        trials=trials,
+    )
+
+
+def test_vary_takes_ranges_and_lists_including_tuple_knobs() -> None:
+    assert tn.parse_vary("pantolino", "rolls=1..4") == tn.Knob("rolls", low=1, high=4, whole=True)
+    assert tn.parse_vary("pantolino", "no-token-rule=nothing,remove-smallest").values == ("nothing", "remove-smallest")
+    assert tn.parse_vary("pantolino", "token_values=2,3,4;1,2,3").values == ("2,3,4", "1,2,3")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("rols=1..3", "did you mean 'rolls'"),
+        ("rolls=3..1", "empty or inverted"),
+        ("rolls=2..2", "empty or inverted"),
+        ("rolls=3", "at least two values"),
+        ("rolls=1..9", "out of range"),
+        ("escaping_boots=0..1", "needs a number knob"),
+        ("rolls", "not of the form"),
+    ],
+)
+def test_bad_vary_is_refused_with_the_reason(text: str, message: str) -> None:
+    with pytest.raises(tn.TuneError, match=message):
+        tn.parse_vary("pantolino", text)
+
+
+def test_targets_parse_values_ranges_and_weights() -> None:
+    defined = tn.defined_metrics("pantolino", ("greedy", "greedy"), (), None)
+    assert {"drama", "lead_changes", "first_seat_advantage", "comeback"} <= set(defined)
+    assert tn.parse_target("pantolino", "duration=15..25@0.5", defined) == tn.Target("duration", 15, 25, 0.5, False)
+    assert tn.parse_target("pantolino", "first_seat_advantage=0", defined).share
+
+
+@pytest.mark.parametrize(
+    ("game", "text", "message"),
+    [
+        ("pantolino", "dramma=0.3", "did you mean 'drama'"),
+        ("pantolino", "duration=25..15", "empty or inverted"),
+        ("pantolino", "duration=20@0", "weight must be positive"),
+        ("pantolino", "skill_depth=3", "skill ladder"),
+        ("pantolino", "duration=abc", "must be numbers"),
+        ("paleolino", "first_seat_advantage=0", "cannot define it"),
+    ],
+)
+def test_bad_targets_are_refused_with_the_reason(game: str, text: str, message: str) -> None:
+    from engines import get_game
+
+    module = get_game(game).module
+    seats = (next(iter(module.POLICIES)),) * max(2, module.INFO.min_players)
+    with pytest.raises(tn.TuneError, match=message):
+        tn.parse_target(game, text, tn.defined_metrics(game, seats, (), None))
+
+
+def test_objective_is_the_weighted_distance_with_bounds_from_the_intervals() -> None:
+    targets = [tn.Target("first_seat_advantage", 0, 0), tn.Target("duration", 15, 25, 2.0, False)]
+    metrics = {"first_seat_advantage": Value(0.05, 0.03, 0.07), "duration": Value(30, 28, 32)}
+    value = tn.objective(metrics, targets)
+    assert value.value == pytest.approx(0.05 + 2 * 5 / 25)
+    assert value.low == pytest.approx(0.03 + 2 * 3 / 25) and value.high == pytest.approx(0.07 + 2 * 7 / 25)
+    inside = tn.objective({"first_seat_advantage": Value(0.01, -0.01, 0.03), "duration": Value(20, 19, 21)}, targets)
+    assert inside.low == 0 and inside.value == pytest.approx(0.01) and inside.high == pytest.approx(0.03)
+
+
+def test_rungs_grow_by_eta_and_end_at_the_full_trial() -> None:
+    assert tn.rungs(8) == [1, 3, 8]
+    assert tn.rungs(1) == [1]
+    assert tn.rungs(9) == [1, 3, 9]
+
+
+def test_same_seed_same_trials_and_pruning_saves_games(tmp_path: Path) -> None:
+    a = tn.tune(tiny(), tmp_path / "a", jobs=1)
+    b = tn.tune(tiny(), tmp_path / "b", jobs=1)
+    assert a.best == b.best and a.trials.equals(b.trials)
+    assert (a.trials["state"] == "pruned").any()  # some settings were stopped early ...
+    assert a.games_used < len(a.trials) * 1200  # ... so fewer games than every trial in full
+    assert math.isfinite(a.best["objective"]["value"]) and a.best["objective"]["ci"][0] <= a.best["objective"]["value"]
+    assert {p.name for p in a.files} >= {"trials.csv", "trials.parquet", "best.json", "tune.png", "importances.csv"}
+
+
+def test_a_resumed_run_keeps_its_trials_and_a_different_question_is_refused(tmp_path: Path) -> None:
+    first = tn.tune(tiny(trials=3), tmp_path, jobs=1)
+    more = tn.tune(tiny(trials=5), tmp_path, jobs=1)
+    assert more.trials["trial"].tolist()[:3] == first.trials["trial"].tolist() and len(more.trials) == 5
+    with pytest.raises(tn.TuneError, match="another tuning question"):
+        tn.tune(tiny(seed=4, trials=5), tmp_path, jobs=1)
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from experiments import tune as tn
+from experiments import variants
+sys.path.insert(0, {tests!r})
+from test_tune import tiny
+calls = [0]
+play = tn.run_many
+def run_many(*args, **kwargs):
+    calls[0] += 1
+    if calls[0] == {kill_at}:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return play(*args, **kwargs)
+tn.run_many = run_many
+tn.tune(tiny(), Path({folder!r}), jobs=1)
+"""
+
+
+def test_a_run_killed_mid_trial_resumes_and_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
+    whole = tn.tune(tiny(), tmp_path / "whole", jobs=1)
+    folder = tmp_path / "killed"
+    code = KILLER.format(tests=str(Path(__file__).parent), kill_at=6, folder=str(folder))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr
+    resumed = tn.tune(tiny(), folder, jobs=1)
+    kept = resumed.trials  # the trials before the kill were kept, the killed one played again
+    assert kept[["state", "objective"]].equals(whole.trials[["state", "objective"]])
+    assert resumed.best == whole.best
+    study = optuna.load_study(study_name=tn.STUDY_NAME, storage=f"sqlite:///{folder / 'study.db'}")
+    assert [t.state.name for t in study.trials].count("FAIL") == 1  # the killed trial, left out and played again
+
+
+def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    args = ["tune", "pantolino", "--vary", "joker_faces=0..2", "--target", "first_seat_advantage=0", "-n", "600"]
+    result = runner.invoke(app, [*args, "--chunk-size", "300", "--trials", "4", "-j", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "best setting" in result.output and "first_seat_advantage" in result.output
+    assert '[pantolino."tuned"]' in (out / "variants.toml").read_text()
+    best = json.loads((out / "best.json").read_text())["best"]["setting"]
+    variant = ["--variant", "tuned", "--variants-file", str(out / "variants.toml")]
+    run = runner.invoke(app, ["pantolino", *variant, "-n", "300", "-j", "1", "--json", "--out", str(tmp_path / "run")])
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.output)["params"]["joker_faces"] == int(best["joker_faces"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--vary", "jokers=0..2", "--target", "drama=0.3"], "did you mean 'joker_faces'"),
+        (["--vary", "joker_faces=2..0", "--target", "drama=0.3"], "empty or inverted"),
+        (["--vary", "joker_faces=0..2", "--target", "balance=0"], "unknown metric"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["tune", "pantolino", *args, "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
