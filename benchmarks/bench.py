@@ -157,7 +157,7 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     from dataclasses import replace
     from pathlib import Path
 
-    from experiments.runner import RunSpec, play_chunk, run, write_checkpoint
+    from experiments.runner import RunSpec, chunk_label, play_chunk, run, write_checkpoint
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
     run(replace(spec, n_games=2 * spec.chunk_size))
@@ -175,8 +175,9 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     summary = play_chunk(spec, 0, spec.chunk_size).summary
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        for index, _ in spec.chunks():
-            write_checkpoint(Path(out) / f"chunk-{index:06d}.ckpt", summary)
+        for index, games in spec.chunks():
+            label = chunk_label("bench", index, games)
+            write_checkpoint(Path(out) / f"chunk-{index:06d}.ckpt", summary, label)
         writes = time.perf_counter() - start
     return walls[False], walls[True], writes
 
