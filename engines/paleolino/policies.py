@@ -79,10 +79,11 @@ def keep_chips(turn: Turn, left: np.ndarray, demand: np.ndarray) -> np.ndarray:
 
 
 def iterative_builds(turn: Turn, pick) -> np.ndarray:
-    """Build one affordable top at a time, chosen by ``pick(rows, ok, tops, supply)``, until nothing fits.
+    """Build one affordable top at a time, chosen by ``pick(rows, ok, tops, supply, left)``, until nothing fits.
 
     ``pick`` gets the rows (into the turn) that have at least one affordable top, a mask of the affordable
-    stacks, the top ids and the supply left (bags), and returns a stack for each, or -1 to stop. The supply is
+    stacks, the top ids, the supply left (bags) and the builds the turn still allows, and returns a stack for
+    each, or -1 to stop. The supply is
     the pool and the offers together; the card under a built top is read only after it is built (a reveal).
     """
     t = turn.tables
@@ -103,7 +104,7 @@ def iterative_builds(turn: Turn, pick) -> np.ndarray:
         active, tops, ok, index = active[any_ok], tops[any_ok], ok[any_ok], index[any_ok]
         if not len(active):
             break
-        stack = pick(active, ok, tops, supply[active])
+        stack = pick(active, ok, tops, supply[active], left[active])
         going = stack >= 0
         active, stack, index = active[going], stack[going], index[going]
         rows = np.arange(len(active))
@@ -191,7 +192,9 @@ class Random:
     def builds(self, turn: Turn) -> np.ndarray:
         """Each step, one draw picks uniformly among the affordable tops (in stack order)."""
 
-        def pick(rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray) -> np.ndarray:
+        def pick(
+            rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, left: np.ndarray
+        ) -> np.ndarray:
             r = turn.source.draw(turn.games[rows], ok.sum(axis=1))[:, 0]
             return (np.cumsum(ok, axis=1) > r[:, None]).argmax(axis=1)
 
@@ -232,7 +235,7 @@ class Greedy:
     def builds(self, turn: Turn) -> np.ndarray:
         """Repeatedly build the affordable top costing most chips (ties to the lowest stack)."""
         size = turn.tables.size
-        return iterative_builds(turn, lambda rows, ok, tops, supply: np.where(ok, size[tops], -1).argmax(axis=1))
+        return iterative_builds(turn, lambda rows, ok, tops, supply, left: np.where(ok, size[tops], -1).argmax(axis=1))
 
     def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
         """The better of the two payment orders."""
@@ -248,11 +251,12 @@ class Planner:
 
     Builds: every set of visible tops (at most one per stack) that the pool and the offers can pay for is scored
     by, in order: cards built; chips spent (dear cards while they can be paid); other visible tops the chips left
-    could still pay for; crystals left; chips left that the remaining tops ask for; chips left. The lowest stack of the best set is built, its next card is
-    revealed, and the planner plans again. Cave: the most sure builds on remembered chips, then the most expected
-    chips weighted by use (crystal 2, a resource the tops ask for 1, another 1/2), then the lowest cave. Keeps
-    aware of the other backpacks: the keep rule weighs each resource by the tops' demand less what the other
-    backpacks hold. Payment: the better of the two orders. On the last turn (empty hand axe) only builds count.
+    could still pay for; crystals left; chips left that the remaining tops ask for; chips left. The lowest stack
+    of the best set is built, its next card is revealed, and the planner plans again. Cave: the most sure builds
+    on remembered chips, then the most expected chips weighted by use (crystal 2, a resource the tops ask for 1,
+    another 1/2), then the lowest cave. Keeps aware of the other backpacks: the keep rule weighs each resource by
+    the tops' demand less what the other backpacks hold. Payment: the better of the two orders. On the last turn
+    (empty hand axe) only builds count.
     """
 
     def __init__(self, params: Params, players: int) -> None:
@@ -290,8 +294,10 @@ class Planner:
         """Build the lowest stack of the best set of visible tops, then plan again with the next card shown."""
         counts = bag_tables()[0]
 
-        def pick(rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray) -> np.ndarray:
-            score = self.score(tops, counts[supply].astype(np.int64), turn.limit[rows], turn.axe_chips[rows] == 0)
+        def pick(
+            rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, left: np.ndarray
+        ) -> np.ndarray:
+            score = self.score(tops, counts[supply].astype(np.int64), left, turn.axe_chips[rows] == 0)
             best = self.subsets[score.argmax(axis=1)]
             return np.where(best.any(axis=1), best.argmax(axis=1), -1)
 
