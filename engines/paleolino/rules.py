@@ -269,12 +269,6 @@ def bag_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b & mask) | (a & ~mask)
 
 
-def compress(spread: np.ndarray) -> np.ndarray:
-    """The bag of a spread bag whose bytes are all below 16."""
-    x = (spread | (spread >> 4)) & 0x00FF00FF
-    return (x | (x >> 8)) & 0xFFFF
-
-
 class Tables:
     """Per-invention costs and lookups over bags, for one list of inventions and number of stacks.
 
@@ -304,34 +298,11 @@ class Tables:
         cum = np.cumsum(counts, axis=1)  # which chip is the index-th of a bag, in type order
         index = np.arange(MAX_CHIPS)
         self.kind_of = (index[None, :, None] >= cum[:, None, :]).sum(axis=2).astype(np.int8).ravel()
-        self.keep_table: dict[int, np.ndarray] = {}  # per backpack capacity, built on first use
 
     @cached_property
     def combos(self) -> np.ndarray:
         """Every vector of "cards built from each stack", ``(C, stacks)``, in ``itertools.product`` order."""
         return np.array(list(itertools.product(range(self.depth + 1), repeat=self.stacks)), dtype=np.int64)
-
-    def keep(self, capacity: int) -> np.ndarray:
-        """The shared keep rule for ``capacity`` as ``table[order * BAGS + bag left]`` (see :func:`keep_order`)."""
-        if capacity not in self.keep_table:
-            counts = bag_tables()[0].astype(np.int64)
-            out = np.zeros((8, BAGS), dtype=np.int64)
-            for order in range(8):
-                a, b, c = (order >> 2) & 1, (order >> 1) & 1, order & 1
-                rank = [(1 - a) + (1 - b), a + (1 - c), b + c]  # places before wood, stone, berry
-                room = np.full(BAGS, capacity)
-                for t in [CRYSTAL, *sorted(range(3), key=lambda r: (rank[r], r))]:
-                    kept = np.minimum(counts[:, t], room)
-                    out[order] += kept * UNIT[t]
-                    room -= kept
-            self.keep_table[capacity] = out.astype(np.uint16).ravel()
-        return self.keep_table[capacity]
-
-
-def keep_order(demand_spread: np.ndarray) -> np.ndarray:
-    """Order id of the resources by the tops' demand (a spread bag): bits wood≥stone, wood≥berry, stone≥berry."""
-    w, s, b = demand_spread & 0xFF, (demand_spread >> 8) & 0xFF, (demand_spread >> 16) & 0xFF
-    return (w >= s).astype(np.int64) * 4 + (w >= b) * 2 + (s >= b)
 
 
 @lru_cache(maxsize=16)
