@@ -24,7 +24,7 @@ from engines.paleolino.rules import (
     store_chips,
 )
 
-POLICY_NAMES = sorted(ref.REFERENCE_POLICIES)  # the heuristics (the expert is tested in test_paleolino_expert)
+POLICY_NAMES = sorted(ref.REFERENCE_POLICIES)  # the heuristics (the expert is tested at the end)
 COUNTS = bag_tables()[0]
 W, S, B, C = np.eye(4, dtype=np.int64)  # one wood, stone, berry, crystal as counts
 
@@ -478,3 +478,68 @@ def test_the_engine_checks_payments_and_stores() -> None:
     state.middle[0] = pack(C)
     with pytest.raises(ValueError, match="backpack_swap=false"):
         store_chips(fixed, state, slice(None), np.array([pack(C)]), 0)
+
+
+# --- the expert -------------------------------------------------------------------------------------------------
+
+
+def midgame(players: int = 2, n: int = 48, turns: int = 5, **knobs) -> tuple[Params, State]:
+    """Games after ``turns`` planner turns and the next turn's chips pulled (at the cave decision)."""
+    from engines.paleolino.rules import begin_turn
+
+    params = Params(**{"memory": 0.5, **knobs})
+    source = ScriptedSource.from_seed(9, n, 400)
+    state = State.initial(params, players, n, source)
+    impls = [POLICIES["planner"].impl(params, players)] * players
+    for _ in range(turns):
+        step(params, params.tables(players), players, impls, state, source)
+    state = state.keep_rows(state.built < params.goal)
+    begin_turn(params, params.tables(players), state, source)
+    return params, state.keep_rows(state.axe >= 0)
+
+
+def test_determinised_caves_and_cards_agree_with_what_the_table_knows() -> None:
+    from engines.paleolino.decisions import CAVE, Point
+
+    params, state = midgame()
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((len(state.game), 1))), state, 0, slice(None))
+    point = Point.at(turn, CAVE, POLICIES)
+    point.determinise(ScriptedSource.from_seed(1, len(state.game), 400))
+    new = point.state
+    caves, belief = COUNTS[new.caves].astype(int), COUNTS[new.belief].astype(int)
+    assert np.all(caves >= belief) and np.all(caves - belief <= COUNTS[new.forgotten])
+    assert np.array_equal(caves.sum(axis=1), COUNTS[state.caves].astype(int).sum(axis=1))  # chips by type
+    tops = np.take_along_axis(new.deck, new.taken[:, :, None].astype(np.int64), axis=2)
+    assert np.array_equal(tops, np.take_along_axis(state.deck, state.taken[:, :, None].astype(np.int64), axis=2))
+    assert np.array_equal(
+        np.sort(new.deck.reshape(len(state.game), -1)), np.sort(state.deck.reshape(len(state.game), -1))
+    )
+    assert not np.array_equal(new.caves, state.caves) and not np.array_equal(new.deck, state.deck)
+
+
+def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
+    from engines.paleolino.decisions import CAVE, Expert, Point
+
+    params, state = midgame(memory=0.3)
+    n = len(state.game)
+    other = state.keep_rows(np.arange(n))
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), state, 0, slice(None))
+    truth = Point.at(turn, CAVE, POLICIES)
+    truth.determinise(ScriptedSource.from_seed(2, n, 400))  # another truth the table cannot tell apart
+    other.caves[:], other.deck[:] = truth.state.caves, truth.state.deck
+    assert not np.array_equal(other.caves, state.caves)
+    expert = Expert(params, 2, 8, POLICIES)
+    mover = int(state.turn[0]) % 2
+    choices = [
+        expert.cave(Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), s, mover, slice(None)))
+        for s in (state, other)
+    ]
+    assert np.array_equal(choices[0], choices[1])
+
+
+def test_expert_plays_legal_games() -> None:
+    out = play(Params(memory=0.5), ["expert:4", "planner"], 6, np.random.default_rng(0), components=True)
+    assert np.all(
+        out["axe"] + out["caves"].sum(axis=1) + out["middle"] + out["backpack"].sum(axis=1) + out["pit"] == (9, 9, 9, 3)
+    )
+    assert POLICIES["expert"].chunk_games and "planner" in POLICIES["expert"].description
