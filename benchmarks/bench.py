@@ -69,7 +69,11 @@ def bench_game(game: str) -> dict:
 
 
 # game -> (the expert's opponent, games with one expert seat at the default budget)
-SEARCH_CONFIGS = {"pantolino": ("turn-optimal", 1000), "patolli": ("balanced", 400)}  # one chunk each
+SEARCH_CONFIGS = {  # one chunk each
+    "pantolino": ("turn-optimal", 1000),
+    "patolli": ("balanced", 400),
+    "paleolino": ("planner", 200),  # cooperative: a table of the expert and a planner
+}
 
 
 def bench_search(game: str) -> dict:
