@@ -38,7 +38,7 @@ from engines.paleolino.rules import (
     store_chips,
 )
 
-CAVE, KEEP, DONE = 0, 1, 2  # stages: choosing a cave, choosing the chips kept, turn over
+CAVE, KEEP = 0, 1  # stages: choosing a cave, choosing the chips kept
 ROLLOUT = "planner"  # the expert's playout policy and default move: the strongest heuristic
 
 
@@ -62,7 +62,7 @@ def keep_options(capacity: int) -> np.ndarray:
 
 @dataclass(slots=True)
 class Point:
-    """A batch of Paleolino positions before a cave is opened (see the module docstring)."""
+    """A batch of Paleolino positions at a cave or keep decision (see the module docstring)."""
 
     params: Params
     players: int
