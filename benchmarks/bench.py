@@ -70,11 +70,12 @@ def bench_game(game: str) -> dict:
 
 
 # game -> (the expert's opponent, games with one expert seat at the default budget)
-SEARCH_CONFIGS = {
+SEARCH_CONFIGS = {  # one chunk each
     "pantolino": ("turn-optimal", 1000),
     "patolli": ("balanced", 400),
     "panots": ("planner", 200),
-}  # one chunk each
+    "paleolino": ("planner", 200),  # cooperative: a table of the expert and a planner
+}
 
 
 def bench_search(game: str) -> dict:

@@ -1,52 +1,99 @@
-"""Paleolino policies: which cave to open, what to build, which chips to keep on the backpack.
+"""Paleolino policies: which cave to open, what to build, how to pay, which chips to keep on the backpack.
 
-Every policy decides for a whole batch at once through three methods that read a :class:`Turn`:
+Every policy decides for a whole batch at once through four methods that read a :class:`Turn`:
 ``cave(turn)`` returns the cave to open per game; ``builds(turn)`` returns ``(B, S)`` counts of cards to build
-from each stack (the engine pays for them; any order gives the same payment); ``store(turn, left)`` returns the
-bag of chips kept on the mover's backpack out of bag ``left`` (middle plus the mover's backpack after building).
-Policies see the caves only through the table's memory (``turn.belief``), never the true contents.
+from each stack; ``pay(turn, k)`` returns the chips taken from each holder (middle, then each seat's backpack)
+to pay for them; ``store(turn, left)`` returns the bag of chips kept on the mover's backpack out of bag ``left``
+(middle plus the mover's backpack after building). Policies see the caves only through public information (what
+the table remembers and which chips it saw fall unplaced), and of each stack only its top: a card below is read
+only once the policy has committed to building the cards above it (it is then revealed).
 
-Shared keep rule (``greedy`` and ``planner``): keep crystals first, then the resource the stack tops ask for
-most, then the other resources (ties to wood, then stone, then berry), up to the backpack's capacity.
+Shared rules. Offers: another seat offers its whole backpack when it may give that many chips, else the chips the
+keep rule ranks first. Builds are tracked one card at a time, each paid matching chips first (optimal for what
+can still be afforded). Keep rule: crystals first, then the resource the stack tops ask for most, then the other
+resources (ties to wood, then stone, then berry), up to the backpack's room; without ``backpack_swap`` the chips
+already on the backpack stay. Payment (``greedy``, ``planner``): of two orders, matching chips from any holder
+before crystals, or the mover's own chips (matching, then crystals) before any help, the one that leaves the
+backpacks the more valuable chips after the keep rule (crystal 100, resource 10 + chips the new tops ask for).
 """
 
 from __future__ import annotations
 
+import itertools
+from functools import partial
+
 import numpy as np
 
 from engines.core import Policy
-from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, keep_order, pack
+from engines.expert import expert_policy
+from engines.paleolino.decisions import ROLLOUT, Expert
+from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, pack
 
+EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
+EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
 CRYSTAL_VALUE = 100  # keep-rule value of a crystal; a resource is worth 10 + the chips of it the tops ask for
 
 
-def keep_best(left: np.ndarray, demand: np.ndarray, capacity: int) -> np.ndarray:
-    """The shared keep rule on counts, over any leading axes: chips kept out of ``left`` given tops' ``demand``."""
+def keep_best(left: np.ndarray, demand: np.ndarray, capacity: int | np.ndarray) -> np.ndarray:
+    """The keep rule on counts, over any leading axes: chips kept out of ``left`` given tops' ``demand``."""
     value = np.concatenate([10 + demand, np.full((*demand.shape[:-1], 1), CRYSTAL_VALUE)], axis=-1)
     key = value * 4 + (3 - np.arange(4))  # ties to the lower chip type
     order = np.argsort(-key, axis=-1, kind="stable")
     counts = np.take_along_axis(left, order, axis=-1)
     before = np.cumsum(counts, axis=-1) - counts
-    kept_sorted = np.clip(capacity - before, 0, counts)
+    room = np.asarray(capacity)[..., None] if np.ndim(capacity) else capacity
+    kept_sorted = np.clip(room - before, 0, counts)
     keep = np.zeros_like(left)
     np.put_along_axis(keep, order, kept_sorted, axis=-1)
     return keep
 
 
-def keep_best_bags(turn: Turn, left: np.ndarray) -> np.ndarray:
-    """The shared keep rule on bags, against the stack tops as they stand (one table lookup)."""
-    return turn.tables.keep(turn.capacity)[keep_order(turn.demand()) * BAGS + left].astype(np.int64)
+def chip_value(chips: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """Value of chips (counts) to the table, given the tops' ``demand`` per resource."""
+    return (chips[..., :3] * (10 + demand)).sum(axis=-1) + chips[..., CRYSTAL] * CRYSTAL_VALUE
+
+
+def top_demand(turn: Turn, taken: np.ndarray | None = None) -> np.ndarray:
+    """Chips per resource the stack tops ask for in all (counts), after ``taken`` cards (default now)."""
+    return turn.tables.cost[turn.tops(taken)].sum(axis=1)
+
+
+def offers(turn: Turn) -> np.ndarray:
+    """Chips each seat offers to the mover's builds, ``(B, P)`` bags; the mover's own column is 0."""
+    p = turn.params
+    out = np.zeros_like(turn.backpacks)
+    if not p.help or turn.players == 1:
+        return out
+    helpers = turn.helper_seats
+    if p.backpack <= p.help_chips:
+        out[:, helpers] = turn.backpacks[:, helpers]
+        return out
+    demand = top_demand(turn)[:, None, :]
+    out[:, helpers] = pack(keep_best(turn.counts(turn.backpacks[:, helpers]), demand, p.help_chips))
+    return out
+
+
+def keep_chips(turn: Turn, left: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """The keep rule against ``demand`` (counts), as a bag; without ``backpack_swap`` the backpack's chips stay."""
+    left = turn.counts(left)
+    if turn.params.backpack_swap:
+        return pack(keep_best(left, demand, turn.capacity))
+    own = turn.counts(turn.own)
+    room = turn.capacity - own.sum(axis=1)
+    return pack(own + keep_best(left - own, demand, room))
 
 
 def iterative_builds(turn: Turn, pick) -> np.ndarray:
-    """Build one affordable top at a time, chosen by ``pick(rows, ok, tops)``, until nothing fits or the limit.
+    """Build one affordable top at a time, chosen by ``pick(rows, ok, tops, supply, left)``, until nothing fits.
 
     ``pick`` gets the rows (into the turn) that have at least one affordable top, a mask of the affordable
-    stacks and the top ids, and returns a stack for each. The supply is the pool and the helpers together.
+    stacks, the top ids, the supply left (bags) and the builds the turn still allows, and returns a stack for
+    each, or -1 to stop. The supply is
+    the pool and the offers together; the card under a built top is read only after it is built (a reveal).
     """
     t = turn.tables
     n, stacks = len(turn), t.stacks
-    supply = turn.pool + turn.helpers
+    supply = turn.pool + offers(turn).sum(axis=1)
     k = np.zeros((n, stacks), dtype=np.int64)
     pos = turn.taken.copy()
     left = turn.limit.copy()
@@ -59,11 +106,12 @@ def iterative_builds(turn: Turn, pick) -> np.ndarray:
         index = tops * BAGS + supply[active, None]
         ok = afford[index]
         any_ok = ok.any(axis=1) & (left[active] > 0)
-        if not any_ok.all():
-            active, tops, ok, index = active[any_ok], tops[any_ok], ok[any_ok], index[any_ok]
+        active, tops, ok, index = active[any_ok], tops[any_ok], ok[any_ok], index[any_ok]
         if not len(active):
             break
-        stack = pick(active, ok, tops)
+        stack = pick(active, ok, tops, supply[active], left[active])
+        going = stack >= 0
+        active, stack, index = active[going], stack[going], index[going]
         rows = np.arange(len(active))
         supply[active] -= pay[index[rows, stack]]
         k[active, stack] += 1
@@ -72,8 +120,71 @@ def iterative_builds(turn: Turn, pick) -> np.ndarray:
     return k
 
 
+def cards_need(turn: Turn, k: np.ndarray) -> np.ndarray:
+    """Chips per resource of the cards ``k`` builds (counts ``(B, 3)``; the cards are revealed as built)."""
+    t = turn.tables
+    depth = np.arange(turn.deck.shape[2])
+    chosen = (depth >= turn.taken[:, :, None]) & (depth < (turn.taken + k)[:, :, None])
+    return (t.cost[turn.deck.astype(np.int64)] * chosen[..., None]).sum(axis=(1, 2))
+
+
+def pay_in_order(turn: Turn, k: np.ndarray, own_first: bool) -> np.ndarray:
+    """Takes per holder (middle, then each seat) paying for ``k``: see the module docstring for the two orders.
+
+    Holders in order: the middle, the mover's backpack, the offers of the other seats in turn order after the
+    mover. ``own_first`` pays from the middle and the mover's backpack (matching, then crystals) before any help.
+    """
+    need = cards_need(turn, k)
+    n = len(turn)
+    counts = turn.counts
+    seats = [turn.mover, *turn.helper_seats]
+    offered = offers(turn)
+    holders = [counts(turn.state.middle[turn.rows].astype(np.int64))] + [
+        counts(turn.own if s == turn.mover else offered[:, s]) for s in seats
+    ]
+    takes = [np.zeros((n, 4), dtype=np.int64) for _ in holders]
+    short = need.copy()  # resources still unpaid; crystals stand in first for what later holders cannot match
+    groups = [[0, 1], list(range(2, len(holders)))] if own_first else [list(range(len(holders)))]
+    for g, group in enumerate(groups):
+        for h in group:
+            got = np.minimum(short, holders[h][:, :3])
+            takes[h][:, :3] += got
+            short -= got
+        later = sum((holders[h][:, :3] for grp in groups[g + 1 :] for h in grp), np.zeros_like(short))
+        for h in group:
+            got = np.minimum(short.sum(axis=1), holders[h][:, CRYSTAL])
+            takes[h][:, CRYSTAL] += got
+            for part in (np.maximum(short - later, 0), short):  # first what later holders cannot match
+                for r in range(3):
+                    covered = np.minimum(part[:, r], got)
+                    short[:, r] -= covered
+                    got = got - covered
+    out = np.zeros((n, 1 + turn.players), dtype=np.int64)
+    out[:, 0] = pack(takes[0])
+    for s, take in zip(seats, takes[1:], strict=True):
+        out[:, 1 + s] = pack(take)
+    return out
+
+
+def best_payment(turn: Turn, k: np.ndarray, demand_after: np.ndarray) -> np.ndarray:
+    """Of the two payment orders, the one leaving the backpacks the more valuable chips (ties: matching first)."""
+    options = [pay_in_order(turn, k, own_first) for own_first in (False, True)]
+    values = []
+    for takes in options:
+        middle = turn.counts(turn.state.middle[turn.rows].astype(np.int64) - takes[:, 0])
+        packs = turn.counts(turn.backpacks - takes[:, 1:])
+        own = packs[:, turn.mover]
+        others = packs.sum(axis=1) - own
+        if turn.params.backpack_swap:
+            kept = keep_best(middle + own, demand_after, turn.capacity)
+        else:
+            kept = own + keep_best(middle, demand_after, turn.capacity - own.sum(axis=1))
+        values.append(chip_value(others + kept, demand_after))
+    return np.where((values[1] > values[0])[:, None], options[1], options[0])
+
+
 class Random:
-    """Open a random cave; build random affordable tops while any fits; keep random chips."""
+    """Open a random cave; build random affordable tops while any fits; pay matching chips first; keep at random."""
 
     def __init__(self, params: Params, players: int) -> None:
         """Nothing to prepare."""
@@ -86,19 +197,26 @@ class Random:
     def builds(self, turn: Turn) -> np.ndarray:
         """Each step, one draw picks uniformly among the affordable tops (in stack order)."""
 
-        def pick(rows: np.ndarray, ok: np.ndarray, tops: np.ndarray) -> np.ndarray:
+        def pick(
+            rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, left: np.ndarray
+        ) -> np.ndarray:
             r = turn.source.draw(turn.games[rows], ok.sum(axis=1))[:, 0]
             return (np.cumsum(ok, axis=1) > r[:, None]).argmax(axis=1)
 
         return iterative_builds(turn, pick)
 
+    def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
+        """Matching chips from any holder before crystals."""
+        return pay_in_order(turn, k, own_first=False)
+
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
-        """Up to capacity times: one draw picks a uniformly random chip of those left (in type order)."""
-        left = turn.counts(left)
-        keep = np.zeros_like(left)
+        """Up to the room left, one draw per chip picks a uniformly random chip (in type order)."""
+        own = turn.counts(turn.own) if not self.params.backpack_swap else np.zeros((len(turn), 4), dtype=np.int64)
+        left = turn.counts(left) - own
+        keep = own.copy()
         for _ in range(turn.capacity):
             total = left.sum(axis=1)
-            rows = np.flatnonzero(total > 0)
+            rows = np.flatnonzero((total > 0) & (keep.sum(axis=1) < turn.capacity))
             if not len(rows):
                 break
             r = turn.source.draw(turn.games[rows], total[rows])[:, 0]
@@ -109,136 +227,124 @@ class Random:
 
 
 class Greedy:
-    """Open the remembered cave with the most chips; build the most expensive affordable top first."""
+    """Open the cave with the most expected chips; build the most expensive affordable top first."""
 
     def __init__(self, params: Params, players: int) -> None:
         """Nothing to prepare."""
         self.params = params
 
     def cave(self, turn: Turn) -> np.ndarray:
-        """The cave with most remembered chips; ties to the lowest cave."""
-        return turn.tables.chips_in[turn.belief].argmax(axis=1)
+        """The cave with most expected chips (remembered plus forgotten ones placed); ties to the lowest cave."""
+        return turn.expected().sum(axis=2).argmax(axis=1)
 
     def builds(self, turn: Turn) -> np.ndarray:
         """Repeatedly build the affordable top costing most chips (ties to the lowest stack)."""
         size = turn.tables.size
-        return iterative_builds(turn, lambda rows, ok, tops: np.where(ok, size[tops], -1).argmax(axis=1))
+        return iterative_builds(turn, lambda rows, ok, tops, supply, left: np.where(ok, size[tops], -1).argmax(axis=1))
+
+    def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
+        """The better of the two payment orders."""
+        return best_payment(turn, k, top_demand(turn, turn.taken + k))
 
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
-        """The shared keep rule, against the tops left after building."""
-        return keep_best_bags(turn, left)
+        """The keep rule, against the tops left after building."""
+        return keep_chips(turn, left, top_demand(turn))
 
 
 class Planner:
-    """Open the cave and choose the builds that give the most builds now, then the best table for next turns.
+    """Plan over the visible tops, replanning after each reveal; cave by sure builds, then expected chips.
 
-    A plan is a count of cards per stack; it is scored by, in order: builds this turn; new stack tops that the
-    backpacks alone could then pay for; crystals, then chips the new tops ask for, then any chips left on the
-    backpacks (after the shared keep rule). Caves are scored by their best plan on remembered chips (ties: more
-    remembered chips, then the lowest cave). Ties between plans go to the first in ``itertools.product`` order.
+    Builds: every set of visible tops (at most one per stack) that the pool and the offers can pay for is scored
+    by, in order: cards built; chips spent (dear cards while they can be paid); other visible tops the chips left
+    could still pay for; crystals left; chips left that the remaining tops ask for; chips left. The lowest stack
+    of the best set is built, its next card is revealed, and the planner plans again. Cave: the most sure builds
+    on remembered chips, then the most expected chips weighted by use (crystal 2, a resource the tops ask for 1,
+    another 1/2), then the lowest cave. Keeps aware of the other backpacks: the keep rule weighs each resource by
+    the tops' demand less what the other backpacks hold. Payment: the better of the two orders. On the last turn
+    (empty hand axe) only builds count.
     """
 
     def __init__(self, params: Params, players: int) -> None:
-        """Enumerate the plans for these stacks."""
+        """Enumerate the sets of visible tops."""
         self.params = params
         self.tables = params.tables(players)
-        self.combos = self.tables.combos  # (C, S)
-        self.n_builds = self.combos.sum(axis=1)
+        self.subsets = np.array(list(itertools.product((0, 1), repeat=self.tables.stacks)), dtype=np.int64)  # (M, S)
+        self.n_cards = self.subsets.sum(axis=1)
 
-    def evaluate(
-        self,
-        turn: Turn,
-        pool: np.ndarray,
-        helpers: np.ndarray,
-        rows: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Best plan and its score for each pair (``pool[i]``, ``helpers[i]``) in game ``rows[i]`` of the turn.
+    def score(self, tops: np.ndarray, supply: np.ndarray, limit: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """Score of every set of visible tops ``(R, M)`` (-1: not affordable) for ``supply`` counts ``(R, 4)``.
 
-        Every card costs at least one chip, so a plan with more cards than chips in hand cannot be paid: rows
-        are grouped by that bound and only the plans within it are scored (same answer, far less work).
+        On a ``last`` turn only the cards built count.
         """
-        bound = np.minimum(pool.sum(axis=1) + helpers.sum(axis=1), turn.limit[rows])
-        cost = self.tables.cost[turn.deck]  # (B, S, depth + 1, 3)
-        cumcost = np.zeros_like(cost)  # cost of each stack's first k cards
-        cumcost[:, :, 1:] = np.cumsum(cost[:, :, :-1], axis=2)
-        best = np.zeros(len(rows), dtype=np.int64)
-        score = np.zeros(len(rows), dtype=np.int64)
-        for b in np.unique(bound):
-            group = np.flatnonzero(bound == b)
-            plans = np.flatnonzero(self.n_builds <= b)
-            best_g, score[group] = self._evaluate(turn, cumcost, pool[group], helpers[group], rows[group], plans)
-            best[group] = plans[best_g]
-        return best, score
-
-    def _evaluate(
-        self,
-        turn: Turn,
-        cumcost: np.ndarray,
-        pool: np.ndarray,
-        helpers: np.ndarray,
-        rows: np.ndarray,
-        plans: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        t, combos, n_builds = self.tables, self.combos[plans], self.n_builds[plans]
-        stacks = t.stacks
-        taken = turn.taken[rows].astype(np.int64)  # (R, S)
-        room = t.stack_len[None, :] - taken
-        valid = (combos[None] <= room[:, None, :]).all(axis=2) & (n_builds[None] <= turn.limit[rows][:, None])
-        pos = np.minimum(taken[:, None, :] + combos[None], t.depth)  # (R, C, S)
-        cum = cumcost[rows]  # (R, S, depth + 1, 3)
-        r_idx = np.arange(len(rows))[:, None, None]
-        s_idx = np.arange(stacks)[None, None, :]
-        need = (cum[r_idx, s_idx, pos] - cum[r_idx, s_idx, taken[:, None, :]]).sum(axis=2, dtype=np.int64)
-        p, h = pool[:, None, :], helpers[:, None, :]
-        from_pool = np.minimum(need, p[..., :3])
-        from_helpers = np.minimum(need - from_pool, h[..., :3])
-        short = (need - from_pool - from_helpers).sum(axis=2)
-        feasible = short <= p[..., CRYSTAL] + h[..., CRYSTAL]
-        crystal_pool = np.minimum(short, p[..., CRYSTAL])
-        left_pool = p - np.concatenate([from_pool, crystal_pool[..., None]], axis=2)
-        left_helpers = h - np.concatenate([from_helpers, (short - crystal_pool)[..., None]], axis=2)
-        tops = turn.deck[rows][r_idx, s_idx, pos].astype(np.int64)  # (R, C, S)
-        top_cost = t.cost[tops]  # (R, C, S, 3); zero for an empty stack
-        demand = top_cost.sum(axis=2)
-        backpacks = left_helpers + keep_best(left_pool, demand, turn.capacity)
-        top_short = np.maximum(top_cost - backpacks[:, :, None, :3], 0).sum(axis=3)
-        reach = ((tops != t.dummy) & (top_short <= backpacks[:, :, None, CRYSTAL])).sum(axis=2)
-        useful = (backpacks[..., :3] * (demand > 0)).sum(axis=2)
-        score = (
-            n_builds[None] * 10**8
-            + reach * 10**6
-            + backpacks[..., CRYSTAL] * 10**4
-            + useful * 100
-            + backpacks.sum(axis=2)
-        )
-        score = np.where(valid & feasible, score, -1)
-        best = score.argmax(axis=1)
-        return best, score[np.arange(len(rows)), best]
-
-    def cave(self, turn: Turn) -> np.ndarray:
-        """The cave whose remembered chips allow the best plan."""
-        n, v = len(turn), self.params.caves
-        believed = turn.counts(turn.belief)  # (B, V, 4)
-        pools = (believed + turn.counts(turn.own)[:, None, :]).reshape(n * v, 4)
-        helpers = np.repeat(turn.counts(turn.helpers), v, axis=0)
-        rows = np.repeat(np.arange(n), v)
-        _, score = self.evaluate(turn, pools, helpers, rows)
-        key = score.reshape(n, v) * 128 + believed.sum(axis=2)
-        return key.argmax(axis=1)
+        t = self.tables
+        cost = t.cost[tops]  # (R, S, 3)
+        real = tops != t.dummy
+        valid = ((self.subsets[None] <= real[:, None, :]).all(axis=2)) & (self.n_cards[None] <= limit[:, None])
+        need = (self.subsets[None, :, :, None] * cost[:, None]).sum(axis=2)  # (R, M, 3)
+        matching = np.minimum(need, supply[:, None, :3])
+        short = (need - matching).sum(axis=2)
+        valid &= short <= supply[:, None, CRYSTAL]
+        left = supply[:, None, :] - np.concatenate([matching, short[..., None]], axis=2)  # (R, M, 4)
+        rest = (1 - self.subsets)[None] * real[:, None, :]  # visible tops not in the set
+        gap = np.maximum(cost[:, None] - left[:, :, None, :3], 0).sum(axis=3)  # (R, M, S)
+        reach = ((gap <= left[:, :, None, CRYSTAL]) & (rest > 0)).sum(axis=2)
+        demand = (rest[..., None] * cost[:, None]).sum(axis=2)
+        useful = np.minimum(left[..., :3], demand).sum(axis=2)
+        spent = need.sum(axis=2)
+        extras = spent * 10**8 + reach * 10**6 + left[..., CRYSTAL] * 10**4 + useful * 100 + left.sum(axis=2)
+        value = self.n_cards[None] * 10**10 + np.where(last[:, None], 0, extras)
+        return np.where(valid, value, -1)
 
     def builds(self, turn: Turn) -> np.ndarray:
-        """The best plan on the chips actually in hand."""
-        best, _ = self.evaluate(turn, turn.counts(turn.pool), turn.counts(turn.helpers), np.arange(len(turn)))
-        return self.combos[best]
+        """Build the lowest stack of the best set of visible tops, then plan again with the next card shown."""
+        counts = bag_tables()[0]
+
+        def pick(
+            rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, left: np.ndarray
+        ) -> np.ndarray:
+            score = self.score(tops, counts[supply].astype(np.int64), left, turn.axe_chips[rows] == 0)
+            best = self.subsets[score.argmax(axis=1)]
+            return np.where(best.any(axis=1), best.argmax(axis=1), -1)
+
+        return iterative_builds(turn, pick)
+
+    def cave(self, turn: Turn) -> np.ndarray:
+        """Most sure builds on remembered chips, then most use-weighted expected chips, then the lowest cave."""
+        n, v = len(turn), self.params.caves
+        believed = turn.counts(turn.belief)  # (B, V, 4)
+        supply = believed + turn.counts(turn.own + offers(turn).sum(axis=1))[:, None, :]
+        tops = turn.tops()
+        score = self.score(
+            np.repeat(tops, v, axis=0),
+            supply.reshape(n * v, 4),
+            np.repeat(turn.limit, v),
+            np.repeat(turn.axe_chips == 0, v),
+        )
+        sure = self.n_cards[score.argmax(axis=1)].reshape(n, v) * (score.max(axis=1) >= 0).reshape(n, v)
+        demand = top_demand(turn)
+        weight = np.concatenate([np.where(demand > 0, 1.0, 0.5), np.full((n, 1), 2.0)], axis=1)
+        worth = (turn.expected() * weight[:, None, :]).sum(axis=2)
+        key = sure * 1000.0 + np.round(worth, 9)
+        return key.argmax(axis=1)
+
+    def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
+        """The better of the two payment orders."""
+        return best_payment(turn, k, top_demand(turn, turn.taken + k))
 
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
-        """The shared keep rule, against the tops left after building."""
-        return keep_best_bags(turn, left)
+        """The keep rule against the tops' demand less the chips on the other backpacks."""
+        others = turn.counts(turn.backpacks).sum(axis=1) - turn.counts(turn.own)
+        return keep_chips(turn, left, np.maximum(top_demand(turn) - others[:, :3], 0))
 
 
 POLICIES: dict[str, Policy] = {
     "random": Policy("random", "random cave, random affordable builds while any fits, random chips kept", Random),
-    "greedy": Policy("greedy", "cave with most remembered chips; most expensive affordable top first", Greedy),
-    "planner": Policy("planner", "cave and builds maximising builds now, then tops the backpacks can reach", Planner),
+    "greedy": Policy("greedy", "cave with most expected chips; most expensive affordable top first", Greedy),
+    "planner": Policy(
+        "planner",
+        "cave by sure builds then expected chips; builds the best set of visible tops, replanning after each reveal",
+        Planner,
+    ),
 }
 """Policies by name."""
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

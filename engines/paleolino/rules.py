@@ -7,15 +7,22 @@ table lookup. An invention is a cost over the three resources; crystals are wild
 the same number of turns (they all start together and move in lock-step), so the seat to move is the same for
 the whole batch in a turn.
 
-Order of a turn and of its chance events (one game): for each of the two chips pulled from the hand axe, three
-uniforms: which chip (``floor(u * chips left)``-th chip in type order), which cave (the first cave whose
-cumulative weight share exceeds ``u``) and whether the table remembers that cave (``u < memory``). Then the
-policy's own draws, if it randomises: the cave to open, the builds, the chips to store.
+Order of a turn and of its chance events (one game): with ``fade`` > 0, one uniform per cave and chip type: how
+many of the remembered chips of that type in that cave the table forgets (the binomial quantile of ``u``). Then
+for each of the ``pulls`` chips pulled from the hand axe, three uniforms: which chip (``floor(u * chips
+left)``-th chip in type order), which cave (the first cave whose cumulative weight share exceeds ``u``) and
+whether the table remembers that cave (``u < memory``). Then the policy's own draws, if it randomises: the cave
+to open, the builds, the chips to store. The policy also chooses the payment (which chips, from which holder).
+
+What the table knows of the caves is public: the chips it remembers per cave (``belief``) and, per cave, the
+chips it saw pulled but cannot place since that cave was last opened (``forgotten``); a forgotten chip lies in
+cave ``v`` with the cave's weight share at most, so ``belief + share * forgotten`` is a cave's expected content.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -28,11 +35,11 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="paleolino",
     name="Paleolino",
-    version=1,
+    version=2,
     min_players=1,
     max_players=4,
     chance=True,
-    turn_cap=16,
+    turn_cap=32,
     score_label="inventions",
     chunk_games=20_000,
     cooperative=True,
@@ -49,6 +56,16 @@ CHUNK = 16_384  # games played together in lock-step; larger batches run slower 
 BYTE_HIGH = 0x80808080  # guard bits of a bag spread to one byte per type (see :func:`bag_min`)
 
 DEFAULT_INVENTIONS = ("s", "w", "b", "bb", "sw", "ww", "ss", "wb", "sb", "wwb", "ssw", "bbs", "wws", "ssb", "bbw")
+PRINTED_COSTS = ("s", "bb", "sw", "wwb")  # the four costs the rulebook prints (Clay Flute, Sign, Seesaw, Bed)
+COST_PRESETS: dict[str, tuple[str, ...]] = {
+    "ours": DEFAULT_INVENTIONS,  # 3 singles, 6 doubles, 6 triples; 11 chips of each resource
+    "cheap": ("s", "w", "b", "bb", "sw", "ww", "ss", "wb", "sb", "wwb", "sw", "sb", "wb", "ssb", "bbw"),
+    "dear": ("s", "w", "b", "bb", "sw", "wws", "ssb", "bbw", "sb", "wwb", "ssw", "bbs", "wws", "ssb", "bbw"),
+    "lumpy": ("s", "w", "b", "bb", "sw", "ww", "ss", "wb", "sb", "wwb", "www", "sss", "bbb", "wws", "ssb"),
+}
+"""Named invention-cost mixes: every one keeps the rulebook's 4 printed costs and its 3 one-chip cards; the rest
+are ours (``ours``, the default: 3 singles, 6 doubles, 6 triples; ``cheap``: 3 / 9 / 3; ``dear``: 3 / 3 / 9;
+``lumpy``: as ``ours`` with three single-resource triples)."""
 
 METRICS: dict[str, Metric] = {
     "won": Metric("game", "the table built every village slot"),
@@ -66,26 +83,68 @@ class Params(core.Params):
 
     inventions: tuple[str, ...] = knob(
         DEFAULT_INVENTIONS,
-        "Cost of each invention, one letter per chip (w wood, s stone, b berry).",
+        "Cost of each invention, one letter per chip (w wood, s stone, b berry); presets: the cost-* variants.",
         "1 to 24 costs of 1 to 4 letters from w, s, b",
+        source="ours: the rulebook prints 4 of the 15 costs (Clay Flute s, Sign bb, Seesaw sw, Bed wwb) and says 3 "
+        "cost one chip; the other 11 are our guess (3 singles, 6 doubles, 6 triples, 11 chips of each resource)",
     )
     chips: tuple[int, ...] = knob(
-        (9, 9, 9, 3), "Chips in the hand axe: wood, stone, berry, crystal.", "4 counts 0..15, total 1..32"
+        (9, 9, 9, 3),
+        "Chips in the hand axe: wood, stone, berry, crystal.",
+        "4 counts 0..15, total 1..32",
+        source="rulebook",
     )
-    goal: int = knob(10, "Village slots: inventions the table must build to win.", "1..24, at most the inventions")
-    stacks: int = knob(0, "Invention stacks; 0 follows the rulebook (2, solo 3; one more with easy).", "0..6")
-    easy: bool = knob(False, "Easy game: one more stack than usual (3, solo 4).", "true | false")
+    goal: int = knob(
+        10, "Village slots: inventions the table must build to win.", "1..24, at most the inventions", source="rulebook"
+    )
+    stacks: int = knob(
+        0, "Invention stacks; 0 follows the rulebook (2, solo 3; one more with easy).", "0..6", source="rulebook"
+    )
+    easy: bool = knob(False, "Easy game: one more stack than usual (3, solo 4).", "true | false", source="rulebook")
+    pulls: int = knob(
+        2, "Chips pulled from the hand axe and rolled down the mountain each turn.", "1..4", source="rulebook"
+    )
     cave_weights: tuple[float, ...] = knob(
         (1.0, 1.0, 1.0, 1.0),
         "Relative chance that a chip lands in each cave.",
         "1 to 6 weights 0..1e6 with a positive sum",
+        source="ours: the rulebook has 4 caves but gives no odds; even odds until the real mountain is measured",
     )
-    memory: float = knob(1.0, "Chance that the table remembers the cave a chip fell into.", "0..1")
-    one_build_per_turn: bool = knob(False, "Expert: at most one invention per turn.", "true | false")
+    memory: float = knob(
+        1.0,
+        "Chance that the table remembers the cave a chip fell into.",
+        "0..1",
+        source="ours: the rulebook asks players to watch and remember; perfect memory is the upper bound",
+    )
+    fade: float = knob(
+        0.0,
+        "Chance per turn that the table forgets the cave of each chip it remembers (memory fading with age).",
+        "0..1",
+        source="ours: no fading keeps memory a single knob; children surely forget older chips",
+    )
+    one_build_per_turn: bool = knob(False, "Expert: at most one invention per turn.", "true | false", source="rulebook")
     remove_singles: bool = knob(
-        False, "Real experts: leave out the inventions that cost a single chip.", "true | false"
+        False, "Real experts: leave out the inventions that cost a single chip.", "true | false", source="rulebook"
     )
-    backpack: int = knob(1, "Chips a backpack holds (0: no backpacks, no help).", "0..3")
+    backpack: int = knob(1, "Chips a backpack holds (0: no backpacks, no help).", "0..3", source="rulebook")
+    help: bool = knob(
+        True,
+        "Other players may give chips from their backpacks to the mover's builds.",
+        "true | false",
+        source="rulebook",
+    )
+    help_chips: int = knob(
+        1,
+        "Chips each other player may give to one turn's builds (matters with backpacks above 1 chip).",
+        "1..3",
+        source="rulebook",
+    )
+    backpack_swap: bool = knob(
+        True,
+        "A player may dump an unused backpack chip to store another from the middle.",
+        "true | false",
+        source="ours: the rulebook lets a player store a chip from the middle and does not forbid replacing one",
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -123,10 +182,15 @@ class Params(core.Params):
             or sum(weights) <= 0
         ):
             raise ValueError(f"cave_weights={weights!r} is not allowed; give 1 to 6 weights 0..1e6 with a positive sum")
+        core.check_range("pulls", self.pulls, 1, 4)
         core.check_range("memory", self.memory, 0, 1)
+        core.check_range("fade", self.fade, 0, 1)
         core.check_choice("one_build_per_turn", self.one_build_per_turn, (True, False))
         core.check_choice("remove_singles", self.remove_singles, (True, False))
         core.check_range("backpack", self.backpack, 0, 3)
+        core.check_choice("help", self.help, (True, False))
+        core.check_range("help_chips", self.help_chips, 1, 3)
+        core.check_choice("backpack_swap", self.backpack_swap, (True, False))
 
     @property
     def in_play(self) -> tuple[str, ...]:
@@ -145,6 +209,12 @@ class Params(core.Params):
         """Cumulative weight shares of all caves but the last: a chip falls in the number of these <= ``u``."""
         share = np.cumsum(np.array(self.cave_weights, dtype=np.float64)) / float(sum(self.cave_weights))
         return tuple(float(x) for x in share[:-1])
+
+    @property
+    def cave_shares(self) -> np.ndarray:
+        """Each cave's chance to catch a chip, ``(V,)``."""
+        weights = np.array(self.cave_weights, dtype=np.float64)
+        return weights / weights.sum()
 
     def n_stacks(self, players: int) -> int:
         """Stacks the inventions are dealt into for ``players`` players."""
@@ -199,12 +269,6 @@ def bag_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b & mask) | (a & ~mask)
 
 
-def compress(spread: np.ndarray) -> np.ndarray:
-    """The bag of a spread bag whose bytes are all below 16."""
-    x = (spread | (spread >> 4)) & 0x00FF00FF
-    return (x | (x >> 8)) & 0xFFFF
-
-
 class Tables:
     """Per-invention costs and lookups over bags, for one list of inventions and number of stacks.
 
@@ -234,34 +298,11 @@ class Tables:
         cum = np.cumsum(counts, axis=1)  # which chip is the index-th of a bag, in type order
         index = np.arange(MAX_CHIPS)
         self.kind_of = (index[None, :, None] >= cum[:, None, :]).sum(axis=2).astype(np.int8).ravel()
-        self.keep_table: dict[int, np.ndarray] = {}  # per backpack capacity, built on first use
 
     @cached_property
     def combos(self) -> np.ndarray:
         """Every vector of "cards built from each stack", ``(C, stacks)``, in ``itertools.product`` order."""
         return np.array(list(itertools.product(range(self.depth + 1), repeat=self.stacks)), dtype=np.int64)
-
-    def keep(self, capacity: int) -> np.ndarray:
-        """The shared keep rule for ``capacity`` as ``table[order * BAGS + bag left]`` (see :func:`keep_order`)."""
-        if capacity not in self.keep_table:
-            counts = bag_tables()[0].astype(np.int64)
-            out = np.zeros((8, BAGS), dtype=np.int64)
-            for order in range(8):
-                a, b, c = (order >> 2) & 1, (order >> 1) & 1, order & 1
-                rank = [(1 - a) + (1 - b), a + (1 - c), b + c]  # places before wood, stone, berry
-                room = np.full(BAGS, capacity)
-                for t in [CRYSTAL, *sorted(range(3), key=lambda r: (rank[r], r))]:
-                    kept = np.minimum(counts[:, t], room)
-                    out[order] += kept * UNIT[t]
-                    room -= kept
-            self.keep_table[capacity] = out.astype(np.uint16).ravel()
-        return self.keep_table[capacity]
-
-
-def keep_order(demand_spread: np.ndarray) -> np.ndarray:
-    """Order id of the resources by the tops' demand (a spread bag): bits wood≥stone, wood≥berry, stone≥berry."""
-    w, s, b = demand_spread & 0xFF, (demand_spread >> 8) & 0xFF, (demand_spread >> 16) & 0xFF
-    return (w >= s).astype(np.int64) * 4 + (w >= b) * 2 + (s >= b)
 
 
 @lru_cache(maxsize=16)
@@ -275,6 +316,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     "real-experts": {"one_build_per_turn": "true", "remove_singles": "true"},
     "forgetful": {"memory": "0.7"},
     "no-backpacks": {"backpack": "0"},
+    "no-help": {"help": "false"},
+    "no-swap": {"backpack_swap": "false"},
+    **{f"cost-{name}": {"inventions": ",".join(costs)} for name, costs in COST_PRESETS.items() if name != "ours"},
 }
 """Named variants: knob overrides a designer can ask for by name."""
 
@@ -287,6 +331,7 @@ class State:
     axe: np.ndarray  # (B,) uint16 bag: chips still in the hand axe
     caves: np.ndarray  # (B, V) uint16 bags: chips lying in each cave
     belief: np.ndarray  # (B, V) uint16 bags: of those, the chips the table remembers
+    forgotten: np.ndarray  # (B, V) uint16 bags: chips the table cannot place, pulled since the cave was opened
     middle: np.ndarray  # (B,) uint16 bag: chips in the middle (not empty only after a winning build)
     backpack: np.ndarray  # (B, P) uint16 bags: chips on each seat's backpack, 0..capacity chips each
     pit: np.ndarray  # (B,) uint16 bag: chips dumped in the pit (spent on inventions or wasted)
@@ -326,6 +371,7 @@ class State:
             axe=np.full(n_games, pack(np.array(params.chips)), dtype=np.uint16),
             caves=np.zeros((n_games, v), dtype=np.uint16),
             belief=np.zeros((n_games, v), dtype=np.uint16),
+            forgotten=np.zeros((n_games, v), dtype=np.uint16),
             middle=np.zeros(n_games, dtype=np.uint16),
             backpack=np.zeros((n_games, players), dtype=np.uint16),
             pit=np.zeros(n_games, dtype=np.uint16),
@@ -347,9 +393,10 @@ class State:
 class Turn:
     """What the mover's policy may look at, for some rows of the batch (read-only for policies).
 
-    Bags (int64): ``pool`` is the mover's own chips (the middle plus the mover's backpack), ``helpers`` the
-    chips on the other seats' backpacks together, ``belief`` what the table remembers of each cave ``(B, V)``.
-    The ``*_counts`` versions are the same as ``(..., 4)`` counts by type.
+    Bags (int64): ``pool`` is the mover's own chips (the middle plus the mover's backpack), ``backpacks`` every
+    seat's backpack ``(B, P)``, ``belief`` what the table remembers of each cave ``(B, V)``. :meth:`expected`
+    is each cave's expected content from public information. The ``*_counts`` versions are ``(..., 4)`` counts.
+    Policies must not read ``state.caves`` or the cards under the stack tops (:meth:`tops` after building).
     """
 
     def __init__(
@@ -359,20 +406,26 @@ class Turn:
         self.params, self.tables, self.source, self.mover = params, tables, source, mover
         self.state, self.rows = state, rows
         self.capacity = params.backpack
+        self.players = state.backpack.shape[1]
         self.games = state.game[rows]
 
     def __len__(self) -> int:
         return len(self.games)
 
     @cached_property
-    def own(self) -> np.ndarray:
-        """The mover's backpack (bag)."""
-        return self.state.backpack[self.rows, self.mover].astype(np.int64)
+    def backpacks(self) -> np.ndarray:
+        """Every seat's backpack (bags), ``(B, P)``."""
+        return self.state.backpack[self.rows].astype(np.int64)
 
     @cached_property
-    def helpers(self) -> np.ndarray:
-        """The other seats' backpacks together (bag)."""
-        return self.state.backpack[self.rows].sum(axis=1, dtype=np.int64) - self.own
+    def own(self) -> np.ndarray:
+        """The mover's backpack (bag)."""
+        return self.backpacks[:, self.mover]
+
+    @cached_property
+    def helper_seats(self) -> list[int]:
+        """The other seats, in turn order after the mover."""
+        return [(self.mover + j) % self.players for j in range(1, self.players)]
 
     @cached_property
     def pool(self) -> np.ndarray:
@@ -385,8 +438,35 @@ class Turn:
         return self.state.belief[self.rows]
 
     @cached_property
+    def axe_chips(self) -> np.ndarray:
+        """Chips left in the hand axe (public: every pulled chip is seen)."""
+        return self.tables.chips_in[self.state.axe[self.rows]].astype(np.int64)
+
+    def expected(self) -> np.ndarray:
+        """Expected chips by type in each cave, ``(B, V, 4)`` float: remembered plus forgotten ones placed.
+
+        The chips lying in caves are known by type (pulled less collected); those not remembered are spread
+        over the caves in proportion to each cave's weight share times the chips of that type pulled unplaced
+        since the cave was last opened. Public information only.
+        """
+        st = self.state
+        counts = bag_tables()[0]
+        chips = np.array(self.params.chips, dtype=np.int64)
+        seen = (
+            counts[st.axe[self.rows]].astype(np.int64)
+            + counts[st.pit[self.rows]]
+            + counts[st.middle[self.rows]]
+            + counts[st.backpack[self.rows]].sum(axis=1)
+        )
+        belief = counts[self.belief].astype(np.float64)
+        unplaced = (chips - seen) - belief.sum(axis=1)  # (B, 4)
+        weight = counts[st.forgotten[self.rows]] * self.params.cave_shares[None, :, None]
+        total = weight.sum(axis=1, keepdims=True)
+        return belief + np.where(total > 0, weight / np.where(total > 0, total, 1) * unplaced[:, None, :], 0.0)
+
+    @cached_property
     def deck(self) -> np.ndarray:
-        """Invention ids per stack from the top, ``(B, S, depth + 1)``."""
+        """Invention ids per stack from the top, ``(B, S, depth + 1)`` (only the tops may be read)."""
         return self.state.deck[self.rows]
 
     @cached_property
@@ -405,7 +485,10 @@ class Turn:
         return bag_tables()[0][bags].astype(np.int64)
 
     def tops(self, taken: np.ndarray | None = None) -> np.ndarray:
-        """Invention id on top of each stack (dummy when empty), ``(B, S)``, after ``taken`` cards (default now)."""
+        """Invention id on top of each stack (dummy when empty), ``(B, S)``, after ``taken`` cards (default now).
+
+        A policy may ask past today's tops only for cards it has already decided to build (a reveal).
+        """
         taken = self.taken if taken is None else taken
         return np.take_along_axis(self.deck, taken[:, :, None], axis=2)[:, :, 0].astype(np.int64)
 
@@ -414,12 +497,41 @@ class Turn:
         return self.tables.cost_spread[self.tops()].sum(axis=1)
 
 
+@lru_cache(maxsize=8)
+def forget_cdf(fade: float) -> np.ndarray:
+    """``cdf[n, x]``: chance that at most ``x`` of ``n`` remembered chips are forgotten, ``(16, 16)`` (1 past n)."""
+    out = np.ones((16, 16))
+    for n in range(16):
+        total = 0.0
+        for x in range(n):
+            total += math.comb(n, x) * fade**x * (1 - fade) ** (n - x)
+            out[n, x] = total
+    return out
+
+
+def forget_count(cdf: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """How many of ``n`` remembered chips are forgotten for uniform ``u``: the binomial quantile."""
+    return (cdf[n] <= u[..., None]).sum(axis=-1)
+
+
+def fade_memory(params: Params, state: State, source: core.Source) -> None:
+    """With ``fade`` > 0, the table forgets the cave of each remembered chip with that chance (in place)."""
+    if params.fade <= 0:
+        return
+    v = params.caves
+    u = source.uniform(state.game, v * 4).reshape(-1, v, 4)
+    remembered = bag_tables()[0][state.belief].astype(np.int64)
+    lost = forget_count(forget_cdf(params.fade), remembered, u)  # (B, V, 4)
+    state.belief -= pack(lost).astype(np.uint16)
+    state.forgotten += pack(lost.sum(axis=1)).astype(np.uint16)[:, None]
+
+
 def draw_chips(params: Params, tables: Tables, state: State, source: core.Source) -> None:
-    """Pull up to two chips from the hand axe; each falls into a cave and may be remembered (in place)."""
+    """Pull up to ``pulls`` chips from the hand axe; each falls into a cave and may be remembered (in place)."""
     thresholds = np.array(params.cave_thresholds)
     n_caves = params.caves
     caves, belief = state.caves.reshape(-1), state.belief.reshape(-1)
-    for chip in range(2):
+    for chip in range(params.pulls):
         live = np.arange(len(state.game)) if chip == 0 else np.flatnonzero(state.axe)
         if not len(live):
             return
@@ -432,84 +544,124 @@ def draw_chips(params: Params, tables: Tables, state: State, source: core.Source
         caves[where] += unit.astype(np.uint16)
         seen = u[:, 2] < params.memory
         belief[where[seen]] += unit[seen].astype(np.uint16)
+        state.forgotten[live[~seen]] += unit[~seen, None].astype(np.uint16)
 
 
 def open_cave(state: State, cave: np.ndarray) -> None:
     """Empty the chosen cave of every game into the middle (in place)."""
     where = np.arange(len(cave)) * state.caves.shape[1] + cave
-    caves, belief = state.caves.reshape(-1), state.belief.reshape(-1)
+    caves, belief, forgotten = state.caves.reshape(-1), state.belief.reshape(-1), state.forgotten.reshape(-1)
     state.middle[:] = caves[where]
     caves[where] = 0
     belief[where] = 0
+    forgotten[where] = 0
     state.empty_caves += state.middle == 0
 
 
-def pay_builds(
-    tables: Tables, state: State, rows: np.ndarray, k: np.ndarray, mover: int, players: int, limit: np.ndarray
+def check_payment(
+    params: Params, tables: Tables, need: np.ndarray, takes: np.ndarray, holders: np.ndarray, mover: int
 ) -> None:
-    """Build ``k[i, s]`` cards from stack ``s`` in game ``rows[i]`` and pay for them (in place).
+    """Raise ``ValueError`` unless ``takes`` (bags per holder: middle, then each seat) pays ``need`` by the rules.
 
-    Each card takes matching chips where the table has them and crystals for the rest; the chips of each type
-    come from the middle, then the mover's backpack, then the other backpacks in seat order after the mover.
+    ``need`` is the chips per resource of the cards built ``(B, 3)``; a payment gives no more of a resource than
+    needed, crystals for the rest, and no more chips in all; each holder gives only chips it has, and another
+    seat gives at most ``help_chips`` chips (none without ``help``).
+    """
+    counts, chips_in, spread = bag_tables()
+    if np.any(bag_min(spread[takes], spread[holders]) != spread[takes]):
+        raise ValueError("a policy paid with chips a holder does not have")
+    others = np.delete(takes[:, 1:], mover, axis=1)
+    if others.size and np.any(chips_in[others] > (params.help_chips if params.help else 0)):
+        raise ValueError("a policy took more help than the rules allow")
+    paid = counts[takes].astype(np.int64).sum(axis=1)
+    if np.any(paid[:, :3] > need) or np.any(paid.sum(axis=1) != need.sum(axis=1)):
+        raise ValueError("a policy's payment does not match the cost of its builds")
+
+
+def pay_builds(
+    params: Params,
+    tables: Tables,
+    state: State,
+    rows: np.ndarray,
+    k: np.ndarray,
+    takes: np.ndarray,
+    mover: int,
+    limit: np.ndarray,
+) -> None:
+    """Build ``k[i, s]`` cards from stack ``s`` in game ``rows[i]``, paid with ``takes[i]`` (in place).
+
+    ``takes`` holds, per row, the bag taken from the middle and then from each seat's backpack (seat order).
 
     Raises:
-        ValueError: if a policy asked for more cards than a stack holds or the turn allows, or for a card the
-            table cannot pay for.
+        ValueError: if a policy asked for more cards than a stack holds or the turn allows, or paid wrongly.
     """
     taken = state.taken[rows].astype(np.int64)
     if np.any(taken + k > tables.stack_len) or np.any(k.sum(axis=1) > limit):
         raise ValueError("a policy built more inventions than the stacks hold or the turn allows")
-    helper_seats = [(mover + j) % players for j in range(1, players)]
-    backpack = state.backpack[rows].astype(np.int64)
-    holders = [state.middle[rows].astype(np.int64)] + [backpack[:, s] for s in [mover, *helper_seats]]
-    supply = sum(holders)
-    paid = np.zeros(len(rows), dtype=np.int64)
-    deck = state.deck[rows]
-    for s in range(tables.stacks):
-        for j in range(int(k[:, s].max())):
-            sub = np.flatnonzero(k[:, s] > j)
-            invention = deck[sub, s, taken[sub, s] + j].astype(np.int64)
-            if not tables.afford[invention, supply[sub]].all():
-                raise ValueError("a policy built an invention the table cannot pay for")
-            cost = tables.pay[invention, supply[sub]]
-            paid[sub] += cost
-            supply[sub] -= cost
-    bag_tables_ = bag_tables()
-    spread = bag_tables_[2]
-    rest = spread[paid]
-    takes = []
-    for holder in holders:
-        take = bag_min(rest, spread[holder])
-        rest -= take
-        takes.append(compress(take))
-    state.middle[rows] = holders[0] - takes[0]
-    for seat, holder, take in zip([mover, *helper_seats], holders[1:], takes[1:], strict=True):
-        state.backpack[rows, seat] = holder - take
-        if seat != mover:
-            state.help_given[rows, seat] += bag_tables_[1][take]
+    deck = state.deck[rows].astype(np.int64)
+    depth = np.arange(deck.shape[2])
+    chosen = (depth[None, None, :] >= taken[:, :, None]) & (depth[None, None, :] < (taken + k)[:, :, None])
+    need = (tables.cost[deck] * chosen[..., None]).sum(axis=(1, 2))
+    holders = np.concatenate([state.middle[rows, None], state.backpack[rows]], axis=1).astype(np.int64)
+    takes = np.asarray(takes, dtype=np.int64)
+    check_payment(params, tables, need, takes, holders, mover)
+    chips_in = bag_tables()[1]
+    state.middle[rows] = holders[:, 0] - takes[:, 0]
+    state.backpack[rows] = holders[:, 1:] - takes[:, 1:]
+    given = chips_in[takes[:, 1:]].astype(np.int16)
+    given[:, mover] = 0
+    state.help_given[rows] += given
+    paid = takes.sum(axis=1)
     state.pit[rows] += paid.astype(np.uint16)
     state.crystals_used[rows] += (paid >> 12).astype(np.int16)
     state.taken[rows] += k.astype(np.int8)
     state.built[rows] += k.sum(axis=1).astype(np.int8)
 
 
-def store_chips(
-    tables: Tables, state: State, rows: np.ndarray | slice, keep: np.ndarray, mover: int, capacity: int
-) -> None:
+def store_chips(params: Params, state: State, rows: np.ndarray | slice, keep: np.ndarray, mover: int) -> None:
     """The mover keeps bag ``keep`` out of middle plus backpack; the rest go to the pit (in place).
 
     Raises:
-        ValueError: if a policy kept chips it does not have or more than the backpack holds.
+        ValueError: if a policy kept chips it does not have, more than the backpack holds, or (without
+            ``backpack_swap``) dumped a chip that was on its backpack.
     """
-    pool = state.middle[rows] + state.backpack[rows, mover].astype(np.int64)
+    own = state.backpack[rows, mover].astype(np.int64)
+    pool = state.middle[rows] + own
     _, chips_in, spread = bag_tables()
-    if np.any(bag_min(spread[keep], spread[pool]) != spread[keep]) or np.any(chips_in[keep] > capacity):
+    if np.any(bag_min(spread[keep], spread[pool]) != spread[keep]) or np.any(chips_in[keep] > params.backpack):
         raise ValueError("a policy kept chips it does not have or more than its backpack holds")
+    if not params.backpack_swap and np.any(bag_min(spread[keep], spread[own]) != spread[own]):
+        raise ValueError("a policy dumped a backpack chip to store another, which backpack_swap=false forbids")
     waste = pool - keep
     state.backpack[rows, mover] = keep
     state.pit[rows] += waste.astype(np.uint16)
     state.wasted[rows] += chips_in[waste]
     state.middle[rows] = 0
+
+
+def begin_turn(params: Params, tables: Tables, state: State, source: core.Source) -> None:
+    """The turn's chance before any decision: memory fades, then chips are pulled and roll into caves."""
+    fade_memory(params, state, source)
+    draw_chips(params, tables, state, source)
+
+
+def finish_turn(params: Params, tables: Tables, impl: object, state: State, source: core.Source) -> None:
+    """After the cave is open: the mover's builds and payment, then storing (unless the table has won)."""
+    mover = int(state.turn[0]) % state.backpack.shape[1]
+    everyone = slice(None)
+    turn = Turn(params, tables, source, state, mover, everyone)
+    k = impl.builds(turn)
+    building = np.flatnonzero(k.any(axis=1))
+    if len(building):
+        takes = impl.pay(Turn(params, tables, source, state, mover, building), k[building])
+        pay_builds(params, tables, state, building, k[building], takes, mover, turn.limit[building])
+    going_on = np.flatnonzero(state.built < params.goal)
+    if len(going_on):
+        if len(going_on) == len(state.game):
+            going_on = everyone
+        turn = Turn(params, tables, source, state, mover, going_on)
+        store_chips(params, state, going_on, impl.store(turn, turn.pool), mover)
+    state.turn += 1
 
 
 def step(
@@ -518,21 +670,40 @@ def step(
     """Play one turn in every game of ``state`` (in place); every game starts it with chips in the hand axe."""
     mover = int(state.turn[0]) % players
     impl = impls[mover]
-    everyone = slice(None)
-    draw_chips(params, tables, state, source)
-    open_cave(state, impl.cave(Turn(params, tables, source, state, mover, everyone)))
-    turn = Turn(params, tables, source, state, mover, everyone)
-    k = impl.builds(turn)
-    building = np.flatnonzero(k.any(axis=1))
-    if len(building):
-        pay_builds(tables, state, building, k[building], mover, players, turn.limit[building])
-    going_on = np.flatnonzero(state.built < params.goal)
-    if len(going_on):
-        if len(going_on) == len(state.game):
-            going_on = everyone
-        turn = Turn(params, tables, source, state, mover, going_on)
-        store_chips(tables, state, going_on, impl.store(turn, turn.pool), mover, params.backpack)
-    state.turn += 1
+    begin_turn(params, tables, state, source)
+    open_cave(state, impl.cave(Turn(params, tables, source, state, mover, slice(None))))
+    finish_turn(params, tables, impl, state, source)
+
+
+def play_on(
+    params: Params, impls: Sequence[object], state: State, source: core.Source, out: State, mid_turn: bool = False
+) -> None:
+    """Play the games of ``state`` to their end, writing each finished game into ``out`` at its ``game`` index.
+
+    With ``mid_turn`` the games stand after the cave was opened: the mover's turn is finished first.
+    """
+    players = len(impls)
+    tables = params.tables(players)
+    if mid_turn and len(state.game):
+        finish_turn(params, tables, impls[int(state.turn[0]) % players], state, source)
+        state = _drop_won(params, state, out)
+    while len(state.game):
+        lost = state.axe == 0
+        if lost.any():
+            _finish(out, state, lost)
+            state = state.keep_rows(~lost)
+            if not len(state.game):
+                break
+        step(params, tables, players, impls, state, source)
+        state = _drop_won(params, state, out)
+
+
+def _drop_won(params: Params, state: State, out: State) -> State:
+    won = state.built >= params.goal
+    if won.any():
+        _finish(out, state, won)
+        return state.keep_rows(~won)
+    return state
 
 
 def play_with(
@@ -544,32 +715,27 @@ def play_with(
 ) -> Outcome:
     """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
 
-    Returns per-game columns: ``score`` (inventions built, the same for every seat), ``winner`` (-1 the table
-    won, -2 it lost), ``winners``, ``turns`` and the metrics in :data:`METRICS`. With ``components`` the final
-    ``axe``, ``caves``, ``middle``, ``backpack`` and ``pit`` (chip counts by type), ``deck`` and ``taken`` are
-    added (for tests).
+    Returns per-game columns (see :func:`outcome`).
     """
     players = len(impls)
     core.check_players(INFO, players)
     source = core.as_source(rng)
-    tables = params.tables(players)
-
     out = State.initial(params, players, n_games, None)  # finished games are written here by game index
     for first in range(0, n_games, CHUNK):  # blocks of games that fit the caches; each game is independent
         state = State.initial(params, players, min(CHUNK, n_games - first), source, first)
-        while len(state.game):
-            lost = state.axe == 0
-            if lost.any():
-                _finish(out, state, lost)
-                state = state.keep_rows(~lost)
-                if not len(state.game):
-                    break
-            step(params, tables, players, impls, state, source)
-            won = state.built >= params.goal
-            if won.any():
-                _finish(out, state, won)
-                state = state.keep_rows(~won)
+        play_on(params, impls, state, source, out)
+    return outcome(params, out, components)
 
+
+def outcome(params: Params, out: State, components: bool = False) -> Outcome:
+    """Per-game columns of finished games.
+
+    ``score`` (inventions built, the same for every seat), ``winner`` (-1 the table won, -2 it lost), ``winners``,
+    ``turns`` and the metrics in :data:`METRICS`. With ``components`` the
+    final ``axe``, ``caves``, ``middle``, ``backpack`` and ``pit`` (chip counts by type), ``deck`` and ``taken``
+    are added (for tests).
+    """
+    players = out.backpack.shape[1]
     won = out.built >= params.goal
     result = {
         "score": np.repeat(out.built.astype(np.int32)[:, None], players, axis=1),

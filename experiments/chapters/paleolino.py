@@ -2,12 +2,15 @@
 
 Paleolino is cooperative: a game's ``winner`` is -1 when the table builds its village and -2 when the hand axe
 runs dry first, so "the win rate" here is the share of games the table wins (``shared_wins[0] / n_games``).
-Every arm is played from the same seed and chunk size (common random numbers). ``greedy`` is the default
-policy; ``planner`` plays about 30 times slower, so its arms get a quarter of the games.
+Every arm is played from the same seed (common random numbers). Strong play: ``planner`` is the default policy
+(1/:data:`PLANNER_SHARE` of the games per arm, it is slower), ``greedy`` is shown beside it where the two differ,
+and the expert plays 1/:data:`EXPERT_SHARE` of the games at 2 players. Every page says which numbers are the
+publisher's and which are ours.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,16 +21,26 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.report import Page
 from analysis.summary import Summary
+from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
+from engines.paleolino.policies import EXPERT_PLAYOUTS
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, pct, play_pages, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
 
 PLAYER_COUNTS = (1, 2, 3, 4)
-POLICY_ORDER = ["planner", "greedy", "random"]
-DEFAULT_POLICY = "greedy"
-PLANNER_SHARE = 4  # planner arms get n_games // PLANNER_SHARE games (it plays ~1,600 games/s against ~50,000)
+DEFAULT_POLICY = "planner"  # strong play: the strongest heuristic; the expert is too slow for every arm
+HEURISTIC = "greedy"  # shown beside the planner where the two tell different stories
+POLICY_ORDER = ["expert", "planner", "greedy", "random"]
+PLANNER_SHARE = 8  # planner arms get n_games // PLANNER_SHARE games (it plays ~2,000 games/s against ~6,000)
+EXPERT_SHARE = 100  # expert arms get n_games // EXPERT_SHARE games (it plays a few games a second)
+PROVENANCE = (
+    "Publisher's (rulebook): 30 chips (9 wood, 9 stone, 9 berry, 3 crystal), 10 village slots, 2 stacks (solo 3), "
+    "2 chips pulled a turn, 1-chip backpacks, help, the easy and expert variants, and 4 of the 15 invention costs. "
+    "Ours: the other 11 costs, even odds for the 4 caves, perfect memory, backpack swapping; every win rate is "
+    "ours (simulated), for the policy named."
+)
 
 
 @dataclass(frozen=True)
@@ -45,44 +58,64 @@ class Setting:
         return " + ".join(parts) or "defaults"
 
 
-PUBLISHED = Setting("published rules")
+DEFAULTS = Setting("defaults")
 EASY = Setting("easy (one more stack)", "easy")
 EXPERT = Setting("expert (1 build/turn)", "expert")
 NO_SINGLES = Setting("no one-chip inventions", None, (("remove_singles", "true"),))
 REAL_EXPERTS = Setting("real experts", "real-experts")
-VARIANT_SETTINGS = [PUBLISHED, EASY, EXPERT, NO_SINGLES, REAL_EXPERTS]
+VARIANT_SETTINGS = [DEFAULTS, EASY, EXPERT, NO_SINGLES, REAL_EXPERTS]
 MEMORY_LEVELS = (1.0, 0.7, 0.5, 0.25, 0.0)
+FADES = (0.1, 0.25)  # chance per turn to forget a remembered chip (2 players)
 BACKPACKS = (0, 1, 2, 3)
 FAVOURED = (1.0, 1.5, 2.0, 3.0, 5.0)  # weight of cave 0 against 1 for each of the other three
 BIAS_MEMORY = (1.0, 0.7, 0.5)  # memory levels of the 2-player cave-bias comparison
+HELP_SETTINGS = [
+    DEFAULTS,
+    Setting("no help (backpacks kept)", "no-help"),
+    Setting("no backpack swap", "no-swap"),
+    Setting("2-chip backpacks, 1 chip of help each", None, (("backpack", "2"),)),
+    Setting("2-chip backpacks, 2 chips of help each", None, (("backpack", "2"), ("help_chips", "2"))),
+]
+COST_PRESETS = ("cheap", "ours", "lumpy", "dear")
+SKILL_MEMORY = (1.0, 0.0)
 
 
 def memory_setting(memory: float) -> Setting:
-    """Memory level ``memory`` (1.0 is the published rule; 0.7 is the ``forgetful`` variant)."""
+    """Memory level ``memory`` (1.0 is our default; 0.7 is the ``forgetful`` variant)."""
     if memory == 1.0:
-        return PUBLISHED
+        return DEFAULTS
     if memory == 0.7:
         return Setting("memory 0.7 (forgetful)", "forgetful")
     return Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),))
 
 
 def backpack_setting(capacity: int) -> Setting:
-    """Backpacks holding ``capacity`` chips (1 is the published rule; 0 is the ``no-backpacks`` variant)."""
+    """Backpacks holding ``capacity`` chips (1 is the rulebook's; 0 is the ``no-backpacks`` variant)."""
     if capacity == 1:
-        return PUBLISHED
+        return DEFAULTS
     if capacity == 0:
         return Setting("no backpacks (no help)", "no-backpacks")
     return Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),))
 
 
 def bias_setting(weight: float, memory: float = 1.0) -> Setting:
-    """Cave 0 favoured ``weight`` to 1 over each other cave (1 is the published, even mountain), at ``memory``."""
+    """Cave 0 favoured ``weight`` to 1 over each other cave (1 is our even mountain), at ``memory``."""
     if weight == 1.0:
         return memory_setting(memory)
     knobs = (("cave_weights", f"{weight:g},1,1,1"),)
     if memory == 1.0:
         return Setting(f"favoured cave {_share_text(weight)}", None, knobs)
     return Setting(f"favoured cave {_share_text(weight)}, memory {memory:g}", None, (*knobs, ("memory", f"{memory:g}")))
+
+
+def fade_setting(fade: float) -> Setting:
+    """Memory fading by ``fade`` a turn."""
+    return Setting(f"memory fading {fade:g}/turn", None, (("fade", f"{fade:g}"),))
+
+
+def cost_setting(preset: str) -> Setting:
+    """Invention costs of a named preset (``ours`` is the default)."""
+    return DEFAULTS if preset == "ours" else Setting(f"costs: {preset}", f"cost-{preset}")
 
 
 def _share_text(weight: float) -> str:
@@ -94,16 +127,20 @@ def label(setting: Setting, players: int, policy: str = DEFAULT_POLICY) -> str:
     return f"{policy} | {setting.label} | {players}p"
 
 
+def games_for(policy: str, n: int) -> int:
+    """Games per arm of ``policy``: the planner and the expert play fewer (they are slower)."""
+    share = {"planner": PLANNER_SHARE, "expert": EXPERT_SHARE}.get(policy.split(":")[0], 1)
+    return max(1, n // share)
+
+
 def add(
     plan: Plan, setting: Setting, players: int, n: int, seed: int, chunk: int, policy: str = DEFAULT_POLICY
 ) -> None:
-    """Add the arm of ``setting`` at ``players`` seats, all playing ``policy``."""
-    plan.add(label(setting, players, policy), (policy,) * players, n, seed, chunk, setting.variant, setting.knobs)
-
-
-def planner_games(n: int) -> int:
-    """Games per planner arm."""
-    return max(1, n // PLANNER_SHARE)
+    """Add the arm of ``setting`` at ``players`` seats, all playing ``policy`` (``n``: the chapter's games per arm)."""
+    seats = (policy,) * players
+    games = games_for(policy, n)
+    size = min(chunk, games, core.default_chunk(INFO, POLICIES, seats))
+    plan.add(label(setting, players, policy), seats, games, seed, size, setting.variant, setting.knobs)
 
 
 def difficulty_settings() -> list[Setting]:
@@ -111,7 +148,7 @@ def difficulty_settings() -> list[Setting]:
     return [
         backpack_setting(2),
         EASY,
-        PUBLISHED,
+        DEFAULTS,
         memory_setting(0.7),
         EXPERT,
         Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),)),
@@ -121,24 +158,36 @@ def difficulty_settings() -> list[Setting]:
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays (the slow planner arms first, so they do not finish last)."""
+    """Every arm the report plays (the slow expert and planner arms first, so they do not finish last)."""
     chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("paleolino")
+    for memory in SKILL_MEMORY:
+        add(p, memory_setting(memory), 2, n, seed, chunk, "expert")
     for k in PLAYER_COUNTS:
-        add(p, PUBLISHED, k, planner_games(n), seed, chunk, "planner")
-    for k in PLAYER_COUNTS:
-        add(p, PUBLISHED, k, n, seed, chunk, "random")
         for setting in [
             *VARIANT_SETTINGS,
             *(memory_setting(m) for m in MEMORY_LEVELS),
             *(backpack_setting(b) for b in BACKPACKS),
-            *(bias_setting(w) for w in FAVOURED),
+            *HELP_SETTINGS,
+            *(cost_setting(c) for c in COST_PRESETS),
             *difficulty_settings(),
         ]:
             add(p, setting, k, n, seed, chunk)
+    for fade in FADES:
+        add(p, fade_setting(fade), 2, n, seed, chunk)
     for memory in BIAS_MEMORY:
         for w in FAVOURED:
             add(p, bias_setting(w, memory), 2, n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        for policy in (HEURISTIC, "random"):
+            add(p, DEFAULTS, k, n, seed, chunk, policy)
+    for memory in MEMORY_LEVELS:
+        add(p, memory_setting(memory), 2, n, seed, chunk, HEURISTIC)
+        add(p, memory_setting(memory), 2, n, seed, chunk, "random")
+    for preset in COST_PRESETS:
+        add(p, cost_setting(preset), 2, n, seed, chunk, HEURISTIC)
+    for setting in VARIANT_SETTINGS[1:]:
+        add(p, setting, 2, n, seed, chunk, HEURISTIC)
     return p
 
 
@@ -151,20 +200,17 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     planned = plan(n_games, seed)
-    played = play_pages(
-        planned,
-        (policies_page, variants_page, memory_page, backpack_page, bias_page, difficulty_page),
-        jobs,
-        precision,
-        progress,
-    )
+    played = play_pages(planned, PAGES, jobs, precision, progress)
     pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:
         sizes = f"each arm until its table win rate has a 95% half-width of {precision:.2%}"
     else:
-        sizes = f"{n_games:,} per arm, {planner_games(n_games):,} per planner arm (planner is ~30× slower)"
+        sizes = (
+            f"{n_games:,} per greedy or random arm, {games_for('planner', n_games):,} per planner arm, "
+            f"{games_for('expert', n_games):,} per expert arm"
+        )
     front = [
         (
             "game",
@@ -172,26 +218,29 @@ def build(
             "turn a player pulls 2 chips, opens one cave and builds inventions from the stack tops; the table "
             "wins with 10 inventions before the hand axe is empty.",
         ),
+        ("sources", PROVENANCE),
         (
             "knobs",
             ", ".join(f"{k}={v}" for k, v in knobs.items())
-            + f"; inventions={' '.join(params.inventions)}; variants "
+            + f"; inventions={' '.join(params.inventions)} (ours but for s, bb, sw, wwb); variants "
             + "; ".join(f"{name}: {', '.join(f'{k}={v}' for k, v in o.items())}" for name, o in VARIANTS.items()),
         ),
         (
             "policies",
             "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
-            + f". Every seat plays {DEFAULT_POLICY} unless a page says otherwise.",
+            + f". Every seat plays {DEFAULT_POLICY} (strong play) unless a page says otherwise; {HEURISTIC} is "
+            "shown beside it where the two differ.",
         ),
         (
             "games",
-            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of {planned.chunk:,}); common random numbers",
+            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {planned.chunk:,}); common random "
+            "numbers",
         ),
         *provenance(seed),
         (
             "reading",
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "
-            "it assumes the policy named beside it (greedy unless said). Differences: two-proportion tests.",
+            "it assumes the policy named beside it (planner unless said). Differences: two-proportion tests.",
         ),
         ("answers", "; ".join(answers)),
     ]
@@ -225,9 +274,14 @@ def row(results: dict[str, RunResult], setting: Setting, players: int, policy: s
     }
 
 
-def grid(results: dict[str, RunResult], settings: Sequence[Setting], policy: str = DEFAULT_POLICY) -> pd.DataFrame:
+def grid(
+    results: dict[str, RunResult],
+    settings: Sequence[Setting],
+    policy: str = DEFAULT_POLICY,
+    counts: Sequence[int] = PLAYER_COUNTS,
+) -> pd.DataFrame:
     """Rows for every setting and player count."""
-    return pd.DataFrame([row(results, s, k, policy) for s in settings for k in PLAYER_COUNTS])
+    return pd.DataFrame([row(results, s, k, policy) for s in settings for k in counts])
 
 
 def _at(frame: pd.DataFrame, column: str, value: Any, players: int) -> pd.Series:
@@ -271,29 +325,41 @@ def _set_player_ticks(*axes: Any) -> None:
         ax.set_xticks(PLAYER_COUNTS)
 
 
+def _players_text(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(players=[f"{k} player{'s' if k > 1 else ''}" for k in frame["players"]])
+
+
+def _beside(results: dict[str, RunResult], setting: Setting) -> str:
+    """The heuristic's 2-player rate for ``setting`` (shown beside the planner's)."""
+    return _rate_of(pd.Series(row(results, setting, 2, HEURISTIC)))
+
+
 # --- 1. policies and player counts ----------------------------------------------------------------------------
 
 
 def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """The table's win rate by player count under each policy (published rules)."""
-    frame = pd.concat([grid(results, [PUBLISHED], policy) for policy in POLICY_ORDER], ignore_index=True)
-    greedy = frame[frame["policy"] == "greedy"]
-    g1, g4 = _at(greedy, "players", 1, 1), _at(greedy, "players", 4, 4)
-    two = {p: _at(frame[frame["policy"] == p], "players", 2, 2) for p in POLICY_ORDER}
+    """The table's win rate by player count under each heuristic (our defaults), and the expert at 2 players."""
+    frame = pd.concat([grid(results, [DEFAULTS], policy) for policy in POLICY_ORDER[1:]], ignore_index=True)
+    expert = row(results, DEFAULTS, 2, "expert")
+    two = {p: _at(frame[frame["policy"] == p], "players", 2, 2) for p in POLICY_ORDER[1:]}
+    p1, p4 = (_at(frame[frame["policy"] == DEFAULT_POLICY], "players", k, k) for k in (1, 4))
     title = (
-        f"With greedy play the table wins {_rate_of(two['greedy'])} of 2-player games, with planner "
-        f"{_rate_of(two['planner'])}, with random {_rate_of(two['random'])}; greedy tables win "
-        f"{_rate_of(g1)} solo and {_rate_of(g4)} with 4 players"
+        f"With planner play the table wins {_rate_of(two['planner'])} of 2-player games (greedy "
+        f"{_rate_of(two['greedy'])}, random {_rate_of(two['random'])}, the expert {_rate_of(pd.Series(expert))}); "
+        f"planner tables win {_rate_of(p1)} solo and {_rate_of(p4)} with 4 players"
     )
     answer = (
-        f"2-player table wins: greedy {100 * two['greedy']['rate']:.1f}%, planner {100 * two['planner']['rate']:.1f}%, "
-        f"random {100 * two['random']['rate']:.1f}%"
+        f"2-player table wins: expert {100 * expert['rate']:.1f}%, planner {100 * two['planner']['rate']:.1f}%, "
+        f"greedy {100 * two['greedy']['rate']:.1f}%, random {100 * two['random']['rate']:.1f}%"
     )
 
     def draw(fig: Any) -> None:
         ax = fig.subplots()
         plots.interval_lines(
             frame, "players", "rate", "low", "high", "policy", "table win rate (fraction)", "players", ax=ax
+        )
+        ax.errorbar(
+            [2], [expert["rate"]], [[expert["rate"] - expert["low"]], [expert["high"] - expert["rate"]]], fmt="k*"
         )
         _set_player_ticks(ax)
         ax.set_ylim(0, 1)
@@ -307,11 +373,11 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         },
     )
     notes = [
-        "Published rules; every seat plays the named policy. Planner arms have a quarter of the games (planner "
-        "is ~30× slower), hence their wider intervals. Inventions/game: mean built at 1/2/3/4 players (10 win).",
+        f"Our defaults; every seat plays the named policy; the star is the expert (2 players, {expert['n']:,} "
+        "games). Planner arms have fewer games than greedy and random (slower), hence their wider intervals.",
         f"Planner minus greedy at 2 players: {_points(two['planner'], two['greedy'])}, "
-        f"p = {_p(two['planner'], two['greedy']):.2g}. Solo games use 3 stacks, 2–4 players 2 stacks; more "
-        "players bring more backpacks that can help a build (see the backpack page).",
+        f"p = {_p(two['planner'], two['greedy']):.2g}. Solo games use 3 stacks, 2–4 players 2 stacks.",
+        PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
 
@@ -320,21 +386,21 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 
 
 def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """Published, easy, expert and real-experts rules at 1–4 players (greedy)."""
+    """Our defaults, easy, expert and real-experts rules at 1–4 players (planner; greedy beside at 2)."""
     frame = grid(results, VARIANT_SETTINGS)
-    pub, easy, exp, singles, real = (_at(frame, "setting", s.label, 2) for s in VARIANT_SETTINGS)
+    base, easy, exp, singles, real = (_at(frame, "setting", s.label, 2) for s in VARIANT_SETTINGS)
     title = (
-        f"The easy game lifts 2-player wins from {_rate_of(pub)} to {_rate_of(easy)}; expert rules cut them "
+        f"The easy game lifts 2-player wins from {_rate_of(base)} to {_rate_of(easy)}; expert rules cut them "
         f"to {_rate_of(exp)} and real experts to {_rate_of(real)}, mostly by "
         + (
             "leaving out the one-chip inventions"
-            if singles["rate"] < pub["rate"] - (pub["rate"] - real["rate"]) / 2
+            if singles["rate"] < base["rate"] - (base["rate"] - real["rate"]) / 2
             else "the one-build limit"
         )
     )
     answer = (
         f"easy {100 * easy['rate']:.1f}%, expert {100 * exp['rate']:.1f}%, real experts {100 * real['rate']:.1f}% "
-        "(2 players, greedy)"
+        "(2 players, planner)"
     )
 
     def draw(fig: Any) -> None:
@@ -348,17 +414,19 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         frame,
         "setting",
         {
-            "vs published, 2 p": lambda part: (
-                "—" if part["setting"].iloc[0] == PUBLISHED.label else _points(_at(part, "players", 2, 2), pub)
+            "vs defaults, 2 p": lambda part: (
+                "—" if part["setting"].iloc[0] == DEFAULTS.label else _points(_at(part, "players", 2, 2), base)
             ),
-            "inventions/game": _per_player("inventions", "{:.1f}"),
+            "greedy, 2 p": lambda part: _beside(
+                results, next(s for s in VARIANT_SETTINGS if s.label == part["setting"].iloc[0])
+            ),
         },
     )
     notes = [
-        "Everyone plays greedy. Easy: one more invention stack (3, solo 4). Expert: one invention per turn. "
-        "Real experts: both that and no one-chip inventions (the three cards costing a single chip), shown alone too "
-        f"({_rate_of(singles)} at 2 players). vs published: difference at 2 players with its 95% interval. "
-        "Inventions/game: mean built at 1/2/3/4 players."
+        "Everyone plays planner. Easy: one more invention stack (3, solo 4). Expert: one invention per turn. "
+        "Real experts: both that and no one-chip inventions (the three cards costing a single chip), shown alone "
+        f"too ({_rate_of(singles)} at 2 players). The variants are the publisher's; the rates are ours.",
+        PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
 
@@ -366,22 +434,20 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 # --- 3. memory ------------------------------------------------------------------------------------------------
 
 
-def _players_text(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(players=[f"{k} player{'s' if k > 1 else ''}" for k in frame["players"]])
-
-
 def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """The table's win rate as memory fades from perfect to none (greedy)."""
+    """The table's win rate as memory fades from perfect to none (planner; greedy and random beside)."""
     frame = grid(results, [memory_setting(m) for m in MEMORY_LEVELS])
     frame["memory"] = [m for m in MEMORY_LEVELS for _ in PLAYER_COUNTS]
     at2 = {m: _at(frame, "memory", m, 2) for m in MEMORY_LEVELS}
+    greedy = {m: pd.Series(row(results, memory_setting(m), 2, HEURISTIC)) for m in MEMORY_LEVELS}
+    fading = [pd.Series(row(results, fade_setting(f), 2)) for f in FADES]
     title = (
-        f"Forgetting costs the table: 2-player wins fall from {_rate_of(at2[1.0])} with perfect memory to "
-        f"{_rate_of(at2[0.5])} at half; with no memory greedy keeps opening the same cave and wins "
-        f"{_rate_of(at2[0.0])}"
+        f"Forgetting costs the table points, not the game: 2-player wins fall from {_rate_of(at2[1.0])} with "
+        f"perfect memory to {_rate_of(at2[0.0])} with no memory (greedy {_rate_of(greedy[1.0])} to "
+        f"{_rate_of(greedy[0.0])})"
     )
     levels = " / ".join(f"{100 * at2[m]['rate']:.1f}%" for m in (1.0, 0.7, 0.5, 0.0))
-    answer = f"memory 1 / 0.7 / 0.5 / 0: {levels}"
+    answer = f"memory 1 / 0.7 / 0.5 / 0: {levels} (planner, 2 players)"
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
@@ -392,11 +458,14 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         )
         left.set_ylim(0, 1)
         left.set_xticks(MEMORY_LEVELS)
-        two = frame[frame["players"] == 2]
-        two = two.assign(lo=two["empty"], hi=two["empty"])
-        plots.interval_lines(
-            two, "memory", "empty", "lo", "hi", None, "empty caves opened per game (count)", xlabel, ax=right
+        two = pd.DataFrame(
+            [{**at2[m].to_dict(), "memory": m, "policy": DEFAULT_POLICY} for m in MEMORY_LEVELS]
+            + [{**greedy[m].to_dict(), "memory": m, "policy": HEURISTIC} for m in MEMORY_LEVELS]
         )
+        plots.interval_lines(
+            two, "memory", "rate", "low", "high", "policy", "table win rate, 2 players", xlabel, ax=right
+        )
+        right.set_ylim(0, 1)
         right.set_xticks(MEMORY_LEVELS)
 
     table = wide(
@@ -406,24 +475,27 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             "vs memory 1, 2 p": lambda part: (
                 "—" if part["memory"].iloc[0] == "1" else _points(_at(part, "players", 2, 2), at2[1.0])
             ),
+            "greedy, 2 p": lambda part: _rate_of(greedy[float(part["memory"].iloc[0])]),
             "empty caves/game": lambda part: f"{part['empty'].iloc[1]:.2f}",
         },
     )
     notes = [
-        "Everyone plays greedy, published rules otherwise; 0.7 is the 'forgetful' variant. The table shares one "
-        "memory: each chip's cave is remembered with this chance. Greedy opens the cave with most remembered chips, "
-        "ties to the first cave: with no memory every cave looks empty, so it opens cave 1 every turn and only "
-        "ever collects the chips that fall there (a table that rotated caves would do far better). Empty caves "
-        "opened per game are the same at every player count (the chips fall alike); shown for 2 players."
+        "Memory is our knob (the rulebook only asks players to watch): each chip's cave is remembered with this "
+        "chance; 0.7 is the 'forgetful' variant. Both policies open the cave with the most expected chips: the "
+        "remembered ones plus the chips seen falling but not placed, spread over the caves not opened since.",
+        "Memory fading with age (2 players, memory 1, each remembered chip forgotten with this chance a turn): "
+        + "; ".join(f"{f:g}/turn {_rate_of(r)}" for f, r in zip(FADES, fading, strict=True))
+        + ". Empty caves opened per game shown for 2 players.",
+        PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
 
 
-# --- 4. backpacks and help ------------------------------------------------------------------------------------
+# --- 4. backpacks ---------------------------------------------------------------------------------------------
 
 
 def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """Backpack capacity 0–3 at 1–4 players: win rate, and chips given in help (greedy)."""
+    """Backpack capacity 0–3 at 1–4 players: win rate, and chips given in help (planner)."""
     frame = grid(results, [backpack_setting(b) for b in BACKPACKS])
     frame["capacity"] = [b for b in BACKPACKS for _ in PLAYER_COUNTS]
     b0, b1, b2 = (_at(frame, "capacity", c, 2) for c in (0, 1, 2))
@@ -470,31 +542,76 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         },
     )
     notes = [
-        "Everyone plays greedy. Capacity 0 is the 'no-backpacks' variant (no backpacks, so no help). A backpack chip "
-        "serves its owner on a later turn and, with 2+ players, can pay for another player's build (help; help "
-        "chips/game at 2/3/4 players). The engine cannot switch help off alone, so its worth is read from how the "
-        "worth of a backpack (0 → 1 chip) grows with the table: "
+        "Everyone plays planner. 1 chip is the rulebook's backpack; 0 is the 'no-backpacks' variant (no help "
+        "either); 2 and 3 are ours. Each other player gives at most 1 chip to a turn's builds (the rulebook's "
+        "'a chip'); the help page varies that. Help chips/game at 2/3/4 players. Worth of a 1-chip backpack: "
         + ", ".join(f"{100 * gain[k]:+.1f} pts at {k} p" for k in PLAYER_COUNTS)
-        + " (solo games also have a third stack)."
+        + " (solo games also have a third stack).",
+        PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
 
 
-# --- 5. cave bias ---------------------------------------------------------------------------------------------
+# --- 5. help --------------------------------------------------------------------------------------------------
+
+
+def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
+    """Helping switched off apart from backpacks, help per helper and backpack swapping (planner)."""
+    frame = grid(results, HELP_SETTINGS)
+    base, no_help, no_swap, one, two = (_at(frame, "setting", s.label, 4) for s in HELP_SETTINGS)
+    base2, no_help2 = (_at(frame, "setting", s.label, 2) for s in HELP_SETTINGS[:2])
+    title = (
+        f"Helping is worth {100 * (base['rate'] - no_help['rate']):.0f} points at 4 players ({_rate_of(no_help)} "
+        f"without it against {_rate_of(base)}) and {100 * (base2['rate'] - no_help2['rate']):.0f} at 2; "
+        f"forbidding backpack swaps gives {_rate_of(no_swap)} at 4 players"
+    )
+    answer = (
+        f"help off: {100 * no_help2['rate']:.1f}% (2 p), {100 * no_help['rate']:.1f}% (4 p); "
+        f"2-chip backpacks with 1 / 2 chips of help each: {100 * one['rate']:.1f}% / {100 * two['rate']:.1f}% (4 p)"
+    )
+
+    def draw(fig: Any) -> None:
+        ax = fig.subplots()
+        plots.interval_bars(
+            frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
+        )
+        ax.set_ylim(0, 1)
+
+    how = {s.label: s.describe() for s in HELP_SETTINGS}
+    table = wide(
+        frame,
+        "setting",
+        {
+            "vs defaults, 4 p": lambda part: (
+                "—" if part["setting"].iloc[0] == DEFAULTS.label else _points(_at(part, "players", 4, 4), base)
+            ),
+            "variant / knobs": lambda part: how[part["setting"].iloc[0]],
+        },
+    )
+    notes = [
+        "Everyone plays planner. No help: backpacks still serve their owners, but no one gives a chip to another "
+        "player's build (solo games are unchanged). Help each: chips each other player may give to one turn's "
+        "builds (the rulebook's 'a chip' is 1; it only matters with backpacks above 1 chip, which are ours). "
+        "Backpack swap (ours, allowed by default): dumping an unused backpack chip to store a new one.",
+        PROVENANCE,
+    ]
+    return Page(title, draw, table, notes), title, answer
+
+
+# --- 6. cave bias ---------------------------------------------------------------------------------------------
 
 
 def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """One cave favoured by the mountain, at 1–4 players with perfect memory and at 2 players forgetting."""
-    frame = grid(results, [bias_setting(w) for w in FAVOURED])
-    frame["share"] = [w / (w + 3) for w in FAVOURED for _ in PLAYER_COUNTS]
-    forgetting = pd.DataFrame(
+    """One cave favoured by the mountain, at 2 players, with perfect memory and forgetting (planner)."""
+    frame = pd.DataFrame(
         [
             {**row(results, bias_setting(w, m), 2), "share": w / (w + 3), "memory": f"memory {m:g}"}
             for m in BIAS_MEMORY
             for w in FAVOURED
         ]
     )
-    even, half = _at(frame, "share", 0.25, 2), _at(frame, "share", 0.5, 2)
+    perfect = frame[frame["memory"] == "memory 1"]
+    even, half = _at(perfect, "share", 0.25, 2), _at(perfect, "share", 0.5, 2)
     diff = half["rate"] - even["rate"]
     verb = "barely changes" if abs(diff) < 0.03 else ("raises" if diff > 0 else "lowers")
     title = (
@@ -507,50 +624,82 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     xlabel = "share of chips rolling into the favoured cave"
 
     def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2, sharey=True)
+        ax = fig.subplots()
         plots.interval_lines(
-            _players_text(frame),
-            "share",
-            "rate",
-            "low",
-            "high",
-            "players",
-            "table win rate (fraction)",
-            xlabel,
-            ax=left,
+            frame, "share", "rate", "low", "high", "memory", "table win rate (fraction)", xlabel, ax=ax
         )
-        left.set_title("memory 1, 1–4 players", fontsize=10)
-        plots.interval_lines(
-            forgetting, "share", "rate", "low", "high", "memory", "table win rate (fraction)", xlabel, ax=right
-        )
-        right.set_title("2 players, memory 1 / 0.7 / 0.5", fontsize=10)
-        for ax in (left, right):
-            ax.set_xticks(shares, ticks)
-            ax.set_ylim(0, 1)
+        ax.set_xticks(shares, ticks)
+        ax.set_ylim(0, 1)
 
     table_rows = []
     for w in FAVOURED:
         line: dict[str, str] = {"cave weights": f"{w:g}:1:1:1", "favoured share": ticks[FAVOURED.index(w)]}
-        for k in PLAYER_COUNTS:
-            line[f"{k} p, memory 1"] = _rate_of(_at(frame, "share", w / (w + 3), k))
-        for m in BIAS_MEMORY[1:]:
-            line[f"2 p, memory {m:g}"] = _rate_of(
-                _at(forgetting[forgetting["memory"] == f"memory {m:g}"], "share", w / (w + 3), 2)
-            )
+        for m in BIAS_MEMORY:
+            line[f"memory {m:g}"] = _rate_of(_at(frame[frame["memory"] == f"memory {m:g}"], "share", w / (w + 3), 2))
         table_rows.append(line)
     notes = [
-        "Everyone plays greedy. cave_weights w:1:1:1: a chip falls in the favoured cave with chance w/(w+3) and in "
-        "each other cave with 1/(w+3); even caves (1:1:1:1) are the published mountain. "
-        f"2 players, memory 1, favoured cave at 50% vs even: {_points(half, even)}, p = {_p(half, even):.2g}."
+        "2 players, everyone plays planner. cave_weights w:1:1:1: a chip falls in the favoured cave with chance "
+        "w/(w+3). The rulebook gives no odds: even caves (1:1:1:1) are our default, not a measured mountain. "
+        f"Memory 1, favoured cave at 50% vs even: {_points(half, even)}, p = {_p(half, even):.2g}.",
+        PROVENANCE,
     ]
     return Page(title, draw, pd.DataFrame(table_rows), notes), title, answer
 
 
-# --- 6. difficulty table --------------------------------------------------------------------------------------
+# --- 7. invention costs ---------------------------------------------------------------------------------------
+
+
+def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
+    """How much our guessed invention costs matter: named presets at 1–4 players (planner; greedy beside)."""
+    settings = [cost_setting(c) for c in COST_PRESETS]
+    frame = grid(results, settings)
+    at2 = {c: _at(frame, "setting", s.label, 2) for c, s in zip(COST_PRESETS, settings, strict=True)}
+    low, high = min(at2.values(), key=lambda r: r["rate"]), max(at2.values(), key=lambda r: r["rate"])
+    title = (
+        f"The invention costs we had to guess matter most: at 2 players the table wins {_rate_of(at2['cheap'])} "
+        f"with cheap costs, {_rate_of(at2['ours'])} with ours and {_rate_of(at2['dear'])} with dear ones"
+    )
+    answer = (
+        f"cost presets at 2 players: {100 * low['rate']:.1f}% ({low['setting']}) to "
+        f"{100 * high['rate']:.1f}% ({high['setting']})"
+    )
+
+    def draw(fig: Any) -> None:
+        ax = fig.subplots()
+        plots.interval_bars(
+            frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
+        )
+        ax.set_ylim(0, 1)
+
+    mixes = {
+        s.label: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
+        for s in settings
+    }
+    table = wide(
+        frame,
+        "setting",
+        {
+            "greedy, 2 p": lambda part: _beside(
+                results, next(s for s in settings if s.label == part["setting"].iloc[0])
+            ),
+            "costs": lambda part: mixes[part["setting"].iloc[0]],
+        },
+    )
+    notes = [
+        "The rulebook prints 4 costs (Clay Flute s, Sign bb, Seesaw sw, Bed wwb) and says 3 inventions cost one "
+        "chip; the other 11 are ours. Every preset keeps those 7: ours 3 singles / 6 doubles / 6 triples (the "
+        "default), cheap 3 / 9 / 3, dear 3 / 3 / 9, lumpy as ours with three single-resource triples. Until the "
+        "real cards are read, every win rate in this report carries this uncertainty.",
+        PROVENANCE,
+    ]
+    return Page(title, draw, table, notes), title, answer
+
+
+# --- 8. difficulty table --------------------------------------------------------------------------------------
 
 
 def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
-    """Every setting against every player count, easiest first: the designer's difficulty table (greedy)."""
+    """Every setting against every player count, easiest first: the designer's difficulty table (planner)."""
     settings = difficulty_settings()
     frame = grid(results, settings)
     order = frame.groupby("setting", sort=False)["rate"].mean().sort_values(ascending=False).index.tolist()
@@ -560,9 +709,9 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     matrix.columns = [f"{k} player{'s' if k > 1 else ''}" for k in matrix.columns]
     frame["setting"] = frame["setting"].astype(str)
     two = frame[frame["players"] == 2].sort_values("rate", ascending=False)
-    pub2, easiest, hardest = _at(frame, "setting", PUBLISHED.label, 2), two.iloc[0], two.iloc[-1]
+    base2, easiest, hardest = _at(frame, "setting", DEFAULTS.label, 2), two.iloc[0], two.iloc[-1]
     title = (
-        f"Difficulty with greedy play, 2 players: the published rules win {_rate_of(pub2)}, from "
+        f"Difficulty with planner play, 2 players: our defaults win {_rate_of(base2)}, from "
         f"{_rate_of(easiest)} with {easiest['setting']} down to {_rate_of(hardest)} with {hardest['setting']}"
     )
     answer = (
@@ -571,7 +720,7 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     )
 
     def draw(fig: Any) -> None:
-        plots.heatmap(matrix, "table win rate (greedy)", fig=fig)
+        plots.heatmap(matrix, "table win rate (planner)", fig=fig)
         ax = fig.axes[0]
         ax.set_xlabel("players")
         ax.set_ylabel("")
@@ -579,7 +728,77 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     how = {s.label: s.describe() for s in settings}
     table = wide(frame, "setting", {"variant / knobs": lambda part: how[part["setting"].iloc[0]]})
     notes = [
-        "Table wins, every seat greedy, 95% Wilson interval; rows easiest to hardest (mean over 1–4 players). "
-        "Planner wins more, random less; memory 0 wins 0%."
+        "Table wins, every seat planner, 95% Wilson interval; rows easiest to hardest (mean over 1–4 players). "
+        "The expert wins more (policies page), greedy and random less.",
+        PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
+
+
+# --- 9. skill -------------------------------------------------------------------------------------------------
+
+
+def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
+    """How much skill matters to a cooperative table: each policy's win rate at 2 players, with and without memory."""
+    frame = pd.DataFrame(
+        [
+            {**row(results, memory_setting(m), 2, policy), "memory": f"memory {m:g}"}
+            for m in SKILL_MEMORY
+            for policy in reversed(POLICY_ORDER)
+        ]
+    )
+    perfect = frame[frame["memory"] == "memory 1"].set_index("policy")
+    none = frame[frame["memory"] == "memory 0"].set_index("policy")
+    title = (
+        f"Skill matters: a 2-player table wins {_rate_of(perfect.loc['random'])} playing at random, "
+        f"{_rate_of(perfect.loc['planner'])} with the planner and {_rate_of(perfect.loc['expert'])} with the "
+        f"expert; with no memory {_rate_of(none.loc['random'])} to {_rate_of(none.loc['expert'])}"
+    )
+    answer = (
+        f"2-player skill range, memory 1: random {100 * perfect.loc['random', 'rate']:.1f}% to expert "
+        f"{100 * perfect.loc['expert', 'rate']:.1f}%"
+    )
+
+    def draw(fig: Any) -> None:
+        ax = fig.subplots()
+        plots.interval_bars(
+            frame, "policy", "rate", "low", "high", "memory", "table win rate (fraction)", "policy", ax=ax
+        )
+        ax.set_ylim(0, 1)
+
+    lines = []
+    for m, part in ((1.0, perfect), (0.0, none)):
+        steps = list(reversed(POLICY_ORDER))
+        for weaker, stronger in itertools.pairwise(steps):
+            a, b = part.loc[stronger], part.loc[weaker]
+            lines.append(
+                {
+                    "memory": f"{m:g}",
+                    "step": f"{weaker} → {stronger}",
+                    "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
+                    "gain": _points(a, b),
+                    "p": f"{_p(a, b):.2g}",
+                    "games": f"{int(b['n']):,} / {int(a['n']):,}",
+                }
+            )
+    notes = [
+        "Paleolino is cooperative, so there is no head-to-head ladder: each policy plays every seat of the table. "
+        f"The expert searches {EXPERT_PLAYOUTS} "
+        "playouts per cave and per keep with planner playouts; it sees only what the table knows (caves redrawn "
+        "from memory, unseen cards dealt anew). p: two-proportion test of each step.",
+        PROVENANCE,
+    ]
+    return Page(title, draw, pd.DataFrame(lines), notes), title, answer
+
+
+PAGES = (
+    policies_page,
+    variants_page,
+    memory_page,
+    backpack_page,
+    help_page,
+    bias_page,
+    costs_page,
+    difficulty_page,
+    skill_page,
+)

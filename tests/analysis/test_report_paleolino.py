@@ -30,7 +30,7 @@ def monkeypatch_module():
 
 def test_front_page_says_what_was_run(report) -> None:
     chapter, texts = report
-    assert len(texts) == 7
+    assert len(texts) == 10
     for word in (
         "Paleolino",
         "seed",
@@ -39,6 +39,9 @@ def test_front_page_says_what_was_run(report) -> None:
         "policies",
         "greedy",
         "planner",
+        "expert",
+        "Publisher's",
+        "Ours",
         "date",
         "2026-01-01",
         "boardlab",
@@ -47,31 +50,37 @@ def test_front_page_says_what_was_run(report) -> None:
     arms = paleolino.plan(N, 2026, N).arms
     games = sum(a.spec.n_games for a in arms)
     assert f"{games:,} in {len(arms)} arms" in texts[0]
-    assert len(chapter.headlines) == 6
+    assert len(chapter.headlines) == 9
+    assert not any("published rules" in t for t in texts)  # our defaults are never called the publisher's
 
 
 def test_each_page_title_answers_its_question(report) -> None:
     _, texts = report
     expected = [
-        ("With greedy play the table wins", "planner", "random", "4 players"),
-        ("The easy game lifts", "expert rules", "real experts"),
-        ("Forgetting costs the table", "perfect memory", "no memory"),
+        ("With planner play the table wins", "greedy", "random", "the expert", "4 players"),
+        ("The easy game lifts", "expert rules", "real experts", "greedy, 2 p"),
+        ("Forgetting costs the table", "perfect memory", "no memory", "greedy", "fading"),
         ("Backpacks make the game", "one chip", "help each other"),
-        ("A biased mountain", "even caves", "half the chips"),
-        ("Difficulty with greedy play", "published rules", "variant / knobs"),
+        ("Helping is worth", "4 players", "backpack swaps"),
+        ("A biased mountain", "even caves", "half the chips", "our default"),
+        ("The invention costs we had to guess", "cheap", "dear", "greedy, 2 p"),
+        ("Difficulty with planner play", "our defaults", "variant / knobs"),
+        ("Skill matters", "random", "planner", "expert", "no memory"),
     ]
     for text, words in zip(texts[1:], expected, strict=True):
         flat = " ".join(text.split())
         for word in words:
             assert word in flat, (word, flat[:200])
         assert "%" in flat and "–" in flat  # rates carry their intervals
+        assert "Publisher's (rulebook)" in flat and "Ours:" in flat  # every page says whose numbers are whose
 
 
-def test_planner_arms_are_smaller_and_every_arm_played(report) -> None:
+def test_planner_and_expert_arms_are_smaller_and_every_arm_played(report) -> None:
     arms = paleolino.plan(N, 2026, N).arms
     sizes = {a.label: a.spec.n_games for a in arms}
     assert all(n == N // paleolino.PLANNER_SHARE for label, n in sizes.items() if label.startswith("planner"))
-    assert all(n == N for label, n in sizes.items() if not label.startswith("planner"))
+    assert all(n == N // paleolino.EXPERT_SHARE for label, n in sizes.items() if label.startswith("expert"))
+    assert all(n == N for label, n in sizes.items() if label.split(" ")[0] in ("greedy", "random"))
     assert len(sizes) == len(arms)  # labels are unique
 
 
@@ -79,7 +88,7 @@ def test_precision_runs_hold_the_table_win_rate() -> None:
     from analysis import stats
     from experiments.runner import run_to_precision
 
-    arms = paleolino.plan(200, 2026, 200).arms[4:6]  # two quick greedy/random arms
+    arms = [a for a in paleolino.plan(200, 2026, 200).arms if a.spec.seats[0] in ("greedy", "random")][:2]
     for result in run_to_precision([a.spec for a in arms], 0.04, jobs=1):
         s = result.summary
         assert s.n_games > 200 and s.shared_wins[0] > 0

@@ -10,16 +10,27 @@ from hypothesis import strategies as st
 from engines.core import GameStream, ScriptedSource
 from engines.paleolino import INFO, POLICIES, Params, play
 from engines.paleolino import reference as ref
-from engines.paleolino.policies import keep_best
-from engines.paleolino.rules import State, Turn, bag_tables, draw_chips, keep_order, pack, step
+from engines.paleolino.policies import keep_best, offers
+from engines.paleolino.rules import (
+    State,
+    Turn,
+    bag_tables,
+    draw_chips,
+    forget_cdf,
+    forget_count,
+    pack,
+    pay_builds,
+    step,
+    store_chips,
+)
 
-POLICY_NAMES = sorted(POLICIES)
+POLICY_NAMES = sorted(ref.REFERENCE_POLICIES)  # the heuristics (the expert is tested at the end)
 COUNTS = bag_tables()[0]
 W, S, B, C = np.eye(4, dtype=np.int64)  # one wood, stone, berry, crystal as counts
 
 
 def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int) -> None:
-    source = ScriptedSource.from_seed(seed, n_games, 400)
+    source = ScriptedSource.from_seed(seed, n_games, 700)
     batched = play(params, seats, n_games, source)
     for game in range(n_games):
         one = ref.play_one(params, seats, source.one_game(game))
@@ -47,8 +58,28 @@ def test_batched_engine_replays_reference_games(policy: str, players: int) -> No
         {"backpack": 0},
         {"backpack": 2, "cave_weights": (1.0, 2.0, 0.0, 3.0, 1.0)},
         {"chips": (5, 5, 5, 2), "goal": 6, "stacks": 4},
+        {"memory": 0.0},
+        {"memory": 0.8, "fade": 0.3},
+        {"help": False},
+        {"backpack": 3, "help_chips": 2, "backpack_swap": False},
+        {"pulls": 3},
+        {"pulls": 1, "inventions": ("wwb", "s", "bbw", "ssb", "sw", "b", "bb"), "goal": 5},
     ],
-    ids=["easy", "expert", "real-experts", "memory", "no-backpacks", "big-backpacks", "small-game"],
+    ids=[
+        "easy",
+        "expert",
+        "real-experts",
+        "memory",
+        "no-backpacks",
+        "big-backpacks",
+        "small-game",
+        "no-memory",
+        "fading",
+        "no-help",
+        "no-swap",
+        "three-pulls",
+        "one-pull",
+    ],
 )
 def test_variants_replay_reference_games(variant: dict) -> None:
     assert_same_games(Params(**variant), ["planner", "greedy", "random"], n_games=10, seed=7)
@@ -67,11 +98,21 @@ def test_variants_replay_reference_games(variant: dict) -> None:
     remove_singles=st.booleans(),
     memory=st.sampled_from([0.0, 0.5, 1.0]),
     backpack=st.integers(0, 3),
+    pulls=st.integers(1, 4),
+    fade=st.sampled_from([0.0, 0.4]),
+    swap=st.booleans(),
     seed=st.integers(0, 2**31),
 )
-def test_invariants(players, policy, easy, expert, remove_singles, memory, backpack, seed) -> None:
+def test_invariants(players, policy, easy, expert, remove_singles, memory, backpack, pulls, fade, swap, seed) -> None:
     params = Params(
-        easy=easy, one_build_per_turn=expert, remove_singles=remove_singles, memory=memory, backpack=backpack
+        easy=easy,
+        one_build_per_turn=expert,
+        remove_singles=remove_singles,
+        memory=memory,
+        backpack=backpack,
+        pulls=pulls,
+        fade=fade,
+        backpack_swap=swap,
     )
     n = 20
     out = play(params, [policy] * players, n, np.random.default_rng(seed), components=True)
@@ -79,7 +120,7 @@ def test_invariants(players, policy, easy, expert, remove_singles, memory, backp
     held = out["axe"] + out["caves"].sum(axis=1) + out["middle"] + out["backpack"].sum(axis=1) + out["pit"]
     assert np.all(held == chips)  # every chip is somewhere, exactly once
     assert np.all((out["turns"] >= 1) & (out["turns"] <= INFO.turn_cap))
-    assert np.all(out["turns"] <= (chips.sum() + 1) // 2)
+    assert np.all(out["turns"] <= -(-chips.sum() // pulls))
     won = out["inventions"] >= params.goal
     assert np.array_equal(out["won"], won) and np.all(out["inventions"] <= params.goal)
     assert np.array_equal(out["winner"], np.where(won, -1, -2))
@@ -290,17 +331,10 @@ def test_stacks_follow_the_rulebook() -> None:
     assert np.all(cards == np.arange(15))  # every invention dealt once
 
 
-def test_keep_rule_tables_match_counts_rule() -> None:
-    tables = Params().tables(2)
-    rng = np.random.default_rng(0)
-    left = rng.integers(0, 4, size=(200, 4))
-    demand = rng.integers(0, 5, size=(200, 3))
-    spread = (demand << (8 * np.arange(3))).sum(axis=1)
-    for capacity in (0, 1, 2, 3):
-        by_table = tables.keep(capacity)[keep_order(spread) * 2**16 + pack(left)]
-        assert np.array_equal(COUNTS[by_table], keep_best(left, demand, capacity))
+def test_keep_rule() -> None:
     assert keep_best(np.array([1, 1, 1, 1]), np.array([0, 0, 0]), 1).tolist() == [0, 0, 0, 1]
     assert keep_best(np.array([1, 1, 1, 0]), np.array([0, 2, 1]), 2).tolist() == [0, 1, 1, 0]
+    assert keep_best(np.array([2, 0, 3, 0]), np.array([1, 0, 1]), 2).tolist() == [2, 0, 0, 0]  # ties to wood
 
 
 def test_turn_view_hides_the_caves() -> None:
@@ -308,7 +342,8 @@ def test_turn_view_hides_the_caves() -> None:
     state.caves[0, 3] = pack(C)  # a chip the table forgot
     turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((1, 1))), state, 0, slice(None))
     assert turn.counts(turn.belief)[0].tolist() == [[0] * 4, [0, 2, 0, 0], [0] * 4, [0] * 4]
-    assert turn.counts(turn.helpers)[0].tolist() == [1, 0, 0, 0] and turn.own[0] == 0
+    assert turn.counts(offers(turn))[0].tolist() == [[0] * 4, [1, 0, 0, 0]] and turn.own[0] == 0
+    assert turn.expected()[0, 3].tolist() == [0.0] * 4  # the crystal is in no public record: never expected
 
 
 # --- knobs ---------------------------------------------------------------------------------------------------
@@ -328,6 +363,10 @@ def test_turn_view_hides_the_caves() -> None:
         ({"cave_weights": (0.0, 0.0)}, "cave_weights=(0.0, 0.0) is not allowed"),
         ({"cave_weights": (1e308, 1e308)}, "cave_weights=(1e"),
         ({"easy": "yes"}, "easy='yes' is not allowed"),
+        ({"pulls": 5}, "pulls=5 is out of range; allowed 1..4"),
+        ({"fade": 2}, "fade=2 is out of range; allowed 0..1"),
+        ({"help_chips": 0}, "help_chips=0 is out of range; allowed 1..3"),
+        ({"help": "no"}, "help='no' is not allowed"),
     ],
 )
 def test_params_reject_bad_knobs(knobs: dict, message: str) -> None:
@@ -343,3 +382,164 @@ def test_variants_parse() -> None:
     assert Params().with_strings({"cave_weights": "1,2,3,4"}).cave_thresholds == (0.1, 0.3, 0.6)
     with pytest.raises(ValueError, match="players=5 is out of range"):
         play(Params(), ["greedy"] * 5, 1, np.random.default_rng(0))
+
+
+# --- v2: public memory, honest planning, payment as a decision, new knobs -------------------------------------
+
+
+def test_forgetting_is_a_binomial_quantile() -> None:
+    cdf = forget_cdf(0.5)
+    assert cdf[2, :3].tolist() == [0.25, 0.75, 1.0] and cdf[0, 0] == 1.0
+    assert forget_count(cdf, np.array([2, 2, 2, 0]), np.array([0.1, 0.5, 0.9, 0.9])).tolist() == [0, 1, 2, 0]
+    params = Params(fade=1.0)  # everything remembered is forgotten at the next turn's start
+    state = State.initial(params, 1, 1, None)
+    state.belief[0, 1] = state.caves[0, 1] = pack(2 * W)
+    from engines.paleolino.rules import fade_memory
+
+    fade_memory(params, state, ScriptedSource(np.full((1, 16), 0.5)))
+    assert state.belief[0, 1] == 0 and COUNTS[state.forgotten[0]].tolist() == [[2, 0, 0, 0]] * 4
+
+
+def test_greedy_opens_the_cave_with_most_expected_chips() -> None:
+    # Nothing remembered; cave 0 was opened after the chips fell, so only caves 1-3 can hold them; cave 3 is
+    # twice as likely as the others to catch a chip.
+    params = Params(memory=0.0, cave_weights=(1.0, 1.0, 1.0, 2.0))
+    state = State.initial(params, 2, 1, None)
+    state.caves[0, 2] = pack(2 * W)
+    state.axe[0] -= pack(2 * W)
+    state.forgotten[0, 1:] = pack(2 * W)
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((1, 1))), state, 0, slice(None))
+    assert np.allclose(turn.expected()[0, :, 0], [0.0, 0.5, 0.5, 1.0])
+    assert POLICIES["greedy"].impl(params, 2).cave(turn).tolist() == [3]
+    assert POLICIES["planner"].impl(params, 2).cave(turn).tolist() == [3]
+
+
+def test_greedy_wins_without_memory() -> None:
+    # The memory=0 artefact of v1 (every turn the same cave, 0 of 4,000 won) is gone.
+    out = play(Params(memory=0.0), ["greedy", "greedy"], 2_000, np.random.default_rng(3))
+    assert out["won"].mean() > 0.28 and out["empty_caves"].mean() < 3
+
+
+def test_planner_never_reads_under_the_tops() -> None:
+    # One build per turn: the planner's choice must not change when the cards below the tops are dealt anew.
+    params = Params(one_build_per_turn=True)
+    rng = np.random.default_rng(5)
+    state = State.initial(params, 1, 300, ScriptedSource(rng.random((300, 20))))
+    state.middle[:] = pack(rng.integers(0, 3, size=(300, 4)))
+    impl = POLICIES["planner"].impl(params, 1)
+    first = impl.builds(Turn(params, params.tables(1), ScriptedSource(np.zeros((300, 1))), state, 0, slice(None)))
+    other = state.keep_rows(np.arange(300))
+    tops = other.deck[:, :, :1].copy()
+    below = other.deck[:, :, 1:]
+    for g in range(300):  # permute every hidden card among the positions below the tops
+        cards = below[g][below[g] < 15]
+        below[g][below[g] < 15] = rng.permutation(cards)
+    other.deck[:, :, :1] = tops
+    second = impl.builds(Turn(params, params.tables(1), ScriptedSource(np.zeros((300, 1))), other, 0, slice(None)))
+    assert np.array_equal(first, second) and first.sum() > 50
+
+
+def test_policy_pays_with_a_crystal_to_spare_a_helper() -> None:
+    # Seat 0 opens cave 0: stone + crystal; its backpack holds a crystal, seat 1's a wood; Seesaw (stone + wood).
+    # Matching chips first would take seat 1's wood and then dump one crystal; paying the wood with the middle's
+    # crystal keeps both the backpack crystal and the helper's wood (one build a turn: the Sign waits).
+    _, state, _ = play_both(
+        2, [[SEESAW], [SIGN]], {0: S + C}, {0: C, 1: W}, 2 * B, TWO_CHIPS_TO_CAVE_2, one_build_per_turn=True
+    )
+    assert state.built[0] == 1 and state.help_given[0].tolist() == [0, 0] and state.crystals_used[0] == 1
+    assert [COUNTS[b].tolist() for b in state.backpack[0]] == [[0, 0, 0, 1], [1, 0, 0, 0]]
+
+
+def test_no_help_and_swap_knobs() -> None:
+    # Without help the Seesaw cannot be built from the other backpack's wood.
+    split = [0.5, 0.6, 0.0, 0.5, 0.9, 0.0]  # one berry each into caves 2 and 3: cave 0 (the stone) is opened
+    _, state, _ = play_both(2, [[SEESAW], [SIGN]], {0: S}, {0: W}, 2 * B, split, turn=1, help=False)
+    assert state.built[0] == 0 and state.help_given[0].tolist() == [0, 0]
+    # Without swapping, the stone on the backpack stays although the crystal in the middle is worth more.
+    _, state, _ = play_both(1, [[SIGN], [BED]], {0: C}, {0: S}, 2 * W, split, backpack_swap=False)
+    assert COUNTS[state.backpack[0, 0]].tolist() == [0, 1, 0, 0] and state.wasted[0] == 1
+
+
+def test_the_engine_checks_payments_and_stores() -> None:
+    params, state = position(2, [[SEESAW], [SIGN]], {}, {0: S, 1: W}, 2 * B, help_chips=1)
+    tables, rows, k = params.tables(2), np.array([0]), np.array([[1, 0]])
+    one = np.array([1])
+    with pytest.raises(ValueError, match="does not match"):
+        pay_builds(params, tables, state, rows, k, np.array([[0, pack(S), 0]]), 0, one)
+    with pytest.raises(ValueError, match="does not have"):
+        pay_builds(params, tables, state, rows, k, np.array([[0, pack(S + W), 0]]), 0, one)
+    no_help = Params(inventions=INVENTIONS, goal=5, stacks=2, help=False)
+    with pytest.raises(ValueError, match="more help"):
+        pay_builds(no_help, tables, state, rows, k, np.array([[0, pack(S), pack(W)]]), 0, one)
+    pay_builds(params, tables, state, rows, k, np.array([[0, pack(S), pack(W)]]), 0, one)
+    assert state.built[0] == 1 and state.help_given[0].tolist() == [0, 1]
+    fixed = Params(inventions=INVENTIONS, goal=5, stacks=2, backpack_swap=False)
+    _, state = position(1, [[SIGN]], {}, {0: S}, 2 * B)
+    state.middle[0] = pack(C)
+    with pytest.raises(ValueError, match="backpack_swap=false"):
+        store_chips(fixed, state, slice(None), np.array([pack(C)]), 0)
+
+
+# --- the expert -------------------------------------------------------------------------------------------------
+
+
+def midgame(players: int = 2, n: int = 48, turns: int = 5, **knobs) -> tuple[Params, State]:
+    """Games after ``turns`` planner turns and the next turn's chips pulled (at the cave decision)."""
+    from engines.paleolino.rules import begin_turn
+
+    params = Params(**{"memory": 0.5, **knobs})
+    source = ScriptedSource.from_seed(9, n, 400)
+    state = State.initial(params, players, n, source)
+    impls = [POLICIES["planner"].impl(params, players)] * players
+    for _ in range(turns):
+        step(params, params.tables(players), players, impls, state, source)
+    state = state.keep_rows(state.built < params.goal)
+    begin_turn(params, params.tables(players), state, source)
+    return params, state
+
+
+def test_determinised_caves_and_cards_agree_with_what_the_table_knows() -> None:
+    from engines.paleolino.decisions import CAVE, Point
+
+    params, state = midgame()
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((len(state.game), 1))), state, 0, slice(None))
+    point = Point.at(turn, CAVE, POLICIES)
+    point.determinise(ScriptedSource.from_seed(1, len(state.game), 400))
+    new = point.state
+    caves, belief = COUNTS[new.caves].astype(int), COUNTS[new.belief].astype(int)
+    assert np.all(caves >= belief) and np.all(caves - belief <= COUNTS[new.forgotten])
+    assert np.array_equal(caves.sum(axis=1), COUNTS[state.caves].astype(int).sum(axis=1))  # chips by type
+    tops = np.take_along_axis(new.deck, new.taken[:, :, None].astype(np.int64), axis=2)
+    assert np.array_equal(tops, np.take_along_axis(state.deck, state.taken[:, :, None].astype(np.int64), axis=2))
+    assert np.array_equal(
+        np.sort(new.deck.reshape(len(state.game), -1)), np.sort(state.deck.reshape(len(state.game), -1))
+    )
+    assert not np.array_equal(new.caves, state.caves) and not np.array_equal(new.deck, state.deck)
+
+
+def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
+    from engines.paleolino.decisions import CAVE, Expert, Point
+
+    params, state = midgame(memory=0.3)
+    n = len(state.game)
+    other = state.keep_rows(np.arange(n))
+    turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), state, 0, slice(None))
+    truth = Point.at(turn, CAVE, POLICIES)
+    truth.determinise(ScriptedSource.from_seed(2, n, 400))  # another truth the table cannot tell apart
+    other.caves[:], other.deck[:] = truth.state.caves, truth.state.deck
+    assert not np.array_equal(other.caves, state.caves)
+    expert = Expert(params, 2, 8, POLICIES)
+    mover = int(state.turn[0]) % 2
+    choices = [
+        expert.cave(Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), s, mover, slice(None)))
+        for s in (state, other)
+    ]
+    assert np.array_equal(choices[0], choices[1])
+
+
+def test_expert_plays_legal_games() -> None:
+    out = play(Params(memory=0.5), ["expert:4", "planner"], 6, np.random.default_rng(0), components=True)
+    assert np.all(
+        out["axe"] + out["caves"].sum(axis=1) + out["middle"] + out["backpack"].sum(axis=1) + out["pit"] == (9, 9, 9, 3)
+    )
+    assert POLICIES["expert"].chunk_games and "planner" in POLICIES["expert"].description

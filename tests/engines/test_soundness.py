@@ -124,23 +124,24 @@ def test_random_does_not_beat_random(game: str) -> None:
     assert not ok, figures
 
 
-SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4}
+SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4, "paleolino": 12}
 """Games per seating of the expert (default budget) against each heuristic: enough to catch an expert that loses
 clearly (a broken search loses nearly every game), few enough for seconds of test time."""
 
 
-def search_cases() -> list:
-    """One case per (game with an expert, heuristic)."""
+def search_cases(cooperative: bool = False) -> list:
+    """One case per (game with an expert, heuristic), competitive or cooperative games."""
     return [
         pytest.param(game, policy, id=f"{game}-expert-vs-{policy}")
         for game in available_games()
-        if "expert" in get_game(game).module.POLICIES
+        if "expert" in get_game(game).module.POLICIES and get_game(game).module.INFO.cooperative == cooperative
         for policy in heuristics(game)
     ]
 
 
 def test_every_expert_has_a_game_count() -> None:
-    assert {game for game, _ in (case.values for case in search_cases())} == set(SEARCH_GAMES_PER_SEATING)
+    cases = search_cases() + search_cases(cooperative=True)
+    assert {game for game, _ in (case.values for case in cases)} == set(SEARCH_GAMES_PER_SEATING)
 
 
 @pytest.mark.parametrize(("game", "policy"), search_cases())
@@ -156,3 +157,40 @@ def test_the_expert_loses_to_no_heuristic(game: str, policy: str) -> None:
         total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
     low, high = wilson(total, 2 * n)
     assert high >= 0.5, f"{game}: the expert loses to {policy}: {total / (2 * n):.1%} [{low:.1%}, {high:.1%}]"
+
+
+@pytest.mark.parametrize(("game", "policy"), search_cases(cooperative=True))
+def test_the_expert_spoils_no_cooperative_table(game: str, policy: str) -> None:
+    """A table of the expert (seat 0) and the heuristic wins about as often as a table of the heuristic alone.
+
+    Both tables play the same seeds; the 95% interval of the expert's table reaches the heuristic table's rate.
+    """
+    module = get_game(game).module
+    n = SEARCH_GAMES_PER_SEATING[game]
+    rates = [
+        float(module.play(module.Params(), seats, n, np.random.default_rng(SEED))["won"].mean())
+        for seats in (["expert", policy], [policy, policy])
+    ]
+    _, high = wilson(rates[0] * n, n)
+    assert high >= rates[1], f"{game}: the expert spoils a {policy} table: {rates[0]:.1%} vs {rates[1]:.1%}"
+
+
+PALEOLINO_GAMES = 600  # per table: greedy and planner win 25-60% against random's 15-25%, a z of 4 or more
+
+
+@pytest.mark.parametrize("memory", [1.0, 0.0])
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_paleolino_heuristics_beat_random_at_every_table_size(k: int, memory: float) -> None:
+    """Paleolino at 1-4 players, also with no memory: every heuristic's table beats a random table (p < 0.05)."""
+    module = get_game("paleolino").module
+    params = module.Params(memory=memory)
+    n = PALEOLINO_GAMES
+    for policy in heuristics("paleolino"):
+        wins = [
+            int(module.play(params, [name] * k, n, np.random.default_rng([SEED, k]))["won"].sum())
+            for name in (policy, "random")
+        ]
+        pooled = (wins[0] + wins[1]) / (2 * n)
+        z = (wins[0] - wins[1]) / n / math.sqrt(pooled * (1 - pooled) * 2 / n)
+        p = 0.5 * math.erfc(z / math.sqrt(2))
+        assert p < 0.05, f"paleolino {policy} at {k} players, memory {memory}: {wins[0]} vs random's {wins[1]} wins"

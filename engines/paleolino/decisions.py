@@ -1,0 +1,218 @@
+"""Paleolino's decision points, and the expert that searches them.
+
+Two decisions of a turn are searched. ``CAVE``: which cave to open, after the turn's chips have rolled; candidate
+``v`` opens cave ``v`` (every cave is legal). ``KEEP``: which chips to keep on the backpack at the turn's end;
+candidate ``j`` keeps the ``j``-th bag of :func:`keep_options` (legal when the middle and backpack hold it and,
+without ``backpack_swap``, it holds the backpack's chips). The builds and the payment follow the rollout policy.
+Paleolino is cooperative: a playout's value is 1 when the table wins.
+
+What no player can see is redrawn for every playout (:meth:`Point.determinise`), from public information only:
+the chips lying in caves are known by type (pulled less collected); those the table remembers stay where they
+are, and each other chip is placed in turn in a cave with chance proportional to the cave's weight share times
+the room left for it there (chips of that type pulled unplaced since the cave was last opened). The cards under
+the stack tops are dealt anew from the unbuilt, unseen cards. The hand axe is public; its future pulls come from
+the playout's own source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from engines import core
+from engines.core import Policy
+from engines.expert import Search
+from engines.paleolino.rules import (
+    Params,
+    State,
+    Turn,
+    bag_min,
+    bag_tables,
+    open_cave,
+    outcome,
+    pack,
+    play_on,
+    store_chips,
+)
+
+CAVE, KEEP = 0, 1  # stages: choosing a cave, choosing the chips kept
+ROLLOUT = "planner"  # the expert's playout policy and default move: the strongest heuristic
+
+
+@lru_cache(maxsize=64)
+def _instance(policy: Policy, params: Params, players: int) -> object:
+    return policy.impl(params, players)
+
+
+def instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params, players: int) -> list[object]:
+    """One implementation per seat name (heuristics only), built once per process."""
+    return [_instance(p, params, players) for p in core.resolve_policies(policies, names)]
+
+
+@lru_cache(maxsize=4)
+def keep_options(capacity: int) -> np.ndarray:
+    """Every bag of at most ``capacity`` chips, fewest chips first, then by bag value."""
+    _, chips_in, _ = bag_tables()
+    bags = np.flatnonzero(chips_in <= capacity)
+    return bags[np.lexsort((bags, chips_in[bags]))].astype(np.int64)
+
+
+@dataclass(slots=True)
+class Point:
+    """A batch of Paleolino positions at a cave or keep decision (see the module docstring)."""
+
+    params: Params
+    players: int
+    policies: Mapping[str, Policy]  # the registry playouts resolve their policy names in
+    state: State  # rows own their arrays; ``game`` numbers the rows
+    stage: int
+    key: np.ndarray  # (B,) uint64
+    applied: bool = False
+    cooperative: bool = True
+
+    @classmethod
+    def at(cls, turn: Turn, stage: int, policies: Mapping[str, Policy]) -> Point:
+        """The decision ``stage`` of every game in ``turn`` (its state copied)."""
+        state = turn.state.keep_rows(np.arange(len(turn.state.game))[turn.rows])
+        stamp = (state.game.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
+        key = core.mix64(np.uint64(turn.source.search_seed) ^ core.mix64(stamp | np.uint64(stage)))
+        state.game = np.arange(len(state.game))
+        return cls(turn.params, turn.players, policies, state, stage, key)
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The mover of each row."""
+        return (self.state.turn % self.players).astype(np.int64)
+
+    def turn(self, source: core.Source) -> Turn:
+        """The mover's view of every row."""
+        mover = int(self.state.turn[0]) % self.players if len(self.state.game) else 0
+        return Turn(self.params, self.params.tables(self.players), source, self.state, mover, slice(None))
+
+    def legal(self) -> np.ndarray:
+        """Every cave may be opened; a keep must be held by the middle and backpack (and hold it, if no swap)."""
+        if self.stage == CAVE:
+            return np.ones((len(self.state.game), self.params.caves), dtype=bool)
+        _, _, spread = bag_tables()
+        options = spread[keep_options(self.params.backpack)][None, :]
+        turn = self.turn(core.StreamSource(self.key))
+        pool = spread[turn.pool][:, None]
+        legal = bag_min(options, pool) == options
+        if not self.params.backpack_swap:
+            own = spread[turn.own][:, None]
+            legal &= bag_min(options, own) == own
+        return legal
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The named policy's cave or keep (as its number among the keep options)."""
+        (impl,) = instances(self.policies, [policy], self.params, self.players)
+        turn = self.turn(core.StreamSource(self.key))
+        if self.stage == CAVE:
+            return impl.cave(turn)
+        kept = impl.store(turn, turn.pool)
+        return (keep_options(self.params.backpack)[None, :] == kept[:, None]).argmax(axis=1)
+
+    def take(self, rows: np.ndarray) -> Point:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        state.game = np.arange(len(rows))
+        return Point(self.params, self.players, self.policies, state, self.stage, self.key[rows], self.applied)
+
+    def determinise(self, source: core.Source) -> None:
+        """Redraw the caves' unremembered chips and the cards under the tops from public information only."""
+        st, p = self.state, self.params
+        n, v = len(st.game), p.caves
+        counts = bag_tables()[0]
+        held = counts[st.axe].astype(np.int64) + counts[st.pit] + counts[st.middle] + counts[st.backpack].sum(axis=1)
+        belief = counts[st.belief].astype(np.int64)
+        unplaced = np.array(p.chips) - held - belief.sum(axis=1)  # (B, 4)
+        room = counts[st.forgotten].astype(np.float64)  # (B, V, 4): at most this many unplaced chips per cave
+        shares = p.cave_shares
+        placed = np.zeros((n, v, 4), dtype=np.int64)
+        width = int(unplaced.sum(axis=1).max()) if n else 0
+        u = source.uniform(np.arange(n), max(width, 1))
+        column = np.zeros(n, dtype=np.int64)
+        rows = np.arange(n)
+        for t in range(4):
+            for j in range(int(unplaced[:, t].max()) if n else 0):
+                live = rows[unplaced[:, t] > j]
+                weight = room[live, :, t] * shares
+                cum = np.cumsum(weight, axis=1)
+                target = u[live, column[live]] * cum[:, -1]
+                cave = np.minimum((cum <= target[:, None]).sum(axis=1), v - 1)
+                placed[live, cave, t] += 1
+                room[live, cave, t] -= 1
+                column[live] += 1
+        st.caves[:] = st.belief + pack(placed).astype(np.uint16)
+        self._deal_hidden(source)
+
+    def _deal_hidden(self, source: core.Source) -> None:
+        """Deal the unseen cards (sorted, so only their set matters) at random into the places under the tops."""
+        st = self.state
+        tables = self.params.tables(self.players)
+        n, stacks, depth = st.deck.shape
+        pos = np.arange(depth)
+        hidden = (pos[None, None, :] > st.taken[:, :, None]) & (pos[None, None, :] < tables.stack_len[None, :, None])
+        flat = st.deck.reshape(n, -1).astype(np.int64)
+        mask = hidden.reshape(n, -1)
+        cards = np.sort(np.where(mask, flat, tables.dummy), axis=1)  # the hidden cards first, in id order
+        keys = np.where(mask, source.uniform(np.arange(n), flat.shape[1]), 2.0)
+        slots = np.argsort(keys, axis=1, kind="stable")  # hidden places in random order, then the rest
+        count = mask.sum(axis=1)
+        rows = np.repeat(np.arange(n), count)
+        index = np.arange(len(rows)) - np.repeat(np.cumsum(count) - count, count)
+        flat[rows, slots[rows, index]] = cards[rows, index]
+        st.deck[:] = flat.reshape(n, stacks, depth).astype(st.deck.dtype)
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Open the chosen caves, or keep the chosen chips and end the turn."""
+        actions = np.asarray(actions, dtype=np.int64)
+        if self.stage == CAVE:
+            open_cave(self.state, actions)
+        else:
+            mover = int(self.state.turn[0]) % self.players if len(actions) else 0
+            store_chips(self.params, self.state, slice(None), keep_options(self.params.backpack)[actions], mover)
+            self.state.turn += 1
+        self.applied = True
+
+    def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
+        """Finish the turn, then play on to the end; every row's winners (the whole table) and inventions."""
+        if not self.applied:
+            raise ValueError("a decision point is played out after its decision is applied")
+        impls = instances(self.policies, seat_policies, self.params, self.players)
+        out = self.state.keep_rows(np.arange(len(self.state.game)))
+        play_on(self.params, impls, self.state, source, out, mid_turn=self.stage == CAVE)
+        result = outcome(self.params, out)
+        return result["winners"], result["score"]
+
+
+class Expert:
+    """``expert``: caves and keeps chosen by :class:`~engines.expert.Search`; builds and payment as ``ROLLOUT``."""
+
+    def __init__(self, params: Params, players: int, playouts: int, policies: Mapping[str, Policy]) -> None:
+        """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
+        self.policies = policies
+        self.search = Search(playouts, ROLLOUT)
+        (self.rollout,) = instances(policies, [ROLLOUT], params, players)
+        self.capacity = params.backpack
+
+    def cave(self, turn: Turn) -> np.ndarray:
+        """The searched cave of every game."""
+        return self.search.choose(Point.at(turn, CAVE, self.policies))
+
+    def builds(self, turn: Turn) -> np.ndarray:
+        """The rollout policy's builds."""
+        return self.rollout.builds(turn)
+
+    def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
+        """The rollout policy's payment."""
+        return self.rollout.pay(turn, k)
+
+    def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
+        """The searched keep of every game (``left`` is the middle plus the backpack, as the engine passes it)."""
+        if self.capacity == 0:
+            return np.zeros(len(turn), dtype=np.int64)
+        return keep_options(self.capacity)[self.search.choose(Point.at(turn, KEEP, self.policies))]
