@@ -149,6 +149,11 @@ def flat(text: str) -> str:
     return " ".join(text.replace("\xa0", " ").split())
 
 
+def about_parts(key: str, value: str) -> list[str]:
+    """A front line's value as the lines to show: the policies one per line, anything else whole."""
+    return [part.strip() for part in value.split("; ")] if key == "policies" else [value]
+
+
 def knob_value(value: Any) -> str:
     """A knob default as a short word: sequences joined by commas, booleans as on/off."""
     if isinstance(value, bool):

@@ -15,8 +15,8 @@ from typing import Any
 
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
 from analysis.files import atomic_write
-from analysis.report import Book, Page, Report, flat
-from analysis.report_pdf import MAX_TABLE_ROWS, cell, link
+from analysis.report import Book, Page, Report, about_parts, flat
+from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, cell, link
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 
 FIGURE_INCHES = (11.0, 5.4)
@@ -34,6 +34,7 @@ a {{ color: {PALETTE[0]}; }}
 .columns {{ display: flex; gap: 2rem; flex-wrap: wrap; }}
 .columns > div {{ flex: 1 1 430px; }}
 .findings li {{ margin-bottom: 0.45rem; }}
+.contents {{ list-style: none; padding-left: 0.5rem; }}
 .assumptions {{ background: {TINT_COLOR}; border: 1.5px solid {EDGE_COLOR}; border-radius: 6px; padding: 0.3rem 0.9rem;
   margin: 0.8rem 0; }}
 .assumed {{ background: {TINT_COLOR}; }}
@@ -88,12 +89,12 @@ def _front(report: Report, number: int) -> str:
     for text, index in report.findings():
         target = number + 1 + index
         left.append(f'<li>{_e(text)} <a href="{link(target)}">→&nbsp;p.&nbsp;{target}</a></li>')
-    left += ["</ul>", "<h3>Contents</h3>", "<ol>"]
-    left.append(f'<li value="{number}"><a href="{link(number)}">Summary, knobs and assumptions</a></li>')
+    left += ["</ul>", "<h3>Contents</h3>", '<ul class="contents">']
+    left.append(f'<li><a href="{link(number)}">p.&nbsp;{number} Summary, knobs and assumptions</a></li>')
     for index, page in enumerate(report.pages):
         target = number + 1 + index
-        left.append(f'<li value="{target}"><a href="{link(target)}">{_e(page.name)}</a></li>')
-    left.append("</ol>")
+        left.append(f'<li><a href="{link(target)}">p.&nbsp;{target} {_e(page.name)}</a></li>')
+    left.append("</ul>")
     right = []
     if report.knobs:
         right.append("<h3>Knobs (defaults) and where each comes from</h3>")
@@ -105,7 +106,9 @@ def _front(report: Report, number: int) -> str:
         right.append(f"<table><thead><tr><th>knob</th><th>default</th><th>source</th></tr></thead>{rows}</table>")
         right.append(_assumptions(report, number))
     right.append("<h3>What was run</h3><dl>")
-    right += [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in report.about if k != "game"]
+    for key, value in report.about:
+        if key != "game":
+            right.append(f"<dt>{_e(key)}</dt><dd>{'<br>'.join(_e(p) for p in about_parts(key, value))}</dd>")
     right.append("</dl>")
     parts.append(f'<div class="columns"><div>{"".join(left)}</div><div>{"".join(right)}</div></div></section>')
     return "".join(parts)
@@ -149,15 +152,13 @@ def _page(page: Page, number: int, front: int) -> str:
 
 def _overview(book: Book) -> str:
     contents = "".join(
-        f'<li value="{first}"><a href="{link(first)}">{_e(r.heading)}</a></li>'
+        f'<li><a href="{link(first)}">p.&nbsp;{first} {_e(r.heading)}</a></li>'
         for r, first in zip(book.reports, book.first_pages(), strict=True)
     )
     return (
         f'<section id="{link(1)[1:]}"><span class="pageno">p. 1</span><h1>{_e(book.heading)}</h1>'
-        f"{table_html(book.overview, None)}<h3>Contents</h3><ol>{contents}</ol>"
-        "<p class=notes>Each game's numbers come from its own chapter, with the same seed and games per arm; a dash "
-        "means that chapter does not measure the quantity. Every figure carries its 95% interval on the game's own "
-        "page.</p></section>"
+        f'{table_html(book.overview, None)}<h3>Contents</h3><ul class="contents">{contents}</ul>'
+        f'<p class="notes">{_e(OVERVIEW_NOTE)}</p></section>'
     )
 
 

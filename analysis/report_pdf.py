@@ -15,7 +15,7 @@ from typing import Any
 
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
 from analysis.files import atomic_write
-from analysis.report import Book, Page, Report, flat
+from analysis.report import Book, Page, Report, about_parts, flat
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 
 A4_LANDSCAPE = (11.69, 8.27)
@@ -25,6 +25,12 @@ NOTE_INCHES = 0.15  # height of one line of notes
 LINK = PALETTE[0]
 CHAR_WIDTH = 0.56  # average glyph width in ems, to wrap text to a column
 LINE = 1.32  # line height in font sizes
+OVERVIEW_NOTE = (
+    "Each game's numbers come from its own chapter, with the same seed and games per arm; a dash means that "
+    "chapter does not measure the quantity. Balance, length and luck pool every game of the chapter's skill ladder "
+    "(2 players, every pair of policies in both seatings), so they compare the games under the same mix of play; "
+    "each has its 95% interval."
+)
 FOOTER_INCHES = 0.22  # the strip under a question page for its number and the link back
 
 
@@ -197,7 +203,8 @@ def _about(col: Column, report: Report, size: float, skip_game: bool) -> None:
         col.line(key, size - 0.5, weight="bold")
         col.y = y
         family = "monospace" if key == "command" else None
-        col.text(value, size - 0.5, indent=key_width, family=family)
+        for part in about_parts(key, value):
+            col.text(part, size - 0.5, indent=key_width, family=family, hang=0.12)
         col.skip(0.03)
 
 
@@ -291,12 +298,7 @@ def overview_sheet(book: Book) -> Any:
     for report, first in zip(book.reports, book.first_pages(), strict=True):
         col.line(f"p. {first}   {report.heading}", 10, url=link(first))
     col.skip(0.15)
-    col.text(
-        "Each game's numbers come from its own chapter, with the same seed and games per arm; a dash means that "
-        "chapter does not measure the quantity. Every figure carries its 95% interval on the game's own page.",
-        8.5,
-        color="#444444",
-    )
+    col.text(OVERVIEW_NOTE, 8.5, color="#444444")
     return fig
 
 
