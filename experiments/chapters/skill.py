@@ -96,7 +96,12 @@ def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         )
 
     metrics = comparison_metrics(result, [results[arm.label].summary for *_, arm in arms])
-    return Page(title, draw, table, page_notes, metrics=metrics), title
+    meaning = (
+        f"The longer the chain, the more a player can improve by learning; a weaker policy winning {pct(*result.luck)}"
+        " of its games is the share of luck a designer trades against it."
+    )
+    page = Page(title, draw, table, page_notes, short="How much skill matters", meaning=meaning, metrics=metrics)
+    return page, title
 
 
 def comparison_metrics(result: Any, summaries: list[Any]) -> dict[str, str]:

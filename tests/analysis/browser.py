@@ -7,6 +7,7 @@ uncaught exceptions, failed loads), the value of a JavaScript expression evaluat
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -106,10 +107,8 @@ class _Pipe:
             self.events.append(self.receive())
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError, OSError, TimeoutError):
             self.send("Browser.close")
-        except (RuntimeError, OSError, TimeoutError):
-            pass
         try:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -133,9 +132,9 @@ def load(url: str, expression: str) -> Visit:
                 pipe.send(f"{domain}.enable", session=session)
             pipe.send("Page.navigate", {"url": url}, session=session)
             pipe.wait_for("Page.loadEventFired")
-            value = pipe.send(
-                "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
-            )["result"].get("value")
+            value = pipe.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)[
+                "result"
+            ].get("value")
             shot = pipe.send("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
             return Visit(_errors(pipe.events), value, base64.b64decode(shot))
         finally:
