@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -101,12 +102,17 @@ class Report:
         return [c for c, p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
 
     def assumptions(self) -> list[tuple[Knob, list[tuple[int, str]]]]:
-        """Every knob whose default is not the rulebook's, with the pages that measured its effect."""
+        """Every knob whose default is declared not the rulebook's, with the pages that measured its effect."""
         return [
             (k, [(i, p.depends_on[k.name]) for i, p in enumerate(self.pages) if k.name in p.depends_on])
             for k in self.knobs
-            if k.assumed
+            if k.assumed and k.kind != "undeclared"
         ]
+
+    @property
+    def undeclared(self) -> list[Knob]:
+        """The knobs whose default's source is not declared (so it cannot be taken for the rulebook's)."""
+        return [k for k in self.knobs if k.kind == "undeclared"]
 
     def metrics(self) -> dict[str, str]:
         """Every page's comparison metrics, in page order (a later page does not overwrite an earlier one)."""
@@ -150,8 +156,8 @@ def flat(text: str) -> str:
 
 
 def about_parts(key: str, value: str) -> list[str]:
-    """A front line's value as the lines to show: the policies one per line, anything else whole."""
-    return [part.strip() for part in value.split("; ")] if key == "policies" else [value]
+    """A front line's value as the lines to show: ``name: what it does`` policies one per line, the rest whole."""
+    return [part.strip() for part in re.split(r";\s+(?=[a-z][\w:-]*: )", value)] if key == "policies" else [value]
 
 
 def knob_value(value: Any) -> str:

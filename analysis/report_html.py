@@ -16,7 +16,7 @@ from typing import Any
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
 from analysis.files import atomic_write
 from analysis.report import Book, Page, Report, about_parts, flat
-from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, cell, link
+from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 
 FIGURE_INCHES = (11.0, 5.4)
@@ -115,23 +115,20 @@ def _front(report: Report, number: int) -> str:
 
 
 def _assumptions(report: Report, number: int) -> str:
-    rows = report.assumptions()
     items = []
-    for knob, pages in rows:
-        source = knob.source.split(":", 1)[1].strip() if ":" in knob.source else "where it comes from is not declared"
+    for knob, pages in report.assumptions():
+        source = knob.source.split(":", 1)[1].strip()
         where = (
-            "; ".join(
-                f'<a href="{link(number + 1 + i)}">p.&nbsp;{number + 1 + i}</a>: {_e(effect)}' for i, effect in pages
-            )
+            "; ".join(f'<a href="{link(number + 1 + i)}">p.&nbsp;{number + 1 + i}</a>: {_e(e)}' for i, e in pages)
             if pages
             else "<em>no page of this report measured its effect</em>"
         )
         items.append(f"<li><b>{_e(knob.name)} = {_e(knob.value)}</b> ({_e(knob.kind)}): {_e(source)}. {where}</li>")
+    if report.undeclared:
+        names = ", ".join(f"{k.name} = {k.value}" for k in report.undeclared)
+        items.append(f"<li><em>Source not yet declared: {_e(names)}</em></li>")
     body = f"<ul>{''.join(items)}</ul>" if items else "<p><em>every default is the rulebook's</em></p>"
-    plural = "s" if len(rows) != 1 else ""
-    return (
-        f'<div class="assumptions"><h3>Assumptions: {len(rows)} default{plural} not from the rulebook</h3>{body}</div>'
-    )
+    return f'<div class="assumptions"><h3>{_e(assumptions_heading(report))}</h3>{body}</div>'
 
 
 def _page(page: Page, number: int, front: int) -> str:

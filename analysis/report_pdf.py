@@ -23,7 +23,7 @@ MAX_TABLE_ROWS = 16
 ROW_INCHES = 0.19  # height of one table row
 NOTE_INCHES = 0.15  # height of one line of notes
 LINK = PALETTE[0]
-CHAR_WIDTH = 0.56  # average glyph width in ems, to wrap text to a column
+CHAR_WIDTH = 0.58  # average glyph width in ems, to wrap text to a column
 LINE = 1.32  # line height in font sizes
 OVERVIEW_NOTE = (
     "Each game's numbers come from its own chapter, with the same seed and games per arm; a dash means that "
@@ -31,6 +31,7 @@ OVERVIEW_NOTE = (
     "(2 players, every pair of policies in both seatings), so they compare the games under the same mix of play; "
     "each has its 95% interval."
 )
+BOTTOM_MARGIN = 0.3  # inches
 FOOTER_INCHES = 0.22  # the strip under a question page for its number and the link back
 
 
@@ -77,9 +78,14 @@ class Column:
         self.y += inches
 
     @property
+    def room(self) -> float:
+        """Inches left above the bottom margin."""
+        return self.height - BOTTOM_MARGIN - self.y
+
+    @property
     def overflows(self) -> bool:
         """Whether the text ran past the bottom margin."""
-        return self.y > self.height - 0.3
+        return self.room < 0
 
 
 def _front_sheet(report: Report, number: int, size: float) -> tuple[Any, bool]:
@@ -101,7 +107,9 @@ def _front_sheet(report: Report, number: int, size: float) -> tuple[Any, bool]:
     if report.knobs:
         _knobs(right, report, size)
         _assumptions(right, report, number, size)
-    _about(right, report, size, skip_game=True)
+    column = right if about_height(report, right, size) <= right.room else left
+    column.skip(0.15 if column is left else 0.0)
+    _about(column, report, size, skip_game=True)
     return fig, left.overflows or right.overflows
 
 
@@ -157,24 +165,17 @@ def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
 
     top = col.y
     col.skip(0.06)
-    rows = report.assumptions()
-    col.line(
-        f"Assumptions: {len(rows)} default{'s' if len(rows) != 1 else ''} not from the rulebook",
-        size + 1,
-        weight="bold",
-        indent=0.08,
-    )
-    for knob, pages in rows:
-        source = knob.source.split(":", 1)[1].strip() if ":" in knob.source else "where it comes from is not declared"
-        col.text(f"{knob.name} = {knob.value} ({knob.kind}): {source}", size - 0.5, indent=0.08)
-        if pages:
-            for index, effect in pages:
-                col.text(f"→ p. {number + 1 + index}: {effect}", size - 0.5, indent=0.3, url=link(number + 1 + index))
-        else:
-            col.line(
-                "no page of this report measured its effect", size - 0.5, indent=0.3, style="italic", color="#555555"
-            )
-    if not rows:
+    col.line(assumptions_heading(report), size + 1, weight="bold", indent=0.08)
+    for knob, pages in report.assumptions():
+        source = knob.source.split(":", 1)[1].strip()
+        unmeasured = "" if pages else " (no page of this report measured its effect)"
+        col.text(f"{knob.name} = {knob.value} ({knob.kind}): {source}{unmeasured}", size - 0.5, indent=0.08, hang=0.15)
+        for index, effect in pages:
+            col.text(f"→ p. {number + 1 + index}: {effect}", size - 0.5, indent=0.3, url=link(number + 1 + index))
+    if report.undeclared:
+        names = ", ".join(f"{k.name} = {k.value}" for k in report.undeclared)
+        col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic")
+    if not report.assumptions() and not report.undeclared:
         col.line("every default is the rulebook's", size - 0.5, indent=0.08, style="italic")
     col.skip(0.06)
     col.fig.add_artist(
@@ -193,9 +194,31 @@ def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
     col.skip(0.15)
 
 
+def assumptions_heading(report: Report) -> str:
+    """The Assumptions box's heading: how many defaults are not (or not known to be) the rulebook's."""
+    count = sum(k.assumed for k in report.knobs)
+    return f"Assumptions: {count} default{'s' if count != 1 else ''} not from the rulebook"
+
+
+def about_height(report: Report, col: Column, size: float) -> float:
+    """Inches the "What was run" block needs in ``col`` at body font ``size``."""
+    step = (size - 0.5) * LINE / 72
+    lines = 0
+    for key, value in report.about:
+        if key != "game":
+            indent = ABOUT_KEY_INCHES
+            first = col.chars(size - 0.5, indent)
+            rest = col.chars(size - 0.5, indent + 0.12)
+            lines += sum(1 + max(0, -(-(len(flat(p)) - first) // rest)) for p in about_parts(key, value))
+    return (size + 1.5) * LINE / 72 + lines * step + 0.03 * len(report.about)
+
+
+ABOUT_KEY_INCHES = 0.8
+
+
 def _about(col: Column, report: Report, size: float, skip_game: bool) -> None:
     col.line("What was run", size + 1.5, weight="bold", color=INK)
-    key_width = 0.8
+    key_width = ABOUT_KEY_INCHES
     for key, value in report.about:
         if skip_game and key == "game":
             continue
