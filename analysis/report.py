@@ -84,6 +84,7 @@ class Report:
     headlines: Sequence[str] = ()
     knobs: Sequence[Knob] = ()
     name: str = ""
+    extra_metrics: Mapping[str, str] = field(default_factory=dict)  # measured outside the pages (``report all``)
 
     @property
     def about(self) -> list[tuple[str, str]]:
@@ -115,10 +116,10 @@ class Report:
         return [k for k in self.knobs if k.kind == "undeclared"]
 
     def metrics(self) -> dict[str, str]:
-        """Every page's comparison metrics, in page order (a later page does not overwrite an earlier one)."""
+        """Every page's comparison metrics in page order, then the report's extra ones (the first value wins)."""
         out: dict[str, str] = {}
-        for page in self.pages:
-            for key, value in page.metrics.items():
+        for metrics in (*(p.metrics for p in self.pages), self.extra_metrics):
+            for key, value in metrics.items():
                 out.setdefault(key, value)
         return out
 

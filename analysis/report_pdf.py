@@ -247,10 +247,18 @@ def front_sheet(report: Report, number: int) -> Any:
 
 
 def _table(ax: Any, frame: Any) -> None:
-    """Draw ``frame`` as a table filling ``ax``."""
+    """Draw ``frame`` as a table filling ``ax``, each column as wide as its longest text needs."""
     ax.axis("off")
     cells = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
-    table = ax.table(cellText=cells, colLabels=[str(c) for c in frame.columns], cellLoc="center", bbox=[0, 0, 1, 1])
+    labels = [str(c) for c in frame.columns]
+    widths = [max(len(text) for text in column) + 2 for column in zip(labels, *cells, strict=True)]
+    table = ax.table(
+        cellText=cells,
+        colLabels=labels,
+        colWidths=[w / sum(widths) for w in widths],
+        cellLoc="center",
+        bbox=[0, 0, 1, 1],
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(7.5 if len(frame.columns) > 7 else 8.5)
     for (row, _), c in table.get_celld().items():

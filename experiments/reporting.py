@@ -15,8 +15,9 @@ from typing import Any
 from analysis import stats
 from analysis.report import Book, Knob, Page, Report, build_date, knob_value, write_book
 from engines import get_game
-from experiments.chapters import CHAPTERS, Chapter, chapter_module
-from experiments.spec import load_study, resolve_study
+from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
+from experiments.chapters.common import Plan, play_pages
+from experiments.spec import arm_chunk, load_study, resolve_study
 from experiments.study import run_study
 
 ALL = "all"
@@ -115,15 +116,42 @@ def build_all(
     prefixed by its game.
     """
     modules = {game: chapter_module(game) for game in CHAPTERS}
-    total = sum(a.spec.n_games for m in modules.values() for a in m.plan(n_games, seed).arms)
+    plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
+    ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
+    total = sum(a.spec.n_games for plan in (*plans.values(), *ladders.values()) for a in plan.arms)
     reports, headlines = [], []
     with progress(total) as bar:
         for game, module in modules.items():
             chapter = module.build(n_games, precision, seed, jobs, bar.advance)
-            reports.append(chapter_report(game, chapter))
+            report = chapter_report(game, chapter)
+            if game in ladders:
+                report.extra_metrics = ladder_metrics(game, ladders[game], jobs, precision, bar.advance)
+            reports.append(report)
             headlines += [f"{game}: {h}" for h in chapter.headlines]
     book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
     return write_book(out or report_path(ALL), book), headlines
+
+
+def has_ladder(plan: Plan) -> bool:
+    """Whether a chapter plays the skill ladder (and so its skill page gives the comparison metrics)."""
+    return any(a.label.startswith(skill.LABEL) for a in plan.arms)
+
+
+def ladder_plan(game: str, n_games: int, seed: int) -> Plan:
+    """The skill ladder's arms for a chapter without a skill page, sized like the chapters' own arms."""
+    plan = Plan(game)
+    skill.add_arms(plan, n_games, seed, arm_chunk(get_game(game).module.INFO, n_games))
+    return plan
+
+
+def ladder_metrics(
+    game: str, plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None]
+) -> dict[str, str]:
+    """Play ``plan`` (a game's ladder) for the comparison page; a cooperative game keeps only its length."""
+    metrics = dict(play_pages(plan, [skill.page_maker(game)], jobs, precision, progress).pages[0].metrics)
+    if get_game(game).module.INFO.cooperative:  # seats win together: no seat balance, skill chain or luck share
+        metrics = {k: (v if k.startswith("length") else "— (cooperative)") for k, v in metrics.items()}
+    return metrics
 
 
 def comparison(reports: list[Report]) -> Any:

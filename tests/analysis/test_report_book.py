@@ -70,12 +70,17 @@ def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, mon
 
 
 def _fake_chapter(game: str):
+    """Pantolino's fake chapter has a skill page (its metrics); Paleolino's has none, so `all` plays its ladder."""
+    ladder = game == "pantolino"
+
     def build(n, precision, seed, jobs, progress) -> Chapter:
-        pages = [_page(0, metrics={"luck": f"{seed}%"}), _page(1, metrics={"length": str(n)})]
+        metrics = {"luck: weaker policy wins": f"{seed}%"} if ladder else {}
+        pages = [_page(0, metrics=metrics), _page(1)]
         front = [("game", f"{game} in short"), ("seed", str(seed))]
         return Chapter(f"{game} chapter", front, pages, ["first finding", "second finding"])
 
-    return SimpleNamespace(plan=lambda n, seed: SimpleNamespace(arms=[]), build=build)
+    arms = [SimpleNamespace(label="skill a vs b", spec=SimpleNamespace(n_games=0))] if ladder else []
+    return SimpleNamespace(plan=lambda n, seed: SimpleNamespace(arms=arms), build=build)
 
 
 @pytest.fixture
@@ -99,4 +104,4 @@ def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(
     assert len(reader.pages) == 1 + 3 + 3
     overview = " ".join(reader.pages[0].extract_text().split())
     assert "Pantolino" in overview and "Paleolino" in overview and "luck" in overview and "2026%" in overview
-    assert "length" in overview and "7" in overview
+    assert "length: turns per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played
