@@ -16,7 +16,7 @@ from typing import Any
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
 from analysis.files import atomic_write
 from analysis.report import Book, Page, Report, about_parts, flat
-from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link
+from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 
 FIGURE_INCHES = (11.0, 5.4)
@@ -32,22 +32,23 @@ section {{ border-top: 3px solid {PALETTE[0]}; margin-top: 2.2rem; padding-top: 
 a {{ color: {PALETTE[0]}; }}
 .game {{ color: #444; }}
 .columns {{ display: flex; gap: 2rem; flex-wrap: wrap; }}
-.columns > div {{ flex: 1 1 430px; }}
+.columns > div {{ flex: 1 1 430px; min-width: 0; }}
 .findings li {{ margin-bottom: 0.45rem; }}
 .contents {{ list-style: none; padding-left: 0.5rem; }}
 .assumptions {{ background: {TINT_COLOR}; border: 1.5px solid {EDGE_COLOR}; border-radius: 6px; padding: 0.3rem 0.9rem;
-  margin: 0.8rem 0; }}
+  margin: 0.8rem 0; overflow-wrap: anywhere; }}
 .assumed {{ background: {TINT_COLOR}; }}
 .meaning {{ color: {PALETTE[0]}; font-style: italic; }}
 .notes {{ font-size: 0.88rem; color: #333; }}
 .pageno {{ float: right; font-size: 0.8rem; }}
 img {{ max-width: 100%; height: auto; display: block; margin: 0.4rem 0; }}
+.wide {{ overflow-x: auto; }}
 table {{ border-collapse: collapse; font-size: 0.85rem; margin: 0.4rem 0; }}
-th, td {{ border: 1px solid #bbb; padding: 0.2rem 0.5rem; text-align: center; }}
+th, td {{ border: 1px solid #bbb; padding: 0.2rem 0.5rem; text-align: center; overflow-wrap: anywhere; }}
 th {{ background: #e3eef7; }}
 dl {{ display: grid; grid-template-columns: max-content 1fr; gap: 0.15rem 0.8rem; font-size: 0.9rem; }}
 dt {{ font-weight: bold; }}
-dd {{ margin: 0; }}
+dd {{ margin: 0; overflow-wrap: anywhere; }}
 """
 
 
@@ -76,7 +77,7 @@ def table_html(frame: Any, limit: int | None = MAX_TABLE_ROWS) -> str:
     rows = "".join(
         "<tr>" + "".join(f"<td>{_e(cell(v))}</td>" for v in row) + "</tr>" for row in shown.itertuples(index=False)
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 
 def _front(report: Report, number: int) -> str:
@@ -99,7 +100,8 @@ def _front(report: Report, number: int) -> str:
     if report.knobs:
         right.append("<h3>Knobs (defaults) and where each comes from</h3>")
         rows = "".join(
-            f"<tr{' class=assumed' if k.assumed else ''}><td>{_e(k.name)}</td><td>{_e(k.value)}</td>"
+            f"<tr{' class=assumed' if k.assumed else ''}><td>{_e(k.name)}</td>"
+            f'<td title="{_e(k.value)}">{_e(short_value(k.value))}</td>'
             f"<td>{_e(k.kind)}</td></tr>"
             for k in report.knobs
         )
@@ -125,7 +127,7 @@ def _assumptions(report: Report, number: int) -> str:
         )
         items.append(f"<li><b>{_e(knob.name)} = {_e(knob.value)}</b> ({_e(knob.kind)}): {_e(source)}. {where}</li>")
     if report.undeclared:
-        names = ", ".join(f"{k.name} = {k.value}" for k in report.undeclared)
+        names = ", ".join(f"{k.name} = {short_value(k.value)}" for k in report.undeclared)
         items.append(f"<li><em>Source not yet declared: {_e(names)}</em></li>")
     body = f"<ul>{''.join(items)}</ul>" if items else "<p><em>every default is the rulebook's</em></p>"
     return f'<div class="assumptions"><h3>{_e(assumptions_heading(report))}</h3>{body}</div>'

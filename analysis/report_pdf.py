@@ -26,12 +26,15 @@ LINK = PALETTE[0]
 CHAR_WIDTH = 0.58  # average glyph width in ems, to wrap text to a column
 LINE = 1.32  # line height in font sizes
 OVERVIEW_NOTE = (
-    "Each game's numbers come from its own chapter, with the same seed and games per arm; a dash means that "
-    "chapter does not measure the quantity. Balance, length and luck pool every game of the chapter's skill ladder "
-    "(2 players, every pair of policies in both seatings), so they compare the games under the same mix of play; "
-    "each has its 95% interval."
+    "Every column comes from each game's 2-player skill ladder (every pair of the game's policies in both "
+    "seatings, the same seed and games per arm as the chapters): its chapter's skill page, or played for this "
+    "page when the chapter has none. Balance and length pool every ladder game, so the games are compared under "
+    "the same mix of play; skill depth is the chain of clear steps up from random; luck is how often the weaker "
+    "policy of a pair wins. Intervals are 95%. A cooperative game's table wins together: it has no seat balance, "
+    "chain or luck share."
 )
 BOTTOM_MARGIN = 0.3  # inches
+VALUE_CHARS = 34  # of a knob's default in the knobs table
 FOOTER_INCHES = 0.22  # the strip under a question page for its number and the link back
 
 
@@ -154,10 +157,15 @@ def _knobs(col: Column, report: Report, size: float) -> None:
         y = col.y
         col.line(k.name, size, weight="bold")
         col.y = y
-        col.line(textwrap.shorten(k.value, 34, placeholder="…"), size, indent=width * 0.38)
+        col.line(short_value(k.value), size, indent=width * 0.38)
         col.y = y
         col.line(k.kind, size, indent=width * 0.78, style="italic" if k.assumed else "normal")
     col.skip(0.1)
+
+
+def short_value(value: str) -> str:
+    """A knob's default cut to fit the knobs table (a long list ends in "…")."""
+    return value if len(value) <= VALUE_CHARS else value[: VALUE_CHARS - 1] + "…"
 
 
 def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
@@ -173,7 +181,7 @@ def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
         for index, effect in pages:
             col.text(f"→ p. {number + 1 + index}: {effect}", size - 0.5, indent=0.3, url=link(number + 1 + index))
     if report.undeclared:
-        names = ", ".join(f"{k.name} = {k.value}" for k in report.undeclared)
+        names = ", ".join(f"{k.name} = {short_value(k.value)}" for k in report.undeclared)
         col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic")
     if not report.assumptions() and not report.undeclared:
         col.line("every default is the rulebook's", size - 0.5, indent=0.08, style="italic")
