@@ -476,6 +476,7 @@ def report_command(
         target_precision = _precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
+        from analysis.report import html_path
         from experiments.reporting import build_report, report_path
         from experiments.runner import saving_chunks
 
@@ -487,7 +488,7 @@ def report_command(
         for line in headlines:
             typer.echo(f"- {line}")
         typer.echo(f"report: {path}")
-        typer.echo(f"html: {path.with_suffix('.html')}")
+        typer.echo(f"html: {html_path(path)}")
 
 
 @app.command("tournament")
