@@ -550,7 +550,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     meaning = f"Moving first is worth {100 * edge:+.1f} points of win rate at 2 players: " + (
         "a fair game needs no help for the second seat."
         if abs(edge) < 0.02
-        else "large enough that a designer may want to compensate the later seats (e.g. an extra roll or a first pick)."
+        else "enough to consider compensating the later seats (this report tests no compensation)."
     )
     page = Page(
         title, draw, table, notes, short="First-player advantage", meaning=meaning, depends_on={"token_values": effect}
