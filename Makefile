@@ -36,4 +36,4 @@ golden: install
 	$(BIN)/python -m tests.golden.regenerate
 
 clean:
-	rm -rf $(VENV) runs/* reports/*.pdf reports/*.chunks .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) runs/* reports/*.pdf reports/*.html reports/*.chunks test-artifacts .pytest_cache .ruff_cache build *.egg-info

@@ -1,8 +1,9 @@
 """Figures: each function takes a DataFrame and returns a matplotlib Figure; no file I/O here.
 
-Report figures use seaborn (a run folder's two figures are in :mod:`analysis.run_figures`). Every figure is
-readable in greyscale (see :mod:`analysis.style`) and every axis says its unit. Report functions accept ``fig``
-(a figure or subfigure) to draw into.
+Report figures use seaborn (a run folder's two figures are in :mod:`analysis.run_figures`). Every figure speaks
+the one visual language of :mod:`analysis.style`: a policy has the same colour and marker everywhere, intervals
+are bands or error bars, and line styles or hatches keep series apart in a greyscale print. Every axis says its
+unit. Report functions accept ``fig`` (a figure or subfigure) to draw into.
 """
 
 from __future__ import annotations
@@ -14,7 +15,20 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from analysis.style import GREYS, HATCHES, LINESTYLES, MARKERS
+from analysis.style import (
+    GREYS,
+    HATCHES,
+    HEATMAP,
+    INK,
+    LINESTYLES,
+    MARKERS,
+    SERIES,
+    is_policy,
+    policy_style,
+    series_styles,
+)
+
+__all__ = ["GREYS", "LINESTYLES", "MARKERS", "heatmap", "interval_bars", "interval_lines", "rating_intervals"]
 
 
 def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
@@ -22,7 +36,7 @@ def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
 
 
 def heatmap(matrix: Any, label: str, fig: Any = None, fmt: str = ".1%") -> Any:
-    """A square matrix (rows against columns) as an annotated grey heatmap; NaN cells are left blank."""
+    """A square matrix (rows against columns) as an annotated heatmap (colour-blind-safe map); NaN cells blank."""
     import seaborn as sns
 
     fig = _figure(fig, (7, 5))
@@ -31,7 +45,7 @@ def heatmap(matrix: Any, label: str, fig: Any = None, fmt: str = ".1%") -> Any:
         matrix,
         annot=True,
         fmt=fmt,
-        cmap="Greys",
+        cmap=HEATMAP,
         vmin=0,
         vmax=1,
         cbar_kws={"label": label},
@@ -60,7 +74,7 @@ def interval_bars(
     ax: Any = None,
     reference: float | None = None,
 ) -> Any:
-    """Grouped bars with 95% interval whiskers (hatched per ``hue`` so groups read in greyscale)."""
+    """Grouped bars with 95% interval whiskers, coloured per ``hue`` (a policy's own colour), hatched for greyscale."""
     import numpy as np
 
     if ax is None:
@@ -69,6 +83,7 @@ def interval_bars(
     groups = list(dict.fromkeys(frame[hue])) if hue else [None]
     xs = list(dict.fromkeys(frame[x]))
     width = 0.8 / len(groups)
+    looks = series_styles(groups) if hue else None
     for g, group in enumerate(groups):
         rows = frame if group is None else frame[frame[hue] == group]
         pos = np.array([xs.index(v) for v in rows[x]]) + (g - (len(groups) - 1) / 2) * width
@@ -77,17 +92,17 @@ def interval_bars(
             pos,
             rows[y],
             width=width,
-            color=GREYS[g % 8] if len(groups) > 1 else "#888888",
+            color=looks[g].color if looks else _bar_colours(xs, rows[x]),
             hatch=HATCHES[g % 8],
-            edgecolor="#000000",
+            edgecolor=INK,
             linewidth=0.5,
             label=group,
             yerr=err,
             capsize=3,
-            error_kw={"elinewidth": 0.8},
+            error_kw={"elinewidth": 0.9, "ecolor": INK},
         )
     if reference is not None:
-        ax.axhline(reference, color="#000000", linestyle="--", linewidth=0.8)
+        ax.axhline(reference, color=INK, linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(xs)), [str(v) for v in xs])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -108,15 +123,16 @@ def interval_lines(
     fig: Any = None,
     ax: Any = None,
 ) -> Any:
-    """Lines with markers and 95% interval bands, one per ``hue`` value, told apart by style in greyscale."""
+    """Lines with markers and 95% interval bands, one per ``hue`` value (a policy's own look), styled for greyscale."""
     if ax is None:
         fig = _figure(fig)
         ax = fig.subplots()
     groups = list(dict.fromkeys(frame[hue])) if hue else [None]
-    for g, group in enumerate(groups):
+    looks = series_styles(groups)
+    for group, look in zip(groups, looks, strict=True):
         rows = (frame if group is None else frame[frame[hue] == group]).sort_values(x)
-        ax.plot(rows[x], rows[y], color=GREYS[g % 8], linestyle=LINESTYLES[g % 8], marker=MARKERS[g % 8], label=group)
-        ax.fill_between(rows[x], rows[low], rows[high], color=GREYS[g % 8], alpha=0.15, linewidth=0)
+        ax.plot(rows[x], rows[y], color=look.color, linestyle=look.linestyle, marker=look.marker, label=group)
+        ax.fill_between(rows[x], rows[low], rows[high], color=look.color, alpha=0.2, linewidth=0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if hue:
@@ -129,27 +145,36 @@ def rating_intervals(
 ) -> Any:
     """Ratings as points with 95% interval whiskers, one row per ``frame[label]``, strongest at the top.
 
-    ``frame`` has ``rating``, ``rating_lo`` and ``rating_hi``; rows named in ``highlight`` (e.g. the skill chain)
-    get filled markers, the others hollow ones.
+    ``frame`` has ``rating``, ``rating_lo`` and ``rating_hi``; each row is drawn in its policy's colour and marker,
+    rows named in ``highlight`` (e.g. the skill chain) filled, the others hollow.
     """
     if ax is None:
         fig = _figure(fig, (7, max(2.5, 0.4 * len(frame) + 1)))
         ax = fig.subplots()
     rows = frame.sort_values("rating").reset_index(drop=True)
     for y, row in rows.iterrows():
-        chosen = row[label] in set(highlight)
+        look = policy_style(str(row[label]))
         ax.errorbar(
             row["rating"],
             y,
             xerr=[[row["rating"] - row["rating_lo"]], [row["rating_hi"] - row["rating"]]],
-            fmt="o",
-            color="#111111",
-            markerfacecolor="#111111" if chosen else "white",
+            fmt=look.marker,
+            markersize=8,
+            color=look.color,
+            markeredgecolor=look.color,
+            markerfacecolor=look.color if row[label] in set(highlight) else "white",
             capsize=3,
-            elinewidth=0.8,
+            elinewidth=1.2,
         )
     ax.set_yticks(range(len(rows)), [str(v) for v in rows[label]])
-    ax.axvline(0, color="#999999", linestyle=":", linewidth=0.8)
+    ax.axvline(0, color=INK, linestyle=":", linewidth=0.8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("policy")
     return fig
+
+
+def _bar_colours(xs: list[Any], shown: Any) -> list[str] | str:
+    """Bars without ``hue``: each in its policy's colour when the x values are policies, else all in one colour."""
+    if all(is_policy(v) for v in xs):
+        return [policy_style(str(v)).color for v in shown]
+    return SERIES[0]

@@ -1,7 +1,8 @@
 """The two figures of a run folder, drawn straight from summary histograms and saved as PNG files.
 
 They use matplotlib's object interface with the Agg canvas (no pyplot, no pandas, no seaborn): a ``simulate``
-command pays for as little start-up as possible. Greyscale-readable like every boardlab figure.
+command pays for as little start-up as possible. They speak the reports' visual language (:mod:`analysis.style`):
+each seat's line in its policy's colour, seats told apart by line style.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.style import GREYS, LINESTYLES
+from analysis.style import LINESTYLES, SERIES, policy_style
 
 SIZE_INCHES = (7, 4)
 DPI = 100
@@ -37,8 +38,8 @@ def score_distribution(score_hist: np.ndarray, policies: list[str], score_label:
             scores,
             counts[scores] / max(counts.sum(), 1),
             where="mid",
-            color=GREYS[seat % 8],
-            linestyle=LINESTYLES[seat % 8],
+            color=policy_style(policy).color,
+            linestyle=LINESTYLES[seat % len(LINESTYLES)],
             label=f"seat {seat} ({policy})",
         )
     ax.legend(frameon=False)
@@ -50,7 +51,7 @@ def game_length(turns_hist: np.ndarray) -> Figure:
     fig, ax = _axes("game length (turns)")
     turns = np.flatnonzero(turns_hist)
     share = turns_hist[turns] / max(turns_hist.sum(), 1)
-    ax.bar(turns, share, width=1.0, color="#555555", edgecolor="#111111", linewidth=0.3)
+    ax.bar(turns, share, width=1.0, color=SERIES[0], edgecolor="#222222", linewidth=0.3)
     return fig
 
 

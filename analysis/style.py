@@ -1,6 +1,115 @@
-"""The greyscale style every boardlab figure shares: series differ by grey level, line style, marker and hatch."""
+"""The one visual language of every boardlab figure: seaborn's colour-blind-safe palette, one look per policy.
 
-GREYS = ["#111111", "#777777", "#bbbbbb", "#444444", "#999999", "#dddddd", "#222222", "#666666"]
-LINESTYLES = ["-", "--", ":", "-.", (0, (5, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (5, 5))]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-HATCHES = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
+A policy has the same colour and marker on every page of every game's report (:func:`policy_style`): the
+registry :data:`POLICY_LOOKS` names every policy of the five games, an argument (``expert:64``) keeps its base
+policy's colour and marker, lighter for a smaller budget, and a name the registry does not know gets a look
+derived from a checksum of the name (stable between runs). Series that are not policies (rules, modes, seats)
+take :data:`SERIES` in order, grey last (grey is ``random``'s). Line styles and hatches stay as a second cue for
+greyscale prints. Importing this module costs nothing: no seaborn, no matplotlib.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+PALETTE = (
+    "#0173b2",  # 0 blue
+    "#de8f05",  # 1 orange
+    "#029e73",  # 2 green
+    "#d55e00",  # 3 vermillion
+    "#cc78bc",  # 4 pink
+    "#ca9161",  # 5 brown
+    "#fbafe4",  # 6 light pink
+    "#949494",  # 7 grey
+    "#ece133",  # 8 yellow
+    "#56b4e9",  # 9 sky blue
+)
+"""seaborn's ``colorblind`` palette (``sns.color_palette("colorblind")``), written out so importing is free."""
+
+SERIES = tuple(PALETTE[i] for i in (0, 1, 2, 3, 4, 9, 5, 6, 8, 7))
+"""Colours of series that are not policies, in order: the strongest contrasts first, grey last."""
+GREYS = SERIES
+"""The name chapters written before the palette index (``plots.GREYS[i]``): the same series colours."""
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (5, 5)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "p", "h")
+HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
+HEATMAP = "cividis"
+"""The colour map of annotated matrices: designed to read the same with any colour vision."""
+INK = "#222222"  # text, reference lines and outlines
+TINT_COLOR = "#fdf3dc"  # the Assumptions box and the knobs it lists
+EDGE_COLOR = PALETTE[1]  # the Assumptions box's frame
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one series is drawn: colour, marker, line style."""
+
+    color: str
+    marker: str
+    linestyle: str | tuple = "-"
+
+
+POLICY_LOOKS: dict[str, tuple[int, str]] = {
+    # shared by several games
+    "random": (7, "X"),
+    "greedy": (1, "s"),
+    "expert": (3, "*"),
+    "planner": (2, ">"),
+    # Pantolino
+    "win-optimal": (0, "D"),
+    "turn-optimal": (9, "^"),
+    "keep-jokers": (2, "o"),
+    "reroll-jokers": (4, "v"),
+    # Patolli
+    "runner": (2, "p"),
+    "aggressive": (4, "<"),
+    "cautious": (9, ">"),
+    "balanced": (0, "h"),
+    # Cargolino
+    "selfish": (1, "P"),
+    "blocker": (4, "d"),
+    "detective": (0, "H"),
+    "oracle": (5, "8"),
+    # Panots
+    "denier": (5, "d"),
+}
+"""Palette index and marker of every policy the five games define (each game's policies differ in colour)."""
+
+FULL_BUDGET = 512  # the expert's default playouts: an ``expert:N`` with N at least this is drawn at full colour
+
+
+def _lighter(color: str, amount: float) -> str:
+    """``color`` mixed with white (``amount`` 0: unchanged, 1: white)."""
+    rgb = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in rgb)
+
+
+def policy_style(name: str) -> Look:
+    """The look of policy ``name`` (``base`` or ``base:arg``) on every page and in every game."""
+    base, _, arg = str(name).partition(":")
+    if base in POLICY_LOOKS:
+        index, marker = POLICY_LOOKS[base]
+    else:
+        digest = zlib.crc32(base.encode())
+        index, marker = digest % len(PALETTE), MARKERS[(digest // len(PALETTE)) % len(MARKERS)]
+    color = PALETTE[index]
+    if arg.isdigit() and 0 < int(arg) < FULL_BUDGET:  # a smaller search budget: the same hue, lighter
+        color = _lighter(color, min(0.6, 0.1 * (math.log2(FULL_BUDGET) - math.log2(int(arg)))))
+    return Look(color, marker, "-" if not arg else "--")
+
+
+def is_policy(name: object) -> bool:
+    """Whether ``name`` names a registered policy (with or without an argument)."""
+    return str(name).partition(":")[0] in POLICY_LOOKS
+
+
+def series_styles(names: list) -> list[Look]:
+    """Looks for the series ``names`` of one plot: the policy registry if every name is a policy, else in order."""
+    if names and all(is_policy(n) for n in names):
+        return [policy_style(str(n)) for n in names]
+    return [
+        Look(SERIES[i % len(SERIES)], MARKERS[i % len(MARKERS)], LINESTYLES[i % len(LINESTYLES)])
+        for i in range(len(names))
+    ]

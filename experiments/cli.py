@@ -445,11 +445,7 @@ def list_command(
         policies.add_column("argument (policy:ARG)")
         for p in m.POLICIES.values():
             policies.add_row(p.name, p.description, p.argument or "none")
-        knobs = Table(title=f"{m.INFO.name} knobs (--set knob=value)")
-        for column in ("knob", "default", "allowed", "meaning"):
-            knobs.add_column(column)
-        for k in m.Params.knobs():
-            knobs.add_row(k.name, str(k.default), k.allowed, k.doc)
+        knobs = _knobs_table(m)
         variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
         variants.add_column("variant")
         variants.add_column("sets")
@@ -464,6 +460,18 @@ def list_command(
             f"metrics: {', '.join(m.METRICS)}",
             highlight=False,
         )
+
+
+def _knobs_table(module: Any) -> Any:
+    """A game's knobs for ``simulate list GAME``: default, allowed values, meaning and where the default comes from."""
+    from rich.table import Table
+
+    knobs = Table(title=f"{module.INFO.name} knobs (--set knob=value)")
+    for column in ("knob", "default", "allowed", "meaning", "source of the default"):
+        knobs.add_column(column)
+    for k in module.Params.knobs():
+        knobs.add_row(k.name, str(k.default), k.allowed, k.doc, k.source or "not declared")
+    return knobs
 
 
 def _progress_total(total: int, quiet: bool) -> ProgressBar:
@@ -484,26 +492,31 @@ def _precision(text: str | None) -> float | None:
 
 @app.command("report")
 def report_command(
-    target: Annotated[str, typer.Argument(help="A game with a report chapter, or a study file.")],
+    target: Annotated[
+        str, typer.Argument(help="A game with a report chapter, 'all' (every chapter in one book), or a study file.")
+    ],
     n: Annotated[str, typer.Option("-n", "--games", help="Games per arm.")] = "20000",
     precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
     seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
     jobs: Jobs = None,
     out: Annotated[
-        Path | None, typer.Option(parser=folder_option, help="PDF path (default: reports/<name>.pdf).")
+        Path | None,
+        typer.Option(parser=folder_option, help="PDF path (default: reports/<name>.pdf; the HTML twin beside it)."),
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
 ) -> None:
-    """Write a multi-page PDF report answering a game's design questions (or one study's).
+    """Write a multi-page PDF report answering a game's design questions (or one study's), and its HTML twin.
 
-    Finished chunks are kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
+    ``all`` writes every chapter into one PDF and HTML behind a page comparing the games. Finished chunks are
+    kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
     """
     with user_errors():
         n_games = parse_count(n)
         target_precision = _precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
+        from analysis.report import html_path
         from experiments.reporting import build_report, report_path
         from experiments.runner import saving_chunks
 
@@ -515,6 +528,7 @@ def report_command(
         for line in headlines:
             typer.echo(f"- {line}")
         typer.echo(f"report: {path}")
+        typer.echo(f"html: {html_path(path)}")
 
 
 @app.command("tournament")

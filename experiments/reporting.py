@@ -1,4 +1,10 @@
-"""`simulate report`: play a game's chapter (or a study) and write the PDF under ``reports/``."""
+"""`simulate report`: play a game's chapter (or a study, or every chapter) and write the PDF and its HTML twin.
+
+A chapter gives its heading, front lines, pages and headlines; here they become a :class:`analysis.report.Report`
+with the game's knobs (each default with its declared source) so the front page can show them and the
+Assumptions box. ``simulate report all`` plays every chapter and writes one book behind a page comparing the
+games on whatever comparison metrics their pages carry.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from analysis import stats
-from analysis.report import Page, build_date, write_report
+from analysis.report import Book, Knob, Page, Report, build_date, knob_value, write_book
 from engines import get_game
-from experiments.chapters import chapter_module
-from experiments.spec import load_study, resolve_study
+from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
+from experiments.chapters.common import Plan, play_pages
+from experiments.spec import arm_chunk, load_study, resolve_study
 from experiments.study import run_study
+
+ALL = "all"
+"""The report target that builds every chapter into one book."""
 
 
 def report_path(target: str) -> Path:
     """Where the report of ``target`` (a game or a study) is written unless told: ``reports/<name>.pdf``."""
     from engines import available_games
 
-    name = target if target in available_games() else load_study(resolve_study(target)).name
+    name = target if target in (*available_games(), ALL) else load_study(resolve_study(target)).name
     return Path("reports") / f"{name}.pdf"
 
 
@@ -31,15 +41,20 @@ def build_report(
     out: Path | None,
     progress: Callable[[int], Any],
 ) -> tuple[Path, list[str]]:
-    """Write the report of a game (its chapter) or of a study file; returns the PDF path and the headlines."""
+    """Write the report of a game (its chapter), of every chapter (``all``) or of a study file.
+
+    Returns the PDF path (the HTML twin is beside it) and the headlines.
+    """
     from engines import available_games
 
+    if target == ALL:
+        return build_all(n_games, precision, seed, jobs, out, progress)
     if target in available_games():
         module = chapter_module(target)
         total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
         with progress(total) as bar:
             chapter = module.build(n_games, precision, seed, jobs, bar.advance)
-        path = write_report(out or report_path(target), chapter.heading, chapter.front, chapter.pages)
+        path = write_book(out or report_path(target), Book([chapter_report(target, chapter)]))
         return path, list(chapter.headlines)
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:
@@ -75,4 +90,74 @@ def study_report(study: Any, result: Any, out: Path | None) -> Path:
         ("seed", str(study.seed)),
         ("date", build_date()),
     ]
-    return write_report(out or Path("reports") / f"{study.name}.pdf", study.title, front, [page])
+    knobs = [Knob(k.name, knob_value(k.default), k.source, k.doc) for k in get_game(study.game).module.Params.knobs()]
+    report = Report(study.title, front, [page], knobs=knobs, name=study.name)
+    return write_book(out or Path("reports") / f"{study.name}.pdf", Book([report]))
+
+
+def chapter_report(game: str, chapter: Chapter) -> Report:
+    """A chapter as a report, with ``game``'s knobs: each default worded and its declared source."""
+    module = get_game(game).module
+    knobs = [Knob(k.name, knob_value(k.default), k.source, k.doc) for k in module.Params.knobs()]
+    return Report(chapter.heading, chapter.front, chapter.pages, chapter.headlines, knobs, game)
+
+
+def build_all(
+    n_games: int,
+    precision: float | None,
+    seed: int,
+    jobs: int | None,
+    out: Path | None,
+    progress: Callable[[int], Any],
+) -> tuple[Path, list[str]]:
+    """Play every chapter (one progress bar over all of them) and write one book.
+
+    The book is a page comparing the games, then each game's report. Returns the PDF path and every headline,
+    prefixed by its game.
+    """
+    modules = {game: chapter_module(game) for game in CHAPTERS}
+    plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
+    ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
+    total = sum(a.spec.n_games for plan in (*plans.values(), *ladders.values()) for a in plan.arms)
+    reports, headlines = [], []
+    with progress(total) as bar:
+        for game, module in modules.items():
+            chapter = module.build(n_games, precision, seed, jobs, bar.advance)
+            report = chapter_report(game, chapter)
+            if game in ladders:
+                report.extra_metrics = ladder_metrics(game, ladders[game], jobs, precision, bar.advance)
+            reports.append(report)
+            headlines += [f"{game}: {h}" for h in chapter.headlines]
+    book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
+    return write_book(out or report_path(ALL), book), headlines
+
+
+def has_ladder(plan: Plan) -> bool:
+    """Whether a chapter plays the skill ladder (and so its skill page gives the comparison metrics)."""
+    return any(a.label.startswith(skill.LABEL) for a in plan.arms)
+
+
+def ladder_plan(game: str, n_games: int, seed: int) -> Plan:
+    """The skill ladder's arms for a chapter without a skill page, sized like the chapters' own arms."""
+    plan = Plan(game)
+    skill.add_arms(plan, n_games, seed, arm_chunk(get_game(game).module.INFO, n_games))
+    return plan
+
+
+def ladder_metrics(
+    game: str, plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None]
+) -> dict[str, str]:
+    """Play ``plan`` (a game's ladder) for the comparison page; a cooperative game keeps only its length."""
+    metrics = dict(play_pages(plan, [skill.page_maker(game)], jobs, precision, progress).pages[0].metrics)
+    if get_game(game).module.INFO.cooperative:  # seats win together: no seat balance, skill chain or luck share
+        metrics = {k: (v if k.startswith("length") else "— (cooperative)") for k, v in metrics.items()}
+    return metrics
+
+
+def comparison(reports: list[Report]) -> Any:
+    """One row per game, one column per comparison metric any chapter gives ("—" where a chapter has none)."""
+    import pandas as pd
+
+    rows = [{"game": get_game(r.name).module.INFO.name, **r.metrics(), "pages": r.sheets} for r in reports]
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    return pd.DataFrame(rows, columns=columns).fillna("—")

@@ -55,29 +55,42 @@ METRICS: dict[str, Metric] = {
 class Params(core.Params):
     """Pantolino knobs; defaults are the published rules (token values 2/3/4 from the physical game)."""
 
-    dice: int = knob(4, "Dice rolled each turn.", "1..6")
-    colours: int = knob(5, "Boot colours: faces per die other than jokers, and token colours.", "2..8")
-    joker_faces: int = knob(1, "Joker faces per die, wild for any colour.", "0..3")
-    rolls: int = knob(3, "Rolls allowed per turn; keeps between rolls are not binding.", "1..5")
+    dice: int = knob(4, "Dice rolled each turn.", "1..6", source="rulebook")
+    colours: int = knob(
+        5, "Boot colours: faces per die other than jokers, and token colours.", "2..8", source="rulebook"
+    )
+    joker_faces: int = knob(
+        1,
+        "Joker faces per die, wild for any colour.",
+        "0..3",
+        source="published: the game's dice (five boot faces and one joker face); the rulebook names the joker only",
+    )
+    rolls: int = knob(3, "Rolls allowed per turn; keeps between rolls are not binding.", "1..5", source="rulebook")
     token_values: tuple[int, ...] = knob(
         (2, 3, 4),
         "Boots on the tokens of each colour (one token per value).",
         "1 to 6 strictly increasing values, each 1..dice",
+        source="published: the printed tokens of the physical game; the rulebook text gives no values",
     )
     no_token_rule: Literal["nothing", "remove-smallest"] = knob(
         "nothing",
         "When no token fits: take nothing (English rules) or remove a smallest supply token "
         "from play (French and Italian rules).",
         "nothing | remove-smallest",
+        source="rulebook",
     )
     escaping_boots: bool = knob(
-        False, "Older players' variant: a token may be taken from an opponent instead of the supply.", "true | false"
+        False,
+        "Older players' variant: a token may be taken from an opponent instead of the supply.",
+        "true | false",
+        source="rulebook",
     )
     steal_from: Literal["tail", "any"] = knob(
         "tail",
         "With escaping boots: only an opponent's tail token, the one added last (the rulebook), or any of their "
         "tokens (ours, a comparison reading).",
         "tail | any",
+        source="rulebook",
     )
 
     def __post_init__(self) -> None:

@@ -126,7 +126,15 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     ]
     if chosen.question is None:
         headline = _default_headline(game, base, who)
-        return Page(headline, lambda fig: _draw_metrics(fig, rows), table, notes), headline
+        page = Page(
+            headline,
+            lambda fig: _draw_metrics(fig, rows),
+            table,
+            notes,
+            short="Balance: the game's metrics",
+            meaning="How fair, decisive, long and dramatic the rules are, and how each named variant moves that.",
+        )
+        return page, headline
     question = chosen.question
     defined = tn.defined_metrics(game, (chosen.policy,) * chosen.players, (), None)
     target = tn.parse_target(game, question.target, defined)
@@ -188,7 +196,15 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             label.set_horizontalalignment("right")
             label.set_fontsize(7)
 
-    return Page(headline, draw, table, notes), headline
+    page = Page(
+        headline,
+        draw,
+        table,
+        notes,
+        short="Balance: metrics and a tuning",
+        meaning=f"Tuned for a designer asking {question.ask} The rules' metrics are beside.",
+    )
+    return page, headline
 
 
 def _default_headline(game: str, metrics: dict[str, Any], who: str) -> str:

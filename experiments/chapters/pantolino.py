@@ -34,6 +34,7 @@ MODES = {
     "escaping boots (any token, ours)": "escaping-boots-any",
 }
 PLAYER_COUNTS = (2, 3, 4)
+OTHER_TOKENS = "1,2,3"  # the reading of the token values a rulebook without them allows: one boot fewer each
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
@@ -57,6 +58,9 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
                 p.add(f"{mode} {k} strong@{seat}", seats, n, seed, chunk, variant)
     for k in PLAYER_COUNTS:
         p.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
+    p.add(
+        f"tokens {OTHER_TOKENS} 2 symmetric", [STRONG] * 2, n, seed, chunk, settings=(("token_values", OTHER_TOKENS),)
+    )
     skill.add_arms(p, n, seed, chunk)
     balance.add_arms(p, n, seed, chunk)
     return p
@@ -195,7 +199,18 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "Turn value: expected boots of the token taken on a first turn (full supply); exact values come from "
         "the Markov chain over dice multisets, MC from 100,000 sampled turns (±: 95% half-width).",
     ]
-    page = Page(title, lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig), table, notes)
+    meaning = (
+        f"How dice are kept decides games: the best rule beats {rival} {pct(*beat)} of the time, so a change "
+        "meant to reward skill should widen these gaps and one meant for families should narrow them."
+    )
+    page = Page(
+        title,
+        lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig),
+        table,
+        notes,
+        short="Which keeping policy wins",
+        meaning=meaning,
+    )
     return page, title
 
 
@@ -278,12 +293,30 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
             ax=right,
         )
 
+    effect = (
+        "with 0, 1 and 2 joker faces a first turn reaches 4 boots "
+        + ", ".join(f"{c['chance']:.1%}" for c in chance[::2])
+        + f" of the time under {KEEP}"
+    )
+    meaning = (
+        "The joker face is the main lever on how soon the 4-boot tokens go: every joker face added makes the top "
+        "tokens easier and the choice to keep jokers matter more."
+    )
     notes = [
         f"2 players, {KEEP} against {REROLL} in both seat orders: the same rule but for the jokers, so the gap "
         "is what keeping a joker is worth. With no joker face the two policies are the same, so their win rate "
         "there is 50% up to chance."
     ]
-    return Page(title, draw, pd.DataFrame(rows), notes), title
+    page = Page(
+        title,
+        draw,
+        pd.DataFrame(rows),
+        notes,
+        short="What a joker is worth",
+        meaning=meaning,
+        depends_on={"joker_faces": effect},
+    )
+    return page, title
 
 
 # --- 3. escaping boots ----------------------------------------------------------------------------------------
@@ -387,7 +420,11 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "strong player's win rate minus each weak player's. Comebacks, length, steals and seat 0: everyone plays "
         f"{STRONG}. A comeback is a win by a player with fewer boots than the leader when half the supply is gone."
     ]
-    return Page(title, draw, table, notes), title
+    meaning = (
+        f"The variant {'softens' if verb == 'narrows' else 'sharpens'} the gap between a strong and a weak player "
+        f"at 2 players: {'a help' if verb == 'narrows' else 'no help'} for a table of mixed ages."
+    )
+    return Page(title, draw, table, notes, short="Escaping boots (variant)", meaning=meaning), title
 
 
 # --- 4. the no-token rule -------------------------------------------------------------------------------------
@@ -446,7 +483,13 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         }
     )
     notes = [f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one."]
-    return Page(title, draw, table, notes), title
+    fairer = abs(two.loc["remove-smallest", "seat0"] - 0.5) < abs(two.loc["nothing", "seat0"] - 0.5)
+    meaning = (
+        f"The French and Italian rule shortens 2-player games by {saved:.1f} turns and makes the first seat's "
+        f"share {'closer to' if fairer else 'further from'} a fair half: a rule for "
+        + ("shorter and fairer games." if fairer else "shorter games, not fairer ones.")
+    )
+    return Page(title, draw, table, notes, short="The no-token rule", meaning=meaning), title
 
 
 # --- 5. seat advantage ------------------------------------------------------------------------------------------
@@ -501,7 +544,23 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play "
         f"{STRONG}.",
     ]
-    return Page(title, draw, table, notes), title
+    other = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
+    other_first = proportion(int(other.wins[0]), other.n_games)
+    effect = (
+        f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*other_first)} instead of "
+        f"{pct(first['rate'], first['low'], first['high'])} (2 players, both {STRONG}), and games last "
+        f"{other.mean_turns()[0]:.1f} turns instead of {results['base rules 2 symmetric'].summary.mean_turns()[0]:.1f}"
+    )
+    edge = first["rate"] - 0.5
+    meaning = f"Moving first is worth {100 * edge:+.1f} points of win rate at 2 players: " + (
+        "a fair game needs no help for the second seat."
+        if abs(edge) < 0.02
+        else "enough to consider compensating the later seats (this report tests no compensation)."
+    )
+    page = Page(
+        title, draw, table, notes, short="First-player advantage", meaning=meaning, depends_on={"token_values": effect}
+    )
+    return page, title
 
 
 PAGES = (policies_page, joker_page, escaping_page, no_token_page, seat_page)

@@ -10,7 +10,7 @@ the chapter's games per arm: a game with an expert seat costs thousands of playo
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import partial, reduce
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,7 @@ from analysis import plots, ratings
 from analysis.report import Page
 from engines import get_game
 from experiments import ladder as lad
-from experiments.chapters.common import Plan, pct
+from experiments.chapters.common import Plan, pct, proportion
 from experiments.runner import RunResult
 
 BUDGETS = {"pantolino": (512,), "patolli": (), "panots": (16,)}
@@ -95,4 +95,30 @@ def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             result.ratings, "policy", members, fig=fig, xlabel="rating (Elo points vs random; filled: on the chain)"
         )
 
-    return Page(title, draw, table, page_notes), title
+    metrics = comparison_metrics(result, [results[arm.label].summary for *_, arm in arms])
+    meaning = (
+        f"The longer the chain, the more a player can improve by learning; a weaker policy winning {pct(*result.luck)}"
+        " of its games is the share of luck a designer trades against it."
+    )
+    page = Page(title, draw, table, page_notes, short="How much skill matters", meaning=meaning, metrics=metrics)
+    return page, title
+
+
+def comparison_metrics(result: Any, summaries: list[Any]) -> dict[str, str]:
+    """What the page measured that compares across games (``simulate report all``), worded with intervals.
+
+    Balance and length pool every ladder game (each pair in both seatings, so policies cancel between seats);
+    skill depth is the chain and the best rating; luck is how often the weaker of two policies wins.
+    """
+    pooled = reduce(lambda a, b: a.merge(b), summaries)
+    first = proportion(round(float(pooled.wins[0] + pooled.shared_wins[0] / 2)), pooled.n_games)
+    turns = pooled.mean_turns()
+    best = result.ratings.sort_values("rating", ascending=False).iloc[0]
+    return {
+        "balance: seat 0 wins": pct(*first),
+        "length: turns per game": f"{turns[0]:.1f} ({turns[1]:.1f}–{turns[2]:.1f})",
+        "skill depth: chain steps": str(len(result.chain)),
+        "best policy, Elo vs random": f"{best['policy']} {best['rating']:+.0f} ({best['rating_lo']:+.0f} to "
+        f"{best['rating_hi']:+.0f})",
+        "luck: weaker policy wins": pct(*result.luck),
+    }

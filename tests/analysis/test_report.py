@@ -1,14 +1,29 @@
-"""The Pantolino report builds at a small n, reads back with the expected pages, and builds reproducibly."""
+"""The Pantolino report builds at a small n: its pages, front page, bookmarks, links, HTML twin, reproducibility."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from experiments.cli import app
+from tests.analysis import browser
 
 runner = CliRunner()
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+LINKS_AND_FIGURES = """(() => {
+  const ids = new Set(Array.from(document.querySelectorAll('[id]'), e => e.id));
+  const links = Array.from(document.querySelectorAll('a[href]'), a => a.getAttribute('href'));
+  return {
+    images: document.images.length,
+    loaded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length,
+    links: links.length,
+    broken: links.filter(h => !h.startsWith('#') || !ids.has(h.slice(1))),
+  };
+})()"""
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +46,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     reader = PdfReader(path)
     texts = [page.extract_text() for page in reader.pages]
     assert len(texts) == 8
-    for word in ("seed", "2026", "knobs", "policies", "date", "2026-01-01", "boardlab"):
+    for word in ("seed", "2026", "policies", "date", "2026-01-01", "boardlab", "What we found", "Contents"):
         assert word in texts[0], word
     assert "is the best policy" in texts[1] and "regret vs turn-optimal" in texts[1]
     assert "Keeping jokers wins" in texts[2] and "joker face" in texts[2]
@@ -40,12 +55,64 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "first player wins" in texts[5]
     assert "Skill matters" in texts[6] and "Luck share" in texts[6] and "policies: random" in texts[6]
     assert "Balance: first_seat_advantage is" in texts[7] and "comes closest to 0" in texts[7]
-    assert "report:" in stdout and stdout.count("\n- ") == 6
+    assert all("So what:" in t for t in texts[1:])
+    assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 6
+
+
+def test_front_page_states_the_assumptions_with_the_pages_that_measured_them(two_builds) -> None:
+    (path, _), _ = two_builds
+    front = " ".join(PdfReader(path).pages[0].extract_text().split())
+    assert "Assumptions: 2 defaults not from the rulebook" in front
+    assert "joker_faces = 1 (published)" in front and "token_values = 2,3,4 (published)" in front
+    assert "p. 3: with 0, 1 and 2 joker faces" in front  # the joker page measured it
+    assert "p. 6: with tokens of 1, 2, 3 boots seat 0 wins" in front  # the seat page measured it
+    assert "dice 4 rulebook" in front
+
+
+def _destinations(reader: PdfReader, page) -> set[int]:
+    ids = {p.indirect_reference.idnum: i for i, p in enumerate(reader.pages)}
+    return {ids[a.get_object()["/Dest"][0].idnum] for a in page.get("/Annots", []) if "/Dest" in a.get_object()}
+
+
+def test_every_page_has_a_bookmark_and_the_front_page_links_to_each(two_builds) -> None:
+    (path, _), _ = two_builds
+    reader = PdfReader(path)
+    titles = [item.title for item in reader.outline]
+    assert len(titles) == len(reader.pages)
+    assert titles[:3] == ["Summary, knobs and assumptions", "Which keeping policy wins", "What a joker is worth"]
+    assert [reader.get_destination_page_number(item) for item in reader.outline] == list(range(8))
+    assert _destinations(reader, reader.pages[0]) == set(range(8))  # findings and contents
+    for page in reader.pages[1:]:
+        assert _destinations(reader, page) == {0}  # back to the summary
 
 
 def test_builds_with_source_date_epoch_are_byte_identical(two_builds) -> None:
     (a, b), _ = two_builds
     assert a.read_bytes() == b.read_bytes()
+    assert a.with_suffix(".html").read_bytes() == b.with_suffix(".html").read_bytes()
+
+
+def test_html_twin_is_self_contained_with_the_same_pages_and_links(two_builds) -> None:
+    (path, _), _ = two_builds
+    html = path.with_suffix(".html").read_text()
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    assert ids == {f"page-{n}" for n in range(1, 8)}
+    assert set(re.findall(r'href="#([^"]+)"', html)) == ids
+    assert html.count('<img src="data:image/png;base64,') == 6
+    assert not re.search(r'(src|href)="(https?:|//|file:)', html)
+    assert "Assumptions: 2 defaults not from the rulebook" in html and "<table>" in html
+
+
+@pytest.mark.skipif(browser.chromium() is None, reason="no Chromium installed (Debian: apt-get install chromium)")
+def test_html_twin_loads_in_a_browser_without_errors(two_builds) -> None:
+    (path, _), _ = two_builds
+    visit = browser.load(browser.file_url(path.with_suffix(".html")), LINKS_AND_FIGURES)
+    assert visit.errors == []
+    assert visit.value["images"] == visit.value["loaded"] == 6
+    assert visit.value["links"] > 10 and visit.value["broken"] == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "pantolino-report-first-screen.png").write_bytes(visit.screenshot)
+    assert visit.screenshot.startswith(b"\x89PNG")
 
 
 def test_study_report_and_unknown_targets(tmp_path) -> None:
@@ -55,6 +122,7 @@ def test_study_report_and_unknown_targets(tmp_path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert len(PdfReader(tmp_path / "s.pdf").pages) == 2
+    assert (tmp_path / "s.html").exists()
     bad = runner.invoke(app, ["report", "pantolino-seat", "--quiet"])
     assert bad.exit_code == 2 and "did you mean 'pantolino-seat-advantage'" in bad.stderr
     assert runner.invoke(app, ["report", "pantolino", "--precision", "0.7"]).exit_code == 2

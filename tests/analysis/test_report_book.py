@@ -1,0 +1,107 @@
+"""Reports as books, without playing: findings, assumptions, page numbers, `report all`, reproducible builds."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from analysis import plots
+from analysis.report import Book, Knob, Page, Report, knob_value, write_book, write_report
+from experiments import reporting
+from experiments.chapters import Chapter
+from experiments.cli import app
+
+EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
+
+
+def _draw(fig) -> None:
+    frame = pd.DataFrame({"policy": ["random", "greedy"], "rate": [0.3, 0.7], "lo": [0.25, 0.65], "hi": [0.35, 0.75]})
+    plots.interval_bars(frame, "policy", "rate", "lo", "hi", None, "win rate", "policy", fig=fig)
+
+
+def _page(i: int, **hooks) -> Page:
+    return Page(f"Answer {i}: greedy wins 70.0% (65.0–75.0%)", _draw, pd.DataFrame({"a": [i]}), [f"note {i}"], **hooks)
+
+
+def test_findings_come_from_headlines_or_the_pages_own_and_stop_at_six() -> None:
+    pages = [_page(i) for i in range(8)]
+    report = Report("R", [], pages, [f"headline {i}" for i in range(8)])
+    assert report.findings() == [(f"headline {i}", i) for i in range(6)]
+    pages[0].finding, pages[1].finding = "first, in my words", ""
+    assert report.findings()[:2] == [("first, in my words", 0), ("headline 2", 2)]
+    assert Report("R", [], [_page(0)]).findings() == [("Answer 0: greedy wins 70.0% (65.0–75.0%)", 0)]
+
+
+def test_assumptions_list_every_default_not_from_the_rulebook_with_the_pages_that_measured_it() -> None:
+    knobs = [Knob("dice", "4", "rulebook"), Knob("cost", "3", "ours: a guess"), Knob("odd", "1", "")]
+    pages = [_page(0), _page(1, depends_on={"cost": "cost 2 gives 40%"})]
+    report = Report("R", [], pages, knobs=knobs)
+    rows = report.assumptions()
+    assert [(k.name, k.kind, where) for k, where in rows] == [("cost", "ours", [(1, "cost 2 gives 40%")])]
+    assert [k.name for k in report.undeclared] == ["odd"]  # listed apart: not known to be the rulebook's
+    assert knob_value((2, 3, 4)) == "2,3,4" and knob_value(False) == "off"
+
+
+def test_a_book_numbers_its_pages_and_the_old_call_keeps_one_page_per_question(tmp_path) -> None:
+    one, two = Report("One", [], [_page(0), _page(1)]), Report("Two", [], [_page(2)])
+    assert Book([one, two], "Both", pd.DataFrame({"game": ["one", "two"]})).first_pages() == [2, 5]
+    assert Book([one, two]).first_pages() == [1, 4]
+    path = write_report(tmp_path / "old.pdf", "Old", [("seed", "1"), ("knobs", "a=1")], [_page(0), _page(1)])
+    assert len(PdfReader(path).pages) == 3 and not (tmp_path / "old.html").exists()
+    assert "a=1" in PdfReader(path).pages[0].extract_text()
+
+
+def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, monkeypatch) -> None:
+    for key, value in EPOCH.items():
+        monkeypatch.setenv(key, value)
+    reports = [Report("One", [], [_page(0), _page(1)], name="one"), Report("Two", [], [_page(2)], name="two")]
+    book = Book(reports, "Both", pd.DataFrame({"game": ["one", "two"], "luck": ["1", "—"]}))
+    reader = PdfReader(write_book(tmp_path / "both.pdf", book))
+    assert len(reader.pages) == 6
+    outline = reader.outline
+    assert [o.title for o in outline if not isinstance(o, list)] == ["Games compared", "One", "Two"]
+    assert [len(o) for o in outline if isinstance(o, list)] == [2, 1]
+    html = (tmp_path / "both.html").read_text()
+    assert 'href="#page-2"' in html and 'href="#page-5"' in html and 'id="page-6"' in html
+
+
+def _fake_chapter(game: str):
+    """Pantolino's fake chapter has a skill page (its metrics); Paleolino's has none, so `all` plays its ladder."""
+    ladder = game == "pantolino"
+
+    def build(n, precision, seed, jobs, progress) -> Chapter:
+        metrics = {"luck: weaker policy wins": f"{seed}%"} if ladder else {}
+        pages = [_page(0, metrics=metrics), _page(1)]
+        front = [("game", f"{game} in short"), ("seed", str(seed))]
+        return Chapter(f"{game} chapter", front, pages, ["first finding", "second finding"])
+
+    arms = [SimpleNamespace(label="skill a vs b", spec=SimpleNamespace(n_games=0))] if ladder else []
+    return SimpleNamespace(plan=lambda n, seed: SimpleNamespace(arms=arms), build=build)
+
+
+@pytest.fixture
+def fake_chapters(monkeypatch):
+    games = {"pantolino": "", "paleolino": ""}
+    monkeypatch.setattr(reporting, "CHAPTERS", games)
+    monkeypatch.setattr(reporting, "chapter_module", _fake_chapter)
+    return games
+
+
+def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(tmp_path, fake_chapters) -> None:
+    runner = CliRunner()
+    for name in ("a.pdf", "b.pdf"):
+        result = runner.invoke(app, ["report", "all", "-n", "7", "--quiet", "--out", str(tmp_path / name)], env=EPOCH)
+        assert result.exit_code == 0, result.output
+    assert "- pantolino: first finding" in result.stdout
+    a, b = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    assert a.read_bytes() == b.read_bytes()
+    assert a.with_suffix(".html").read_bytes() == b.with_suffix(".html").read_bytes()
+    reader = PdfReader(a)
+    assert len(reader.pages) == 1 + 3 + 3
+    overview = " ".join(reader.pages[0].extract_text().split())
+    assert "Pantolino" in overview and "Paleolino" in overview and "luck" in overview and "2026%" in overview
+    assert "length: turns per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played
