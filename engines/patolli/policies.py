@@ -20,16 +20,23 @@ import numpy as np
 from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli.decisions import ROLLOUT, Expert
-from engines.patolli.kernels import balanced_choice
+from engines.patolli.kernels import (  # noqa: F401  (the weights are re-exported for the reference engine)
+    TIE,
+    W_BAD,
+    W_CAPTURE,
+    W_ENTER,
+    W_FINISH,
+    W_GREY,
+    W_RISK_FROM,
+    W_RISK_TO,
+    W_SAFE,
+    WEIGHTS,
+    balanced_choice,
+)
 from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
 
-# balanced: integer weights (powers of two) of the features of a move; score = sum of weight × feature
-W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD = 32, 32, 32, 16, 8, -16
-W_RISK_TO, W_RISK_FROM = -4, 2  # per threat face on the landing square / on the square left
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
-TIE = 64  # the reference ranks options by score × TIE + (source + 1): ties go to the most advanced button
-WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RISK_FROM, TIE)  # for the kernel
 
 
 def runner_choice(moves: Moves) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engines.core import GameStream
-from engines.patolli.policies import (
+from engines.patolli.kernels import (
     TIE,
     W_BAD,
     W_CAPTURE,
@@ -107,7 +107,8 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
             markers.append(set(fixed))
         else:
             markers.append({free.pop(stream.integer(len(free))) for _ in range(params.random_markers)})
-    game = Game(params, markers[0], markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
+    shelter = all_grey if params.grey_safe else set()  # grey corners protect from capture, like safe squares
+    game = Game(params, markers[0] | shelter, markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
 
     # who starts
     if params.first_player >= 0:
@@ -154,7 +155,9 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                     game.bank += 1
                     paid_bad[me] += 1
             again = die in params.roll_again or (square is not None and square in bonus_squares)
-        elif game.track[me] or params.pay_when_empty:
+        elif (game.track[me] or params.pay_when_empty) and (
+            params.overshoot_pays or not any(p + die > length for p in game.track[me])
+        ):
             game.tokens[me] -= 1
             game.bank += 1
             paid_skip[me] += 1

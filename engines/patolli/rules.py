@@ -108,6 +108,18 @@ class Params(core.Params):
     pay_when_empty: bool = knob(
         False, "A player with no button on the track who cannot enter also pays 1 token.", "true | false"
     )
+    overshoot_pays: bool = knob(
+        True,
+        "A roll lost because it is too high to finish a button costs a token like any lost roll (false: free).",
+        "true | false",
+        source="rulebook: a roll with no legal move costs a token; the too-high rule names no exception",
+    )
+    grey_safe: bool = knob(
+        False,
+        "A button on a grey corner cannot be captured (opposing buttons share it, as on a safe square).",
+        "true | false",
+        source="rulebook: 'safe from penalties' read as never a bad-luck (penalty) square, not as capture-proof",
+    )
     first_player: int = knob(-1, "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).", "-1..1")
 
     def __post_init__(self) -> None:
@@ -150,6 +162,8 @@ class Params(core.Params):
         core.check_choice("grey_bonus", self.grey_bonus, (True, False))
         core.check_choice("exit_overshoot", self.exit_overshoot, (True, False))
         core.check_choice("pay_when_empty", self.pay_when_empty, (True, False))
+        core.check_choice("overshoot_pays", self.overshoot_pays, (True, False))
+        core.check_choice("grey_safe", self.grey_safe, (True, False))
         core.check_range("first_player", self.first_player, -1, PLAYERS - 1)
 
     @property
@@ -203,6 +217,7 @@ class Layout:
     starts: tuple[int, int]
     grey: tuple[int, ...]  # grey corner squares
     grey_frame: np.ndarray  # (2,) uint64: grey corners in each seat's progress frame (zero without grey_bonus)
+    shelter_frame: np.ndarray  # (2,) uint64: grey corners in each seat's frame when they protect (grey_safe)
     to_me: np.ndarray  # (2,) uint64: rotation taking the opponent's frame to the mover's, by mover
     to_them: np.ndarray  # (2,) uint64: the inverse rotation, by mover
     eligible: tuple[int, ...]  # squares a random marker may take (not grey, not start), ascending
@@ -218,6 +233,9 @@ def layout(params: Params) -> Layout:
     grey_frame = np.array(
         [square_bits([(g - s) % length for g in grey]) if params.grey_bonus else 0 for s in starts], dtype=U64
     )
+    shelter_frame = np.array(
+        [square_bits([(g - s) % length for g in grey]) if params.grey_safe else 0 for s in starts], dtype=U64
+    )
     to_me = np.array([(starts[1 - me] - starts[me]) % length for me in range(PLAYERS)], dtype=U64)
     to_them = np.array([(starts[me] - starts[1 - me]) % length for me in range(PLAYERS)], dtype=U64)
     eligible = tuple(s for s in range(length) if s not in grey and s not in starts)
@@ -227,6 +245,7 @@ def layout(params: Params) -> Layout:
         starts,
         grey,
         grey_frame,
+        shelter_frame,
         to_me,
         to_them,
         eligible,
@@ -400,6 +419,7 @@ class Moves:
         "mine",
         "off_me",
         "off_them",
+        "overshoot",
         "params",
         "rows",
         "safe",
@@ -427,7 +447,11 @@ class Moves:
         self.theirs = rotate(self.theirs_own, self.to_me, length)  # opponent's buttons, mover's frame
         self.off_me, self.off_them = by_role(state.off, m8)  # (B,) int8: waiting buttons of mover, opponent
         self.home_me = state.home[0] ^ ((state.home[0] ^ state.home[1]) & m8)  # (B,) int8: mover's finished
-        self.safe, self.safe_theirs = by_role(state.safe, m64)  # safe squares, mover's and opponent's frame
+        safe, safe_theirs = by_role(state.safe, m64)  # safe markers, mover's and opponent's frame
+        shelter = lay.shelter_frame
+        # squares where no capture happens: the safe markers, and the grey corners under ``grey_safe``
+        self.safe = safe | (shelter[0] ^ ((shelter[0] ^ shelter[1]) & m64))
+        self.safe_theirs = safe_theirs | (shelter[1] ^ ((shelter[0] ^ shelter[1]) & m64))
         self.bad = state.bad[0] ^ ((state.bad[0] ^ state.bad[1]) & m64)  # bad-luck squares
         grey = lay.grey_frame
         self.grey = grey[0] ^ ((grey[0] ^ grey[1]) & m64)  # grey corners (0 without the bonus)
@@ -435,6 +459,7 @@ class Moves:
         self.step = self.mine & lands & ~(self.mine >> self.die)  # sources of moves landing on the track
         # sources of finishing moves
         self.finish = self.mine & (~lands if params.exit_overshoot else lands + ONE)
+        self.overshoot = self.mine & ~lands & ~(lands + ONE)  # buttons the roll would take past their finish
         self.enter = (die == params.enter_roll) & (self.off_me > 0) & ((self.mine & ONE) == 0)  # (B,) bool
 
     @property
@@ -531,7 +556,10 @@ def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.n
     tokens_me, tokens_them = by_role(state.tokens, m8)
     tokens_them = tokens_them - took
     bad_luck = (((target & moves.bad) != 0) & (tokens_them > 0)).view(np.int8)
-    skip = (~moved if params.pay_when_empty else ~moved & (moves.mine != 0)).view(np.int8)
+    skip = ~moved if params.pay_when_empty else ~moved & (moves.mine != 0)
+    if not params.overshoot_pays:
+        skip &= moves.overshoot == 0  # a roll too high to finish some button is skipped for free
+    skip = skip.view(np.int8)
     pays = bad_luck | skip
     tokens_me = tokens_me - pays
     home_me = moves.home_me + finishing

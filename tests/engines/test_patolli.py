@@ -31,7 +31,8 @@ from hypothesis import strategies as st
 
 from engines import core
 from engines.core import ScriptedSource
-from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference
+from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, play, playouts, reference
+from engines.patolli.kernels import WEIGHTS
 from engines.patolli.rules import (
     ALL_FINISHED,
     BAD_LUCK,
@@ -43,6 +44,7 @@ from engines.patolli.rules import (
     layout,
     outcome,
     place_markers,
+    play_on,
     rotate,
     start,
     step,
@@ -84,6 +86,8 @@ def test_reference_matches_engine_variants(variant: str, policy: str) -> None:
         {"buttons": 3, "tokens": 4, "random_markers": 3},
         {"die_faces": 4, "roll_again": (4,), "safe_squares": ()},
         {"start_squares": (0, 26), "exit_overshoot": True, "pay_when_empty": True},
+        {"overshoot_pays": False, "grey_safe": True},
+        {"overshoot_pays": False, "pay_when_empty": True, "tokens": 3},
     ],
 )
 def test_reference_matches_engine_knobs(knobs: dict) -> None:
@@ -112,7 +116,7 @@ def check_state(params: Params, state: State) -> None:
     assert (state.tokens.sum(axis=0) + state.bank == 2 * params.tokens).all()  # tokens conserved
     # opposing buttons share a square only on a safe square (seat 1 seen in seat 0's frame)
     other = rotate(state.track[1], lay.to_me[0], lay.length)
-    assert ((other & state.track[0] & ~state.safe[0]) == 0).all()
+    assert ((other & state.track[0] & ~(state.safe[0] | lay.shelter_frame[0])) == 0).all()
     assert (state.paid.sum(axis=(0, 1)) == state.bank).all()
     assert (state.turn <= INFO.turn_cap).all()
 
@@ -365,6 +369,31 @@ def test_exact_finish_and_overshoot_knob() -> None:
     assert squares(state, 0) == set() and state.home[0, 0] == 1
 
 
+def test_overshoot_pays_knob() -> None:
+    # 9 10 11 [12] : a on 10 needs exactly 2; a 3 is too high: skipped, and free under this reading
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), overshoot_pays=False)
+    state = position(mine=(10,), params=params)
+    roll(state, [3], params=params)
+    assert squares(state, 0) == {10} and state.tokens[0, 0] == 10 and state.mover[0] == 1
+    # a roll lost with no button held back by its finish still pays (here: an empty track under pay_when_empty)
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), overshoot_pays=False, pay_when_empty=True)
+    state = position(params=params)
+    roll(state, [2], params=params)
+    assert state.tokens[0, 0] == 9 and state.paid[SKIP, 0, 0] == 1
+
+
+def test_grey_safe_knob() -> None:
+    # 14 15 16 17 18 : a on 14, B on grey 18; roll 4 lands on B
+    #  a  .  X  .  G(B)
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), grey_safe=True)
+    state = position(mine=(14,), theirs=(18,), params=params)
+    roll(state, [4], params=params)
+    assert squares(state, 0) == {18} and squares(state, 1) == {18} and state.tokens[1, 0] == 10
+    state = position(mine=(14,), theirs=(18,))  # the default: a grey corner does not protect
+    roll(state, [4])
+    assert squares(state, 0) == {18} and squares(state, 1) == set() and state.tokens[1, 0] == 9
+
+
 def test_running_out_of_tokens_loses() -> None:
     # 13 14 15 16 : a on 13 with 1 token left lands on bad luck 16 and goes bankrupt
     state = position(mine=(13,), tokens=(1, 10))
@@ -463,3 +492,28 @@ def test_turn_cap_scores_games_as_they_stand(monkeypatch: pytest.MonkeyPatch) ->
     assert (out["win_reason"][capped, 2] == 1).all()
     best = out["score"][capped].max(axis=1)
     assert (out["score"][capped][out["winners"][capped]] == np.repeat(best, out["winners"][capped].sum(axis=1))).all()
+
+
+# --- compiled playouts: the same games as the numpy engine ---------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", sorted(playouts.ROLLOUTS))
+@pytest.mark.parametrize(
+    "knobs",
+    [{}, {"overshoot_pays": False, "grey_safe": True}, {"exit_overshoot": True, "pay_when_empty": True, "tokens": 3}],
+)
+def test_compiled_playouts_match_engine(policy: str, knobs: dict) -> None:
+    params = Params(**knobs)
+    impls = core.policy_instances(POLICIES, [policy, policy], params)
+    state = start(params, np.arange(400), core.RandomSource(np.random.default_rng(5)))
+    source = core.RandomSource(np.random.default_rng(6))
+    for _ in range(40):  # into the middle game, so positions differ
+        step(params, impls, state, source)
+    keys = core.mix64(np.arange(400, dtype=np.uint64))
+    numpy_games = play_on(params, impls, state.keep_rows(np.arange(400)), core.StreamSource(keys))
+    compiled = state.keep_rows(np.arange(400))
+    compiled.game = np.arange(400)
+    playouts.play_out(params, policy, compiled, core.StreamSource(keys), WEIGHTS)
+    assert (compiled.reason >= 0).all()
+    for name in State.__slots__:
+        assert np.array_equal(getattr(numpy_games, name), getattr(compiled, name)), name
