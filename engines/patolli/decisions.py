@@ -17,7 +17,6 @@ from engines import core
 from engines.core import Policy
 from engines.expert import Search
 from engines.patolli import playouts
-from engines.patolli.kernels import WEIGHTS
 from engines.patolli.rules import ONE, U64, Moves, Params, State, move, outcome, play_on
 
 ROLLOUT = "balanced"  # the expert's playout policy and default move: the strongest heuristic
@@ -94,7 +93,7 @@ class Point:
         if not self.moved:
             raise ValueError("a decision point is played out after its decision is applied")
         if playouts.supports(self.params, seat_policies, source):  # the compiled loop: same games, faster
-            final = playouts.play_out(self.params, seat_policies[0], self.state, source, WEIGHTS)
+            final = playouts.play_out(self.params, seat_policies[0], self.state, source)
         else:
             impls = core.policy_instances(self.policies, seat_policies, self.params)
             final = play_on(self.params, impls, self.state, source)

@@ -20,19 +20,7 @@ import numpy as np
 from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli.decisions import ROLLOUT, Expert
-from engines.patolli.kernels import (  # noqa: F401  (the weights are re-exported for the reference engine)
-    TIE,
-    W_BAD,
-    W_CAPTURE,
-    W_ENTER,
-    W_FINISH,
-    W_GREY,
-    W_RISK_FROM,
-    W_RISK_TO,
-    W_SAFE,
-    WEIGHTS,
-    balanced_choice,
-)
+from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
 from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
@@ -167,8 +155,12 @@ class Balanced:
     directly and keeps the one with the highest ``score × TIE + source + 1`` (entering counts as source −1).
     """
 
+    weights = WEIGHTS
+
     def __init__(self, params: Params) -> None:
-        """No tables needed."""
+        """The rules the home-stretch feature reads."""
+        self.rules = (params.enter_roll, int(params.exit_overshoot), int(params.pay_when_empty))
+        self.rules += (int(params.overshoot_pays),)
 
     def choose(self, moves: Moves) -> np.ndarray:
         """Score every option and keep the best (compiled: one pass over the games)."""
@@ -187,8 +179,22 @@ class Balanced:
             moves.to_them,
             params.track_length,
             params.die_faces,
-            WEIGHTS,
+            self.weights,
+            moves.mine,
+            moves.off_me,
+            self.rules,
         )
+
+
+class HomeStretch(Balanced):
+    """``balanced``, and keep a legal move for every face: each option also costs ``W_STUCK`` per lost face.
+
+    A lost face is a die face with which the mover's next roll would have no legal move in the position the
+    option leaves (counted twice when that lost roll costs a token). Near home this keeps a spare button moving
+    while another waits for its exact roll, rather than parking every button where only one face helps.
+    """
+
+    weights = STRETCH_WEIGHTS
 
 
 POLICIES: dict[str, Policy] = {
@@ -207,6 +213,11 @@ POLICIES: dict[str, Policy] = {
             Cautious,
         ),
         Policy("balanced", "Weighted score of capture, safety, progress, bonus squares and penalties.", Balanced),
+        Policy(
+            "home-stretch",
+            "balanced, plus: avoid leaving positions where some die face has no legal move (a lost, paid roll).",
+            HomeStretch,
+        ),
     )
 }
 POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

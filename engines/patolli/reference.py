@@ -24,6 +24,7 @@ from engines.patolli.kernels import (
     W_RISK_FROM,
     W_RISK_TO,
     W_SAFE,
+    W_STUCK,
 )
 from engines.patolli.rules import INFO, Params, grey_squares
 
@@ -232,6 +233,13 @@ def choose(
         return entering or max(buttons, key=lambda o: -danger_after(game, me, o) * TIE + o[0] + 1)
     if policy == "balanced":
         return max(options, key=lambda o: balanced_score(game, me, o, captures(o)) * TIE + o[0] + 1)
+    if policy == "home-stretch":
+        return max(
+            options,
+            key=lambda o: (
+                (balanced_score(game, me, o, captures(o)) + W_STUCK * lost_after(game, me, o)) * TIE + o[0] + 1
+            ),
+        )
     raise ValueError(f"unknown policy '{policy}'")
 
 
@@ -277,3 +285,30 @@ def balanced_score(game: Game, me: int, option: tuple[int, int | None], capture:
     grey = game.params.grey_bonus and square in grey_squares(game.params.track_length, game.params.arm_length)
     score += W_GREY * grey + W_SAFE * (square in game.safe) + W_BAD * (square in game.bad)
     return score + W_RISK_TO * game.threat_faces(square, them, game.track[them], game.off[them])
+
+
+def lost_after(game: Game, me: int, option: tuple[int, int | None]) -> int:
+    """Faces with which ``me``'s next roll would have no legal move after ``option`` (2 each when it pays, else 1).
+
+    A finishing move counts none: with it charged, ``home-stretch`` put off finishing and lost to ``balanced``.
+    """
+    params, length = game.params, game.params.track_length
+    source, landing = option
+    if landing is None:  # finishing a button is never held against it
+        return 0
+    mine = (set(game.track[me]) - {source}) | {landing}
+    off = game.off[me] - (source == ENTER)
+    total = 0
+    for face in range(1, params.die_faces + 1):
+        movable = any(
+            (p + face < length and p + face not in mine)
+            or p + face == length
+            or (params.exit_overshoot and p + face > length)
+            for p in mine
+        )
+        if movable or (face == params.enter_roll and off > 0 and 0 not in mine):
+            continue
+        overshoot = any(p + face > length for p in mine)
+        pays = (mine or params.pay_when_empty) and (params.overshoot_pays or not overshoot)
+        total += 2 if pays else 1
+    return total

@@ -32,7 +32,6 @@ from hypothesis import strategies as st
 from engines import core
 from engines.core import ScriptedSource
 from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, play, playouts, reference
-from engines.patolli.kernels import WEIGHTS
 from engines.patolli.rules import (
     ALL_FINISHED,
     BAD_LUCK,
@@ -513,7 +512,7 @@ def test_compiled_playouts_match_engine(policy: str, knobs: dict) -> None:
     numpy_games = play_on(params, impls, state.keep_rows(np.arange(400)), core.StreamSource(keys))
     compiled = state.keep_rows(np.arange(400))
     compiled.game = np.arange(400)
-    playouts.play_out(params, policy, compiled, core.StreamSource(keys), WEIGHTS)
+    playouts.play_out(params, policy, compiled, core.StreamSource(keys))
     assert (compiled.reason >= 0).all()
     for name in State.__slots__:
         assert np.array_equal(getattr(numpy_games, name), getattr(compiled, name)), name
