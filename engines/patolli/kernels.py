@@ -107,7 +107,8 @@ def balanced_one(
     hittable = theirs & ~sf
     best_key, best = -(1 << 30), ZERO
     if enter:
-        score = w_enter + w_capture * _bit(hittable, 0) + w_risk_to * _threat(0, own, off, sf, shift, length, faces)
+        score = w_enter + w_capture * _bit(hittable, 0) + w_safe * _bit(sf, 0) + w_bad * _bit(bad, 0)
+        score += w_risk_to * _threat(0, own, off, sf, shift, length, faces)
         if w_stuck != 0:
             score += w_stuck * lost_faces(mine | ONE, off_me - 1, length, faces, rules)
         best_key = score * tie

@@ -26,7 +26,7 @@ from engines.patolli.kernels import (
     W_SAFE,
     W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares
+from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible
 
 ENTER = -1  # the source of an entering move
 
@@ -93,21 +93,21 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
     all_grey = set(grey_squares(length, params.arm_length))
     bonus_squares = all_grey if params.grey_bonus else set()
 
-    # markers: fixed, or drawn one at a time from the free squares in ascending order
-    free = [
-        s
-        for s in range(length)
-        if s not in all_grey
-        and s not in params.starts
-        and s not in (params.safe_squares or ())
-        and s not in (params.bad_luck_squares or ())
-    ]
+    # markers: fixed, or drawn one at a time from the squares still free for that kind, in ascending order
+    eligible = marker_eligible(params)
+    taken = set(params.safe_squares or ()) | set(params.bad_luck_squares or ())
     markers = []
-    for fixed in (params.safe_squares, params.bad_luck_squares):
+    for fixed, allowed in zip((params.safe_squares, params.bad_luck_squares), eligible, strict=True):
         if fixed is not None:
             markers.append(set(fixed))
-        else:
-            markers.append({free.pop(stream.integer(len(free))) for _ in range(params.random_markers)})
+            continue
+        drawn = set()
+        for _ in range(params.random_markers):
+            free = [s for s in allowed if s not in taken]
+            square = free[stream.integer(len(free))]
+            drawn.add(square)
+            taken.add(square)
+        markers.append(drawn)
     shelter = all_grey if params.grey_safe else set()  # grey corners protect from capture, like safe squares
     game = Game(params, markers[0] | shelter, markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
 

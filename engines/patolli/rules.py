@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="patolli",
     name="Patolli",
-    version=2,  # 2: runner, aggressive and cautious enter whenever entering is legal
+    version=3,  # 3: markers may stand where the rulebook allows; 2: runner, aggressive and cautious always enter
     min_players=2,
     max_players=2,
     chance=True,
@@ -54,6 +55,16 @@ METRICS: dict[str, Metric] = {
 }
 
 
+def marker_eligible(params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The squares a safe marker and a bad-luck marker may stand on, ascending (knob ``marker_squares``)."""
+    length = params.track_length
+    grey = set(grey_squares(length, params.arm_length))
+    if params.marker_squares == "restricted":
+        same = tuple(s for s in range(length) if s not in grey and s not in params.starts)
+        return same, same
+    return tuple(range(length)), tuple(s for s in range(length) if s not in grey)
+
+
 def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forbidden: set[int]) -> None:
     if squares is None:
         return
@@ -65,8 +76,8 @@ def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forb
         or any(s in forbidden for s in squares)
     ):
         raise ValueError(
-            f"{name}={squares!r} is not allowed; give distinct squares 0..{length - 1} that are "
-            f"neither grey corners nor start squares (forbidden: {sorted(forbidden)})"
+            f"{name}={squares!r} is not allowed; give distinct squares 0..{length - 1}, none of them "
+            f"forbidden here: {sorted(forbidden)}"
         )
 
 
@@ -90,6 +101,13 @@ class Params(core.Params):
         None,
         "Fixed bad-luck squares; none places random_markers of them at random per game.",
         "none or distinct squares, not grey corners, not start squares, not safe squares",
+    )
+    marker_squares: Literal["rulebook", "restricted"] = knob(
+        "rulebook",
+        "Where markers may stand. rulebook: a safe marker on any square, a bad-luck marker on any square but a grey "
+        "corner; restricted: neither on a grey corner nor on a start square (this engine's rule up to version 2).",
+        "rulebook | restricted",
+        source="rulebook: only bad-luck markers are kept off the grey corners; nothing else is forbidden",
     )
     random_markers: int = knob(
         2,
@@ -136,15 +154,18 @@ class Params(core.Params):
         _check_squares("start_squares", self.start_squares, length, grey)
         if self.start_squares is not None and len(self.start_squares) != PLAYERS:
             raise ValueError(f"start_squares={self.start_squares!r} is not allowed; give {PLAYERS} squares")
-        starts = set(self.starts)
-        _check_squares("safe_squares", self.safe_squares, length, grey | starts)
-        _check_squares("bad_luck_squares", self.bad_luck_squares, length, grey | starts | set(self.safe_squares or ()))
+        core.check_choice("marker_squares", self.marker_squares, ("rulebook", "restricted"))
+        safe_ok, bad_ok = marker_eligible(self)
+        safe, bad = set(self.safe_squares or ()), set(self.bad_luck_squares or ())
+        _check_squares("safe_squares", self.safe_squares, length, set(range(length)) - set(safe_ok))
+        _check_squares("bad_luck_squares", self.bad_luck_squares, length, (set(range(length)) - set(bad_ok)) | safe)
         core.check_range("random_markers", self.random_markers, 0, 8)
-        free = length - len(grey) - len(starts) - len(self.safe_squares or ()) - len(self.bad_luck_squares or ())
-        needed = self.random_markers * ((self.safe_squares is None) + (self.bad_luck_squares is None))
-        if needed > free:
+        free_safe, free_bad = len(set(safe_ok) - safe - bad), len(set(bad_ok) - safe - bad)
+        needed_safe = self.random_markers * (self.safe_squares is None)
+        needed = needed_safe + self.random_markers * (self.bad_luck_squares is None)
+        if needed_safe > free_safe or (self.bad_luck_squares is None and needed > free_bad):
             raise ValueError(
-                f"random_markers={self.random_markers} is out of range; only {free} free squares "
+                f"random_markers={self.random_markers} is out of range; only {free_bad} free squares "
                 f"remain for {needed} random markers"
             )
         core.check_range("buttons", self.buttons, 1, 12)
@@ -180,6 +201,9 @@ VARIANTS: dict[str, dict[str, str]] = {
     "no-grey-bonus": {"grey_bonus": "false"},
     "test-markers": {"safe_squares": "3,29", "bad_luck_squares": "16,42"},
     "board-60": {"track_length": "60", "arm_length": "7"},
+    "free-overshoot": {"overshoot_pays": "false"},
+    "grey-safe": {"grey_safe": "true"},
+    "restricted-markers": {"marker_squares": "restricted"},
 }
 """Named variants: knob overrides a designer can ask for by name."""
 
@@ -220,7 +244,7 @@ class Layout:
     shelter_frame: np.ndarray  # (2,) uint64: grey corners in each seat's frame when they protect (grey_safe)
     to_me: np.ndarray  # (2,) uint64: rotation taking the opponent's frame to the mover's, by mover
     to_them: np.ndarray  # (2,) uint64: the inverse rotation, by mover
-    eligible: tuple[int, ...]  # squares a random marker may take (not grey, not start), ascending
+    eligible: tuple[tuple[int, ...], tuple[int, ...]]  # squares a safe / bad-luck marker may take, ascending
     again_bits: int  # bit f set when face f rolls again
 
 
@@ -238,7 +262,7 @@ def layout(params: Params) -> Layout:
     )
     to_me = np.array([(starts[1 - me] - starts[me]) % length for me in range(PLAYERS)], dtype=U64)
     to_them = np.array([(starts[me] - starts[1 - me]) % length for me in range(PLAYERS)], dtype=U64)
-    eligible = tuple(s for s in range(length) if s not in grey and s not in starts)
+    eligible = marker_eligible(params)
     return Layout(
         length,
         U64((1 << length) - 1),
@@ -327,7 +351,7 @@ class State:
 def place_markers(params: Params, state: State, source: core.Source) -> None:
     """Draw the random safe squares, then the random bad-luck squares, without replacement (in place).
 
-    Each pick is one draw uniform over the squares still free (eligible squares in ascending order).
+    Each pick is one draw uniform over the squares still free for that kind of marker (ascending order).
     """
     lay = layout(params)
     n = len(state.game)
@@ -335,22 +359,24 @@ def place_markers(params: Params, state: State, source: core.Source) -> None:
     if None not in fixed_bits:
         state.set_markers(params, np.full(n, fixed_bits[0], dtype=U64), np.full(n, fixed_bits[1], dtype=U64))
         return
-    free = np.zeros((n, lay.length), dtype=bool)
-    free[:, list(lay.eligible)] = True
+    taken = np.zeros((n, lay.length), dtype=bool)  # squares holding a marker
     for fixed in (params.safe_squares, params.bad_luck_squares):
         if fixed is not None:
-            free[:, list(fixed)] = False
+            taken[:, list(fixed)] = True
     chosen = []
-    for bits_fixed in fixed_bits:
+    for bits_fixed, eligible in zip(fixed_bits, lay.eligible, strict=True):
         if bits_fixed is not None:
             chosen.append(np.full(n, bits_fixed, dtype=U64))
             continue
         bits = np.zeros(n, dtype=U64)
+        allowed = np.zeros(lay.length, dtype=bool)
+        allowed[list(eligible)] = True
         for _ in range(params.random_markers):
+            free = allowed & ~taken
             n_free = free.sum(axis=1)
             pick = source.draw(state.game, n_free)[:, 0]
             square = (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
-            free[np.arange(n), square] = False
+            taken[np.arange(n), square] = True
             bits |= ONE << square.astype(U64)
         chosen.append(bits)
     state.set_markers(params, chosen[0], chosen[1])

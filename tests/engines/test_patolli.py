@@ -187,18 +187,27 @@ def test_same_seed_same_games() -> None:
     assert not np.array_equal(a["turns"], c["turns"])
 
 
-def test_random_markers_are_distinct_and_legal() -> None:
-    params = Params()
-    state = start(params, np.arange(500), ScriptedSource.from_seed(1, 500, 40))
+@pytest.mark.parametrize("where", ["rulebook", "restricted"])
+def test_random_markers_are_distinct_and_legal(where: str) -> None:
+    params = Params(marker_squares=where)
+    state = start(params, np.arange(2000), ScriptedSource.from_seed(1, 2000, 40))
     lay = layout(params)
-    forbidden = set(lay.grey) | set(lay.starts)
+    grey, starts = set(lay.grey), set(lay.starts)
+    forbidden_safe = grey | starts if where == "restricted" else set()
+    forbidden_bad = grey | starts if where == "restricted" else grey
+    seen = 0
     for seat, start_square in enumerate(lay.starts):
         safe = rotate(state.safe[seat], np.uint64(start_square), lay.length)
         bad = rotate(state.bad[seat], np.uint64(start_square), lay.length)
         assert (np.bitwise_count(safe) == 2).all() and (np.bitwise_count(bad) == 2).all()
         assert ((safe & bad) == 0).all()
-        for s in forbidden:
-            assert ((safe | bad) & np.uint64(1 << s) == 0).all()
+        for s in forbidden_safe:
+            assert (safe & np.uint64(1 << s) == 0).all()
+        for s in forbidden_bad:
+            assert (bad & np.uint64(1 << s) == 0).all()
+        seen |= int(np.bitwise_or.reduce(safe)) | int(np.bitwise_or.reduce(bad))
+    allowed = {s for s in range(52) if s not in forbidden_safe}
+    assert seen == sum(1 << s for s in allowed)  # every allowed square is used by some game
 
 
 def test_layout_of_default_board() -> None:
@@ -449,11 +458,13 @@ def test_cautious_steps_out_of_reach() -> None:
     [
         ({"track_length": 60}, ["track_length=60", "arm_length=6"]),
         ({"arm_length": 9, "track_length": 76}, ["arm_length=9", "2..7"]),
-        ({"safe_squares": (5, 29)}, ["safe_squares=(5, 29)", "grey"]),
-        ({"bad_luck_squares": (12,)}, ["bad_luck_squares=(12,)", "start"]),
+        ({"bad_luck_squares": (5, 29)}, ["bad_luck_squares=(5, 29)", "forbidden", "5, 6, 18"]),
+        ({"marker_squares": "restricted", "safe_squares": (5, 29)}, ["safe_squares=(5, 29)", "forbidden"]),
+        ({"marker_squares": "restricted", "bad_luck_squares": (12,)}, ["bad_luck_squares=(12,)", "12"]),
+        ({"marker_squares": "anywhere"}, ["marker_squares='anywhere'", "rulebook, restricted"]),
         ({"safe_squares": (3,), "bad_luck_squares": (3,)}, ["bad_luck_squares=(3,)"]),
         ({"random_markers": 9}, ["random_markers=9", "0..8"]),
-        ({"track_length": 20, "arm_length": 2, "random_markers": 6}, ["random_markers=6", "free squares"]),
+        ({"track_length": 20, "arm_length": 2, "random_markers": 7}, ["random_markers=7", "free squares"]),
         ({"buttons": 0}, ["buttons=0", "1..12"]),
         ({"tokens": 61}, ["tokens=61", "1..60"]),
         ({"die_faces": 1}, ["die_faces=1", "2..12"]),
