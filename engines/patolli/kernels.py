@@ -238,7 +238,8 @@ def play_to_end(
     weights: tuple[int, ...],
 ) -> None:
     """Play every unfinished row to its end, in place (see the module docstring)."""
-    length, faces, enter_roll, buttons, again_bits, overshoot_exits, pay_when_empty, overshoot_pays, cap = rules
+    length, faces, enter_roll, buttons, again_bits, overshoot_exits, pay_when_empty, overshoot_pays, cap = rules[:9]
+    optional_extra = rules[9]
     full = (ONE << np.uint64(length)) - ONE
     stuck = (enter_roll, overshoot_exits, pay_when_empty, overshoot_pays)
     for b in range(len(game)):
@@ -327,7 +328,12 @@ def play_to_end(
             if ended:
                 winner[b] = me if won else them
                 reason[b] = 1 if (tokens_them <= 0 or tokens_me <= 0) else 0
-            again = ((again_bits >> d) & 1) != 0 or (target & grey_bonus[me]) != ZERO
+            again = ((again_bits >> d) & 1) != 0
+            if (target & grey_bonus[me]) != ZERO:
+                if optional_extra and not again and moved and not ended and policy == 1 and weights[9] != 0:
+                    again = lost_faces(track[me, b], int(off[me, b]), length, faces, stuck) <= faces  # home-stretch
+                else:
+                    again = True
             if not (again and moved and not ended):
                 turn[b] += 1
                 mover[b] = them

@@ -38,6 +38,7 @@ def play_out(params: Params, policy: str, state: State, source: core.StreamSourc
         int(params.pay_when_empty),
         int(params.overshoot_pays),
         INFO.turn_cap,
+        int(params.grey_extra == "optional"),
     )
     play_to_end(
         state.game,

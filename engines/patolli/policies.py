@@ -21,10 +21,10 @@ from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
-from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
+from engines.patolli.rules import ONE, U64, Moves, Params, State, highest, lowest, rotate
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
-EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
+EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)
 
 
 def runner_choice(moves: Moves) -> np.ndarray:
@@ -186,15 +186,50 @@ class Balanced:
         )
 
 
+def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Per position, the die faces whose roll has no legal move, counted 2 when the lost roll costs a token, else 1.
+
+    ``mine``: the seat's buttons on the track (its own frame); ``off``: its waiting buttons. As the kernel's
+    :func:`~engines.patolli.kernels.lost_faces`.
+    """
+    length = params.track_length
+    total = np.zeros(len(mine), dtype=np.int64)
+    for face in range(1, params.die_faces + 1):
+        f = U64(face)
+        lands = (ONE << (U64(length) - f)) - ONE
+        movable = (mine & lands & ~(mine >> f)) | (mine & (~lands if params.exit_overshoot else lands + ONE))
+        lost = movable == 0
+        if face == params.enter_roll:
+            lost &= ~((off > 0) & ((mine & ONE) == 0))
+        pays = (mine != 0) | params.pay_when_empty
+        if not params.overshoot_pays:
+            pays &= (mine & ~lands & ~(lands + ONE)) == 0
+        total += lost * (1 + pays)
+    return total
+
+
+def stretch_keeps_extra(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """``home-stretch``'s extra-move rule: take it unless lost faces (paid ones twice) outnumber the die faces."""
+    return lost_faces(params, mine, off) <= params.die_faces
+
+
 class HomeStretch(Balanced):
     """``balanced``, and keep a legal move for every face: each option also costs ``W_STUCK`` per lost face.
 
     A lost face is a die face with which the mover's next roll would have no legal move in the position the
     option leaves (counted twice when that lost roll costs a token). Near home this keeps a spare button moving
-    while another waits for its exact roll, rather than parking every button where only one face helps.
+    while another waits for its exact roll, rather than parking every button where only one face helps. An
+    optional grey-corner extra move is declined when the lost faces of the position (paid ones twice) outnumber
+    the die faces: a roll that more likely than not costs a token is not worth taking. Every other policy but
+    the expert always takes it: an extra roll is an extra move.
     """
 
     weights = STRETCH_WEIGHTS
+
+    def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: object) -> np.ndarray:
+        """Take the extra move unless the roll is more likely lost and paid than not (see the class docstring)."""
+        mover = state.mover[rows]
+        return stretch_keeps_extra(params, state.track[mover, rows], state.off[mover, rows])
 
 
 POLICIES: dict[str, Policy] = {

@@ -155,7 +155,11 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                     game.tokens[me] -= 1
                     game.bank += 1
                     paid_bad[me] += 1
-            again = die in params.roll_again or (square is not None and square in bonus_squares)
+            again = die in params.roll_again
+            if square is not None and square in bonus_squares and not again:
+                ended = game.tokens[them] <= 0 or game.tokens[me] <= 0 or game.home[me] >= params.buttons
+                optional = params.grey_extra == "optional" and not ended
+                again = not optional or keeps_extra(game, seat_policies[me], me)
         elif (game.track[me] or params.pay_when_empty) and (
             params.overshoot_pays or not any(p + die > length for p in game.track[me])
         ):
@@ -288,16 +292,20 @@ def balanced_score(game: Game, me: int, option: tuple[int, int | None], capture:
 
 
 def lost_after(game: Game, me: int, option: tuple[int, int | None]) -> int:
-    """Faces with which ``me``'s next roll would have no legal move after ``option`` (2 each when it pays, else 1).
+    """:func:`lost_faces` of ``me`` after ``option``; a finishing move counts none.
 
-    A finishing move counts none: with it charged, ``home-stretch`` put off finishing and lost to ``balanced``.
+    With finishing moves charged too, ``home-stretch`` put off finishing and lost to ``balanced``.
     """
-    params, length = game.params, game.params.track_length
     source, landing = option
-    if landing is None:  # finishing a button is never held against it
+    if landing is None:
         return 0
     mine = (set(game.track[me]) - {source}) | {landing}
-    off = game.off[me] - (source == ENTER)
+    return lost_faces(game.params, mine, game.off[me] - (source == ENTER))
+
+
+def lost_faces(params: Params, mine: set[int], off: int) -> int:
+    """Faces with which a roll has no legal move for buttons ``mine`` and ``off`` waiting (2 each when it pays)."""
+    length = params.track_length
     total = 0
     for face in range(1, params.die_faces + 1):
         movable = any(
@@ -312,3 +320,14 @@ def lost_after(game: Game, me: int, option: tuple[int, int | None]) -> int:
         pays = (mine or params.pay_when_empty) and (params.overshoot_pays or not overshoot)
         total += 2 if pays else 1
     return total
+
+
+def keeps_extra(game: Game, policy: str, me: int) -> bool:
+    """Whether ``policy`` takes an optional grey-corner extra move.
+
+    ``home-stretch`` declines it when the lost faces (paid ones twice) outnumber the die faces; every other policy
+    takes it.
+    """
+    if policy != "home-stretch":
+        return True
+    return lost_faces(game.params, game.track[me], game.off[me]) <= game.params.die_faces

@@ -12,7 +12,7 @@ frames is a rotation of the ``L``-bit ring. This keeps every step elementwise ov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -122,6 +122,12 @@ class Params(core.Params):
         (5,), "Faces after whose move the player rolls again.", "distinct faces 1..die_faces, possibly none"
     )
     grey_bonus: bool = knob(True, "Landing on a grey corner (arm end) grants another roll.", "true | false")
+    grey_extra: Literal["optional", "always"] = knob(
+        "optional",
+        "The extra move a grey corner grants: optional (the player decides after landing) or always taken.",
+        "optional | always",
+        source="rulebook: 'you may make a second move'",
+    )
     exit_overshoot: bool = knob(False, "A button may leave the track with a roll larger than needed.", "true | false")
     pay_when_empty: bool = knob(
         False, "A player with no button on the track who cannot enter also pays 1 token.", "true | false"
@@ -185,6 +191,7 @@ class Params(core.Params):
         core.check_choice("pay_when_empty", self.pay_when_empty, (True, False))
         core.check_choice("overshoot_pays", self.overshoot_pays, (True, False))
         core.check_choice("grey_safe", self.grey_safe, (True, False))
+        core.check_choice("grey_extra", self.grey_extra, ("optional", "always"))
         core.check_range("first_player", self.first_player, -1, PLAYERS - 1)
 
     @property
@@ -202,6 +209,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     "test-markers": {"safe_squares": "3,29", "bad_luck_squares": "16,42"},
     "board-60": {"track_length": "60", "arm_length": "7"},
     "free-overshoot": {"overshoot_pays": "false"},
+    "grey-extra-always": {"grey_extra": "always"},
     "grey-safe": {"grey_safe": "true"},
     "restricted-markers": {"marker_squares": "restricted"},
 }
@@ -549,6 +557,22 @@ def decide(impls: Sequence[object], moves: Moves, mover: np.ndarray) -> np.ndarr
     return out
 
 
+def keeps(impls: Sequence[object], params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
+    """Whether each mover of ``rows`` takes the optional extra move its grey corner offers.
+
+    ``state`` is the position after the move that landed there, with the mover still to move. A policy decides
+    by ``keep_extra(params, state, rows, source)``; one without that method always takes it.
+    """
+    out = np.ones(len(rows), dtype=bool)
+    mover = state.mover[rows]
+    for seat in range(PLAYERS):
+        rule = getattr(impls[seat], "keep_extra", None)
+        mine = mover == seat
+        if rule is not None and mine.any():
+            out[mine] = rule(params, state, rows[mine], source)
+    return out
+
+
 def step(params: Params, impls: Sequence[object], state: State, source: core.Source) -> np.ndarray:
     """Play one roll in every game of ``state`` (in place); returns the mask of games that ended.
 
@@ -558,13 +582,21 @@ def step(params: Params, impls: Sequence[object], state: State, source: core.Sou
     """
     die = source.draw(state.game, params.die_faces)[:, 0] + 1
     moves = Moves(params, source, state, die)
-    return move(params, state, moves, decide(impls, moves, state.mover))
+    chosen = decide(impls, moves, state.mover)
+    return move(params, state, moves, chosen, lambda rows: keeps(impls, params, state, rows, source))
 
 
-def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.ndarray:
+def move(
+    params: Params,
+    state: State,
+    moves: Moves,
+    chosen: np.ndarray,
+    keep: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
     """Make each game's ``chosen`` move (a single-bit source, 0 = enter or none) in place; the games that ended.
 
-    An illegal choice counts as none: the roll is lost.
+    An illegal choice counts as none: the roll is lost. ``keep(rows)`` says which movers of ``rows`` take the
+    extra move of the grey corner they landed on when ``grey_extra`` is optional (``None``: all take it).
     """
     lay = layout(params)
     m64, m8 = role_masks(state.mover)
@@ -611,7 +643,12 @@ def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.n
 
     again = ((U64(lay.again_bits) >> moves.die) & ONE) != 0
     if params.grey_bonus:
-        again |= (target & moves.grey) != 0
+        grey = (target & moves.grey) != 0
+        if params.grey_extra == "optional" and keep is not None:
+            offered = np.flatnonzero(grey & ~again & moved & ~ended)  # a roll-again face needs no decision
+            if len(offered):
+                grey[offered] = keep(offered)
+        again |= grey
     turn_over = ~(again & moved & ~ended)
     state.turn += turn_over
     state.mover ^= turn_over.view(np.int8)

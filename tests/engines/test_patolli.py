@@ -31,7 +31,8 @@ from hypothesis import strategies as st
 
 from engines import core
 from engines.core import ScriptedSource
-from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, play, playouts, reference
+from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
+from engines.patolli.policies import lost_faces, stretch_keeps_extra
 from engines.patolli.rules import (
     ALL_FINISHED,
     BAD_LUCK,
@@ -400,6 +401,42 @@ def test_grey_safe_knob() -> None:
     state = position(mine=(14,), theirs=(18,))  # the default: a grey corner does not protect
     roll(state, [4])
     assert squares(state, 0) == {18} and squares(state, 1) == set() and state.tokens[1, 0] == 9
+
+
+def test_home_stretch_counts_lost_faces_and_declines_a_doomed_extra_move() -> None:
+    params = Params()
+
+    def bits(*progress: int) -> np.ndarray:
+        return np.array([sum(1 << p for p in progress)], dtype=np.uint64)
+
+    none = np.zeros(1, dtype=np.int8)
+    # buttons at progress 50 and 51 (nothing waiting): faces 1 and 2 finish one, 3..6 overshoot and pay
+    assert lost_faces(params, bits(50, 51), none)[0] == 8
+    assert not stretch_keeps_extra(params, bits(50, 51), none)[0]
+    # 46 and 50: only a 4 is lost (46 -> 50 is blocked, 50 + 4 overshoots)
+    assert lost_faces(params, bits(46, 50), none)[0] == 2
+    assert stretch_keeps_extra(params, bits(46, 50), none)[0]
+    # with the overshoot free, a lost face counts once; a waiting button makes the 1 playable
+    free = Params(overshoot_pays=False)
+    assert lost_faces(free, bits(50, 51), none)[0] == 4
+    assert lost_faces(params, bits(50, 51), np.ones(1, dtype=np.int8))[0] == 8
+    game = reference.Game(params, set(), set(), track=[{50, 51}, set()], off=[0, 6], tokens=[10, 10])
+    assert reference.lost_faces(params, game.track[0], 0) == 8 and not reference.keeps_extra(game, "home-stretch", 0)
+    assert reference.keeps_extra(game, "balanced", 0)
+
+
+def test_grey_extra_point_takes_or_passes() -> None:
+    # 14 15 16 17 18 : a on 14 rolls 4 and lands on grey 18; the expert's extra decision: 0 takes, 1 passes
+    state = position(mine=(14,), home=(5, 0))
+    roll(state, [4], policy="balanced", params=TEST)
+    assert state.mover[0] == 0  # balanced takes the extra move
+    for action, mover, turn in ((0, 0, 0), (1, 1, 1)):
+        point = decisions.ExtraPoint(TEST, POLICIES, state.keep_rows(np.arange(1)), np.zeros(1, dtype=np.uint64))
+        assert point.legal().tolist() == [[True, True]] and point.suggest("balanced").tolist() == [0]
+        point.apply(np.array([action]))
+        assert point.state.mover[0] == mover and point.state.turn[0] == turn
+        winners, _ = point.play_out(["balanced", "balanced"], core.StreamSource(np.ones(1, dtype=np.uint64)))
+        assert winners.sum() == 1
 
 
 def test_running_out_of_tokens_loses() -> None:
