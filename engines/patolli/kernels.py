@@ -225,6 +225,7 @@ def play_to_end(
     turn: np.ndarray,
     captures: np.ndarray,
     paid: np.ndarray,
+    finished_at: np.ndarray,
     winner: np.ndarray,
     reason: np.ndarray,
     keys: np.ndarray,
@@ -314,6 +315,8 @@ def play_to_end(
             tokens_me = int(tokens[me, b]) - pays
             tokens[me, b] = tokens_me
             tokens[them, b] = tokens_them
+            if finishing:
+                finished_at[me, home[me, b], b] = turn[b]
             home_me = int(home[me, b]) + finishing
             home[me, b] = home_me
             off[me, b] -= 1 if entering else 0

@@ -53,6 +53,7 @@ def play_out(params: Params, policy: str, state: State, source: core.StreamSourc
         state.turn,
         state.captures,
         state.paid,
+        state.finished_at,
         state.winner,
         state.reason,
         source.keys,

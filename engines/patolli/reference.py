@@ -122,6 +122,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                 break
 
     captures, paid_skip, paid_capture, paid_bad = [0, 0], [0, 0], [0, 0], [0, 0]
+    finished_in: list[list[int]] = [[], []]  # the turn in which each finished button finished
     mover, turn, winner, reason = first, 0, -1, -1
     while True:
         me, them = mover, 1 - mover
@@ -138,6 +139,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
             elif landing is None:
                 game.track[me].remove(source)
                 game.home[me] += 1
+                finished_in[me].append(turn)
             else:
                 game.track[me].remove(source)
                 game.track[me].add(landing)
@@ -207,7 +209,26 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
         "paid_bad_luck": paid_bad,
         "tokens": tokens,
         "bank": game.bank,
+        **progress_metrics(finished_in, turn),
     }
+
+
+def progress_metrics(finished_in: list[list[int]], turns: int) -> dict:
+    """``mid_score`` and ``lead_changes``, round by round (a round: turns ``2r`` and ``2r + 1``)."""
+    rounds = (turns + 1) // 2
+
+    def score(seat: int, last_round: int) -> int:  # buttons finished by the end of round ``last_round``
+        return sum(t // 2 <= last_round for t in finished_in[seat])
+
+    changes, leader = 0, None
+    for r in range(rounds):
+        a, b = score(0, r), score(1, r)
+        now = 0 if a > b else 1 if b > a else None
+        if now is not None:
+            changes += leader is not None and now != leader
+            leader = now
+    mid_round = rounds // 2 - 1  # the end of round rounds // 2, counted from 1
+    return {"mid_score": [score(0, mid_round), score(1, mid_round)], "lead_changes": changes}
 
 
 def choose(

@@ -38,6 +38,7 @@ PLAYERS = 2
 MAX_TRACK = 60  # a seat's buttons must fit one uint64 bit set, and ring rotations must stay below 64 bits
 ALL_FINISHED, BANKRUPT, CAPPED = 0, 1, 2  # win reasons
 SKIP, CAPTURE, BAD_LUCK = 0, 1, 2  # causes of a payment
+NEVER = np.iinfo(np.int16).max  # the finishing turn of a button that has not finished
 U64 = np.uint64
 ONE = np.uint64(1)
 
@@ -309,6 +310,7 @@ class State:
     turn: np.ndarray  # (B,) int16: turns completed (a turn may hold several rolls), 0..turn_cap
     captures: np.ndarray  # (2, B) int8: opponent buttons captured by the seat (at most the opponent's tokens)
     paid: np.ndarray  # (3, 2, B) int8: tokens paid, by cause (SKIP, CAPTURE, BAD_LUCK) and seat
+    finished_at: np.ndarray  # (2, buttons, B) int16: turn in which the seat's k-th button finished, NEVER before
     winner: np.ndarray  # (B,) int8: -1 while undecided, else the winning seat
     reason: np.ndarray  # (B,) int8: -1 while running, else ALL_FINISHED, BANKRUPT or CAPPED
 
@@ -330,6 +332,7 @@ class State:
             turn=np.zeros(n, dtype=np.int16),
             captures=np.zeros((PLAYERS, n), dtype=np.int8),
             paid=np.zeros((3, PLAYERS, n), dtype=np.int8),
+            finished_at=np.full((PLAYERS, params.buttons, n), NEVER, dtype=np.int16),
             winner=np.full(n, -1, dtype=np.int8),
             reason=np.full(n, -1, dtype=np.int8),
         )
@@ -623,6 +626,9 @@ def move(
     home_me = moves.home_me + finishing
     to_seats(state.tokens, tokens_me, tokens_them, m8)
     to_seats(state.off, moves.off_me - entering.view(np.int8), moves.off_them + took, m8)
+    done = np.flatnonzero(finishing)
+    if len(done):
+        state.finished_at[state.mover[done], moves.home_me[done], done] = state.turn[done]
     state.home[0] += finishing & ~m8
     state.home[1] += finishing & m8
     state.bank += took + pays
@@ -693,7 +699,33 @@ def outcome(params: Params, out: State) -> Outcome:
         "paid_bad_luck": out.paid[BAD_LUCK].T.astype(np.int16),
         "tokens": tokens,
         "bank": out.bank.astype(np.int16),
+        **progress_metrics(out.finished_at, out.turn),
     }
+
+
+def progress_metrics(finished_at: np.ndarray, turns: np.ndarray) -> Outcome:
+    """``mid_score`` and ``lead_changes`` (the game-metrics contract) from each button's finishing turn.
+
+    The score is the one that ranks the seats, buttons finished (a game won by bankruptcy is decided otherwise).
+    A round is a turn of each seat: turns ``2r`` and ``2r + 1``, so a game of ``T`` turns lasted
+    ``R = ceil(T / 2)`` rounds. ``mid_score``: each seat's buttons finished by the end of round ``R // 2``;
+    ``lead_changes``: how often the sole leader (more buttons finished at the end of a round) changed. Scores
+    only change when a button finishes, so only the rounds of those events are looked at.
+    """
+    n = len(turns)
+    rounds = (turns.astype(np.int32) + 1) // 2
+    done_round = finished_at.astype(np.int32) // 2  # (2, K, B); NEVER stays beyond every game
+    mid = (done_round < (rounds // 2)[None, None, :]).sum(axis=1).T.astype(np.int16)
+    events = np.sort(done_round.reshape(-1, n), axis=0)  # (2K, B): event rounds in order
+    changes = np.zeros(n, dtype=np.int16)
+    last = np.full(n, -1, dtype=np.int8)
+    for r in events:
+        counts = (done_round <= r[None, None, :]).sum(axis=1)  # (2, B) at the end of round r
+        leader = np.where(counts[0] > counts[1], 0, np.where(counts[1] > counts[0], 1, -1)).astype(np.int8)
+        real = r < NEVER // 2
+        changes += real & (leader >= 0) & (last >= 0) & (leader != last)
+        last = np.where(real & (leader >= 0), leader, last)
+    return {"mid_score": mid, "lead_changes": changes}
 
 
 def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source) -> State:

@@ -38,6 +38,7 @@ from engines.patolli.rules import (
     BAD_LUCK,
     BANKRUPT,
     CAPTURE,
+    NEVER,
     SKIP,
     State,
     grey_squares,
@@ -45,6 +46,7 @@ from engines.patolli.rules import (
     outcome,
     place_markers,
     play_on,
+    progress_metrics,
     rotate,
     start,
     step,
@@ -437,6 +439,18 @@ def test_grey_extra_point_takes_or_passes() -> None:
         assert point.state.mover[0] == mover and point.state.turn[0] == turn
         winners, _ = point.play_out(["balanced", "balanced"], core.StreamSource(np.ones(1, dtype=np.uint64)))
         assert winners.sum() == 1
+
+
+def test_mid_score_and_lead_changes() -> None:
+    # 10 turns = 5 rounds; seat 0 finishes in turns 2 and 8 (rounds 1, 4), seat 1 in turns 5, 6, 9 (rounds 2, 3,
+    # 4). Ends of rounds: 0-0, 1-0 (seat 0 leads), 1-1, 1-2 (seat 1 leads: one change), 2-3. Mid-game = the end
+    # of round 2 (counted from 1): 1-0.
+    finished_at = np.full((2, 6, 1), NEVER, dtype=np.int16)
+    finished_at[0, :2, 0] = (2, 8)
+    finished_at[1, :3, 0] = (5, 6, 9)
+    metrics = progress_metrics(finished_at, np.array([10]))
+    assert metrics["mid_score"].tolist() == [[1, 0]] and metrics["lead_changes"].tolist() == [1]
+    assert reference.progress_metrics([[2, 8], [5, 6, 9]], 10) == {"mid_score": [1, 0], "lead_changes": 1}
 
 
 def test_running_out_of_tokens_loses() -> None:
