@@ -19,7 +19,25 @@ from engines import core
 from engines.core import Policy
 from engines.expert import Search
 from engines.patolli import playouts
-from engines.patolli.rules import CAPPED, INFO, ONE, U64, Moves, Params, State, keeps, move, outcome, play_on
+from engines.patolli.rules import (
+    CAPPED,
+    INFO,
+    ONE,
+    SAFE,
+    U64,
+    Moves,
+    Params,
+    State,
+    free_squares,
+    keeps,
+    marker_sets,
+    move,
+    outcome,
+    place_markers,
+    placements,
+    play_on,
+    roll_off,
+)
 
 ROLLOUT = "balanced"  # the expert's playout policy and default move: the strongest heuristic
 
@@ -174,6 +192,64 @@ class ExtraPoint:
         return finish(self.params, self.policies, self.state, seat_policies, source)
 
 
+@dataclass(slots=True)
+class MarkerPoint:
+    """A batch of games being set up, at placement ``step`` of :func:`~engines.patolli.rules.placements`.
+
+    Candidates: the squares ``0..L-1`` (legal where a marker of the kind may still go). A playout places the
+    remaining markers by the playout policies, rolls off for the first move and plays the game.
+    """
+
+    params: Params
+    policies: Mapping[str, Policy]
+    state: State  # rows own their arrays; ``game`` numbers the rows
+    step: int
+    key: np.ndarray  # (B,) uint64
+    moved: bool = False
+    players: int = 2
+    cooperative: bool = False
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The placing seat (the same for every row)."""
+        return np.full(len(self.key), placements(self.params)[self.step][1], dtype=np.int64)
+
+    def legal(self) -> np.ndarray:
+        """The squares still free for this kind of marker."""
+        return free_squares(self.params, self.state, placements(self.params)[self.step][0])
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The named policy's square."""
+        (impl,) = core.policy_instances(self.policies, [policy], self.params)
+        return np.asarray(impl.place(self.params, self.state, self.step, core.StreamSource(self.key)), np.int64)
+
+    def take(self, rows: np.ndarray) -> MarkerPoint:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        state.game = np.arange(len(rows))
+        return MarkerPoint(self.params, self.policies, state, self.step, self.key[rows], self.moved)
+
+    def determinise(self, source: core.Source) -> None:
+        """Nothing is hidden."""
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Put the marker on the chosen squares."""
+        kind = placements(self.params)[self.step][0]
+        safe, bad = marker_sets(self.params, self.state)
+        bit = ONE << actions.astype(U64)
+        self.state.set_markers(self.params, safe | bit if kind == SAFE else safe, bad | bit if kind != SAFE else bad)
+        self.moved = True
+
+    def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
+        """Place the other markers, roll off, and play on to the end."""
+        if not self.moved:
+            raise ValueError("a decision point is played out after its decision is applied")
+        impls = core.policy_instances(self.policies, seat_policies, self.params)
+        place_markers(self.params, self.state, source, impls, self.step + 1)
+        roll_off(self.params, self.state, source)
+        return finish(self.params, self.policies, self.state, seat_policies, source)
+
+
 class Expert:
     """``expert``: every move chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
 
@@ -186,6 +262,13 @@ class Expert:
         """The searched move of every game, as a single-bit source (0 = enter)."""
         chosen = self.search.choose(Point.at(moves, self.policies))
         return np.where(chosen == 0, U64(0), ONE << (np.maximum(chosen, 1) - 1).astype(U64))
+
+    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
+        """Every game's square for marker ``step``, by search."""
+        position = state.keep_rows(np.arange(len(state.game)))
+        key = position_key(source.search_seed, position, np.full(len(state.game), 0x100 + step))
+        position.game = np.arange(len(state.game))
+        return self.search.choose(MarkerPoint(params, self.policies, position, step, key))
 
     def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
         """Whether to take each optional grey-corner extra move of ``rows``, by search."""

@@ -17,11 +17,26 @@ from functools import partial
 
 import numpy as np
 
+from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
-from engines.patolli.rules import ONE, U64, Moves, Params, State, highest, lowest, rotate
+from engines.patolli.rules import (
+    ONE,
+    SAFE,
+    U64,
+    Moves,
+    Params,
+    State,
+    draw_square,
+    free_squares,
+    highest,
+    layout,
+    lowest,
+    placements,
+    rotate,
+)
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)
@@ -47,11 +62,38 @@ def danger_after(moves: Moves, mine: np.ndarray, theirs_own: np.ndarray, off_the
     return count
 
 
+def place_farthest(params: Params, state: State, step: int) -> np.ndarray:
+    """The heuristics' marker rule: each marker on the free square nearest before a home.
+
+    A safe marker goes on the free square the placing seat reaches last before its home, a bad-luck marker on the
+    free square the opponent reaches last before its home. Buttons stop most often just before home, where they
+    wait for the exact roll: there a safe square shelters them and a bad-luck square taxes them.
+    """
+    lay = layout(params)
+    kind, seat = placements(params)[step]
+    owner = seat if kind == SAFE else 1 - seat
+    progress = (np.arange(lay.length) - lay.starts[owner]) % lay.length
+    free = free_squares(params, state, kind)
+    return np.where(free, progress[None, :], -1).argmax(axis=1)
+
+
+class PlacesFarthest:
+    """Places markers by :func:`place_farthest` (the heuristics' stated rule)."""
+
+    def place(self, params: Params, state: State, step: int, source: object) -> np.ndarray:
+        """The square of every game's marker ``step``."""
+        return place_farthest(params, state, step)
+
+
 class Random:
-    """A legal move chosen uniformly (one draw when there are two or more)."""
+    """A legal move chosen uniformly (one draw when there are two or more); markers on a uniform free square."""
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
+
+    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
+        """One uniform draw over the free squares, as ``marker_placement=random``."""
+        return draw_square(free_squares(params, state, placements(params)[step][0]), state.game, source)
 
     def choose(self, moves: Moves) -> np.ndarray:
         """Pick the k-th option in option order."""
@@ -66,7 +108,7 @@ class Random:
         return np.where(pick < n_buttons, lowest(bits), U64(0))
 
 
-class Runner:
+class Runner(PlacesFarthest):
     """Enter a button whenever the roll allows it; otherwise advance the leading button.
 
     Entering is not the runner's idea but a player's habit: a waiting button can only come in on a 1, and a runner
@@ -81,7 +123,7 @@ class Runner:
         return runner_choice(moves)
 
 
-class Aggressive:
+class Aggressive(PlacesFarthest):
     """Capture by moving when possible (the most advanced capturing button); else enter if legal; else run.
 
     A capture by moving goes before entering because it measured better than entering first (seat-averaged, 95%
@@ -116,7 +158,7 @@ def options(moves: Moves) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-class Cautious:
+class Cautious(PlacesFarthest):
     """Enter whenever legal; otherwise minimise the die faces with which the opponent could capture next roll.
 
     Among the button moves, the position after each is scored exactly (captured opponent buttons no longer
@@ -145,7 +187,7 @@ class Cautious:
         return np.where(moves.enter, U64(0), best)
 
 
-class Balanced:
+class Balanced(PlacesFarthest):
     """A weighted score of each move; ties go to the most advanced button.
 
     Features: capture, finish, enter, grey corner, safe square, bad luck, and the threat faces (of the opponent's

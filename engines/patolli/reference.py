@@ -26,7 +26,7 @@ from engines.patolli.kernels import (
     W_SAFE,
     W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible
+from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements
 
 ENTER = -1  # the source of an entering move
 
@@ -93,21 +93,19 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
     all_grey = set(grey_squares(length, params.arm_length))
     bonus_squares = all_grey if params.grey_bonus else set()
 
-    # markers: fixed, or drawn one at a time from the squares still free for that kind, in ascending order
+    # markers: fixed, or placed one at a time (by the seats' policies, or drawn from the squares still free)
     eligible = marker_eligible(params)
-    taken = set(params.safe_squares or ()) | set(params.bad_luck_squares or ())
-    markers = []
-    for fixed, allowed in zip((params.safe_squares, params.bad_luck_squares), eligible, strict=True):
-        if fixed is not None:
-            markers.append(set(fixed))
-            continue
-        drawn = set()
-        for _ in range(params.random_markers):
-            free = [s for s in allowed if s not in taken]
+    markers = [set(params.safe_squares or ()), set(params.bad_luck_squares or ())]
+    for kind, seat in placements(params):
+        taken = markers[0] | markers[1]
+        free = [s for s in eligible[kind] if s not in taken]
+        policy = seat_policies[seat] if params.marker_placement == "players" else "random"
+        if policy == "random":
             square = free[stream.integer(len(free))]
-            drawn.add(square)
-            taken.add(square)
-        markers.append(drawn)
+        else:  # the heuristics: the free square nearest before the home of the seat it helps or taxes
+            owner = seat if kind == 0 else 1 - seat
+            square = max(free, key=lambda s: (s - params.starts[owner]) % length)
+        markers[kind].add(square)
     shelter = all_grey if params.grey_safe else set()  # grey corners protect from capture, like safe squares
     game = Game(params, markers[0] | shelter, markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
 

@@ -86,22 +86,35 @@ def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forb
 class Params(core.Params):
     """Patolli knobs; defaults are the rulebook and the choices of games.md (see the package README)."""
 
-    track_length: int = knob(52, "Squares on the closed track.", f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)")
-    arm_length: int = knob(6, "Squares on each side of an arm (each arm is 2 wide).", "2..7")
+    track_length: int = knob(
+        52,
+        "Squares on the closed track.",
+        f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)",
+        source="ours: the modern 52-square board (spec/games.md); the rulebook shows a board but counts no squares",
+    )
+    arm_length: int = knob(
+        6,
+        "Squares on each side of an arm (each arm is 2 wide).",
+        "2..7",
+        source="ours: 6, the arm that makes 52 squares",
+    )
     start_squares: tuple[int, ...] | None = knob(
         None,
         "Start square of each seat; none means the centre squares 2·arm_length and 2·arm_length + L/2.",
         "none or 2 distinct squares that are not grey corners",
+        source="ours: two opposite squares of the centre (the rulebook: a black square in the centre)",
     )
     safe_squares: tuple[int, ...] | None = knob(
         None,
-        "Fixed safe squares; none places random_markers of them at random per game.",
-        "none or distinct squares, not grey corners, not start squares",
+        "Fixed safe squares; none has random_markers of them placed per game (see marker_placement).",
+        "none or distinct squares where marker_squares lets a safe marker stand",
+        source="rulebook: not fixed; the players choose them",
     )
     bad_luck_squares: tuple[int, ...] | None = knob(
         None,
-        "Fixed bad-luck squares; none places random_markers of them at random per game.",
-        "none or distinct squares, not grey corners, not start squares, not safe squares",
+        "Fixed bad-luck squares; none has random_markers of them placed per game (see marker_placement).",
+        "none or distinct squares where marker_squares lets a bad-luck marker stand, not safe squares",
+        source="rulebook: not fixed; the players choose them",
     )
     marker_squares: Literal["rulebook", "restricted"] = knob(
         "rulebook",
@@ -110,28 +123,48 @@ class Params(core.Params):
         "rulebook | restricted",
         source="rulebook: only bad-luck markers are kept off the grey corners; nothing else is forbidden",
     )
+    marker_placement: Literal["players", "random"] = knob(
+        "players",
+        "Who places the markers that no knob fixes: the players (each seat's policy, in turn) or chance.",
+        "players | random",
+        source="rulebook: the players decide the safe squares together and choose the bad-luck squares",
+    )
     random_markers: int = knob(
         2,
-        "Safe squares and bad-luck squares placed at random (each kind) when not fixed.",
+        "Safe markers and bad-luck markers (of each kind) placed per game when a kind is not fixed.",
         "0..8, and enough free squares",
+        source="rulebook",
     )
-    buttons: int = knob(6, "Buttons per player.", "1..12")
-    tokens: int = knob(10, "Tokens per player at the start.", "1..60")
-    die_faces: int = knob(6, "Faces of the die (face f moves f squares).", "2..12")
-    enter_roll: int = knob(1, "Face that may enter a button on the start square.", "1..die_faces")
+    buttons: int = knob(6, "Buttons per player.", "1..12", source="rulebook")
+    tokens: int = knob(10, "Tokens per player at the start.", "1..60", source="rulebook")
+    die_faces: int = knob(6, "Faces of the die (face f moves f squares).", "2..12", source="rulebook")
+    enter_roll: int = knob(1, "Face that may enter a button on the start square.", "1..die_faces", source="rulebook")
     roll_again: tuple[int, ...] = knob(
-        (5,), "Faces after whose move the player rolls again.", "distinct faces 1..die_faces, possibly none"
+        (5,),
+        "Faces after whose move the player rolls again.",
+        "distinct faces 1..die_faces, possibly none",
+        source="rulebook",
     )
-    grey_bonus: bool = knob(True, "Landing on a grey corner (arm end) grants another roll.", "true | false")
+    grey_bonus: bool = knob(
+        True, "Landing on a grey corner (arm end) grants another move.", "true | false", source="rulebook"
+    )
     grey_extra: Literal["optional", "always"] = knob(
         "optional",
         "The extra move a grey corner grants: optional (the player decides after landing) or always taken.",
         "optional | always",
         source="rulebook: 'you may make a second move'",
     )
-    exit_overshoot: bool = knob(False, "A button may leave the track with a roll larger than needed.", "true | false")
+    exit_overshoot: bool = knob(
+        False,
+        "A button may leave the track with a roll larger than needed.",
+        "true | false",
+        source="rulebook: the exact number is needed to finish",
+    )
     pay_when_empty: bool = knob(
-        False, "A player with no button on the track who cannot enter also pays 1 token.", "true | false"
+        False,
+        "A player with no button on the track who cannot enter also pays 1 token.",
+        "true | false",
+        source="rulebook: with no button on the board and no 1, the turn just ends",
     )
     overshoot_pays: bool = knob(
         True,
@@ -145,7 +178,12 @@ class Params(core.Params):
         "true | false",
         source="rulebook: 'safe from penalties' read as never a bad-luck (penalty) square, not as capture-proof",
     )
-    first_player: int = knob(-1, "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).", "-1..1")
+    first_player: int = knob(
+        -1,
+        "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).",
+        "-1..1",
+        source="rulebook",
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -162,6 +200,7 @@ class Params(core.Params):
         if self.start_squares is not None and len(self.start_squares) != PLAYERS:
             raise ValueError(f"start_squares={self.start_squares!r} is not allowed; give {PLAYERS} squares")
         core.check_choice("marker_squares", self.marker_squares, ("rulebook", "restricted"))
+        core.check_choice("marker_placement", self.marker_placement, ("players", "random"))
         safe_ok, bad_ok = marker_eligible(self)
         safe, bad = set(self.safe_squares or ()), set(self.bad_luck_squares or ())
         _check_squares("safe_squares", self.safe_squares, length, set(range(length)) - set(safe_ok))
@@ -359,38 +398,80 @@ class State:
             getattr(self, name)[..., rows] = getattr(other, name)
 
 
-def place_markers(params: Params, state: State, source: core.Source) -> None:
-    """Draw the random safe squares, then the random bad-luck squares, without replacement (in place).
+SAFE, BAD = 0, 1  # the kinds of marker, in the order they are placed
 
-    Each pick is one draw uniform over the squares still free for that kind of marker (ascending order).
+
+def placements(params: Params) -> list[tuple[int, int]]:
+    """The marker placements of a game in order, as ``(kind, seat)``: every safe marker, then every bad-luck one.
+
+    Kinds fixed by a knob are not placed. The seats alternate, seat 0 first for the safe markers and seat 1
+    first for the bad-luck markers, so with two of each both seats place one of each kind (our protocol: the
+    rulebook says the players decide together).
     """
+    out = []
+    if params.safe_squares is None:
+        out += [(SAFE, k % PLAYERS) for k in range(params.random_markers)]
+    if params.bad_luck_squares is None:
+        out += [(BAD, (k + 1) % PLAYERS) for k in range(params.random_markers)]
+    return out
+
+
+def marker_sets(params: Params, state: State) -> tuple[np.ndarray, np.ndarray]:
+    """The safe and the bad-luck squares of every game as ``(B,)`` bit sets over squares (not progress)."""
     lay = layout(params)
-    n = len(state.game)
-    fixed_bits = [None if f is None else square_bits(f) for f in (params.safe_squares, params.bad_luck_squares)]
-    if None not in fixed_bits:
-        state.set_markers(params, np.full(n, fixed_bits[0], dtype=U64), np.full(n, fixed_bits[1], dtype=U64))
-        return
-    taken = np.zeros((n, lay.length), dtype=bool)  # squares holding a marker
-    for fixed in (params.safe_squares, params.bad_luck_squares):
-        if fixed is not None:
-            taken[:, list(fixed)] = True
-    chosen = []
-    for bits_fixed, eligible in zip(fixed_bits, lay.eligible, strict=True):
-        if bits_fixed is not None:
-            chosen.append(np.full(n, bits_fixed, dtype=U64))
+    shift = U64(lay.starts[0])
+    return rotate(state.safe[0], shift, lay.length), rotate(state.bad[0], shift, lay.length)
+
+
+def free_squares(params: Params, state: State, kind: int) -> np.ndarray:
+    """``(B, L)`` bool: the squares a marker of ``kind`` may still take (eligible and holding no marker)."""
+    lay = layout(params)
+    safe, bad = marker_sets(params, state)
+    taken = safe | bad
+    free = ((taken[:, None] >> np.arange(lay.length, dtype=U64)) & ONE) == 0
+    allowed = np.zeros(lay.length, dtype=bool)
+    allowed[list(lay.eligible[kind])] = True
+    return free & allowed
+
+
+def draw_square(free: np.ndarray, games: np.ndarray, source: core.Source) -> np.ndarray:
+    """One uniform draw per game over its free squares (ascending): the square picked."""
+    pick = source.draw(games, free.sum(axis=1))[:, 0]
+    return (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
+
+
+def place_markers(
+    params: Params, state: State, source: core.Source, impls: Sequence[object] | None = None, first: int = 0
+) -> None:
+    """Put the markers on the board (in place), from placement ``first`` on (see :func:`placements`).
+
+    Under ``marker_placement=players`` the placing seat's policy picks each square (``place(params, state, step,
+    source)`` -> ``(B,)`` squares; an illegal pick takes the lowest free square); under ``random``, and
+    when no policies are given (look-ahead, tests), one uniform draw over the free squares picks it, as the
+    ``random`` policy does.
+    """
+    safe, bad = marker_sets(params, state)
+    if first == 0:
+        safe = np.full(len(state.game), square_bits(params.safe_squares or ()), dtype=U64)
+        bad = np.full(len(state.game), square_bits(params.bad_luck_squares or ()), dtype=U64)
+        state.set_markers(params, safe, bad)
+    by_players = params.marker_placement == "players" and impls is not None
+    for step, (kind, seat) in enumerate(placements(params)):
+        if step < first:
             continue
-        bits = np.zeros(n, dtype=U64)
-        allowed = np.zeros(lay.length, dtype=bool)
-        allowed[list(eligible)] = True
-        for _ in range(params.random_markers):
-            free = allowed & ~taken
-            n_free = free.sum(axis=1)
-            pick = source.draw(state.game, n_free)[:, 0]
-            square = (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
-            taken[np.arange(n), square] = True
-            bits |= ONE << square.astype(U64)
-        chosen.append(bits)
-    state.set_markers(params, chosen[0], chosen[1])
+        free = free_squares(params, state, kind)
+        if by_players:
+            square = np.asarray(impls[seat].place(params, state, step, source), dtype=np.int64)
+            legal = free[np.arange(len(square)), np.clip(square, 0, free.shape[1] - 1)] & (square >= 0)
+            square = np.where(legal & (square < free.shape[1]), square, free.argmax(axis=1))
+        else:
+            square = draw_square(free, state.game, source)
+        bit = ONE << square.astype(U64)
+        if kind == SAFE:
+            safe = safe | bit
+        else:
+            bad = bad | bit
+        state.set_markers(params, safe, bad)
 
 
 def roll_off(params: Params, state: State, source: core.Source) -> None:
@@ -407,10 +488,10 @@ def roll_off(params: Params, state: State, source: core.Source) -> None:
     state.mover[:] = state.first
 
 
-def start(params: Params, games: np.ndarray, source: core.Source) -> State:
-    """Fresh games ``games``: markers drawn (when random), then the roll-off (when not fixed)."""
+def start(params: Params, games: np.ndarray, source: core.Source, impls: Sequence[object] | None = None) -> State:
+    """Fresh games ``games``: the markers placed (by ``impls``, or drawn), then the roll-off (when not fixed)."""
     state = State.empty(params, games)
-    place_markers(params, state, source)
+    place_markers(params, state, source, impls)
     roll_off(params, state, source)
     return state
 
@@ -752,7 +833,7 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
     """
     source = core.as_source(rng)
     started = min(n_games, BATCH)
-    state = start(params, np.arange(started), source)
+    state = start(params, np.arange(started), source, impls)
     out = State.empty(params, np.arange(n_games))
     reserve, taken = state.keep_rows(np.arange(0)), 0  # games started ahead, and how many of them are used
     while len(state.game):
@@ -767,7 +848,7 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
         while fresh < len(rows) and (taken < len(reserve.game) or started < n_games):
             if taken == len(reserve.game):
                 count = min(REFILL, n_games - started)
-                reserve, taken = start(params, np.arange(started, started + count), source), 0
+                reserve, taken = start(params, np.arange(started, started + count), source, impls), 0
                 started += count
             k = min(len(rows) - fresh, len(reserve.game) - taken)
             state.put_rows(rows[fresh : fresh + k], reserve.slice(taken, taken + k))

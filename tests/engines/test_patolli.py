@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from engines import core
 from engines.core import ScriptedSource
+from engines.expert import Search
 from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
 from engines.patolli.policies import lost_faces, stretch_keeps_extra
 from engines.patolli.rules import (
@@ -43,6 +44,7 @@ from engines.patolli.rules import (
     State,
     grey_squares,
     layout,
+    marker_sets,
     outcome,
     place_markers,
     play_on,
@@ -211,6 +213,38 @@ def test_random_markers_are_distinct_and_legal(where: str) -> None:
         seen |= int(np.bitwise_or.reduce(safe)) | int(np.bitwise_or.reduce(bad))
     allowed = {s for s in range(52) if s not in forbidden_safe}
     assert seen == sum(1 << s for s in allowed)  # every allowed square is used by some game
+
+
+def squares_of(bits: int) -> set[int]:
+    return {s for s in range(64) if bits >> s & 1}
+
+
+def test_players_place_markers_by_their_rule() -> None:
+    # seat 0 starts on 12, seat 1 on 38: safe markers just before each home (11, 37), then bad luck on the free
+    # squares the opponent reaches last (seat 1 places first: 10 before seat 0's home; seat 0: 36)
+    params = Params()
+    impls = core.policy_instances(POLICIES, ["balanced", "cautious"], params)
+    state = start(params, np.arange(3), core.RandomSource(np.random.default_rng(1)), impls)
+    safe, bad = marker_sets(params, state)
+    assert {squares_of(int(b)) == {11, 37} for b in safe} == {True}
+    assert {squares_of(int(b)) == {10, 36} for b in bad} == {True}
+    # random placement (the knob, or the random policy) draws from the free squares
+    drawn = start(Params(marker_placement="random"), np.arange(50), core.RandomSource(np.random.default_rng(1)), impls)
+    assert len({int(b) for b in marker_sets(params, drawn)[0]}) > 40
+
+
+def test_the_expert_places_markers_on_free_squares() -> None:
+    params = Params()
+    state = start(params, np.arange(4), core.RandomSource(np.random.default_rng(2)))
+    state.set_markers(params, np.zeros(4, dtype=np.uint64), np.zeros(4, dtype=np.uint64))
+    point = decisions.MarkerPoint(params, POLICIES, state, 0, core.mix64(np.arange(4, dtype=np.uint64)))
+    assert point.legal().sum(axis=1).tolist() == [52] * 4 and point.seat.tolist() == [0] * 4
+    chosen = Search(8, "balanced").choose(point)
+    copy = point.take(np.arange(4))
+    copy.apply(chosen)
+    assert [squares_of(int(b)) for b in marker_sets(params, copy.state)[0]] == [{int(c)} for c in chosen]
+    winners, _ = copy.play_out(["balanced", "balanced"], core.StreamSource(np.arange(4, dtype=np.uint64)))
+    assert (winners.sum(axis=1) == 1).all()
 
 
 def test_layout_of_default_board() -> None:
