@@ -797,7 +797,7 @@ def progress_metrics(finished_at: np.ndarray, turns: np.ndarray) -> Outcome:
     rounds = (turns.astype(np.int32) + 1) // 2
     done_round = finished_at.astype(np.int32) // 2  # (2, K, B); NEVER stays beyond every game
     mid = (done_round < (rounds // 2)[None, None, :]).sum(axis=1).T.astype(np.int16)
-    events = np.sort(done_round.reshape(-1, n), axis=0)  # (2K, B): event rounds in order
+    events = np.sort(done_round.reshape(done_round.shape[0] * done_round.shape[1], n), axis=0)  # (2K, B), in order
     changes = np.zeros(n, dtype=np.int16)
     last = np.full(n, -1, dtype=np.int8)
     for r in events:
