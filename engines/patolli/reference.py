@@ -1,7 +1,8 @@
 """Patolli, one game at a time in plain Python: the readable statement of the rules and the policies.
 
 Chance events are read from a :class:`~engines.core.GameStream` in the order the batched engine consumes them:
-each random safe square, then each random bad-luck square (one integer over the squares still free), the
+each safe square, then each bad-luck square that is drawn at random or placed by ``random`` (one integer over
+the squares still free; the heuristics place theirs without chance), the
 roll-off (one face per seat, repeated while tied), then per roll one face and, for the ``random`` policy with two
 or more legal moves, one integer picking the move.
 

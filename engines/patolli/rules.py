@@ -827,9 +827,10 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
 
     At most :data:`BATCH` games run at once: a finished game's column is handed to a new game (set up ahead in
     groups of :data:`REFILL`) while any are left; after that, finished games are compacted out. Chance events
-    per game, in order: the random marker squares, the roll-off, then per roll one die face (and one pick for
-    the ``random`` policy when it has two or more legal moves). Returns ``score`` (buttons finished),
-    ``winner``, ``winners``, ``turns`` and the columns in :data:`METRICS`.
+    per game, in order: the marker squares drawn at random or placed by ``random``, the roll-off, then per roll
+    one die face (and one pick for the ``random`` policy when it has two or more legal moves). Returns ``score``
+    (buttons finished), ``winner``, ``winners``, ``turns``, the columns in :data:`METRICS`, and ``mid_score`` and
+    ``lead_changes`` (see :func:`progress_metrics`).
     """
     source = core.as_source(rng)
     started = min(n_games, BATCH)
