@@ -25,7 +25,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="patolli",
     name="Patolli",
-    version=3,  # 3: markers may stand where the rulebook allows; 2: runner, aggressive and cautious always enter
+    version=3,  # 3: markers placed by the players where the rulebook allows, optional grey extra move; 2: entering
     min_players=2,
     max_players=2,
     chance=True,
