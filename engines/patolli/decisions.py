@@ -1,11 +1,12 @@
 """Patolli's decision points, and the expert that searches them.
 
-Two decisions. Which move to make after a roll: a :class:`Point` is a batch of positions with the die rolled;
+Three decisions. Which move to make after a roll: a :class:`Point` is a batch of positions with the die rolled;
 candidates ``0`` enters a button (or, when nothing is legal, loses the roll), ``p + 1`` moves the mover's button at
 progress ``p``. Whether to take the extra move a grey corner offers (knob ``grey_extra=optional``): an
 :class:`ExtraPoint` is a batch of positions just after such a landing; candidates ``0`` takes it, ``1`` passes
-the turn. Markers are public and the die is the only chance, so nothing is hidden: what no one can see is the
-rolls to come, which a playout draws from its own source.
+the turn. Where to put a marker (knob ``marker_placement=players``): a :class:`MarkerPoint` is a batch of games
+being set up; candidates are the squares. Markers are public and the die is the only chance, so nothing is
+hidden: what no one can see is the rolls to come, which a playout draws from its own source.
 """
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ class MarkerPoint:
 
 
 class Expert:
-    """``expert``: every move chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
+    """``expert``: every decision (move, extra move, marker) searched with ``ROLLOUT`` playouts."""
 
     def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
         """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
