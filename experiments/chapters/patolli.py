@@ -43,6 +43,7 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 LAYOUT_TEXT = {
     "random per game": "markers drawn at random",
+    "players' rule": "the players' rule",
     "test layout": "the test layout",
     "safe by seat 0": "safe squares just after seat 0's start",
     "bad luck by seat 0": "bad luck squares just after seat 0's start",
@@ -78,7 +79,7 @@ def _h2h(a: str, b: str) -> str:
 
 
 def _layout(name: str) -> str:
-    return _h2h(REFERENCE, REFERENCE) if name == "random per game" else f"markers {name}"
+    return _h2h(REFERENCE, REFERENCE) if name == "players' rule" else f"markers {name}"
 
 
 def _rule(name: str, policy: str) -> str:
@@ -341,7 +342,9 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
-    return next((v.replace(",", ", ") for k, v in knobs if k == name), "random")
+    """The fixed squares of marker kind ``name`` in a layout, or who places them."""
+    placed = "random" if ("marker_placement", "random") in knobs else "players"
+    return next((v.replace(",", ", ") for k, v in knobs if k == name), placed)
 
 
 def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:

@@ -41,7 +41,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "between two experts" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
     assert "Markers near one start tilt the game: seat 0 wins" in markers and "test layout" in markers
-    assert "players' rule" in markers and "random markers" in markers
+    assert "players' rule" in markers and "random markers" in markers and "players" in markers
     assert "end by bankruptcy" in bankruptcy and "finished race" in bankruptcy and "lost roll" in bankruptcy
     assert "between two experts" in bankruptcy
     assert "a game lasts" in length and "turns on average" in length and "median" in length
@@ -64,6 +64,8 @@ def test_plan_has_unique_arms_for_every_question() -> None:
             assert any(seats == (policy, policy) and dict(knobs).items() <= dict(s).items() for seats, s in settings)
     assert sum(1 for a in arms if a.spec.seats == ("expert", "expert")) == len(patolli.STRONG_RULES)
     assert len(specs) < len(labels)  # the ladder's seatings are head-to-head arms: played once
+    layouts = {a.spec.settings for a in arms if a.label.startswith("markers ") or a.label == "h2h balanced balanced"}
+    assert len(layouts) == len(patolli.LAYOUTS)  # every marker layout is its own run
 
 
 def test_first_won_flags_the_first_player_winning_alone() -> None:
