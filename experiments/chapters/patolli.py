@@ -2,7 +2,7 @@
 
 Pages: first player, policies, marker placement, bankruptcy, game length, the contested readings, starting
 tokens, the skill ladder. Every arm is played from the same seed (common random numbers across arms). Unless a
-page says otherwise both seats play ``balanced``, the strongest heuristic, the markers are placed by the players
+page says otherwise both seats play ``balanced`` (no heuristic beats it), the markers are placed by the players
 (the heuristics' rule) and the first player is chosen by the rulebook's die roll-off; the per-game flag
 ``first_won`` gives the first player's win rate in every arm. The headline pages also play the expert against
 itself (strong play) on fewer games and state its figure beside the heuristic's.
@@ -168,7 +168,7 @@ def build(
         (
             "reading",
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
-            f"says otherwise both players follow {REFERENCE} (the strongest heuristic), the markers are placed by "
+            f"says otherwise both players follow {REFERENCE} (no heuristic beats it), the markers are placed by "
             "the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
             f"named beside it. '{STRONG}': the search player at its default budget, the strongest player here.",
