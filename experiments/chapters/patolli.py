@@ -661,7 +661,9 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "against itself on fewer games (games in brackets). "
         + "; ".join(f"'{name}': {text}" for name, text in RULE_TEXT.items())
         + ". The base rules take the rulebook's plain words: a lost roll always pays, grey corners do not "
-        "protect from capture, their extra move is optional, markers stand where the rulebook allows."
+        "protect from capture, their extra move is optional, markers stand where the rulebook allows. 'grey "
+        "extra always' and 'restricted markers' cannot change a game between the heuristics shown here but "
+        "home-stretch: they take every extra move and never put a marker on a grey corner or start square."
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
