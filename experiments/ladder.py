@@ -46,10 +46,14 @@ SEARCH_SHARE = 10
 """Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
 win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
-GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64, 512), "patolli": (4, 16, 32), "panots": (4, 16)}
+GAME_BUDGETS: dict[str, tuple[int, ...]] = {
+    "pantolino": (4, 16, 64, 512),
+    "patolli": (16, 64, 256),
+    "panots": (4, 16),
+}
 """Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
-cores at 512; Patolli's a few at 32, so 256 would take its ladder hours; Panots's ~4 at 16 on one core (its
-planner playouts cost ~2.5 ms a game)."""
+cores at 512; Patolli's about 9 a second on one core at 256 (its playouts are compiled); Panots's ~4 at 16 on one
+core (its planner playouts cost ~2.5 ms a game)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 

@@ -1,9 +1,12 @@
 """Patolli's decision points, and the expert that searches them.
 
-The one decision of Patolli is which move to make after a roll. A :class:`Point` is a batch of positions with the
-die rolled. Candidates: ``0`` enters a button (or, when nothing is legal, loses the roll), ``p + 1`` moves the
-mover's button at progress ``p``. Markers are public and the die is the only chance, so nothing is hidden: what no
-one can see is the rolls to come, which a playout draws from its own source.
+Three decisions. Which move to make after a roll: a :class:`Point` is a batch of positions with the die rolled;
+candidates ``0`` enters a button (or, when nothing is legal, loses the roll), ``p + 1`` moves the mover's button at
+progress ``p``. Whether to take the extra move a grey corner offers (knob ``grey_extra=optional``): an
+:class:`ExtraPoint` is a batch of positions just after such a landing; candidates ``0`` takes it, ``1`` passes
+the turn. Where to put a marker (knob ``marker_placement=players``): a :class:`MarkerPoint` is a batch of games
+being set up; candidates are the squares. Markers are public and the die is the only chance, so nothing is
+hidden: what no one can see is the rolls to come, which a playout draws from its own source.
 """
 
 from __future__ import annotations
@@ -16,7 +19,26 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import Search
-from engines.patolli.rules import ONE, U64, Moves, Params, State, move, outcome, play_on
+from engines.patolli import playouts
+from engines.patolli.rules import (
+    CAPPED,
+    INFO,
+    ONE,
+    SAFE,
+    U64,
+    Moves,
+    Params,
+    State,
+    free_squares,
+    keeps,
+    marker_sets,
+    move,
+    outcome,
+    place_markers,
+    placements,
+    play_on,
+    roll_off,
+)
 
 ROLLOUT = "balanced"  # the expert's playout policy and default move: the strongest heuristic
 
@@ -43,10 +65,7 @@ class Point:
     def at(cls, moves: Moves, policies: Mapping[str, Policy]) -> Point:
         """The decision of every game of ``moves`` (its position copied)."""
         state = moves.position()
-        seed = np.uint64(moves.source.search_seed)
-        position = core.mix64(state.track[0]) ^ core.mix64(state.track[1] ^ np.uint64(0x5BD1E995))
-        stamp = (state.game.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
-        key = core.mix64(seed ^ core.mix64(stamp | moves.die.astype(np.uint64)) ^ position)
+        key = position_key(moves.source.search_seed, state, moves.die)
         state.game = np.arange(len(state.game))
         return cls(moves.params, policies, state, moves.die.astype(np.int64), key)
 
@@ -84,20 +103,156 @@ class Point:
     def apply(self, actions: np.ndarray) -> None:
         """Make the chosen moves."""
         source_bits = np.where(actions == 0, U64(0), ONE << (np.maximum(actions, 1) - 1).astype(U64))
-        move(self.params, self.state, self.moves(), source_bits)
+        (impl,) = core.policy_instances(self.policies, [ROLLOUT], self.params)  # playouts decide extra moves
+        source = core.StreamSource(self.key)
+        move(
+            self.params,
+            self.state,
+            self.moves(),
+            source_bits,
+            lambda r: keeps([impl, impl], self.params, self.state, r, source),
+        )
         self.moved = True
 
     def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
         """Play on to the end; every row's winners and buttons finished."""
         if not self.moved:
             raise ValueError("a decision point is played out after its decision is applied")
+        return finish(self.params, self.policies, self.state, seat_policies, source)
+
+
+def finish(
+    params: Params, policies: Mapping[str, Policy], state: State, seat_policies: Sequence[str], source: core.Source
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``state`` on to the end (in place): every row's winners and buttons finished."""
+    if playouts.supports(params, seat_policies, source):  # the compiled loop: the same games, faster
+        final = playouts.play_out(params, seat_policies[0], state, source)
+    else:
+        impls = core.policy_instances(policies, seat_policies, params)
+        final = play_on(params, impls, state, source)
+    result = outcome(params, final)
+    return result["winners"], result["score"]
+
+
+def position_key(seed: int, state: State, salt: np.ndarray) -> np.ndarray:
+    """A search key per row from the run's search seed, the game, the turn, the buttons and ``salt``."""
+    position = core.mix64(state.track[0]) ^ core.mix64(state.track[1] ^ np.uint64(0x5BD1E995))
+    stamp = (state.game.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
+    return core.mix64(np.uint64(seed) ^ core.mix64(stamp | salt.astype(np.uint64)) ^ position)
+
+
+@dataclass(slots=True)
+class ExtraPoint:
+    """A batch of positions just after a landing on a grey corner whose extra move is optional (the mover to move)."""
+
+    params: Params
+    policies: Mapping[str, Policy]
+    state: State  # rows own their arrays; ``game`` numbers the rows
+    key: np.ndarray  # (B,) uint64
+    moved: bool = False
+    players: int = 2
+    cooperative: bool = False
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The mover of each row."""
+        return self.state.mover.astype(np.int64)
+
+    def legal(self) -> np.ndarray:
+        """Taking the extra move and passing are both legal."""
+        return np.ones((len(self.key), 2), dtype=bool)
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The named policy's choice: 0 takes the extra move, 1 passes."""
+        (impl,) = core.policy_instances(self.policies, [policy], self.params)
+        rows = np.arange(len(self.key))
+        return (~keeps([impl, impl], self.params, self.state, rows, core.StreamSource(self.key))).astype(np.int64)
+
+    def take(self, rows: np.ndarray) -> ExtraPoint:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        state.game = np.arange(len(rows))
+        return ExtraPoint(self.params, self.policies, state, self.key[rows], self.moved)
+
+    def determinise(self, source: core.Source) -> None:
+        """Nothing is hidden."""
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Pass the turn where the action is 1 (the turn ends as after any move)."""
+        passing = actions == 1
+        self.state.turn += passing
+        self.state.mover ^= passing.astype(np.int8)
+        capped = (self.state.turn >= INFO.turn_cap) & (self.state.reason < 0)
+        self.state.reason[capped] = CAPPED
+        self.moved = True
+
+    def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
+        """Play on to the end; every row's winners and buttons finished."""
+        if not self.moved:
+            raise ValueError("a decision point is played out after its decision is applied")
+        return finish(self.params, self.policies, self.state, seat_policies, source)
+
+
+@dataclass(slots=True)
+class MarkerPoint:
+    """A batch of games being set up, at placement ``step`` of :func:`~engines.patolli.rules.placements`.
+
+    Candidates: the squares ``0..L-1`` (legal where a marker of the kind may still go). A playout places the
+    remaining markers by the playout policies, rolls off for the first move and plays the game.
+    """
+
+    params: Params
+    policies: Mapping[str, Policy]
+    state: State  # rows own their arrays; ``game`` numbers the rows
+    step: int
+    key: np.ndarray  # (B,) uint64
+    moved: bool = False
+    players: int = 2
+    cooperative: bool = False
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The placing seat (the same for every row)."""
+        return np.full(len(self.key), placements(self.params)[self.step][1], dtype=np.int64)
+
+    def legal(self) -> np.ndarray:
+        """The squares still free for this kind of marker."""
+        return free_squares(self.params, self.state, placements(self.params)[self.step][0])
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The named policy's square."""
+        (impl,) = core.policy_instances(self.policies, [policy], self.params)
+        return np.asarray(impl.place(self.params, self.state, self.step, core.StreamSource(self.key)), np.int64)
+
+    def take(self, rows: np.ndarray) -> MarkerPoint:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        state.game = np.arange(len(rows))
+        return MarkerPoint(self.params, self.policies, state, self.step, self.key[rows], self.moved)
+
+    def determinise(self, source: core.Source) -> None:
+        """Nothing is hidden."""
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Put the marker on the chosen squares."""
+        kind = placements(self.params)[self.step][0]
+        safe, bad = marker_sets(self.params, self.state)
+        bit = ONE << actions.astype(U64)
+        self.state.set_markers(self.params, safe | bit if kind == SAFE else safe, bad | bit if kind != SAFE else bad)
+        self.moved = True
+
+    def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
+        """Place the other markers, roll off, and play on to the end."""
+        if not self.moved:
+            raise ValueError("a decision point is played out after its decision is applied")
         impls = core.policy_instances(self.policies, seat_policies, self.params)
-        result = outcome(self.params, play_on(self.params, impls, self.state, source))
-        return result["winners"], result["score"]
+        place_markers(self.params, self.state, source, impls, self.step + 1)
+        roll_off(self.params, self.state, source)
+        return finish(self.params, self.policies, self.state, seat_policies, source)
 
 
 class Expert:
-    """``expert``: every move chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
+    """``expert``: every decision (move, extra move, marker) searched with ``ROLLOUT`` playouts."""
 
     def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
         """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
@@ -108,3 +263,17 @@ class Expert:
         """The searched move of every game, as a single-bit source (0 = enter)."""
         chosen = self.search.choose(Point.at(moves, self.policies))
         return np.where(chosen == 0, U64(0), ONE << (np.maximum(chosen, 1) - 1).astype(U64))
+
+    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
+        """Every game's square for marker ``step``, by search."""
+        position = state.keep_rows(np.arange(len(state.game)))
+        key = position_key(source.search_seed, position, np.full(len(state.game), 0x100 + step))
+        position.game = np.arange(len(state.game))
+        return self.search.choose(MarkerPoint(params, self.policies, position, step, key))
+
+    def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
+        """Whether to take each optional grey-corner extra move of ``rows``, by search."""
+        position = state.keep_rows(rows)
+        key = position_key(source.search_seed, position, np.full(len(rows), 15))  # 15: no die face
+        position.game = np.arange(len(rows))
+        return self.search.choose(ExtraPoint(params, self.policies, position, key)) == 0

@@ -17,19 +17,29 @@ from functools import partial
 
 import numpy as np
 
+from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli.decisions import ROLLOUT, Expert
-from engines.patolli.kernels import balanced_choice
-from engines.patolli.rules import ONE, U64, Moves, Params, highest, lowest, rotate
+from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
+from engines.patolli.rules import (
+    ONE,
+    SAFE,
+    U64,
+    Moves,
+    Params,
+    State,
+    draw_square,
+    free_squares,
+    highest,
+    layout,
+    lowest,
+    placements,
+    rotate,
+)
 
-# balanced: integer weights (powers of two) of the features of a move; score = sum of weight × feature
-W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD = 32, 32, 32, 16, 8, -16
-W_RISK_TO, W_RISK_FROM = -4, 2  # per threat face on the landing square / on the square left
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
-EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
-TIE = 64  # the reference ranks options by score × TIE + (source + 1): ties go to the most advanced button
-WEIGHTS = (W_CAPTURE, W_FINISH, W_ENTER, W_GREY, W_SAFE, W_BAD, W_RISK_TO, W_RISK_FROM, TIE)  # for the kernel
+EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)
 
 
 def runner_choice(moves: Moves) -> np.ndarray:
@@ -52,11 +62,38 @@ def danger_after(moves: Moves, mine: np.ndarray, theirs_own: np.ndarray, off_the
     return count
 
 
+def place_farthest(params: Params, state: State, step: int) -> np.ndarray:
+    """The heuristics' marker rule: each marker on the free square nearest before a home.
+
+    A safe marker goes on the free square the placing seat reaches last before its home, a bad-luck marker on the
+    free square the opponent reaches last before its home. Buttons stop most often just before home, where they
+    wait for the exact roll: there a safe square shelters them and a bad-luck square taxes them.
+    """
+    lay = layout(params)
+    kind, seat = placements(params)[step]
+    owner = seat if kind == SAFE else 1 - seat
+    progress = (np.arange(lay.length) - lay.starts[owner]) % lay.length
+    free = free_squares(params, state, kind)
+    return np.where(free, progress[None, :], -1).argmax(axis=1)
+
+
+class PlacesFarthest:
+    """Places markers by :func:`place_farthest` (the heuristics' stated rule)."""
+
+    def place(self, params: Params, state: State, step: int, source: object) -> np.ndarray:
+        """The square of every game's marker ``step``."""
+        return place_farthest(params, state, step)
+
+
 class Random:
-    """A legal move chosen uniformly (one draw when there are two or more)."""
+    """A legal move chosen uniformly (one draw when there are two or more); markers on a uniform free square."""
 
     def __init__(self, params: Params) -> None:
         """No tables needed."""
+
+    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
+        """One uniform draw over the free squares, as ``marker_placement=random``."""
+        return draw_square(free_squares(params, state, placements(params)[step][0]), state.game, source)
 
     def choose(self, moves: Moves) -> np.ndarray:
         """Pick the k-th option in option order."""
@@ -71,7 +108,7 @@ class Random:
         return np.where(pick < n_buttons, lowest(bits), U64(0))
 
 
-class Runner:
+class Runner(PlacesFarthest):
     """Enter a button whenever the roll allows it; otherwise advance the leading button.
 
     Entering is not the runner's idea but a player's habit: a waiting button can only come in on a 1, and a runner
@@ -86,7 +123,7 @@ class Runner:
         return runner_choice(moves)
 
 
-class Aggressive:
+class Aggressive(PlacesFarthest):
     """Capture by moving when possible (the most advanced capturing button); else enter if legal; else run.
 
     A capture by moving goes before entering because it measured better than entering first (seat-averaged, 95%
@@ -121,7 +158,7 @@ def options(moves: Moves) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-class Cautious:
+class Cautious(PlacesFarthest):
     """Enter whenever legal; otherwise minimise the die faces with which the opponent could capture next roll.
 
     Among the button moves, the position after each is scored exactly (captured opponent buttons no longer
@@ -150,7 +187,7 @@ class Cautious:
         return np.where(moves.enter, U64(0), best)
 
 
-class Balanced:
+class Balanced(PlacesFarthest):
     """A weighted score of each move; ties go to the most advanced button.
 
     Features: capture, finish, enter, grey corner, safe square, bad luck, and the threat faces (of the opponent's
@@ -160,8 +197,12 @@ class Balanced:
     directly and keeps the one with the highest ``score × TIE + source + 1`` (entering counts as source −1).
     """
 
+    weights = WEIGHTS
+
     def __init__(self, params: Params) -> None:
-        """No tables needed."""
+        """The rules the home-stretch feature reads."""
+        self.rules = (params.enter_roll, int(params.exit_overshoot), int(params.pay_when_empty))
+        self.rules += (int(params.overshoot_pays),)
 
     def choose(self, moves: Moves) -> np.ndarray:
         """Score every option and keep the best (compiled: one pass over the games)."""
@@ -180,8 +221,57 @@ class Balanced:
             moves.to_them,
             params.track_length,
             params.die_faces,
-            WEIGHTS,
+            self.weights,
+            moves.mine,
+            moves.off_me,
+            self.rules,
         )
+
+
+def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Per position, the die faces whose roll has no legal move, counted 2 when the lost roll costs a token, else 1.
+
+    ``mine``: the seat's buttons on the track (its own frame); ``off``: its waiting buttons. As the kernel's
+    :func:`~engines.patolli.kernels.lost_faces`.
+    """
+    length = params.track_length
+    total = np.zeros(len(mine), dtype=np.int64)
+    for face in range(1, params.die_faces + 1):
+        f = U64(face)
+        lands = (ONE << (U64(length) - f)) - ONE
+        movable = (mine & lands & ~(mine >> f)) | (mine & (~lands if params.exit_overshoot else lands + ONE))
+        lost = movable == 0
+        if face == params.enter_roll:
+            lost &= ~((off > 0) & ((mine & ONE) == 0))
+        pays = (mine != 0) | params.pay_when_empty
+        if not params.overshoot_pays:
+            pays &= (mine & ~lands & ~(lands + ONE)) == 0
+        total += lost * (1 + pays)
+    return total
+
+
+def stretch_keeps_extra(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """``home-stretch``'s extra-move rule: take it unless lost faces (paid ones twice) outnumber the die faces."""
+    return lost_faces(params, mine, off) <= params.die_faces
+
+
+class HomeStretch(Balanced):
+    """``balanced``, and keep a legal move for every face: each option also costs ``W_STUCK`` per lost face.
+
+    A lost face is a die face with which the mover's next roll would have no legal move in the position the
+    option leaves (counted twice when that lost roll costs a token). Near home this keeps a spare button moving
+    while another waits for its exact roll, rather than parking every button where only one face helps. An
+    optional grey-corner extra move is declined when the lost faces of the position (paid ones twice) outnumber
+    the die faces: a roll that more likely than not costs a token is not worth taking. Every other policy but
+    the expert always takes it: an extra roll is an extra move.
+    """
+
+    weights = STRETCH_WEIGHTS
+
+    def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: object) -> np.ndarray:
+        """Take the extra move unless the roll is more likely lost and paid than not (see the class docstring)."""
+        mover = state.mover[rows]
+        return stretch_keeps_extra(params, state.track[mover, rows], state.off[mover, rows])
 
 
 POLICIES: dict[str, Policy] = {
@@ -200,6 +290,11 @@ POLICIES: dict[str, Policy] = {
             Cautious,
         ),
         Policy("balanced", "Weighted score of capture, safety, progress, bonus squares and penalties.", Balanced),
+        Policy(
+            "home-stretch",
+            "balanced, plus: avoid leaving positions where some die face has no legal move (a lost, paid roll).",
+            HomeStretch,
+        ),
     )
 }
 POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

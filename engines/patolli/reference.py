@@ -1,7 +1,8 @@
 """Patolli, one game at a time in plain Python: the readable statement of the rules and the policies.
 
 Chance events are read from a :class:`~engines.core.GameStream` in the order the batched engine consumes them:
-each random safe square, then each random bad-luck square (one integer over the squares still free), the
+each safe square, then each bad-luck square that is drawn at random or placed by ``random`` (one integer over
+the squares still free; the heuristics place theirs without chance), the
 roll-off (one face per seat, repeated while tied), then per roll one face and, for the ``random`` policy with two
 or more legal moves, one integer picking the move.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engines.core import GameStream
-from engines.patolli.policies import (
+from engines.patolli.kernels import (
     TIE,
     W_BAD,
     W_CAPTURE,
@@ -24,8 +25,9 @@ from engines.patolli.policies import (
     W_RISK_FROM,
     W_RISK_TO,
     W_SAFE,
+    W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares
+from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements
 
 ENTER = -1  # the source of an entering move
 
@@ -92,22 +94,21 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
     all_grey = set(grey_squares(length, params.arm_length))
     bonus_squares = all_grey if params.grey_bonus else set()
 
-    # markers: fixed, or drawn one at a time from the free squares in ascending order
-    free = [
-        s
-        for s in range(length)
-        if s not in all_grey
-        and s not in params.starts
-        and s not in (params.safe_squares or ())
-        and s not in (params.bad_luck_squares or ())
-    ]
-    markers = []
-    for fixed in (params.safe_squares, params.bad_luck_squares):
-        if fixed is not None:
-            markers.append(set(fixed))
-        else:
-            markers.append({free.pop(stream.integer(len(free))) for _ in range(params.random_markers)})
-    game = Game(params, markers[0], markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
+    # markers: fixed, or placed one at a time (by the seats' policies, or drawn from the squares still free)
+    eligible = marker_eligible(params)
+    markers = [set(params.safe_squares or ()), set(params.bad_luck_squares or ())]
+    for kind, seat in placements(params):
+        taken = markers[0] | markers[1]
+        free = [s for s in eligible[kind] if s not in taken]
+        policy = seat_policies[seat] if params.marker_placement == "players" else "random"
+        if policy == "random":
+            square = free[stream.integer(len(free))]
+        else:  # the heuristics: the free square nearest before the home of the seat it helps or taxes
+            owner = seat if kind == 0 else 1 - seat
+            square = max(free, key=lambda s: (s - params.starts[owner]) % length)
+        markers[kind].add(square)
+    shelter = all_grey if params.grey_safe else set()  # grey corners protect from capture, like safe squares
+    game = Game(params, markers[0] | shelter, markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
 
     # who starts
     if params.first_player >= 0:
@@ -120,6 +121,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                 break
 
     captures, paid_skip, paid_capture, paid_bad = [0, 0], [0, 0], [0, 0], [0, 0]
+    finished_in: list[list[int]] = [[], []]  # the turn in which each finished button finished
     mover, turn, winner, reason = first, 0, -1, -1
     while True:
         me, them = mover, 1 - mover
@@ -136,6 +138,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
             elif landing is None:
                 game.track[me].remove(source)
                 game.home[me] += 1
+                finished_in[me].append(turn)
             else:
                 game.track[me].remove(source)
                 game.track[me].add(landing)
@@ -153,8 +156,14 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
                     game.tokens[me] -= 1
                     game.bank += 1
                     paid_bad[me] += 1
-            again = die in params.roll_again or (square is not None and square in bonus_squares)
-        elif game.track[me] or params.pay_when_empty:
+            again = die in params.roll_again
+            if square is not None and square in bonus_squares and not again:
+                ended = game.tokens[them] <= 0 or game.tokens[me] <= 0 or game.home[me] >= params.buttons
+                optional = params.grey_extra == "optional" and not ended
+                again = not optional or keeps_extra(game, seat_policies[me], me)
+        elif (game.track[me] or params.pay_when_empty) and (
+            params.overshoot_pays or not any(p + die > length for p in game.track[me])
+        ):
             game.tokens[me] -= 1
             game.bank += 1
             paid_skip[me] += 1
@@ -199,7 +208,26 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
         "paid_bad_luck": paid_bad,
         "tokens": tokens,
         "bank": game.bank,
+        **progress_metrics(finished_in, turn),
     }
+
+
+def progress_metrics(finished_in: list[list[int]], turns: int) -> dict:
+    """``mid_score`` and ``lead_changes``, round by round (a round: turns ``2r`` and ``2r + 1``)."""
+    rounds = (turns + 1) // 2
+
+    def score(seat: int, last_round: int) -> int:  # buttons finished by the end of round ``last_round``
+        return sum(t // 2 <= last_round for t in finished_in[seat])
+
+    changes, leader = 0, None
+    for r in range(rounds):
+        a, b = score(0, r), score(1, r)
+        now = 0 if a > b else 1 if b > a else None
+        if now is not None:
+            changes += leader is not None and now != leader
+            leader = now
+    mid_round = rounds // 2 - 1  # the end of round rounds // 2, counted from 1
+    return {"mid_score": [score(0, mid_round), score(1, mid_round)], "lead_changes": changes}
 
 
 def choose(
@@ -229,6 +257,13 @@ def choose(
         return entering or max(buttons, key=lambda o: -danger_after(game, me, o) * TIE + o[0] + 1)
     if policy == "balanced":
         return max(options, key=lambda o: balanced_score(game, me, o, captures(o)) * TIE + o[0] + 1)
+    if policy == "home-stretch":
+        return max(
+            options,
+            key=lambda o: (
+                (balanced_score(game, me, o, captures(o)) + W_STUCK * lost_after(game, me, o)) * TIE + o[0] + 1
+            ),
+        )
     raise ValueError(f"unknown policy '{policy}'")
 
 
@@ -274,3 +309,45 @@ def balanced_score(game: Game, me: int, option: tuple[int, int | None], capture:
     grey = game.params.grey_bonus and square in grey_squares(game.params.track_length, game.params.arm_length)
     score += W_GREY * grey + W_SAFE * (square in game.safe) + W_BAD * (square in game.bad)
     return score + W_RISK_TO * game.threat_faces(square, them, game.track[them], game.off[them])
+
+
+def lost_after(game: Game, me: int, option: tuple[int, int | None]) -> int:
+    """:func:`lost_faces` of ``me`` after ``option``; a finishing move counts none.
+
+    With finishing moves charged too, ``home-stretch`` put off finishing and lost to ``balanced``.
+    """
+    source, landing = option
+    if landing is None:
+        return 0
+    mine = (set(game.track[me]) - {source}) | {landing}
+    return lost_faces(game.params, mine, game.off[me] - (source == ENTER))
+
+
+def lost_faces(params: Params, mine: set[int], off: int) -> int:
+    """Faces with which a roll has no legal move for buttons ``mine`` and ``off`` waiting (2 each when it pays)."""
+    length = params.track_length
+    total = 0
+    for face in range(1, params.die_faces + 1):
+        movable = any(
+            (p + face < length and p + face not in mine)
+            or p + face == length
+            or (params.exit_overshoot and p + face > length)
+            for p in mine
+        )
+        if movable or (face == params.enter_roll and off > 0 and 0 not in mine):
+            continue
+        overshoot = any(p + face > length for p in mine)
+        pays = (mine or params.pay_when_empty) and (params.overshoot_pays or not overshoot)
+        total += 2 if pays else 1
+    return total
+
+
+def keeps_extra(game: Game, policy: str, me: int) -> bool:
+    """Whether ``policy`` takes an optional grey-corner extra move.
+
+    ``home-stretch`` declines it when the lost faces (paid ones twice) outnumber the die faces; every other policy
+    takes it.
+    """
+    if policy != "home-stretch":
+        return True
+    return lost_faces(game.params, game.track[me], game.off[me]) <= game.params.die_faces

@@ -12,9 +12,10 @@ frames is a rotation of the ``L``-bit ring. This keeps every step elementwise ov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="patolli",
     name="Patolli",
-    version=2,  # 2: runner, aggressive and cautious enter whenever entering is legal
+    version=3,  # 3: markers placed by the players where the rulebook allows, optional grey extra move; 2: entering
     min_players=2,
     max_players=2,
     chance=True,
@@ -37,6 +38,7 @@ PLAYERS = 2
 MAX_TRACK = 60  # a seat's buttons must fit one uint64 bit set, and ring rotations must stay below 64 bits
 ALL_FINISHED, BANKRUPT, CAPPED = 0, 1, 2  # win reasons
 SKIP, CAPTURE, BAD_LUCK = 0, 1, 2  # causes of a payment
+NEVER = np.iinfo(np.int16).max  # the finishing turn of a button that has not finished
 U64 = np.uint64
 ONE = np.uint64(1)
 
@@ -54,6 +56,16 @@ METRICS: dict[str, Metric] = {
 }
 
 
+def marker_eligible(params: Params) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The squares a safe marker and a bad-luck marker may stand on, ascending (knob ``marker_squares``)."""
+    length = params.track_length
+    grey = set(grey_squares(length, params.arm_length))
+    if params.marker_squares == "restricted":
+        same = tuple(s for s in range(length) if s not in grey and s not in params.starts)
+        return same, same
+    return tuple(range(length)), tuple(s for s in range(length) if s not in grey)
+
+
 def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forbidden: set[int]) -> None:
     if squares is None:
         return
@@ -65,8 +77,8 @@ def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forb
         or any(s in forbidden for s in squares)
     ):
         raise ValueError(
-            f"{name}={squares!r} is not allowed; give distinct squares 0..{length - 1} that are "
-            f"neither grey corners nor start squares (forbidden: {sorted(forbidden)})"
+            f"{name}={squares!r} is not allowed; give distinct squares 0..{length - 1}, none of them "
+            f"forbidden here: {sorted(forbidden)}"
         )
 
 
@@ -74,41 +86,104 @@ def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forb
 class Params(core.Params):
     """Patolli knobs; defaults are the rulebook and the choices of games.md (see the package README)."""
 
-    track_length: int = knob(52, "Squares on the closed track.", f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)")
-    arm_length: int = knob(6, "Squares on each side of an arm (each arm is 2 wide).", "2..7")
+    track_length: int = knob(
+        52,
+        "Squares on the closed track.",
+        f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)",
+        source="ours: the modern 52-square board (spec/games.md); the rulebook shows a board but counts no squares",
+    )
+    arm_length: int = knob(
+        6,
+        "Squares on each side of an arm (each arm is 2 wide).",
+        "2..7",
+        source="ours: 6, the arm that makes 52 squares",
+    )
     start_squares: tuple[int, ...] | None = knob(
         None,
         "Start square of each seat; none means the centre squares 2·arm_length and 2·arm_length + L/2.",
         "none or 2 distinct squares that are not grey corners",
+        source="ours: two opposite squares of the centre (the rulebook: a black square in the centre)",
     )
     safe_squares: tuple[int, ...] | None = knob(
         None,
-        "Fixed safe squares; none places random_markers of them at random per game.",
-        "none or distinct squares, not grey corners, not start squares",
+        "Fixed safe squares; none has random_markers of them placed per game (see marker_placement).",
+        "none or distinct squares where marker_squares lets a safe marker stand",
+        source="rulebook: not fixed; the players choose them",
     )
     bad_luck_squares: tuple[int, ...] | None = knob(
         None,
-        "Fixed bad-luck squares; none places random_markers of them at random per game.",
-        "none or distinct squares, not grey corners, not start squares, not safe squares",
+        "Fixed bad-luck squares; none has random_markers of them placed per game (see marker_placement).",
+        "none or distinct squares where marker_squares lets a bad-luck marker stand, not safe squares",
+        source="rulebook: not fixed; the players choose them",
+    )
+    marker_squares: Literal["rulebook", "restricted"] = knob(
+        "rulebook",
+        "Where markers may stand. rulebook: a safe marker on any square, a bad-luck marker on any square but a grey "
+        "corner; restricted: neither on a grey corner nor on a start square (this engine's rule up to version 2).",
+        "rulebook | restricted",
+        source="rulebook: only bad-luck markers are kept off the grey corners; nothing else is forbidden",
+    )
+    marker_placement: Literal["players", "random"] = knob(
+        "players",
+        "Who places the markers that no knob fixes: the players (each seat's policy, in turn) or chance.",
+        "players | random",
+        source="rulebook: the players decide the safe squares together and choose the bad-luck squares",
     )
     random_markers: int = knob(
         2,
-        "Safe squares and bad-luck squares placed at random (each kind) when not fixed.",
+        "Safe markers and bad-luck markers (of each kind) placed per game when a kind is not fixed.",
         "0..8, and enough free squares",
+        source="rulebook",
     )
-    buttons: int = knob(6, "Buttons per player.", "1..12")
-    tokens: int = knob(10, "Tokens per player at the start.", "1..60")
-    die_faces: int = knob(6, "Faces of the die (face f moves f squares).", "2..12")
-    enter_roll: int = knob(1, "Face that may enter a button on the start square.", "1..die_faces")
+    buttons: int = knob(6, "Buttons per player.", "1..12", source="rulebook")
+    tokens: int = knob(10, "Tokens per player at the start.", "1..60", source="rulebook")
+    die_faces: int = knob(6, "Faces of the die (face f moves f squares).", "2..12", source="rulebook")
+    enter_roll: int = knob(1, "Face that may enter a button on the start square.", "1..die_faces", source="rulebook")
     roll_again: tuple[int, ...] = knob(
-        (5,), "Faces after whose move the player rolls again.", "distinct faces 1..die_faces, possibly none"
+        (5,),
+        "Faces after whose move the player rolls again.",
+        "distinct faces 1..die_faces, possibly none",
+        source="rulebook",
     )
-    grey_bonus: bool = knob(True, "Landing on a grey corner (arm end) grants another roll.", "true | false")
-    exit_overshoot: bool = knob(False, "A button may leave the track with a roll larger than needed.", "true | false")
+    grey_bonus: bool = knob(
+        True, "Landing on a grey corner (arm end) grants another move.", "true | false", source="rulebook"
+    )
+    grey_extra: Literal["optional", "always"] = knob(
+        "optional",
+        "The extra move a grey corner grants: optional (the player decides after landing) or always taken.",
+        "optional | always",
+        source="rulebook: 'you may make a second move'",
+    )
+    exit_overshoot: bool = knob(
+        False,
+        "A button may leave the track with a roll larger than needed.",
+        "true | false",
+        source="rulebook: the exact number is needed to finish",
+    )
     pay_when_empty: bool = knob(
-        False, "A player with no button on the track who cannot enter also pays 1 token.", "true | false"
+        False,
+        "A player with no button on the track who cannot enter also pays 1 token.",
+        "true | false",
+        source="rulebook: with no button on the board and no 1, the turn just ends",
     )
-    first_player: int = knob(-1, "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).", "-1..1")
+    overshoot_pays: bool = knob(
+        True,
+        "A roll lost because it is too high to finish a button costs a token like any lost roll (false: free).",
+        "true | false",
+        source="rulebook: a roll with no legal move costs a token; the too-high rule names no exception",
+    )
+    grey_safe: bool = knob(
+        False,
+        "A button on a grey corner cannot be captured (opposing buttons share it, as on a safe square).",
+        "true | false",
+        source="rulebook: 'safe from penalties' read as never a bad-luck (penalty) square, not as capture-proof",
+    )
+    first_player: int = knob(
+        -1,
+        "Seat that starts; -1 means a die roll-off (highest starts, ties reroll).",
+        "-1..1",
+        source="rulebook",
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -124,15 +199,19 @@ class Params(core.Params):
         _check_squares("start_squares", self.start_squares, length, grey)
         if self.start_squares is not None and len(self.start_squares) != PLAYERS:
             raise ValueError(f"start_squares={self.start_squares!r} is not allowed; give {PLAYERS} squares")
-        starts = set(self.starts)
-        _check_squares("safe_squares", self.safe_squares, length, grey | starts)
-        _check_squares("bad_luck_squares", self.bad_luck_squares, length, grey | starts | set(self.safe_squares or ()))
+        core.check_choice("marker_squares", self.marker_squares, ("rulebook", "restricted"))
+        core.check_choice("marker_placement", self.marker_placement, ("players", "random"))
+        safe_ok, bad_ok = marker_eligible(self)
+        safe, bad = set(self.safe_squares or ()), set(self.bad_luck_squares or ())
+        _check_squares("safe_squares", self.safe_squares, length, set(range(length)) - set(safe_ok))
+        _check_squares("bad_luck_squares", self.bad_luck_squares, length, (set(range(length)) - set(bad_ok)) | safe)
         core.check_range("random_markers", self.random_markers, 0, 8)
-        free = length - len(grey) - len(starts) - len(self.safe_squares or ()) - len(self.bad_luck_squares or ())
-        needed = self.random_markers * ((self.safe_squares is None) + (self.bad_luck_squares is None))
-        if needed > free:
+        free_safe, free_bad = len(set(safe_ok) - safe - bad), len(set(bad_ok) - safe - bad)
+        needed_safe = self.random_markers * (self.safe_squares is None)
+        needed = needed_safe + self.random_markers * (self.bad_luck_squares is None)
+        if needed_safe > free_safe or (self.bad_luck_squares is None and needed > free_bad):
             raise ValueError(
-                f"random_markers={self.random_markers} is out of range; only {free} free squares "
+                f"random_markers={self.random_markers} is out of range; only {free_bad} free squares "
                 f"remain for {needed} random markers"
             )
         core.check_range("buttons", self.buttons, 1, 12)
@@ -150,6 +229,9 @@ class Params(core.Params):
         core.check_choice("grey_bonus", self.grey_bonus, (True, False))
         core.check_choice("exit_overshoot", self.exit_overshoot, (True, False))
         core.check_choice("pay_when_empty", self.pay_when_empty, (True, False))
+        core.check_choice("overshoot_pays", self.overshoot_pays, (True, False))
+        core.check_choice("grey_safe", self.grey_safe, (True, False))
+        core.check_choice("grey_extra", self.grey_extra, ("optional", "always"))
         core.check_range("first_player", self.first_player, -1, PLAYERS - 1)
 
     @property
@@ -166,6 +248,10 @@ VARIANTS: dict[str, dict[str, str]] = {
     "no-grey-bonus": {"grey_bonus": "false"},
     "test-markers": {"safe_squares": "3,29", "bad_luck_squares": "16,42"},
     "board-60": {"track_length": "60", "arm_length": "7"},
+    "free-overshoot": {"overshoot_pays": "false"},
+    "grey-extra-always": {"grey_extra": "always"},
+    "grey-safe": {"grey_safe": "true"},
+    "restricted-markers": {"marker_squares": "restricted"},
 }
 """Named variants: knob overrides a designer can ask for by name."""
 
@@ -203,9 +289,10 @@ class Layout:
     starts: tuple[int, int]
     grey: tuple[int, ...]  # grey corner squares
     grey_frame: np.ndarray  # (2,) uint64: grey corners in each seat's progress frame (zero without grey_bonus)
+    shelter_frame: np.ndarray  # (2,) uint64: grey corners in each seat's frame when they protect (grey_safe)
     to_me: np.ndarray  # (2,) uint64: rotation taking the opponent's frame to the mover's, by mover
     to_them: np.ndarray  # (2,) uint64: the inverse rotation, by mover
-    eligible: tuple[int, ...]  # squares a random marker may take (not grey, not start), ascending
+    eligible: tuple[tuple[int, ...], tuple[int, ...]]  # squares a safe / bad-luck marker may take, ascending
     again_bits: int  # bit f set when face f rolls again
 
 
@@ -218,15 +305,19 @@ def layout(params: Params) -> Layout:
     grey_frame = np.array(
         [square_bits([(g - s) % length for g in grey]) if params.grey_bonus else 0 for s in starts], dtype=U64
     )
+    shelter_frame = np.array(
+        [square_bits([(g - s) % length for g in grey]) if params.grey_safe else 0 for s in starts], dtype=U64
+    )
     to_me = np.array([(starts[1 - me] - starts[me]) % length for me in range(PLAYERS)], dtype=U64)
     to_them = np.array([(starts[me] - starts[1 - me]) % length for me in range(PLAYERS)], dtype=U64)
-    eligible = tuple(s for s in range(length) if s not in grey and s not in starts)
+    eligible = marker_eligible(params)
     return Layout(
         length,
         U64((1 << length) - 1),
         starts,
         grey,
         grey_frame,
+        shelter_frame,
         to_me,
         to_them,
         eligible,
@@ -258,6 +349,7 @@ class State:
     turn: np.ndarray  # (B,) int16: turns completed (a turn may hold several rolls), 0..turn_cap
     captures: np.ndarray  # (2, B) int8: opponent buttons captured by the seat (at most the opponent's tokens)
     paid: np.ndarray  # (3, 2, B) int8: tokens paid, by cause (SKIP, CAPTURE, BAD_LUCK) and seat
+    finished_at: np.ndarray  # (2, buttons, B) int16: turn in which the seat's k-th button finished, NEVER before
     winner: np.ndarray  # (B,) int8: -1 while undecided, else the winning seat
     reason: np.ndarray  # (B,) int8: -1 while running, else ALL_FINISHED, BANKRUPT or CAPPED
 
@@ -279,6 +371,7 @@ class State:
             turn=np.zeros(n, dtype=np.int16),
             captures=np.zeros((PLAYERS, n), dtype=np.int8),
             paid=np.zeros((3, PLAYERS, n), dtype=np.int8),
+            finished_at=np.full((PLAYERS, params.buttons, n), NEVER, dtype=np.int16),
             winner=np.full(n, -1, dtype=np.int8),
             reason=np.full(n, -1, dtype=np.int8),
         )
@@ -305,36 +398,80 @@ class State:
             getattr(self, name)[..., rows] = getattr(other, name)
 
 
-def place_markers(params: Params, state: State, source: core.Source) -> None:
-    """Draw the random safe squares, then the random bad-luck squares, without replacement (in place).
+SAFE, BAD = 0, 1  # the kinds of marker, in the order they are placed
 
-    Each pick is one draw uniform over the squares still free (eligible squares in ascending order).
+
+def placements(params: Params) -> list[tuple[int, int]]:
+    """The marker placements of a game in order, as ``(kind, seat)``: every safe marker, then every bad-luck one.
+
+    Kinds fixed by a knob are not placed. The seats alternate, seat 0 first for the safe markers and seat 1
+    first for the bad-luck markers, so with two of each both seats place one of each kind (our protocol: the
+    rulebook says the players decide together).
     """
+    out = []
+    if params.safe_squares is None:
+        out += [(SAFE, k % PLAYERS) for k in range(params.random_markers)]
+    if params.bad_luck_squares is None:
+        out += [(BAD, (k + 1) % PLAYERS) for k in range(params.random_markers)]
+    return out
+
+
+def marker_sets(params: Params, state: State) -> tuple[np.ndarray, np.ndarray]:
+    """The safe and the bad-luck squares of every game as ``(B,)`` bit sets over squares (not progress)."""
     lay = layout(params)
-    n = len(state.game)
-    fixed_bits = [None if f is None else square_bits(f) for f in (params.safe_squares, params.bad_luck_squares)]
-    if None not in fixed_bits:
-        state.set_markers(params, np.full(n, fixed_bits[0], dtype=U64), np.full(n, fixed_bits[1], dtype=U64))
-        return
-    free = np.zeros((n, lay.length), dtype=bool)
-    free[:, list(lay.eligible)] = True
-    for fixed in (params.safe_squares, params.bad_luck_squares):
-        if fixed is not None:
-            free[:, list(fixed)] = False
-    chosen = []
-    for bits_fixed in fixed_bits:
-        if bits_fixed is not None:
-            chosen.append(np.full(n, bits_fixed, dtype=U64))
+    shift = U64(lay.starts[0])
+    return rotate(state.safe[0], shift, lay.length), rotate(state.bad[0], shift, lay.length)
+
+
+def free_squares(params: Params, state: State, kind: int) -> np.ndarray:
+    """``(B, L)`` bool: the squares a marker of ``kind`` may still take (eligible and holding no marker)."""
+    lay = layout(params)
+    safe, bad = marker_sets(params, state)
+    taken = safe | bad
+    free = ((taken[:, None] >> np.arange(lay.length, dtype=U64)) & ONE) == 0
+    allowed = np.zeros(lay.length, dtype=bool)
+    allowed[list(lay.eligible[kind])] = True
+    return free & allowed
+
+
+def draw_square(free: np.ndarray, games: np.ndarray, source: core.Source) -> np.ndarray:
+    """One uniform draw per game over its free squares (ascending): the square picked."""
+    pick = source.draw(games, free.sum(axis=1))[:, 0]
+    return (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
+
+
+def place_markers(
+    params: Params, state: State, source: core.Source, impls: Sequence[object] | None = None, first: int = 0
+) -> None:
+    """Put the markers on the board (in place), from placement ``first`` on (see :func:`placements`).
+
+    Under ``marker_placement=players`` the placing seat's policy picks each square (``place(params, state, step,
+    source)`` -> ``(B,)`` squares; an illegal pick takes the lowest free square); under ``random``, and
+    when no policies are given (look-ahead, tests), one uniform draw over the free squares picks it, as the
+    ``random`` policy does.
+    """
+    safe, bad = marker_sets(params, state)
+    if first == 0:
+        safe = np.full(len(state.game), square_bits(params.safe_squares or ()), dtype=U64)
+        bad = np.full(len(state.game), square_bits(params.bad_luck_squares or ()), dtype=U64)
+        state.set_markers(params, safe, bad)
+    by_players = params.marker_placement == "players" and impls is not None
+    for step, (kind, seat) in enumerate(placements(params)):
+        if step < first:
             continue
-        bits = np.zeros(n, dtype=U64)
-        for _ in range(params.random_markers):
-            n_free = free.sum(axis=1)
-            pick = source.draw(state.game, n_free)[:, 0]
-            square = (np.cumsum(free, axis=1) > pick[:, None]).argmax(axis=1)
-            free[np.arange(n), square] = False
-            bits |= ONE << square.astype(U64)
-        chosen.append(bits)
-    state.set_markers(params, chosen[0], chosen[1])
+        free = free_squares(params, state, kind)
+        if by_players:
+            square = np.asarray(impls[seat].place(params, state, step, source), dtype=np.int64)
+            legal = free[np.arange(len(square)), np.clip(square, 0, free.shape[1] - 1)] & (square >= 0)
+            square = np.where(legal & (square < free.shape[1]), square, free.argmax(axis=1))
+        else:
+            square = draw_square(free, state.game, source)
+        bit = ONE << square.astype(U64)
+        if kind == SAFE:
+            safe = safe | bit
+        else:
+            bad = bad | bit
+        state.set_markers(params, safe, bad)
 
 
 def roll_off(params: Params, state: State, source: core.Source) -> None:
@@ -351,10 +488,10 @@ def roll_off(params: Params, state: State, source: core.Source) -> None:
     state.mover[:] = state.first
 
 
-def start(params: Params, games: np.ndarray, source: core.Source) -> State:
-    """Fresh games ``games``: markers drawn (when random), then the roll-off (when not fixed)."""
+def start(params: Params, games: np.ndarray, source: core.Source, impls: Sequence[object] | None = None) -> State:
+    """Fresh games ``games``: the markers placed (by ``impls``, or drawn), then the roll-off (when not fixed)."""
     state = State.empty(params, games)
-    place_markers(params, state, source)
+    place_markers(params, state, source, impls)
     roll_off(params, state, source)
     return state
 
@@ -400,6 +537,7 @@ class Moves:
         "mine",
         "off_me",
         "off_them",
+        "overshoot",
         "params",
         "rows",
         "safe",
@@ -427,7 +565,11 @@ class Moves:
         self.theirs = rotate(self.theirs_own, self.to_me, length)  # opponent's buttons, mover's frame
         self.off_me, self.off_them = by_role(state.off, m8)  # (B,) int8: waiting buttons of mover, opponent
         self.home_me = state.home[0] ^ ((state.home[0] ^ state.home[1]) & m8)  # (B,) int8: mover's finished
-        self.safe, self.safe_theirs = by_role(state.safe, m64)  # safe squares, mover's and opponent's frame
+        safe, safe_theirs = by_role(state.safe, m64)  # safe markers, mover's and opponent's frame
+        shelter = lay.shelter_frame
+        # squares where no capture happens: the safe markers, and the grey corners under ``grey_safe``
+        self.safe = safe | (shelter[0] ^ ((shelter[0] ^ shelter[1]) & m64))
+        self.safe_theirs = safe_theirs | (shelter[1] ^ ((shelter[0] ^ shelter[1]) & m64))
         self.bad = state.bad[0] ^ ((state.bad[0] ^ state.bad[1]) & m64)  # bad-luck squares
         grey = lay.grey_frame
         self.grey = grey[0] ^ ((grey[0] ^ grey[1]) & m64)  # grey corners (0 without the bonus)
@@ -435,6 +577,7 @@ class Moves:
         self.step = self.mine & lands & ~(self.mine >> self.die)  # sources of moves landing on the track
         # sources of finishing moves
         self.finish = self.mine & (~lands if params.exit_overshoot else lands + ONE)
+        self.overshoot = self.mine & ~lands & ~(lands + ONE)  # buttons the roll would take past their finish
         self.enter = (die == params.enter_roll) & (self.off_me > 0) & ((self.mine & ONE) == 0)  # (B,) bool
 
     @property
@@ -498,6 +641,22 @@ def decide(impls: Sequence[object], moves: Moves, mover: np.ndarray) -> np.ndarr
     return out
 
 
+def keeps(impls: Sequence[object], params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
+    """Whether each mover of ``rows`` takes the optional extra move its grey corner offers.
+
+    ``state`` is the position after the move that landed there, with the mover still to move. A policy decides
+    by ``keep_extra(params, state, rows, source)``; one without that method always takes it.
+    """
+    out = np.ones(len(rows), dtype=bool)
+    mover = state.mover[rows]
+    for seat in range(PLAYERS):
+        rule = getattr(impls[seat], "keep_extra", None)
+        mine = mover == seat
+        if rule is not None and mine.any():
+            out[mine] = rule(params, state, rows[mine], source)
+    return out
+
+
 def step(params: Params, impls: Sequence[object], state: State, source: core.Source) -> np.ndarray:
     """Play one roll in every game of ``state`` (in place); returns the mask of games that ended.
 
@@ -507,13 +666,21 @@ def step(params: Params, impls: Sequence[object], state: State, source: core.Sou
     """
     die = source.draw(state.game, params.die_faces)[:, 0] + 1
     moves = Moves(params, source, state, die)
-    return move(params, state, moves, decide(impls, moves, state.mover))
+    chosen = decide(impls, moves, state.mover)
+    return move(params, state, moves, chosen, lambda rows: keeps(impls, params, state, rows, source))
 
 
-def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.ndarray:
+def move(
+    params: Params,
+    state: State,
+    moves: Moves,
+    chosen: np.ndarray,
+    keep: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
     """Make each game's ``chosen`` move (a single-bit source, 0 = enter or none) in place; the games that ended.
 
-    An illegal choice counts as none: the roll is lost.
+    An illegal choice counts as none: the roll is lost. ``keep(rows)`` says which movers of ``rows`` take the
+    extra move of the grey corner they landed on when ``grey_extra`` is optional (``None``: all take it).
     """
     lay = layout(params)
     m64, m8 = role_masks(state.mover)
@@ -531,12 +698,18 @@ def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.n
     tokens_me, tokens_them = by_role(state.tokens, m8)
     tokens_them = tokens_them - took
     bad_luck = (((target & moves.bad) != 0) & (tokens_them > 0)).view(np.int8)
-    skip = (~moved if params.pay_when_empty else ~moved & (moves.mine != 0)).view(np.int8)
+    skip = ~moved if params.pay_when_empty else ~moved & (moves.mine != 0)
+    if not params.overshoot_pays:
+        skip &= moves.overshoot == 0  # a roll too high to finish some button is skipped for free
+    skip = skip.view(np.int8)
     pays = bad_luck | skip
     tokens_me = tokens_me - pays
     home_me = moves.home_me + finishing
     to_seats(state.tokens, tokens_me, tokens_them, m8)
     to_seats(state.off, moves.off_me - entering.view(np.int8), moves.off_them + took, m8)
+    done = np.flatnonzero(finishing)
+    if len(done):
+        state.finished_at[state.mover[done], moves.home_me[done], done] = state.turn[done]
     state.home[0] += finishing & ~m8
     state.home[1] += finishing & m8
     state.bank += took + pays
@@ -557,7 +730,12 @@ def move(params: Params, state: State, moves: Moves, chosen: np.ndarray) -> np.n
 
     again = ((U64(lay.again_bits) >> moves.die) & ONE) != 0
     if params.grey_bonus:
-        again |= (target & moves.grey) != 0
+        grey = (target & moves.grey) != 0
+        if params.grey_extra == "optional" and keep is not None:
+            offered = np.flatnonzero(grey & ~again & moved & ~ended)  # a roll-again face needs no decision
+            if len(offered):
+                grey[offered] = keep(offered)
+        again |= grey
     turn_over = ~(again & moved & ~ended)
     state.turn += turn_over
     state.mover ^= turn_over.view(np.int8)
@@ -602,7 +780,33 @@ def outcome(params: Params, out: State) -> Outcome:
         "paid_bad_luck": out.paid[BAD_LUCK].T.astype(np.int16),
         "tokens": tokens,
         "bank": out.bank.astype(np.int16),
+        **progress_metrics(out.finished_at, out.turn),
     }
+
+
+def progress_metrics(finished_at: np.ndarray, turns: np.ndarray) -> Outcome:
+    """``mid_score`` and ``lead_changes`` (the game-metrics contract) from each button's finishing turn.
+
+    The score is the one that ranks the seats, buttons finished (a game won by bankruptcy is decided otherwise).
+    A round is a turn of each seat: turns ``2r`` and ``2r + 1``, so a game of ``T`` turns lasted
+    ``R = ceil(T / 2)`` rounds. ``mid_score``: each seat's buttons finished by the end of round ``R // 2``;
+    ``lead_changes``: how often the sole leader (more buttons finished at the end of a round) changed. Scores
+    only change when a button finishes, so only the rounds of those events are looked at.
+    """
+    n = len(turns)
+    rounds = (turns.astype(np.int32) + 1) // 2
+    done_round = finished_at.astype(np.int32) // 2  # (2, K, B); NEVER stays beyond every game
+    mid = (done_round < (rounds // 2)[None, None, :]).sum(axis=1).T.astype(np.int16)
+    events = np.sort(done_round.reshape(done_round.shape[0] * done_round.shape[1], n), axis=0)  # (2K, B), in order
+    changes = np.zeros(n, dtype=np.int16)
+    last = np.full(n, -1, dtype=np.int8)
+    for r in events:
+        counts = (done_round <= r[None, None, :]).sum(axis=1)  # (2, B) at the end of round r
+        leader = np.where(counts[0] > counts[1], 0, np.where(counts[1] > counts[0], 1, -1)).astype(np.int8)
+        real = r < NEVER // 2
+        changes += real & (leader >= 0) & (last >= 0) & (leader != last)
+        last = np.where(real & (leader >= 0), leader, last)
+    return {"mid_score": mid, "lead_changes": changes}
 
 
 def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source) -> State:
@@ -623,13 +827,14 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
 
     At most :data:`BATCH` games run at once: a finished game's column is handed to a new game (set up ahead in
     groups of :data:`REFILL`) while any are left; after that, finished games are compacted out. Chance events
-    per game, in order: the random marker squares, the roll-off, then per roll one die face (and one pick for
-    the ``random`` policy when it has two or more legal moves). Returns ``score`` (buttons finished),
-    ``winner``, ``winners``, ``turns`` and the columns in :data:`METRICS`.
+    per game, in order: the marker squares drawn at random or placed by ``random``, the roll-off, then per roll
+    one die face (and one pick for the ``random`` policy when it has two or more legal moves). Returns ``score``
+    (buttons finished), ``winner``, ``winners``, ``turns``, the columns in :data:`METRICS`, and ``mid_score`` and
+    ``lead_changes`` (see :func:`progress_metrics`).
     """
     source = core.as_source(rng)
     started = min(n_games, BATCH)
-    state = start(params, np.arange(started), source)
+    state = start(params, np.arange(started), source, impls)
     out = State.empty(params, np.arange(n_games))
     reserve, taken = state.keep_rows(np.arange(0)), 0  # games started ahead, and how many of them are used
     while len(state.game):
@@ -644,7 +849,7 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
         while fresh < len(rows) and (taken < len(reserve.game) or started < n_games):
             if taken == len(reserve.game):
                 count = min(REFILL, n_games - started)
-                reserve, taken = start(params, np.arange(started, started + count), source), 0
+                reserve, taken = start(params, np.arange(started, started + count), source, impls), 0
                 started += count
             k = min(len(rows) - fresh, len(reserve.game) - taken)
             state.put_rows(rows[fresh : fresh + k], reserve.slice(taken, taken + k))

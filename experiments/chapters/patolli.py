@@ -1,8 +1,11 @@
-"""The Patolli report: first player, policies, marker placement, bankruptcy, game length, two rule variants.
+"""The Patolli report: who wins, how games end, and what the contested readings of the rulebook change.
 
-Every arm is played from the same seed (common random numbers across arms). Unless a page says otherwise both
-seats play ``balanced``, the strongest policy of the tournament, and the first player is chosen by the
-rulebook's die roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm.
+Pages: first player, policies, marker placement, bankruptcy, game length, the contested readings, starting
+tokens, the skill ladder. Every arm is played from the same seed (common random numbers across arms). Unless a
+page says otherwise both seats play ``balanced`` (no heuristic beats it), the markers are placed by the players
+(the heuristics' rule) and the first player is chosen by the rulebook's die roll-off; the per-game flag
+``first_won`` gives the first player's win rate in every arm. The headline pages also play the expert against
+itself (strong play) on fewer games and state its figure beside the heuristic's.
 """
 
 from __future__ import annotations
@@ -23,12 +26,15 @@ from experiments.chapters.common import Plan, knobs_line, pct, play_pages, propo
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
 
-POLICY_ORDER = ["balanced", "cautious", "aggressive", "runner", "random"]
+POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
+STRONG = "expert"  # strong play: the expert at its default budget in both seats, on 1/skill.EXPERT_SHARE the games
+SELF_PLAY = [STRONG, *POLICY_ORDER]
 # marker layouts: label -> knob settings (seat 0 starts on square 12, seat 1 on 38; 13 and 14 follow seat 0's
 # start, 39 and 40 follow seat 1's); the test layout is the same for both seats up to the half-turn of the board
 LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "random per game": (),
+    "players' rule": (),
+    "random per game": (("marker_placement", "random"),),
     "test layout": (("safe_squares", "3,29"), ("bad_luck_squares", "16,42")),
     "safe by seat 0": (("safe_squares", "13,14"),),
     "bad luck by seat 0": (("bad_luck_squares", "13,14"),),
@@ -36,6 +42,8 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "bad luck by 0, safe by 1": (("bad_luck_squares", "13,14"), ("safe_squares", "39,40")),
 }
 LAYOUT_TEXT = {
+    "random per game": "markers drawn at random",
+    "players' rule": "the players' rule",
     "test layout": "the test layout",
     "safe by seat 0": "safe squares just after seat 0's start",
     "bad luck by seat 0": "bad luck squares just after seat 0's start",
@@ -44,10 +52,23 @@ LAYOUT_TEXT = {
 }
 RULES: dict[str, tuple[tuple[str, str], ...]] = {
     "base rules": (),
+    "free overshoot": (("overshoot_pays", "false"),),
+    "grey safe": (("grey_safe", "true"),),
+    "grey extra always": (("grey_extra", "always"),),
+    "restricted markers": (("marker_squares", "restricted"),),
     "exit overshoot": (("exit_overshoot", "true"),),
     "pay when empty": (("pay_when_empty", "true"),),
-    "both": (("exit_overshoot", "true"), ("pay_when_empty", "true")),
 }
+RULE_TEXT = {
+    "free overshoot": "a roll too high to finish is skipped free (the rulebook's too-high sentence read alone)",
+    "grey safe": "a button on a grey corner cannot be captured ('safe from penalties' read as safe from capture)",
+    "grey extra always": "the grey corner's extra move is always taken (the rulebook: 'may')",
+    "restricted markers": "markers kept off grey corners and start squares (this engine up to version 2)",
+    "exit overshoot": "a button may leave the track with a roll larger than needed",
+    "pay when empty": "a lost roll costs a token even with no button on the track",
+}
+STRONG_RULES = ("base rules", "free overshoot", "grey safe")  # the readings also played expert against expert
+TOKENS = (5, 10, 15, 20, 30, 40)
 CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck": "bad luck"}
 LENGTH_BIN = 10
 NBSP = "\u00a0"  # turns per bin of the length distribution
@@ -58,16 +79,22 @@ def _h2h(a: str, b: str) -> str:
 
 
 def _layout(name: str) -> str:
-    return _h2h(REFERENCE, REFERENCE) if name == "random per game" else f"markers {name}"
+    return _h2h(REFERENCE, REFERENCE) if name == "players' rule" else f"markers {name}"
 
 
 def _rule(name: str, policy: str) -> str:
     return _h2h(policy, policy) if name == "base rules" else f"rules {name} {policy}"
 
 
+def _tokens(count: int) -> str:
+    return _h2h(REFERENCE, REFERENCE) if count == Params().tokens else f"tokens {count}"
+
+
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays: 25 tournament arms, 5 marker layouts, 15 variant arms."""
+    """Every arm the report plays: the tournament, marker layouts, rule readings, tokens, strong play, the ladder."""
     chunk = arm_chunk(INFO, n) if chunk is None else chunk
+    strong_n = max(2, n // skill.EXPERT_SHARE)
+    strong_chunk = min(chunk, POLICIES[STRONG].chunk_games or chunk)
     p = Plan("patolli")
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
@@ -77,6 +104,11 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     for name, knobs in RULES.items():
         for policy in POLICY_ORDER:
             p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
+    for name in STRONG_RULES:
+        p.add(_rule(name, STRONG), [STRONG] * 2, strong_n, seed, strong_chunk, settings=RULES[name])
+    for count in TOKENS:
+        if count != Params().tokens:
+            p.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=(("tokens", str(count)),))
     skill.add_arms(p, n, seed, chunk)
     return p
 
@@ -93,7 +125,16 @@ def build(
     skill_page = skill.page_maker("patolli")
     played = play_pages(
         planned,
-        (first_player_page, policies_page, markers_page, bankruptcy_page, length_page, variants_page, skill_page),
+        (
+            first_player_page,
+            policies_page,
+            markers_page,
+            bankruptcy_page,
+            length_page,
+            variants_page,
+            tokens_page,
+            skill_page,
+        ),
         jobs,
         precision,
         progress,
@@ -111,9 +152,11 @@ def build(
         ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + "."),
         (
             "arms",
-            f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of policies, both seatings, and each "
-            f"policy against itself); {len(LAYOUTS) - 1} fixed marker layouts ({REFERENCE} against {REFERENCE}); "
-            f"{len(RULES) - 1} rule variants for each policy against itself.",
+            f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of heuristics, both seatings, and each "
+            f"against itself); {len(LAYOUTS) - 1} other marker layouts ({REFERENCE} against {REFERENCE}); "
+            f"{len(RULES) - 1} contested readings and rule variants for each heuristic against itself; "
+            f"{STRONG} against {STRONG} under {len(STRONG_RULES)} readings (1/{skill.EXPERT_SHARE} of the games); "
+            f"{len(TOKENS) - 1} other starting purses; the skill ladder.",
         ),
         (
             "games",
@@ -125,9 +168,10 @@ def build(
         (
             "reading",
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
-            f"says otherwise both players follow {REFERENCE} (the strongest policy here), markers are placed at "
-            "random for every game and the first player is chosen by a die roll-off: each probability assumes "
-            "the policies named beside it.",
+            f"says otherwise both players follow {REFERENCE} (no heuristic beats it), the markers are placed by "
+            "the players (each heuristic: safe markers just before its own home, bad luck just before the "
+            "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
+            f"named beside it. '{STRONG}': the search player at its default budget, the strongest player here.",
         ),
     ]
     return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
@@ -170,7 +214,7 @@ def _p_text(p: float) -> str:
 def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The first player's and seat 0's win rate, each policy against itself."""
     rows = []
-    for p in POLICY_ORDER:
+    for p in SELF_PLAY:
         s = results[_h2h(p, p)].summary
         first = _first(s)
         seat0 = proportion(int(s.wins[0]), s.n_games)
@@ -185,6 +229,8 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     else:
         edge = 100 * (ref["rate"] - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
+    strong = frame[(frame["policy"] == STRONG) & (frame["who"] == "first player")].iloc[0]
+    title += f"; between two {STRONG}s {pct(strong['rate'], strong['low'], strong['high'])}"
 
     def draw(fig: Any) -> None:
         plots.interval_bars(
@@ -215,7 +261,8 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         ]
     )
     notes = [
-        "Each policy against itself, markers at random per game, the first player chosen by a die roll-off. "
+        "Each policy against itself (the expert on fewer games), markers placed by the players, the first player "
+        "chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
         "square 12 (a check on the board's symmetry). Dashed line: a fair share. p: two-sided z-test against 50%."
     ]
@@ -295,7 +342,9 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
-    return next((v.replace(",", ", ") for k, v in knobs if k == name), "random")
+    """The fixed squares of marker kind ``name`` in a layout, or who places them."""
+    placed = "random" if ("marker_placement", "random") in knobs else "players"
+    return next((v.replace(",", ", ") for k, v in knobs if k == name), placed)
 
 
 def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -320,11 +369,12 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         )
     base = rows[0]["_seat0"]
     moved = max(rows[1:], key=lambda r: abs(r["_seat0"][0] - base[0]))
-    test = rows[1]
+    drawn = rows[1]["_seat0"]
+    test = rows[2]
     title = (
         f"Markers near one start tilt the game: seat 0 wins {pct(*moved['_seat0'])} with "
-        f"{LAYOUT_TEXT[moved['layout']]}; random markers give "
-        f"{100 * base[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
+        f"{LAYOUT_TEXT[moved['layout']]}; the players' rule gives {100 * base[0]:.1f}%, random markers "
+        f"{100 * drawn[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
     )
     frame = pd.DataFrame(bars)
 
@@ -349,8 +399,9 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"Both seats play {REFERENCE}; the first player is chosen by a die roll-off. Seat 0 starts on square 12 "
         "and seat 1 on 38 (of 0–51), so 13–14 are the first squares after seat 0's start and 39–40 after seat "
-        "1's; 'random' draws that kind of marker per game. The test layout (safe 3, 29; bad luck 16, 42) looks "
-        "the same from both starts."
+        "1's. 'players' rule': each seat places one safe and one bad-luck marker (safe on the free square just "
+        "before its own home, 11 or 37; bad luck just before the opponent's, 10 or 36); 'random': that kind of "
+        "marker drawn per game. The test layout (safe 3, 29; bad luck 16, 42) looks the same from both starts."
     ]
     return Page(_fit(title), draw, table, notes), title
 
@@ -361,7 +412,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
     shares, paid, rows = [], [], []
-    for p in POLICY_ORDER:
+    for p in SELF_PLAY:
         s = results[_h2h(p, p)].summary
         bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
         shares.append({"policy": p, "end": "bankruptcy", "rate": bankrupt[0], "low": bankrupt[1], "high": bankrupt[2]})
@@ -379,10 +430,12 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         rows.append(row)
     ref = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "bankruptcy")
     race = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "race finished")
-    others = [r["rate"] for r in shares if r["policy"] != REFERENCE and r["end"] == "bankruptcy"]
+    others = [r["rate"] for r in shares if r["policy"] not in (REFERENCE, STRONG) and r["end"] == "bankruptcy"]
+    strong = next(r for r in shares if r["policy"] == STRONG and r["end"] == "bankruptcy")
     title = (
         f"{pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
-        f"and {100 * race['rate']:.1f}% by a finished race; with the other policies {100 * min(others):.0f}–"
+        f"and {100 * race['rate']:.1f}% by a finished race; between two {STRONG}s "
+        f"{pct(strong['rate'], strong['low'], strong['high'])}; with the other heuristics {100 * min(others):.0f}–"
         f"{100 * max(others):.0f}% end by bankruptcy"
     )
     share_frame, paid_frame = pd.DataFrame(shares), pd.DataFrame(paid)
@@ -431,9 +484,9 @@ def _quantile(hist: np.ndarray, q: float) -> int:
 
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
-    hists = {p: results[_h2h(p, p)].summary.turns_hist for p in POLICY_ORDER}
+    hists = {p: results[_h2h(p, p)].summary.turns_hist for p in SELF_PLAY}
     rows = []
-    for p in POLICY_ORDER:
+    for p in SELF_PLAY:
         s = results[_h2h(p, p)].summary
         h = hists[p]
         mean = s.mean_turns()
@@ -455,11 +508,13 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"Between two {REFERENCE} players a game lasts {mean[0]:.1f} turns on average ({mean[1]:.1f}–{mean[2]:.1f}); "
         f"half are over by turn {_quantile(hists[REFERENCE], 0.5)}, 90% by turn {_quantile(hists[REFERENCE], 0.9)}"
     )
+    strong = results[_h2h(STRONG, STRONG)].summary.mean_turns()
+    title += f"; between two {STRONG}s {strong[0]:.1f} ({strong[1]:.1f}–{strong[2]:.1f})"
     top = max(_quantile(h, 0.995) for h in hists.values())
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        for i, p in enumerate(POLICY_ORDER):
+        for i, p in enumerate(SELF_PLAY):
             h = hists[p][: top + 1]
             width = -(-len(h) // LENGTH_BIN) * LENGTH_BIN
             binned = np.pad(h, (0, width - len(h))).reshape(-1, LENGTH_BIN).sum(axis=1) / hists[p].sum()
@@ -478,7 +533,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         right.legend(frameon=False, fontsize=8, title="both seats play", title_fontsize=8, loc="lower right")
 
     notes = [
-        "Each policy against itself, markers at random, first player by roll-off. A turn is one player's go "
+        "Each policy against itself (the expert on fewer games), markers placed by the players, first player by "
+        "roll-off. A turn is one player's go "
         "(a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure stops at the "
         "99.5% quantile of the longest-running policy."
     ]
@@ -489,7 +545,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """``exit_overshoot`` and ``pay_when_empty``: game length, bankruptcy share and first-player win rate."""
+    """The contested readings and two rule variants: game length, bankruptcy share and first-player win rate."""
     frame_rows = []
     for name in RULES:
         for p in POLICY_ORDER:
@@ -532,6 +588,11 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         first_p[name] = stats.two_proportion_p_value(
             int(r["first_k"]), int(r["n"]), int(base["first_k"]), int(base["n"])
         )
+        strong = "—"
+        if name in STRONG_RULES:
+            e = results[_rule(name, STRONG)].summary
+            strong = f"{e.mean_turns()[0]:.0f} turns, {100 * _reason(e, BANKRUPT)[0]:.0f}% bankrupt"
+            strong += f", first {100 * _first(e)[0]:.0f}% ({e.n_games:,})"
         rows.append(
             {
                 "rule": name,
@@ -545,22 +606,24 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "Δ first (p)": "—"
                 if name == "base rules"
                 else f"{100 * (r['first'] - base['first']):+.1f} pts ({_p_text(first_p[name])})",
+                f"{STRONG} vs {STRONG}": strong,
             }
         )
-    over, empty = ref.loc["exit overshoot"], ref.loc["pay when empty"]
-    d_turns = over["turns"] - base["turns"]
-    half = stats.Z95 * float(np.hypot(over["turns_se"], base["turns_se"]))
+    free, grey = ref.loc["free overshoot"], ref.loc["grey safe"]
+    e_base, e_free = (results[_rule(name, STRONG)].summary for name in ("base rules", "free overshoot"))
     title = (
-        f"Exit overshoot makes {REFERENCE} games {abs(d_turns):.1f} turns ({abs(d_turns) - half:.1f}–"
-        f"{abs(d_turns) + half:.1f}) {'longer' if d_turns > 0 else 'shorter'} and moves bankruptcies from "
-        f"{100 * base['bankrupt']:.0f}% to {100 * over['bankrupt']:.0f}%; pay when empty ends games in "
-        f"{empty['turns']:.0f} turns, {100 * empty['bankrupt']:.1f}% by bankruptcy"
+        f"How a reading ends the game: with free overshoot skips {REFERENCE} games last "
+        f"{free['turns'] - base['turns']:+.0f} turns and end by bankruptcy {100 * free['bankrupt']:.0f}% of the "
+        f"time instead of {100 * base['bankrupt']:.0f}% ({STRONG}s: {100 * _reason(e_free, BANKRUPT)[0]:.0f}% "
+        f"instead of {100 * _reason(e_base, BANKRUPT)[0]:.0f}%); capture-proof grey corners move bankruptcy to "
+        f"{100 * grey['bankrupt']:.0f}%"
     )
-    for name, rule in (("exit overshoot", over), ("pay when empty", empty)):
-        if first_p[name] < 0.05:
-            title += f"; with {name} the first player wins {pct(rule['first'], rule['first_lo'], rule['first_hi'])}"
-    if all(first_p[name] >= 0.05 for name in ("exit overshoot", "pay when empty")):
-        title += "; neither moves the first player's win rate detectably"
+    moved = [name for name in RULES if name != "base rules" and first_p[name] < 0.05]
+    title += (
+        "; the first player's share moves detectably only with " + ", ".join(moved)
+        if moved
+        else "; no reading moves the first player's share detectably"
+    )
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, 3)
@@ -592,10 +655,72 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         axes[2].set_ylim(min(0.4, frame["first_lo"].min() - 0.02), max(0.6, frame["first_hi"].max() + 0.02))
 
     notes = [
-        "Figure: each policy against itself under each rule set (markers at random, first player by roll-off). "
-        f"Table: {REFERENCE} against {REFERENCE}; Δ against the base rules with a two-sided p-value (z-test on the "
-        "means for turns, pooled two-proportion test for bankruptcy). 'exit overshoot': a button may leave the "
-        "track with a roll larger than needed; 'pay when empty': a lost roll costs a token even with no button "
-        "on the track."
+        "Figure: each heuristic against itself under each rule set (markers placed by the players, first player "
+        f"by roll-off). Table: {REFERENCE} against {REFERENCE}; Δ against the base rules with a two-sided p-value "
+        "(z-test on the means for turns, pooled two-proportion test for bankruptcy); the last column: the expert "
+        "against itself on fewer games (games in brackets). "
+        + "; ".join(f"'{name}': {text}" for name, text in RULE_TEXT.items())
+        + ". The base rules take the rulebook's plain words: a lost roll always pays, grey corners do not "
+        "protect from capture, their extra move is optional, markers stand where the rulebook allows. 'grey "
+        "extra always' and 'restricted markers' cannot change a game between the heuristics shown here but "
+        "home-stretch: they take every extra move and never put a marker on a grey corner or start square."
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
+
+
+# --- 7. starting tokens --------------------------------------------------------------------------------------------
+
+
+def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """The starting purse: how games end, how long they last and the first player's share."""
+    rows, bars = [], []
+    for count in TOKENS:
+        s = results[_tokens(count)].summary
+        bankrupt, first, turns = _reason(s, BANKRUPT), _first(s), s.mean_turns()
+        bars.append(
+            {
+                "tokens": str(count),
+                "what": "ended by bankruptcy",
+                "rate": bankrupt[0],
+                "low": bankrupt[1],
+                "high": bankrupt[2],
+            }
+        )
+        bars.append(
+            {
+                "tokens": str(count),
+                "what": "won by the first player",
+                "rate": first[0],
+                "low": first[1],
+                "high": first[2],
+            }
+        )
+        rows.append(
+            {
+                "tokens each": count,
+                "bankruptcy": pct(*bankrupt),
+                "race finished": pct(*_reason(s, ALL_FINISHED)),
+                "turns/game": f"{turns[0]:.1f} ({turns[1]:.1f}–{turns[2]:.1f})",
+                "first player wins": pct(*first),
+                "_bankrupt": bankrupt[0],
+            }
+        )
+    share = {r["tokens each"]: r["_bankrupt"] for r in rows}
+    low, high = TOKENS[0], TOKENS[-1]
+    title = (
+        f"The starting purse decides how games end: between {REFERENCE} players bankruptcy ends "
+        f"{100 * share[low]:.0f}% of games with {low} tokens each, {100 * share[Params().tokens]:.0f}% with "
+        f"{Params().tokens} (the rulebook) and {100 * share[high]:.1f}% with {high}"
+    )
+    frame = pd.DataFrame(bars)
+
+    def draw(fig: Any) -> None:
+        plots.interval_bars(
+            frame, "tokens", "rate", "low", "high", "what", "share of games (fraction)", "tokens each", fig=fig
+        )
+
+    notes = [
+        f"Both seats play {REFERENCE}; markers placed by the players; first player by roll-off. Only the knob "
+        "'tokens' changes; everything else is the base rules."
+    ]
+    return Page(_fit(title), draw, pd.DataFrame(rows).drop(columns="_bankrupt"), notes), title

@@ -23,36 +23,49 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 7
+    assert len(chapter.headlines) == 8
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 8
+    assert len(pdf_texts) == 9
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
 
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
-    first, policies, markers, bankruptcy, length, variants, skill = pdf_texts[1:]
+    first, policies, markers, bankruptcy, length, variants, tokens, skill = pdf_texts[1:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
+    assert "between two experts" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
-    assert "opponent policy" in policies and "win rate vs the other four" in policies
     assert "Markers near one start tilt the game: seat 0 wins" in markers and "test layout" in markers
+    assert "players' rule" in markers and "random markers" in markers and "players" in markers
     assert "end by bankruptcy" in bankruptcy and "finished race" in bankruptcy and "lost roll" in bankruptcy
+    assert "between two experts" in bankruptcy
     assert "a game lasts" in length and "turns on average" in length and "median" in length
-    assert "Exit overshoot makes balanced games" in variants and "pay when empty" in variants
-    assert "Skill matters" in skill and "Skill chain" in skill and "policies: random, runner" in skill
+    assert "free overshoot skips" in variants and "capture-proof grey corners" in variants
+    assert "grey extra always" in variants and "restricted markers" in variants and "expert vs expert" in variants
+    assert "The starting purse decides how games end" in tokens and "40" in tokens
+    assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:
     arms = patolli.plan(100, 1, 100).arms
     labels = [a.label for a in arms]
-    assert len(labels) == len(set(labels)) == 45 + 20  # 20: the skill ladder's 10 pairs, 2 seatings
-    assert len({a.spec for a in arms}) == 45  # the ladder's seatings are head-to-head arms: played once
+    assert len(labels) == len(set(labels))
+    specs = {a.spec for a in arms}
     assert {a.spec.seats for a in arms} >= {(a, b) for a in patolli.POLICY_ORDER for b in patolli.POLICY_ORDER}
+    # every contested reading is played by every heuristic, and by the expert where the page says so
+    settings = {(a.spec.seats, a.spec.settings) for a in arms}
+    for knobs in patolli.RULES.values():
+        for policy in patolli.POLICY_ORDER:
+            assert any(seats == (policy, policy) and dict(knobs).items() <= dict(s).items() for seats, s in settings)
+    assert sum(1 for a in arms if a.spec.seats == ("expert", "expert")) == len(patolli.STRONG_RULES)
+    assert len(specs) < len(labels)  # the ladder's seatings are head-to-head arms: played once
+    layouts = {a.spec.settings for a in arms if a.label.startswith("markers ") or a.label == "h2h balanced balanced"}
+    assert len(layouts) == len(patolli.LAYOUTS)  # every marker layout is its own run
 
 
 def test_first_won_flags_the_first_player_winning_alone() -> None:

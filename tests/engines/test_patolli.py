@@ -31,18 +31,24 @@ from hypothesis import strategies as st
 
 from engines import core
 from engines.core import ScriptedSource
-from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference
+from engines.expert import Search
+from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
+from engines.patolli.policies import lost_faces, stretch_keeps_extra
 from engines.patolli.rules import (
     ALL_FINISHED,
     BAD_LUCK,
     BANKRUPT,
     CAPTURE,
+    NEVER,
     SKIP,
     State,
     grey_squares,
     layout,
+    marker_sets,
     outcome,
     place_markers,
+    play_on,
+    progress_metrics,
     rotate,
     start,
     step,
@@ -84,6 +90,8 @@ def test_reference_matches_engine_variants(variant: str, policy: str) -> None:
         {"buttons": 3, "tokens": 4, "random_markers": 3},
         {"die_faces": 4, "roll_again": (4,), "safe_squares": ()},
         {"start_squares": (0, 26), "exit_overshoot": True, "pay_when_empty": True},
+        {"overshoot_pays": False, "grey_safe": True},
+        {"overshoot_pays": False, "pay_when_empty": True, "tokens": 3},
     ],
 )
 def test_reference_matches_engine_knobs(knobs: dict) -> None:
@@ -112,7 +120,7 @@ def check_state(params: Params, state: State) -> None:
     assert (state.tokens.sum(axis=0) + state.bank == 2 * params.tokens).all()  # tokens conserved
     # opposing buttons share a square only on a safe square (seat 1 seen in seat 0's frame)
     other = rotate(state.track[1], lay.to_me[0], lay.length)
-    assert ((other & state.track[0] & ~state.safe[0]) == 0).all()
+    assert ((other & state.track[0] & ~(state.safe[0] | lay.shelter_frame[0])) == 0).all()
     assert (state.paid.sum(axis=(0, 1)) == state.bank).all()
     assert (state.turn <= INFO.turn_cap).all()
 
@@ -184,18 +192,59 @@ def test_same_seed_same_games() -> None:
     assert not np.array_equal(a["turns"], c["turns"])
 
 
-def test_random_markers_are_distinct_and_legal() -> None:
-    params = Params()
-    state = start(params, np.arange(500), ScriptedSource.from_seed(1, 500, 40))
+@pytest.mark.parametrize("where", ["rulebook", "restricted"])
+def test_random_markers_are_distinct_and_legal(where: str) -> None:
+    params = Params(marker_squares=where)
+    state = start(params, np.arange(2000), ScriptedSource.from_seed(1, 2000, 40))
     lay = layout(params)
-    forbidden = set(lay.grey) | set(lay.starts)
+    grey, starts = set(lay.grey), set(lay.starts)
+    forbidden_safe = grey | starts if where == "restricted" else set()
+    forbidden_bad = grey | starts if where == "restricted" else grey
+    seen = 0
     for seat, start_square in enumerate(lay.starts):
         safe = rotate(state.safe[seat], np.uint64(start_square), lay.length)
         bad = rotate(state.bad[seat], np.uint64(start_square), lay.length)
         assert (np.bitwise_count(safe) == 2).all() and (np.bitwise_count(bad) == 2).all()
         assert ((safe & bad) == 0).all()
-        for s in forbidden:
-            assert ((safe | bad) & np.uint64(1 << s) == 0).all()
+        for s in forbidden_safe:
+            assert (safe & np.uint64(1 << s) == 0).all()
+        for s in forbidden_bad:
+            assert (bad & np.uint64(1 << s) == 0).all()
+        seen |= int(np.bitwise_or.reduce(safe)) | int(np.bitwise_or.reduce(bad))
+    allowed = {s for s in range(52) if s not in forbidden_safe}
+    assert seen == sum(1 << s for s in allowed)  # every allowed square is used by some game
+
+
+def squares_of(bits: int) -> set[int]:
+    return {s for s in range(64) if bits >> s & 1}
+
+
+def test_players_place_markers_by_their_rule() -> None:
+    # seat 0 starts on 12, seat 1 on 38: safe markers just before each home (11, 37), then bad luck on the free
+    # squares the opponent reaches last (seat 1 places first: 10 before seat 0's home; seat 0: 36)
+    params = Params()
+    impls = core.policy_instances(POLICIES, ["balanced", "cautious"], params)
+    state = start(params, np.arange(3), core.RandomSource(np.random.default_rng(1)), impls)
+    safe, bad = marker_sets(params, state)
+    assert {squares_of(int(b)) == {11, 37} for b in safe} == {True}
+    assert {squares_of(int(b)) == {10, 36} for b in bad} == {True}
+    # random placement (the knob, or the random policy) draws from the free squares
+    drawn = start(Params(marker_placement="random"), np.arange(50), core.RandomSource(np.random.default_rng(1)), impls)
+    assert len({int(b) for b in marker_sets(params, drawn)[0]}) > 40
+
+
+def test_the_expert_places_markers_on_free_squares() -> None:
+    params = Params()
+    state = start(params, np.arange(4), core.RandomSource(np.random.default_rng(2)))
+    state.set_markers(params, np.zeros(4, dtype=np.uint64), np.zeros(4, dtype=np.uint64))
+    point = decisions.MarkerPoint(params, POLICIES, state, 0, core.mix64(np.arange(4, dtype=np.uint64)))
+    assert point.legal().sum(axis=1).tolist() == [52] * 4 and point.seat.tolist() == [0] * 4
+    chosen = Search(8, "balanced").choose(point)
+    copy = point.take(np.arange(4))
+    copy.apply(chosen)
+    assert [squares_of(int(b)) for b in marker_sets(params, copy.state)[0]] == [{int(c)} for c in chosen]
+    winners, _ = copy.play_out(["balanced", "balanced"], core.StreamSource(np.arange(4, dtype=np.uint64)))
+    assert (winners.sum(axis=1) == 1).all()
 
 
 def test_layout_of_default_board() -> None:
@@ -365,6 +414,79 @@ def test_exact_finish_and_overshoot_knob() -> None:
     assert squares(state, 0) == set() and state.home[0, 0] == 1
 
 
+def test_overshoot_pays_knob() -> None:
+    # 9 10 11 [12] : a on 10 needs exactly 2; a 3 is too high: skipped, and free under this reading
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), overshoot_pays=False)
+    state = position(mine=(10,), params=params)
+    roll(state, [3], params=params)
+    assert squares(state, 0) == {10} and state.tokens[0, 0] == 10 and state.mover[0] == 1
+    # a roll lost with no button held back by its finish still pays (here: an empty track under pay_when_empty)
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), overshoot_pays=False, pay_when_empty=True)
+    state = position(params=params)
+    roll(state, [2], params=params)
+    assert state.tokens[0, 0] == 9 and state.paid[SKIP, 0, 0] == 1
+
+
+def test_grey_safe_knob() -> None:
+    # 14 15 16 17 18 : a on 14, B on grey 18; roll 4 lands on B
+    #  a  .  X  .  G(B)
+    params = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), grey_safe=True)
+    state = position(mine=(14,), theirs=(18,), params=params)
+    roll(state, [4], params=params)
+    assert squares(state, 0) == {18} and squares(state, 1) == {18} and state.tokens[1, 0] == 10
+    state = position(mine=(14,), theirs=(18,))  # the default: a grey corner does not protect
+    roll(state, [4])
+    assert squares(state, 0) == {18} and squares(state, 1) == set() and state.tokens[1, 0] == 9
+
+
+def test_home_stretch_counts_lost_faces_and_declines_a_doomed_extra_move() -> None:
+    params = Params()
+
+    def bits(*progress: int) -> np.ndarray:
+        return np.array([sum(1 << p for p in progress)], dtype=np.uint64)
+
+    none = np.zeros(1, dtype=np.int8)
+    # buttons at progress 50 and 51 (nothing waiting): faces 1 and 2 finish one, 3..6 overshoot and pay
+    assert lost_faces(params, bits(50, 51), none)[0] == 8
+    assert not stretch_keeps_extra(params, bits(50, 51), none)[0]
+    # 46 and 50: only a 4 is lost (46 -> 50 is blocked, 50 + 4 overshoots)
+    assert lost_faces(params, bits(46, 50), none)[0] == 2
+    assert stretch_keeps_extra(params, bits(46, 50), none)[0]
+    # with the overshoot free, a lost face counts once; a waiting button makes the 1 playable
+    free = Params(overshoot_pays=False)
+    assert lost_faces(free, bits(50, 51), none)[0] == 4
+    assert lost_faces(params, bits(50, 51), np.ones(1, dtype=np.int8))[0] == 8
+    game = reference.Game(params, set(), set(), track=[{50, 51}, set()], off=[0, 6], tokens=[10, 10])
+    assert reference.lost_faces(params, game.track[0], 0) == 8 and not reference.keeps_extra(game, "home-stretch", 0)
+    assert reference.keeps_extra(game, "balanced", 0)
+
+
+def test_grey_extra_point_takes_or_passes() -> None:
+    # 14 15 16 17 18 : a on 14 rolls 4 and lands on grey 18; the expert's extra decision: 0 takes, 1 passes
+    state = position(mine=(14,), home=(5, 0))
+    roll(state, [4], policy="balanced", params=TEST)
+    assert state.mover[0] == 0  # balanced takes the extra move
+    for action, mover, turn in ((0, 0, 0), (1, 1, 1)):
+        point = decisions.ExtraPoint(TEST, POLICIES, state.keep_rows(np.arange(1)), np.zeros(1, dtype=np.uint64))
+        assert point.legal().tolist() == [[True, True]] and point.suggest("balanced").tolist() == [0]
+        point.apply(np.array([action]))
+        assert point.state.mover[0] == mover and point.state.turn[0] == turn
+        winners, _ = point.play_out(["balanced", "balanced"], core.StreamSource(np.ones(1, dtype=np.uint64)))
+        assert winners.sum() == 1
+
+
+def test_mid_score_and_lead_changes() -> None:
+    # 10 turns = 5 rounds; seat 0 finishes in turns 2 and 8 (rounds 1, 4), seat 1 in turns 5, 6, 9 (rounds 2, 3,
+    # 4). Ends of rounds: 0-0, 1-0 (seat 0 leads), 1-1, 1-2 (seat 1 leads: one change), 2-3. Mid-game = the end
+    # of round 2 (counted from 1): 1-0.
+    finished_at = np.full((2, 6, 1), NEVER, dtype=np.int16)
+    finished_at[0, :2, 0] = (2, 8)
+    finished_at[1, :3, 0] = (5, 6, 9)
+    metrics = progress_metrics(finished_at, np.array([10]))
+    assert metrics["mid_score"].tolist() == [[1, 0]] and metrics["lead_changes"].tolist() == [1]
+    assert reference.progress_metrics([[2, 8], [5, 6, 9]], 10) == {"mid_score": [1, 0], "lead_changes": 1}
+
+
 def test_running_out_of_tokens_loses() -> None:
     # 13 14 15 16 : a on 13 with 1 token left lands on bad luck 16 and goes bankrupt
     state = position(mine=(13,), tokens=(1, 10))
@@ -421,11 +543,13 @@ def test_cautious_steps_out_of_reach() -> None:
     [
         ({"track_length": 60}, ["track_length=60", "arm_length=6"]),
         ({"arm_length": 9, "track_length": 76}, ["arm_length=9", "2..7"]),
-        ({"safe_squares": (5, 29)}, ["safe_squares=(5, 29)", "grey"]),
-        ({"bad_luck_squares": (12,)}, ["bad_luck_squares=(12,)", "start"]),
+        ({"bad_luck_squares": (5, 29)}, ["bad_luck_squares=(5, 29)", "forbidden", "5, 6, 18"]),
+        ({"marker_squares": "restricted", "safe_squares": (5, 29)}, ["safe_squares=(5, 29)", "forbidden"]),
+        ({"marker_squares": "restricted", "bad_luck_squares": (12,)}, ["bad_luck_squares=(12,)", "12"]),
+        ({"marker_squares": "anywhere"}, ["marker_squares='anywhere'", "rulebook, restricted"]),
         ({"safe_squares": (3,), "bad_luck_squares": (3,)}, ["bad_luck_squares=(3,)"]),
         ({"random_markers": 9}, ["random_markers=9", "0..8"]),
-        ({"track_length": 20, "arm_length": 2, "random_markers": 6}, ["random_markers=6", "free squares"]),
+        ({"track_length": 20, "arm_length": 2, "random_markers": 7}, ["random_markers=7", "free squares"]),
         ({"buttons": 0}, ["buttons=0", "1..12"]),
         ({"tokens": 61}, ["tokens=61", "1..60"]),
         ({"die_faces": 1}, ["die_faces=1", "2..12"]),
@@ -463,3 +587,28 @@ def test_turn_cap_scores_games_as_they_stand(monkeypatch: pytest.MonkeyPatch) ->
     assert (out["win_reason"][capped, 2] == 1).all()
     best = out["score"][capped].max(axis=1)
     assert (out["score"][capped][out["winners"][capped]] == np.repeat(best, out["winners"][capped].sum(axis=1))).all()
+
+
+# --- compiled playouts: the same games as the numpy engine ---------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", sorted(playouts.ROLLOUTS))
+@pytest.mark.parametrize(
+    "knobs",
+    [{}, {"overshoot_pays": False, "grey_safe": True}, {"exit_overshoot": True, "pay_when_empty": True, "tokens": 3}],
+)
+def test_compiled_playouts_match_engine(policy: str, knobs: dict) -> None:
+    params = Params(**knobs)
+    impls = core.policy_instances(POLICIES, [policy, policy], params)
+    state = start(params, np.arange(400), core.RandomSource(np.random.default_rng(5)))
+    source = core.RandomSource(np.random.default_rng(6))
+    for _ in range(40):  # into the middle game, so positions differ
+        step(params, impls, state, source)
+    keys = core.mix64(np.arange(400, dtype=np.uint64))
+    numpy_games = play_on(params, impls, state.keep_rows(np.arange(400)), core.StreamSource(keys))
+    compiled = state.keep_rows(np.arange(400))
+    compiled.game = np.arange(400)
+    playouts.play_out(params, policy, compiled, core.StreamSource(keys))
+    assert (compiled.reason >= 0).all()
+    for name in State.__slots__:
+        assert np.array_equal(getattr(numpy_games, name), getattr(compiled, name)), name

@@ -194,3 +194,43 @@ def test_paleolino_heuristics_beat_random_at_every_table_size(k: int, memory: fl
         z = (wins[0] - wins[1]) / n / math.sqrt(pooled * (1 - pooled) * 2 / n)
         p = 0.5 * math.erfc(z / math.sqrt(2))
         assert p < 0.05, f"paleolino {policy} at {k} players, memory {memory}: {wins[0]} vs random's {wins[1]} wins"
+
+
+# --- Patolli: the contested readings at their other setting (the defaults are covered above) ------------------
+
+PATOLLI_READINGS = {
+    "free-overshoot": {"overshoot_pays": False},
+    "grey-safe": {"grey_safe": True},
+    "grey-extra-always": {"grey_extra": "always"},
+    "restricted-markers": {"marker_squares": "restricted"},
+    "random-markers": {"marker_placement": "random"},
+}
+
+
+def patolli_share(policy: str, opponent: str, knobs: dict, n: int) -> tuple[float, float, float]:
+    """Seat-averaged share of the win of ``policy`` against ``opponent`` in Patolli with ``knobs``."""
+    module = get_game("patolli").module
+    params = module.Params(**knobs)
+    total = 0.0
+    for seat in range(2):
+        seats = [opponent, opponent]
+        seats[seat] = policy
+        winners = module.play(params, seats, n, np.random.default_rng([SEED, seat]))["winners"].astype(np.float64)
+        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
+    low, high = wilson(total, 2 * n)
+    return total / (2 * n), float(low), float(high)
+
+
+@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
+@pytest.mark.parametrize("policy", heuristics("patolli"))
+def test_patolli_heuristics_beat_random_under_each_reading(reading: str, policy: str) -> None:
+    share, low, high = patolli_share(policy, "random", PATOLLI_READINGS[reading], GAMES_PER_SEATING["patolli"])
+    assert low > 0.5, f"patolli ({reading}) {policy} does not beat random: {share:.1%} [{low:.1%}, {high:.1%}]"
+
+
+@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
+def test_patolli_expert_does_not_lose_to_balanced_under_each_reading(reading: str) -> None:
+    share, low, high = patolli_share(
+        "expert", "balanced", PATOLLI_READINGS[reading], SEARCH_GAMES_PER_SEATING["patolli"]
+    )
+    assert high >= 0.5, f"patolli ({reading}): the expert loses to balanced: {share:.1%} [{low:.1%}, {high:.1%}]"
