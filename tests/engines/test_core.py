@@ -37,6 +37,15 @@ def test_knobs_describe_every_field() -> None:
     assert knobs["dice"].default == 4 and knobs["dice"].allowed == "1..6" and knobs["dice"].doc
     assert knobs["token_values"].type == "tuple[int, ...]"
     assert Params().as_dict()["token_values"] == [2, 3, 4]
+    assert knobs["dice"].source == "rulebook"
+
+
+def test_a_knob_source_must_say_rulebook_published_or_ours() -> None:
+    from engines.core import knob
+
+    assert knob(1, "doc", "1..2", source="ours: a reason").metadata["source"] == "ours: a reason"
+    with pytest.raises(ValueError, match="source"):
+        knob(1, "doc", "1..2", source="guessed")
 
 
 def test_scripted_source_matches_one_game_reader() -> None:
