@@ -41,6 +41,8 @@ SEATINGS = [
     ["detective", "selfish", "random", "blocker"],
     ["detective", "detective", "oracle"],
     ["oracle", "detective", "selfish", "blocker", "random", "detective"],
+    ["hindmost", "detective:hide=0.5,own=2,other=3", "oracle:rest=0,cross=0,end=0"],
+    ["hindmost:hide=0.25", "detective:rest=1", "hindmost", "selfish"],
 ]
 
 
@@ -88,7 +90,9 @@ def knobs(draw: st.DrawFn) -> Params:
         shells=shells,
         faces=faces,
         dice=draw(st.integers(1, 7)),
-        races=draw(st.integers(1, 2)),
+        races=draw(st.integers(1, 3)),
+        tokens=draw(st.sampled_from([(2, 2, 1, 1, 1), (1, 1, 1, 1, 1), (3, 2, 1, 1, 1)])),
+        open_ownership=draw(st.booleans()),
         next_starter=draw(st.sampled_from(["last-mover", "next-player"])),
     )
 
@@ -125,7 +129,7 @@ def test_games_end_and_scores_match_positions(players: int, policy: str, seed: i
     final = np.stack([out[f"final_{c}"] for c in rules.COLOURS], axis=1)
     assert (final.max(axis=1) == t.finish).all()  # the last race ended with a snail on the finish
     race2 = out["score"] - out["race1_shells"]
-    each = beliefs.snails_each(players)
+    each = Params().each(players)
     values = t.value[final]
     if each == 1:  # the seat's only snail is its most-delayed one
         assert (race2 == t.value[out["delayed"]]).all()
@@ -168,13 +172,9 @@ def test_each_die_moves_one_snail_one_space_forward(players: int, policy: str, s
 
 def _batch(params: Params, seats: list[str], n: int, rng) -> tuple[rules.Table, rules.State, list[object]]:
     players = len(seats)
-    made = {name: POLICIES[name].impl(params) for name in seats}
-    impls = [made[name] for name in seats]
-    believes = np.array([getattr(i, "believes", False) for i in impls])
-    index = np.where(believes, np.cumsum(believes) - 1, -1)
-    hyps = beliefs.hypotheses(players)
-    table = rules.Table(params, params.tables, players, core.as_source(rng), hyps, index)
-    state = rules.State.initial(players, n, int(believes.sum()), hyps.size if believes.any() else 1)
+    impls = core.policy_instances(POLICIES, seats, params)
+    table = rules.Table.of(params, impls, core.as_source(rng))
+    state = rules.State.initial(players, n, table.n_beliefs, table.hyps.size if table.n_beliefs else 1)
     return table, state, impls
 
 
@@ -309,12 +309,12 @@ def test_oracle_pushes_the_leaders_snail() -> None:
     table.params = Params(dice=1)
     state.banked[0] = [5, 9, 2, 0]
     state.starter[0] = 3
-    rules.play_turn(table, [POLICIES["oracle"].impl(Params())] * 4, state)
+    rules.play_turn(table, core.policy_instances(POLICIES, ["oracle"] * 4, Params()), state)
     assert state.pos[0].tolist() == [10, 2, 4, 9, 1, 6]
 
 
 def test_next_race_starter(monkeypatch: pytest.MonkeyPatch) -> None:
-    for knob, shift in (("last-mover", 0), ("next-player", 1)):
+    for knob, shift in (("next-player", 1), ("last-mover", 0)):
         movers: list[tuple[int, int, int, int]] = []
         original = rules.play_turn
 
@@ -357,13 +357,17 @@ def test_metrics_columns_present() -> None:
     [
         ({"dice": 0}, ["dice=0", "1..7"]),
         ({"dice": 8}, ["dice=8", "1..7"]),
-        ({"races": 3}, ["races=3", "1..2"]),
+        ({"races": 6}, ["races=6", "1..5"]),
+        ({"tokens": (2, 2, 2, 1, 1)}, ["tokens=(2, 2, 2, 1, 1)", "players × tokens <= 6"]),
+        ({"tokens": (2, 2, 1, 1)}, ["tokens=", "5 whole numbers"]),
+        ({"tokens": (0, 2, 1, 1, 1)}, ["tokens=", ">= 1"]),
+        ({"open_ownership": "yes"}, ["open_ownership='yes'", "False, True"]),
         ({"track": ("red", "pink")}, ["track=", "pink", "red, green"]),
         ({"track": ()}, ["track=()", "1..60"]),
         ({"faces": ("red",) * 13}, ["faces=", "1..12"]),
         ({"shells": (1, 2, 3)}, ["shells=(1, 2, 3)", "26"]),
         ({"shells": (10,) * 26}, ["shells=", "0..9"]),
-        ({"next_starter": "holder"}, ["next_starter='holder'", "last-mover"]),
+        ({"next_starter": "holder"}, ["next_starter='holder'", "next-player"]),
     ],
 )
 def test_params_errors_name_knob_value_and_range(knobs: dict, words: list[str]) -> None:
