@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import core
-from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, beliefs, play, reference, rules
+from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference, rules
 
 R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, purple, white
 # Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue
