@@ -22,9 +22,13 @@ from functools import partial
 import numpy as np
 
 from engines.cargolino import beliefs
+from engines.cargolino.decisions import ROLLOUT, Expert
 from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from engines.core import Policy
+from engines.expert import expert_policy
 
+EXPERT_PLAYOUTS = 32  # the experts' default playouts per decision
+EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 QUANT = 1_000_000  # probabilities and expected shells are compared after rounding to 1e-6
 OTHERS = 1 << 50  # key offset of other players' (and unowned) snails
 TOP = 1 << 58  # key offset of a push that ends the race for a pusher that is ahead
@@ -256,7 +260,30 @@ class Pusher:
 
 
 class Hindmost(Pusher):
-    """A pusher with no knowledge of the deal: every snail not its own is equally likely any opponent's."""
+    """A pusher with no knowledge of the deal: every snail not its own is equally likely any opponent's.
+
+    Every snail that is not the mover's is then worth the same ``g``, so the order of pushes depends only on the
+    snail, whether it is the mover's, whether the mover is ahead, the colours among the dice and the position.
+    Without hiding the decision is one gather from a table of those (packed ``key << 3 | lowest usable colour``),
+    as :class:`Selfish` does; it chooses exactly what :meth:`Pusher.choose` would.
+    """
+
+    def __init__(self, params: Params, settings: Settings | None = None) -> None:
+        """Build the packed decision table (keys ordered as the pusher's)."""
+        super().__init__(params, settings)
+        t = params.tables
+        self.n_pos = t.n_pos
+        pos = np.arange(t.n_pos)
+        other = (self.settings.cross * self.loss + self.remain + 1) * 64 + (63 - pos)  # below 1 << 13
+        finishing = (pos + 1 == t.finish) & bool(self.settings.end)
+        behind = np.where(finishing, (1 << 13) + other, (1 << 14) + other)
+        ahead = np.where(finishing, (1 << 15) + other, (1 << 14) + other)
+        key = np.stack([np.stack([behind, ahead]), np.stack([t.own_key, t.own_key])], axis=1)  # (own, ahead, pos)
+        usable = t.move[:, None, None, None, :] & np.arange(64)[None, None, None, :, None]  # (s, 1, 1, 64, pos)
+        usable = np.broadcast_to(usable, (N_SNAILS, 2, 2, 64, t.n_pos))
+        packed = (key[None, :, :, None, :].transpose(0, 2, 1, 3, 4) << 3) | t.lowbit[usable]
+        self.table = np.where(usable != 0, packed, -1).astype(np.int64).ravel()
+        self.offset: np.ndarray | None = None
 
     def holdings(self, step: Step) -> np.ndarray:
         """Each opponent holds each snail not the mover's with chance ``tokens / (6 - own tokens)``."""
@@ -266,6 +293,42 @@ class Hindmost(Pusher):
         hold = hold.copy()
         hold[np.arange(len(own)), step.mover] = own
         return hold
+
+    def ahead_of_all(self, step: Step) -> np.ndarray:
+        """Whether the mover's shells (banked and now) beat every other seat's expected shells, as quantised."""
+        each = step.table.hyps.each
+        own = step.own_snails
+        values = step.tables.value[step.pos].astype(np.float64)
+        share = np.where(own, 0.0, each / (N_SNAILS - each)) * values
+        mine = np.where(own, values, 0.0)
+        others_now, mine_now = share[:, 0].copy(), mine[:, 0].copy()
+        for s in range(1, N_SNAILS):  # summed snail by snail, as the pusher's expectation is
+            others_now += share[:, s]
+            mine_now += mine[:, s]
+        banked = step.state.banked[step.rows]
+        rows = np.arange(len(own))
+        quantised = np.rint((banked + others_now[:, None]) * QUANT).astype(np.int64)
+        me = np.rint((banked[rows, step.mover] + mine_now) * QUANT).astype(np.int64)
+        quantised[rows, step.mover] = np.iinfo(np.int64).min
+        return me > quantised.max(axis=1)
+
+    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
+        """The pusher's choice by table lookup (the general rule when hiding)."""
+        if self.settings.hide > 0:
+            return super().choose(step)
+        if step.die == 0 or self.offset is None or self.priority is None:
+            own = (step.own[:, None] >> np.arange(N_SNAILS)) & 1
+            ahead = self.ahead_of_all(step).astype(np.int64)[:, None]
+            self.offset = ((np.arange(N_SNAILS) * 2 + own) * 2 + ahead) * (64 * self.n_pos)
+            self.priority = turn_priority(step)
+        index = self.offset + step.pos
+        index += (step.tables.present[step.code].astype(np.int64) * self.n_pos)[:, None]
+        packed = self.table[index]
+        keyed = np.where(packed >= 0, (packed >> 3 << 3) | self.priority, -1)
+        snail = keyed.argmax(axis=1)
+        best = packed[np.arange(len(snail)), snail]
+        moved = best >= 0
+        return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
 
 
 class Detective(Pusher):
@@ -336,3 +399,10 @@ POLICIES: dict[str, Policy] = {
         ),
     )
 }
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert-oracle"] = replace(
+    expert_policy(partial(Expert, policies=POLICIES, truth=True), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK),
+    name="expert-oracle",
+    description=f"The expert's search with the true ownership in place of its beliefs (cheats: the upper bound); "
+    f"N playouts per decision, {ROLLOUT} in every seat.",
+)

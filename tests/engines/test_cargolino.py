@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from engines import core
 from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference, rules
 
+HEURISTICS = sorted(name for name in POLICIES if not name.startswith("expert"))  # the reference plays these
+
 R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, purple, white
 # Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue
 # 9 red 10 green 11 yellow 12 white | 13 .. 18 | 19 .. 24 (same cycle) | 25 finish
@@ -100,7 +102,7 @@ def knobs(draw: st.DrawFn) -> Params:
 @settings(max_examples=15, deadline=None)
 @given(
     params=knobs(),
-    seats=st.lists(st.sampled_from(sorted(POLICIES)), min_size=2, max_size=6),
+    seats=st.lists(st.sampled_from(HEURISTICS), min_size=2, max_size=6),
     seed=st.integers(0, 10**6),
 )
 def test_random_knobs_match_reference(params: Params, seats: list[str], seed: int) -> None:
@@ -115,7 +117,7 @@ def test_random_knobs_match_reference(params: Params, seats: list[str], seed: in
 
 
 @settings(max_examples=12, deadline=None)
-@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+@given(players=st.integers(2, 6), policy=st.sampled_from(HEURISTICS), seed=st.integers(0, 10**6))
 def test_games_end_and_scores_match_positions(players: int, policy: str, seed: int) -> None:
     params = Params()
     n = 20
@@ -149,7 +151,7 @@ def test_games_end_and_scores_match_positions(players: int, policy: str, seed: i
 
 
 @settings(max_examples=10, deadline=None)
-@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+@given(players=st.integers(2, 6), policy=st.sampled_from(HEURISTICS), seed=st.integers(0, 10**6))
 def test_each_die_moves_one_snail_one_space_forward(players: int, policy: str, seed: int) -> None:
     params = Params()
     table, state, impls = _batch(params, [policy] * players, 16, np.random.default_rng(seed))
