@@ -164,6 +164,7 @@ class Point:
         if any(getattr(i, "believes", False) for i in impls):
             raise ValueError("playouts keep no beliefs: choose rollout policies that do not believe")
         table = Table.of(self.params, impls, source)
+        table.progress = False
         out = new_outcome(len(self.mover), self.players)
         use_dice(table, impls, self.state, self.mover, self.code, self.die + 1)
         state, fresh = after_turn(table, self.state, self.mover, out)

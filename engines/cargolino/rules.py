@@ -284,6 +284,7 @@ class Table:
     hyps: beliefs.Hypotheses
     detective_index: np.ndarray  # (P,) int64: index into State.belief of each detective seat, -1 otherwise
     weights: tuple[tuple[float, float], ...] = ()  # (P,) each detective seat's belief model (own, other)
+    progress: bool = True  # record the live score at round ends (mid_score, lead_changes); playouts skip it
 
     @classmethod
     def of(cls, params: Params, impls: Sequence[object], source: core.Source) -> Table:
@@ -507,7 +508,8 @@ def after_turn(table: Table, state: State, mover: np.ndarray, out: dict[str, np.
     params, players = table.params, table.players
     state.turn += 1
     state.race_turn += 1
-    end_rounds(table, state)
+    if table.progress:
+        end_rounds(table, state)
     capped = state.turn >= INFO.turn_cap
     ended = (row_max(state.pos) == table.tables.finish) | capped
     ended_rows = np.flatnonzero(ended)
