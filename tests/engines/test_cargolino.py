@@ -389,3 +389,65 @@ def test_default_board_and_shells() -> None:
 def test_players_out_of_range() -> None:
     with pytest.raises(ValueError, match="players=7"):
         play(Params(), ["random"] * 7, 1, np.random.default_rng(0))
+
+
+# --- (d) the experts -------------------------------------------------------------------------------------------
+
+
+def _expert_choices(players: int, expert: str, swap: bool, turns: int = 7, n: int = 24) -> np.ndarray:
+    """The expert's first die of a seat-0 turn in ``n`` games after ``turns`` hindmost turns (own tokens fixed).
+
+    ``swap`` re-deals the tokens of every other seat among the snails seat 0 does not hold (the hidden truth).
+    """
+    params = Params()
+    expert_impls = core.policy_instances(POLICIES, [expert] + ["hindmost"] * (players - 1), params)
+    pushers = core.policy_instances(POLICIES, ["hindmost"] * players, params)
+    table, state, _ = _batch(params, [expert] + ["hindmost"] * (players - 1), n, np.random.default_rng(3))
+    table = rules.Table.of(params, expert_impls, table.source)
+    rules.start_races(table, state, np.arange(n))
+    for _ in range(turns):
+        rules.play_turn(table, pushers, state)
+        state.race_turn += 1
+    state.starter[:] = (-state.race_turn) % players  # seat 0 moves next
+    if swap:
+        for g in range(n):
+            others = [s for s in range(6) if state.owner[g, s] != 0]
+            old = state.owner[g, others].copy()
+            state.owner[g, others] = np.roll(old, 1)
+            state.held[g] = [sum(1 << s for s in range(6) if state.owner[g, s] == p) for p in range(players)]
+    mover, code = rules.roll(table, state)
+    assert (mover == 0).all()
+    step = rules.Step(table, state, slice(None), mover, state.held[:, 0].copy(), code, 0)
+    snail, colour = expert_impls[0].choose(step)
+    return snail * 6 + colour
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_ignores_the_hidden_deal(players: int) -> None:
+    # the same games with the other seats' tokens re-dealt: the expert chooses the same moves ...
+    assert np.array_equal(_expert_choices(players, "expert:8", False), _expert_choices(players, "expert:8", True))
+
+
+def test_expert_oracle_reads_the_deal() -> None:
+    # ... while the expert-oracle, searching the true deal, changes some (so the test above can fail)
+    assert not np.array_equal(_expert_choices(2, "expert-oracle:8", False), _expert_choices(2, "expert-oracle:8", True))
+
+
+def test_expert_moves_are_legal_and_reproducible() -> None:
+    seats = ["expert:4", "selfish"]
+    one = play(Params(), seats, 4, np.random.default_rng(8))
+    two = play(Params(), seats, 4, np.random.default_rng(8))
+    for name, value in one.items():
+        np.testing.assert_array_equal(value, two[name], err_msg=name)
+    assert not one["capped"].any()
+
+
+def test_expert_arguments() -> None:
+    with pytest.raises(ValueError, match=r"1\.\.65536"):
+        core.resolve_policies(POLICIES, ["expert:0"])
+    with pytest.raises(ValueError, match="hide=2"):
+        core.resolve_policies(POLICIES, ["detective:hide=2"])
+    with pytest.raises(ValueError, match="keys hide"):
+        core.resolve_policies(POLICIES, ["hindmost:own=2"])
+    (p,) = core.resolve_policies(POLICIES, ["detective:hide=0.125,own=1,other=3"])
+    assert (p.arg.hide, p.arg.other, p.arg.cross) == (0.125, 3.0, 2)
