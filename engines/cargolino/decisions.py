@@ -36,7 +36,7 @@ from engines.cargolino.rules import (
 from engines.core import Policy
 from engines.expert import Search
 
-ROLLOUT = "hindmost"  # the experts' playout policy and default move: the strong heuristic that needs no beliefs
+ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
 SAMPLE_SALT = np.uint64(0xC2B2AE3D27D4EB4F)  # separates the point's own sample of the deal from the playouts'
 
@@ -102,21 +102,28 @@ class Point:
         """The mover of each row."""
         return self.mover
 
-    def step(self, table: Table) -> Step:
-        """The mover's view of every row."""
-        own = self.state.held[np.arange(len(self.mover)), self.mover]
-        return Step(table, self.state, slice(None), self.mover, own, self.code, self.die)
-
     def legal(self) -> np.ndarray:
         """``(B, 36)``: candidate ``6 * snail + colour`` is legal when that die may move that snail."""
         masks = self.params.tables.legal(self.state.pos, self.code)
         return ((masks[:, :, None] >> np.arange(N_SNAILS)) & 1).reshape(len(masks), ACTIONS).astype(bool)
 
     def suggest(self, policy: str) -> np.ndarray:
-        """The named policy's move (its random draws from a stream keyed by the decision)."""
+        """The named policy's move (its random draws from a stream keyed by the decision).
+
+        A policy that believes reads the mover's belief; where the deal is seen (``expert-oracle``, open
+        ownership) it reads the deal.
+        """
         (impl,) = fresh_instances(self.policies, [policy], self.params)
         table = Table.of(self.params, [impl] * self.players, core.StreamSource(self.key))
-        snail, colour = impl.choose(self.step(table))
+        state = self.state
+        if self.hidden and getattr(impl, "believes", False):
+            state = self.state.keep_rows(np.arange(len(self.mover)))
+            state.belief = self.belief[:, None, :]  # belief column 0 is the mover's in every row
+            table.detective_index = np.zeros(self.players, dtype=np.int64)
+        else:
+            table.playout = True
+        own = state.held[np.arange(len(self.mover)), self.mover]
+        snail, colour = impl.choose(Step(table, state, slice(None), self.mover, own, self.code, self.die))
         return snail * N_SNAILS + colour
 
     def take(self, rows: np.ndarray) -> Point:
@@ -161,10 +168,8 @@ class Point:
         if not self.moved:
             raise ValueError("a decision point is played out after its decision is applied")
         impls = fresh_instances(self.policies, seat_policies, self.params)
-        if any(getattr(i, "believes", False) for i in impls):
-            raise ValueError("playouts keep no beliefs: choose rollout policies that do not believe")
         table = Table.of(self.params, impls, source)
-        table.progress = False
+        table.playout = True  # the drawn deal is every seat's knowledge: a detective plays it as the truth
         out = new_outcome(len(self.mover), self.players)
         use_dice(table, impls, self.state, self.mover, self.code, self.die + 1)
         state, fresh = after_turn(table, self.state, self.mover, out)

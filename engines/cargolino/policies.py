@@ -337,7 +337,9 @@ class Detective(Pusher):
     believes = True
 
     def holdings(self, step: Step) -> np.ndarray:
-        """Marginals of the mover's belief."""
+        """Marginals of the mover's belief (in a search's playout, where the deal is known: the deal)."""
+        if step.table.playout:
+            return Oracle.holdings(self, step)
         table, state = step.table, step.state
         belief = state.belief[step.rows][np.arange(len(step.mover)), table.detective_index[step.mover]]
         hyp = hypothesis_index(table, state, step.rows, step.mover)

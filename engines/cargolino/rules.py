@@ -284,7 +284,8 @@ class Table:
     hyps: beliefs.Hypotheses
     detective_index: np.ndarray  # (P,) int64: index into State.belief of each detective seat, -1 otherwise
     weights: tuple[tuple[float, float], ...] = ()  # (P,) each detective seat's belief model (own, other)
-    progress: bool = True  # record the live score at round ends (mid_score, lead_changes); playouts skip it
+    #: a search's playout: every seat knows the (drawn) deal, so no beliefs are kept, and no progress is recorded
+    playout: bool = False
 
     @classmethod
     def of(cls, params: Params, impls: Sequence[object], source: core.Source) -> Table:
@@ -369,6 +370,8 @@ def start_races(table: Table, state: State, rows: np.ndarray) -> None:
     state.held[rows] = held
     state.pos[rows] = 0
     state.race_turn[rows] = 0
+    if table.playout:
+        return
     if not table.params.open_ownership:
         state.belief[rows] = 1.0 / table.hyps.size
         return
@@ -387,7 +390,7 @@ def hypothesis_index(table: Table, state: State, rows: np.ndarray | slice, seat:
 
 def observe(table: Table, state: State, mover: np.ndarray, snail: np.ndarray, legal: np.ndarray) -> None:
     """Every detective seat other than the mover updates its belief from the move just made (in place)."""
-    if table.params.open_ownership:
+    if table.params.open_ownership or table.playout:
         return
     legal_snails = ((legal != 0) * beliefs.BIT).sum(axis=1)
     for seat in np.flatnonzero(table.detective_index >= 0):
@@ -471,7 +474,7 @@ def end_races(table: Table, state: State, rows: np.ndarray) -> None:
     early = race < 2
     state.race_turns[rows[early], race[early]] = state.race_turn[rows[early]]
     each = table.hyps.each
-    for seat in np.flatnonzero(table.detective_index >= 0):
+    for seat in np.flatnonzero(table.detective_index >= 0) if not table.playout else ():
         k = table.detective_index[seat]
         hyp = hypothesis_index(table, state, rows, seat)
         prob = beliefs.true_owner_probability(state.belief[rows, k], hyp, table.hyps, state.owner[rows])
@@ -508,7 +511,7 @@ def after_turn(table: Table, state: State, mover: np.ndarray, out: dict[str, np.
     params, players = table.params, table.players
     state.turn += 1
     state.race_turn += 1
-    if table.progress:
+    if not table.playout:
         end_rounds(table, state)
     capped = state.turn >= INFO.turn_cap
     ended = (row_max(state.pos) == table.tables.finish) | capped
@@ -551,7 +554,7 @@ def _write(table: Table, state: State, done: np.ndarray, out: dict[str, np.ndarr
     out["capped"][g] = state.turn[done] >= INFO.turn_cap
     races = state.race[done].astype(np.float64)[:, None]
     acc = np.full((len(g), table.players), np.nan)
-    seats = np.flatnonzero(table.detective_index >= 0)
+    seats = np.flatnonzero(table.detective_index >= 0) if not table.playout else np.zeros(0, dtype=np.int64)
     acc[:, seats] = state.accuracy[done][:, table.detective_index[seats]] / races
     out["belief_accuracy"][g] = acc
     mid = state.turn[done].astype(np.int64) // table.players // 2
