@@ -523,6 +523,10 @@ def after_turn(table: Table, state: State, mover: np.ndarray, out: dict[str, np.
     fresh_mask = ended & ~done
     shift = 1 if params.next_starter == "next-player" else 0
     state.starter[fresh_mask] = (mover[fresh_mask] + shift) % players
+    if table.playout and isinstance(table.source, core.StreamSource):
+        # every copy of a position starts each later race at the same point of its stream: the copies of a
+        # search see the same deals and dice there, whenever the race before ended (common random numbers)
+        table.source.cursor[state.game[fresh_mask]] = state.race[fresh_mask].astype(np.uint64) << np.uint64(40)
     if done.any():
         _write(table, state, done, out)
         keep = ~done
