@@ -46,9 +46,9 @@ SEARCH_SHARE = 10
 """Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
 win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
-GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64, 512), "patolli": (4, 16, 32)}
+GAME_BUDGETS: dict[str, tuple[int, ...]] = {"pantolino": (4, 16, 64, 512), "patolli": (4, 16, 32), "cargolino": (4, 32)}
 """Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
-cores at 512; Patolli's a few at 32, so 256 would take its ladder hours."""
+cores at 512; Patolli's a few at 32, so 256 would take its ladder hours; Cargolino's a few at 32 (its default)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 

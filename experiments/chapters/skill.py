@@ -22,9 +22,10 @@ from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct
 from experiments.runner import RunResult
 
-BUDGETS = {"pantolino": (512,), "patolli": ()}
+BUDGETS = {"pantolino": (512,), "patolli": (), "cargolino": ()}
 """The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'.
-Patolli's page has none: its expert plays a few games a second (``simulate ladder patolli`` rates it)."""
+Patolli's and Cargolino's pages have none: their experts play a few games a second (``simulate ladder GAME`` rates
+them)."""
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
 PLAYERS = 2
 LABEL = "skill"
