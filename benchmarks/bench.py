@@ -69,7 +69,7 @@ def bench_game(game: str) -> dict:
 
 
 # game -> (the expert's opponent, games with one expert seat at the default budget)
-SEARCH_CONFIGS = {"pantolino": ("turn-optimal", 1000), "patolli": ("balanced", 400)}  # one chunk each
+SEARCH_CONFIGS = {"pantolino": ("turn-optimal", 1000), "patolli": ("balanced", 400), "cargolino": ("detective", 200)}
 
 
 def bench_search(game: str) -> dict:
