@@ -170,12 +170,15 @@ BOUNDS = {
 
 
 def parse_settings(name: str, believes: bool, text: str | None) -> Settings:
-    """Parse ``key=value,...`` (``None``: the defaults); one-line ``ValueError`` naming the bad part."""
+    """Parse ``key=value,...`` (``None``: the defaults); one-line ``ValueError`` naming the bad part.
+
+    Pairs are separated by ``,`` or ``/`` (``/`` inside ``--seats``, whose seats are separated by commas).
+    """
     out = Settings()
     if text is None:
         return out
     keys = [f.name for f in fields(Settings) if believes or f.name not in ("own", "other")]
-    for part in text.split(","):
+    for part in text.replace("/", ",").split(","):
         key, eq, value = (p.strip() for p in part.partition("="))
         if key not in keys or not eq:
             raise ValueError(f"{name}:{text}: expected key=value pairs with keys {', '.join(keys)} (got {part!r})")
@@ -357,7 +360,8 @@ class Oracle(Pusher):
 
 
 SETTINGS_HELP = (
-    "key=value,... with hide (0..1, default 0: chance per die of advancing an own snail that loses no shell), "
+    "key=value pairs separated by , or / (/ inside --seats) with hide (0..1, default 0: chance per die of "
+    "advancing an own snail that loses no shell), "
     "rest (0..1, default 0.5: weight of opponents other than the leader), cross (0..9, default 2: weight of a "
     "shell taken now), end (0|1, default 1: race-end awareness)"
 )

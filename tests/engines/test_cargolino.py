@@ -451,3 +451,5 @@ def test_expert_arguments() -> None:
         core.resolve_policies(POLICIES, ["hindmost:own=2"])
     (p,) = core.resolve_policies(POLICIES, ["detective:hide=0.125,own=1,other=3"])
     assert (p.arg.hide, p.arg.other, p.arg.cross) == (0.125, 3.0, 2)
+    (q,) = core.resolve_policies(POLICIES, ["detective:hide=0.125/own=1/other=3"])
+    assert q.arg == p.arg
