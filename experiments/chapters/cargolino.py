@@ -314,7 +314,6 @@ def gain_row(results: dict[str, RunResult], prefix: str, base_label: str, k: int
         "gain": gain,
         "gain_lo": gain - stats.Z95 * se,
         "gain_hi": gain + stats.Z95 * se,
-        "p": math.erfc(abs(gain) / se / math.sqrt(2)) if se > 0 else 1.0,
     }
 
 
@@ -365,20 +364,23 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     acc = [(k, *_accuracy(results, k), prior_accuracy(k)) for k in PLAYER_COUNTS]
     table = pd.DataFrame(
-        {
-            "players": frame["players"],
-            "others": frame["opponents"],
-            "focal": frame["policy"],
-            "focal wins": [pct(*r) for r in frame[["rate", "lo", "hi"]].to_numpy()],
-            "mean seat": [f"{100 * v:.1f}%" for v in frame["base"]],
-            "gain, pts": [points(*r) for r in frame[["gain", "gain_lo", "gain_hi"]].to_numpy()],
-            "p": [_p_text(v) for v in frame["p"]],
-        }
-    )
+        [
+            {
+                "players": k,
+                "others": opponent,
+                "mean seat": f"{100 * part['base'].iloc[0]:.1f}%",
+                **{
+                    f"{policy} gain, pts": points(r["gain"], r["gain_lo"], r["gain_hi"])
+                    for policy, r in part.set_index("policy").iterrows()
+                },
+            }
+            for (k, opponent), part in frame.groupby(["players", "opponents"], sort=False)
+        ]
+    ).fillna("—")
     worse = frame[(frame["policy"] == "oracle") & (frame["gain_hi"] < 0)]
     notes = [
         "One focal player among players of one policy, rotated over every seat. Mean seat: the mean seat of an "
-        "all-opponent table (same seed). Gain: the focal rate minus it (points, 95% interval; p: z-test). "
+        "all-opponent table (same seed). Gain: the focal player's sole-win rate minus it (points, 95% interval). "
         + (
             "The oracle loses ground at "
             + ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
