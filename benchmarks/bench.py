@@ -75,6 +75,7 @@ SEARCH_CONFIGS = {  # one chunk each
     "patolli": ("balanced", 400),
     "panots": ("planner", 200),
     "paleolino": ("planner", 200),  # cooperative: a table of the expert and a planner
+    "cargolino": ("detective", 200),
 }
 
 

@@ -50,10 +50,11 @@ GAME_BUDGETS: dict[str, tuple[int, ...]] = {
     "pantolino": (4, 16, 64, 512),
     "patolli": (16, 64, 256),
     "panots": (4, 16),
+    "cargolino": (4, 32),
 }
 """Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
 cores at 512; Patolli's about 9 a second on one core at 256 (its playouts are compiled); Panots's ~4 at 16 on one
-core (its planner playouts cost ~2.5 ms a game)."""
+core (its planner playouts cost ~2.5 ms a game); Cargolino's a few at 32 (its default)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 

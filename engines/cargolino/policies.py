@@ -3,23 +3,44 @@
 ``choose(step)`` gets a :class:`~engines.cargolino.rules.Step` and returns ``(snail, colour)`` arrays: the snail
 to advance and the colour of the die used, snail -1 when no die can move a snail. Shared conventions:
 
-* a snail is chosen by the highest key among the movable ones (ties: lowest snail index), and the die is the
-  lowest colour that can move it unless a policy says otherwise;
+* a snail is chosen by the highest key among the movable ones; snails of equal key are told apart by a random
+  order of the six snails drawn once per turn from the game's stream (so no colour is favoured), and the die
+  is the lowest colour that can move the snail unless a policy says otherwise;
 * one's own snails always key below everyone else's; when forced to move one, prefer the move that loses the
   fewest shells, then the snail farthest ahead (:attr:`Tables.own_key`).
+
+The pushers (``hindmost``, ``detective``, ``oracle``) share one rule and differ in what they know of the deal
+(:class:`Pusher`); their settings are written ``name:key=value,...`` (:func:`parse_settings`).
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass, fields, replace
+from functools import partial
+
 import numpy as np
 
 from engines.cargolino import beliefs
-from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour, row_max
+from engines.cargolino.decisions import ROLLOUT, Expert
+from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from engines.core import Policy
+from engines.expert import expert_policy
 
-OTHERS = 1 << 50  # key offset of other players' (and unowned) snails for the detective
+EXPERT_PLAYOUTS = 32  # the experts' default playouts per decision
+EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 QUANT = 1_000_000  # probabilities and expected shells are compared after rounding to 1e-6
-HIDE_ODDS = 8  # a detective with a cheap own move advances its own snail with chance 1/8 per die
+OTHERS = 1 << 50  # key offset of other players' (and unowned) snails
+TOP = 1 << 58  # key offset of a push that ends the race for a pusher that is ahead
+BEHIND = 1 << 40  # key offset of a push that ends the race for a pusher that is behind (above own snails only)
+PERMUTATIONS = np.array(list(itertools.permutations(range(N_SNAILS))), dtype=np.int64)  # (720, 6), sorted
+PRIORITY = (N_SNAILS - 1) - np.argsort(PERMUTATIONS, axis=1)  # PRIORITY[k, s]: 5 for the first snail of order k
+
+
+def turn_priority(step: Step) -> np.ndarray:
+    """``(r, 6)`` tie-break of each snail this turn, 0..5 (5 preferred): one draw per game from its stream."""
+    k = step.table.source.draw(step.games, len(PERMUTATIONS), 1)[:, 0]
+    return PRIORITY[k]
 
 
 def _argmax_move(step: Step, key: np.ndarray, colours: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -65,9 +86,8 @@ class Random:
 class Selfish:
     """Push the other snails, farthest first; one's own only when nothing else can move.
 
-    Fast path: one table, indexed by (snail, own, colours among the dice, position), holds the whole decision
-    packed as ``key << 6 | (7 - snail) << 3 | lowest usable colour`` (-1 when the snail cannot move), so a
-    decision is one gather and one maximum per game.
+    Fast path: one table, indexed by (snail, own, colours among the dice, position), holds the decision packed as
+    ``key << 3 | lowest usable colour`` (-1 when the snail cannot move); the turn's random snail order breaks ties.
     """
 
     def __init__(self, params: Params) -> None:
@@ -78,20 +98,25 @@ class Selfish:
         present = np.arange(64)
         usable = t.move[:, None, None, :] & present[None, None, :, None]  # (s, 1, 64, pos)
         usable = np.broadcast_to(usable, (N_SNAILS, 2, 64, t.n_pos))
-        packed = (key[None, :, None, :] << 6) | ((7 - np.arange(N_SNAILS))[:, None, None, None] << 3) | t.lowbit[usable]
-        self.table = np.where(usable != 0, packed, -1).astype(np.int32).ravel()
+        packed = (key[None, :, None, :] << 3) | t.lowbit[usable]
+        self.table = np.where(usable != 0, packed, -1).astype(np.int64).ravel()
         self.offset: np.ndarray | None = None
+        self.priority: np.ndarray | None = None
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
-        """Farthest other snail; the lowest colour that moves it."""
-        if step.die == 0 or self.offset is None:
+        """Farthest other snail (ties by the turn's snail order); the lowest colour that moves it."""
+        if step.die == 0 or self.offset is None or self.priority is None:
             own = (step.own[:, None] >> np.arange(N_SNAILS)) & 1
             self.offset = (np.arange(N_SNAILS) * 2 + own) * (64 * self.n_pos)
+            self.priority = turn_priority(step)
         index = self.offset + step.pos
         index += (step.tables.present[step.code].astype(np.int64) * self.n_pos)[:, None]
-        best = row_max(self.table[index])
+        packed = self.table[index]
+        keyed = np.where(packed >= 0, (packed >> 3 << 3) | self.priority, -1)  # key, then the turn order
+        snail = keyed.argmax(axis=1)
+        best = packed[np.arange(len(snail)), snail]
         moved = best >= 0
-        return np.where(moved, 7 - ((best >> 3) & 7), -1), np.where(moved, best & 7, 0)
+        return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
 
 
 class Blocker:
@@ -122,87 +147,235 @@ class Blocker:
         return _argmax_move(step, key, colours)
 
 
-class Detective:
-    """Bayesian belief over the deal; push the snails most likely held by the leader; sometimes hide.
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A pusher's settings (``name:key=value,...``)."""
 
-    At the start of its turn the detective finds the leader among the other seats by shells banked plus
-    expected shells this race (ties: the seat playing soonest after it), then keys each other snail by the
-    probability the leader holds it, then the probability any opponent holds it, then position. When one of its
-    own snails can move without losing shells (and not onto the finish) it advances it with chance 1/8 per die.
+    hide: float = 0.0  #: chance per die of advancing an own snail instead, when that loses no shell
+    own: float = float(beliefs.OWN_WEIGHT)  #: belief model: weight of a player's own snails ...
+    other: float = float(beliefs.OTHER_WEIGHT)  #: ... and of everyone else's, when it picks a snail to move
+    rest: float = 0.5  #: weight of a shell taken from an opponent other than the leader (the leader's: 1)
+    cross: int = 2  #: weight of a shell taken now (a push over a threshold) against one still to take
+    end: int = 1  #: 1: end the race when ahead and avoid ending it when behind; 0: ignore the race's end
+
+
+BOUNDS = {
+    "hide": (0.0, 1.0),
+    "own": (1e-3, 1e3),
+    "other": (1e-3, 1e3),
+    "rest": (0.0, 1.0),
+    "cross": (0, 9),
+    "end": (0, 1),
+}
+
+
+def parse_settings(name: str, believes: bool, text: str | None) -> Settings:
+    """Parse ``key=value,...`` (``None``: the defaults); one-line ``ValueError`` naming the bad part.
+
+    Pairs are separated by ``,`` or ``/`` (``/`` inside ``--seats``, whose seats are separated by commas).
     """
-
-    believes = True
-
-    def __init__(self, params: Params) -> None:
-        """Turn caches are filled at each turn's first die."""
-        self.base: np.ndarray | None = None
-
-    def marginals(self, step: Step) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Expected shells per seat ``(r, P)``, and for each snail P(leader holds it) given a leader function."""
-        table, state = step.table, step.state
-        belief = state.belief[step.rows][np.arange(len(step.mover)), table.detective_index[step.mover]]
-        hyp = hypothesis_index(table, state, step.rows, step.mover)
-        values = step.tables.value[step.pos]
-        expected = beliefs.expected_shells(belief, hyp, table.hyps, values)
-        return belief, hyp, expected
-
-    def begin_turn(self, step: Step) -> np.ndarray:
-        """Per-snail key base (without position) for this turn's pushes."""
-        table = step.table
-        players = table.players
-        belief, hyp, expected = self.marginals(step)
-        banked = step.state.banked[step.rows].astype(np.float64)
-        leader = self.leader(step, np.rint((banked + expected) * QUANT).astype(np.int64))
-        flat = table.hyps.flat_seatmask
-        leader_sets = flat[hyp * players + leader[:, None]]
-        any_sets = np.zeros_like(hyp)
-        for p in range(players):
-            any_sets |= flat[hyp * players + p]
-        any_sets &= ~step.own[:, None]
-        p_leader = beliefs.snail_probability(belief, leader_sets)
-        p_any = beliefs.snail_probability(belief, any_sets)
-        return np.rint(p_leader * QUANT).astype(np.int64) * (1 << 28) + np.rint(p_any * QUANT).astype(np.int64) * 128
-
-    def leader(self, step: Step, quantised: np.ndarray) -> np.ndarray:
-        """Seat other than the mover with the highest quantised shells; ties to the seat playing soonest."""
-        players = step.table.players
-        distance = (np.arange(players)[None, :] - step.mover[:, None]) % players
-        key = np.where(distance == 0, -1, quantised * 8 + (players - distance))
-        return key.argmax(axis=1)
-
-    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
-        """Push by the turn's key base; advance a cheap own snail instead with chance 1/HIDE_ODDS."""
-        if step.die == 0:
-            self.base = self.begin_turn(step)
-        t = step.tables
-        own = step.own_snails
-        legal = step.legal != 0
-        key = np.where(own, t.own_key[step.pos], OTHERS + self.base + step.pos)
-        cheap = own & legal & t.cheap[step.pos]
-        has = np.flatnonzero(cheap.any(axis=1))
-        if len(has):
-            roll = step.table.source.draw(step.games[has], HIDE_ODDS, 1)[:, 0]
-            hide = has[roll == 0]
-            key[hide] = np.where(cheap[hide], step.pos[hide], -1)
-        return _argmax_move(step, key)
+    out = Settings()
+    if text is None:
+        return out
+    keys = [f.name for f in fields(Settings) if believes or f.name not in ("own", "other")]
+    for part in text.replace("/", ",").split(","):
+        key, eq, value = (p.strip() for p in part.partition("="))
+        if key not in keys or not eq:
+            raise ValueError(f"{name}:{text}: expected key=value pairs with keys {', '.join(keys)} (got {part!r})")
+        lo, hi = BOUNDS[key]
+        kind = type(getattr(out, key))
+        try:
+            number = kind(value)
+        except ValueError:
+            raise ValueError(f"{name}:{text}: {key}={value!r} is not a {kind.__name__} in {lo}..{hi}") from None
+        if not lo <= number <= hi:
+            raise ValueError(f"{name}:{text}: {key}={value} is out of range {lo}..{hi}")
+        out = replace(out, **{key: number})
+    return out
 
 
-class Oracle(Detective):
-    """The detective's rule with the true deal in place of the belief (cheats: an upper bound)."""
+class Pusher:
+    """Take the most shells from the opponents, the leader's first, by what the seat knows of the deal.
+
+    At each turn's first die the pusher estimates who holds each snail (:meth:`holdings`), each seat's total
+    (shells banked plus what its snails would score now), the leader among the others (ties: the seat playing
+    soonest after it) and whether it is itself ahead. A push of snail ``s`` is worth
+    ``g(s) × (cross × shells lost by this step + shells it can still lose + 1)``, with ``g(s)`` the chance an
+    opponent holds it, the leader's weighted 1 and the others ``rest``; ties go to the hindmost snail, then the
+    turn's snail order. With ``end=1`` a push onto the finish goes first when the pusher is ahead and after every
+    other push when it is behind. With chance ``hide`` per die it advances an own snail that loses no shell.
+    """
 
     believes = False
 
-    def begin_turn(self, step: Step) -> np.ndarray:
-        """Exact shells, exact leader, exact holders."""
-        state, players = step.state, step.table.players
-        owner = state.owner[step.rows].astype(np.int64)
-        values = step.tables.value[step.pos]
-        shells = np.stack([((owner == p) * values).sum(axis=1) for p in range(players)], axis=1)
-        total = state.banked[step.rows].astype(np.int64) + shells
-        leader = self.leader(step, total * QUANT)
-        p_leader = (owner == leader[:, None]).astype(np.int64)
-        p_any = ((owner >= 0) & (owner != step.mover[:, None])).astype(np.int64)
-        return p_leader * QUANT * (1 << 28) + p_any * QUANT * 128
+    def __init__(self, params: Params, settings: Settings | None = None) -> None:
+        """Per-turn caches are filled at each turn's first die."""
+        self.settings = settings or Settings()
+        self.weights = (self.settings.own, self.settings.other)
+        t = params.tables
+        self.remain = t.value - t.value[t.finish]  # shells a snail can still lose from each position
+        self.loss = np.maximum(t.value - t.value[np.minimum(np.arange(t.n_pos) + 1, t.finish)], 0)
+        self.gain: np.ndarray | None = None
+        self.ahead: np.ndarray | None = None
+        self.priority: np.ndarray | None = None
+
+    def holdings(self, step: Step) -> np.ndarray:
+        """``(r, P, 6)`` probability that each seat holds each snail, for the mover."""
+        raise NotImplementedError
+
+    def begin_turn(self, step: Step) -> None:
+        """Chance each snail is the opponents' (weighted), and whether the mover is ahead."""
+        players = step.table.players
+        hold = self.holdings(step)
+        values = step.tables.value[step.pos].astype(np.float64)  # (r, 6)
+        expected = step.state.banked[step.rows] + (hold * values[:, None, :]).sum(axis=2)
+        quantised = np.rint(expected * QUANT).astype(np.int64)
+        rows = np.arange(len(step.mover))
+        distance = (np.arange(players)[None, :] - step.mover[:, None]) % players
+        leader = np.where(distance == 0, -1, quantised * 8 + (players - distance)).argmax(axis=1)
+        weight = np.where(np.arange(players)[None, :] == leader[:, None], 1.0, self.settings.rest)
+        weight[rows, step.mover] = 0.0
+        self.gain = np.rint((hold * weight[:, :, None]).sum(axis=1) * QUANT).astype(np.int64)
+        self.ahead = quantised[rows, step.mover] > quantised[rows, leader]
+        self.priority = turn_priority(step)
+
+    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
+        """The most valuable push by the turn's estimates; an own snail only when forced (or hiding)."""
+        if step.die == 0 or self.gain is None:
+            self.begin_turn(step)
+        assert self.gain is not None and self.ahead is not None and self.priority is not None
+        s, t, pos = self.settings, step.tables, step.pos.astype(np.int64)
+        own = step.own_snails
+        worth = self.gain * (s.cross * self.loss[pos] + self.remain[pos] + 1)
+        key = (OTHERS + worth * 64 + (63 - pos)) * 8 + self.priority
+        if s.end:
+            finishing = pos + 1 == t.finish
+            key = np.where(finishing & self.ahead[:, None], key + TOP, key)
+            key = np.where(finishing & ~self.ahead[:, None], key - OTHERS * 8 + BEHIND, key)
+        key = np.where(own, t.own_key[pos] * 8 + self.priority, key)
+        if s.hide > 0:
+            cheap = own & (step.legal != 0) & t.cheap[pos]
+            has = np.flatnonzero(cheap.any(axis=1))
+            if len(has):
+                hide = has[step.table.source.uniform(step.games[has], 1)[:, 0] < s.hide]
+                key[hide] = np.where(cheap[hide], pos[hide] * 8 + self.priority[hide], -1)
+        return _argmax_move(step, key)
+
+
+class Hindmost(Pusher):
+    """A pusher with no knowledge of the deal: every snail not its own is equally likely any opponent's.
+
+    Every snail that is not the mover's is then worth the same ``g``, so the order of pushes depends only on the
+    snail, whether it is the mover's, whether the mover is ahead, the colours among the dice and the position.
+    Without hiding the decision is one gather from a table of those (packed ``key << 3 | lowest usable colour``),
+    as :class:`Selfish` does; it chooses exactly what :meth:`Pusher.choose` would.
+    """
+
+    def __init__(self, params: Params, settings: Settings | None = None) -> None:
+        """Build the packed decision table (keys ordered as the pusher's)."""
+        super().__init__(params, settings)
+        t = params.tables
+        self.n_pos = t.n_pos
+        pos = np.arange(t.n_pos)
+        other = (self.settings.cross * self.loss + self.remain + 1) * 64 + (63 - pos)  # below 1 << 13
+        finishing = (pos + 1 == t.finish) & bool(self.settings.end)
+        behind = np.where(finishing, (1 << 13) + other, (1 << 14) + other)
+        ahead = np.where(finishing, (1 << 15) + other, (1 << 14) + other)
+        key = np.stack([np.stack([behind, ahead]), np.stack([t.own_key, t.own_key])], axis=1)  # (own, ahead, pos)
+        usable = t.move[:, None, None, None, :] & np.arange(64)[None, None, None, :, None]  # (s, 1, 1, 64, pos)
+        usable = np.broadcast_to(usable, (N_SNAILS, 2, 2, 64, t.n_pos))
+        packed = (key[None, :, :, None, :].transpose(0, 2, 1, 3, 4) << 3) | t.lowbit[usable]
+        self.table = np.where(usable != 0, packed, -1).astype(np.int64).ravel()
+        self.offset: np.ndarray | None = None
+
+    def holdings(self, step: Step) -> np.ndarray:
+        """Each opponent holds each snail not the mover's with chance ``tokens / (6 - own tokens)``."""
+        players, each = step.table.players, step.table.hyps.each
+        own = step.own_snails
+        hold = np.broadcast_to(np.where(own, 0.0, each / (N_SNAILS - each))[:, None, :], (len(own), players, N_SNAILS))
+        hold = hold.copy()
+        hold[np.arange(len(own)), step.mover] = own
+        return hold
+
+    def ahead_of_all(self, step: Step) -> np.ndarray:
+        """Whether the mover's shells (banked and now) beat every other seat's expected shells, as quantised."""
+        each = step.table.hyps.each
+        own = step.own_snails
+        values = step.tables.value[step.pos].astype(np.float64)
+        share = np.where(own, 0.0, each / (N_SNAILS - each)) * values
+        mine = np.where(own, values, 0.0)
+        others_now, mine_now = share[:, 0].copy(), mine[:, 0].copy()
+        for s in range(1, N_SNAILS):  # summed snail by snail, as the pusher's expectation is
+            others_now += share[:, s]
+            mine_now += mine[:, s]
+        banked = step.state.banked[step.rows]
+        rows = np.arange(len(own))
+        quantised = np.rint((banked + others_now[:, None]) * QUANT).astype(np.int64)
+        me = np.rint((banked[rows, step.mover] + mine_now) * QUANT).astype(np.int64)
+        quantised[rows, step.mover] = np.iinfo(np.int64).min
+        return me > quantised.max(axis=1)
+
+    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
+        """The pusher's choice by table lookup (the general rule when hiding)."""
+        if self.settings.hide > 0:
+            return super().choose(step)
+        if step.die == 0 or self.offset is None or self.priority is None:
+            own = (step.own[:, None] >> np.arange(N_SNAILS)) & 1
+            ahead = self.ahead_of_all(step).astype(np.int64)[:, None]
+            self.offset = ((np.arange(N_SNAILS) * 2 + own) * 2 + ahead) * (64 * self.n_pos)
+            self.priority = turn_priority(step)
+        index = self.offset + step.pos
+        index += (step.tables.present[step.code].astype(np.int64) * self.n_pos)[:, None]
+        packed = self.table[index]
+        keyed = np.where(packed >= 0, (packed >> 3 << 3) | self.priority, -1)
+        snail = keyed.argmax(axis=1)
+        best = packed[np.arange(len(snail)), snail]
+        moved = best >= 0
+        return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
+
+
+class Detective(Pusher):
+    """A pusher with a Bayesian belief over the deal (the model: :mod:`~engines.cargolino.beliefs`)."""
+
+    believes = True
+
+    def holdings(self, step: Step) -> np.ndarray:
+        """Marginals of the mover's belief (in a search's playout, where the deal is known: the deal)."""
+        if step.table.playout:
+            return Oracle.holdings(self, step)
+        table, state = step.table, step.state
+        belief = state.belief[step.rows][np.arange(len(step.mover)), table.detective_index[step.mover]]
+        hyp = hypothesis_index(table, state, step.rows, step.mover)
+        flat, players = table.hyps.flat_seatmask, table.players
+        return np.stack([beliefs.snail_probability(belief, flat[hyp * players + p]) for p in range(players)], axis=1)
+
+
+class Oracle(Pusher):
+    """A pusher that reads the true deal (cheats)."""
+
+    def holdings(self, step: Step) -> np.ndarray:
+        """The truth."""
+        owner = step.state.owner[step.rows].astype(np.int64)
+        return (owner[:, None, :] == np.arange(step.table.players)[None, :, None]).astype(np.float64)
+
+
+SETTINGS_HELP = (
+    "key=value pairs separated by , or / (/ inside --seats) with hide (0..1, default 0: chance per die of "
+    "advancing an own snail that loses no shell), "
+    "rest (0..1, default 0.5: weight of opponents other than the leader), cross (0..9, default 2: weight of a "
+    "shell taken now), end (0|1, default 1: race-end awareness)"
+)
+BELIEF_HELP = SETTINGS_HELP + ", own and other (default 1 and 4: the belief model's weights)"
+
+
+def _pusher(name: str, description: str, impl: type[Pusher]) -> Policy:
+    return Policy(
+        name,
+        description,
+        impl,
+        argument=BELIEF_HELP if impl.believes else SETTINGS_HELP,
+        parse_arg=partial(parse_settings, name, impl.believes),
+    )
 
 
 POLICIES: dict[str, Policy] = {
@@ -213,16 +386,29 @@ POLICIES: dict[str, Policy] = {
         Policy(
             "blocker", "Push others onto spaces that many colours (and my remaining dice) can move them from.", Blocker
         ),
-        Policy(
+        _pusher(
+            "hindmost",
+            "No ownership information: push the snail not mine with the most shells left to lose (over a threshold "
+            "first, then hindmost); end the race when ahead.",
+            Hindmost,
+        ),
+        _pusher(
             "detective",
-            "Bayesian belief over who holds which snail; push the likely snails of the leader; "
-            "sometimes advance an own snail when it costs nothing.",
+            "Bayesian belief over who holds which snail; take the most shells from the opponents (the leader's "
+            "first), over thresholds first; end the race when ahead.",
             Detective,
         ),
-        Policy(
+        _pusher(
             "oracle",
-            "The detective's rule with the true ownership (cheats; upper bound on hidden information).",
+            "The detective's rule with the true ownership (cheats).",
             Oracle,
         ),
     )
 }
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert-oracle"] = replace(
+    expert_policy(partial(Expert, policies=POLICIES, truth=True), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK),
+    name="expert-oracle",
+    description=f"The expert's search with the true ownership in place of its beliefs (cheats: the upper bound); "
+    f"N playouts per decision, {ROLLOUT} in every seat.",
+)

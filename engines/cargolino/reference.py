@@ -3,8 +3,9 @@
 Reads chance events from a :class:`~engines.core.GameStream` in the batched engine's order: at the start of
 each race 6 uniforms (the token deal: snails sorted by their uniform, the first two or one go to seat 0, the
 next to seat 1, ...); each turn ``dice`` integers (the faces); then, per die decision, whatever the mover's
-policy draws (``random``: one integer when a legal pair exists; ``detective``/``oracle``: one integer when
-an own snail can move cheaply).
+policy draws (``random``: one integer when a legal pair exists; ``selfish`` and the pushers: one integer at
+the turn's first die, the turn's snail order; a pusher that may hide: one uniform when an own snail can move
+without losing a shell).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engines.cargolino.beliefs import OTHER_WEIGHT, OWN_WEIGHT, all_deals, snails_each
-from engines.cargolino.policies import HIDE_ODDS, QUANT
-from engines.cargolino.rules import COLOURS, INFO, Params
-from engines.core import GameStream, rank_winners
+from engines.cargolino.beliefs import all_deals
+from engines.cargolino.policies import BEHIND, OTHERS, PERMUTATIONS, POLICIES, QUANT, TOP, Settings
+from engines.cargolino.rules import COLOURS, INFO, N_SNAILS, Params
+from engines.core import GameStream, rank_winners, resolve_policies
 
 SNAILS = range(len(COLOURS))
+PUSHERS = ("hindmost", "detective", "oracle")
 
 
 class Board:
@@ -78,19 +80,22 @@ def best_snail(options: list[tuple[int, int]], key: dict[int, int]) -> int:
 class Belief:
     """A seat's probabilities over the deals that agree with the tokens it holds."""
 
-    def __init__(self, seat: int, game: Game) -> None:
-        """Uniform over the deals giving ``seat`` exactly its own snails."""
+    def __init__(self, seat: int, game: Game, each: int, weights: tuple[float, float], open_deal: bool) -> None:
+        """Uniform over the deals giving ``seat`` exactly its own snails (certain of the truth when it is open)."""
         own = game.own(seat)
-        self.seat = seat
-        self.deals = [d for d in all_deals(game.players) if {s for s in SNAILS if d[s] == seat} == own]
+        self.seat, self.weights = seat, weights
+        self.deals = [d for d in all_deals(game.players, each) if {s for s in SNAILS if d[s] == seat} == own]
         self.prob = [1.0 / len(self.deals)] * len(self.deals)
+        if open_deal:
+            self.prob = [float(d == tuple(game.owner)) for d in self.deals]
 
     def observe(self, mover: int, snail: int, legal: set[int]) -> None:
-        """Bayes: the mover picks among the legal snails, its own ones 1/4 as often as the others."""
+        """Bayes: the mover picks among the legal snails, its own ones weighted ``own`` and the others ``other``."""
+        own_w, other_w = self.weights
         for j, deal in enumerate(self.deals):
-            weight = OWN_WEIGHT if deal[snail] == mover else OTHER_WEIGHT
+            weight = own_w if deal[snail] == mover else other_w
             owned = sum(1 for x in legal if deal[x] == mover)
-            total = OTHER_WEIGHT * len(legal) - (OTHER_WEIGHT - OWN_WEIGHT) * owned
+            total = other_w * len(legal) - (other_w - own_w) * owned
             self.prob[j] = self.prob[j] * (weight / total)
         norm = sum(self.prob)
         self.prob = [p / norm for p in self.prob]
@@ -109,14 +114,6 @@ def choose_random(game: Game, options: list[tuple[int, int]], stream: GameStream
     """Uniform among the legal (colour, snail) pairs, numbered snail by snail, colours ascending."""
     ordered = sorted(options, key=lambda cs: (cs[1], cs[0]))
     return ordered[stream.integer(len(ordered))]
-
-
-def choose_selfish(game: Game, mover: int, options: list[tuple[int, int]], dice: list[int]) -> tuple[int, int]:
-    """Farthest snail that is not mine; my own only when forced."""
-    own = game.own(mover)
-    key = {s: game.board.own_key(game.pos[s]) if s in own else 4096 + game.pos[s] for s in SNAILS}
-    snail = best_snail(options, key)
-    return lowest_colour(game.board, game, snail, dice), snail
 
 
 def choose_blocker(game: Game, mover: int, options: list[tuple[int, int]], dice: list[int]) -> tuple[int, int]:
@@ -154,53 +151,90 @@ def choose_blocker(game: Game, mover: int, options: list[tuple[int, int]], dice:
     return colour, snail
 
 
-def turn_bases(game: Game, mover: int, belief: Belief | None) -> dict[int, int]:
-    """Detective's per-turn key of each snail: P(leader holds it), then P(an opponent holds it), rounded."""
-    board, players = game.board, game.players
-    if belief is None:  # oracle: the truth is a belief with one deal
-        deals, probs = [tuple(game.owner)], [1.0]
-    else:
-        deals, probs = belief.deals, belief.prob
-    expected = []
-    for p in range(players):
-        e = sum(
-            pr * sum(board.value[game.pos[s]] for s in SNAILS if d[s] == p) for pr, d in zip(probs, deals, strict=True)
-        )
-        expected.append(round((game.banked[p] + e) * QUANT))
-    opponents = [p for p in range(players) if p != mover]
-    leader = max(opponents, key=lambda p: expected[p] * 8 + players - (p - mover) % players)
-    base = {}
-    for s in SNAILS:
-        p_leader = sum(pr for pr, d in zip(probs, deals, strict=True) if d[s] == leader)
-        p_any = sum(pr for pr, d in zip(probs, deals, strict=True) if d[s] not in (-1, mover))
-        base[s] = round(p_leader * QUANT) * (1 << 28) + round(p_any * QUANT) * 128
-    return base
+def turn_order(stream: GameStream) -> dict[int, int]:
+    """The turn's tie-break: a random order of the six snails (one draw); 5 for the first, 0 for the last."""
+    order = PERMUTATIONS[stream.integer(len(PERMUTATIONS))]
+    return {s: N_SNAILS - 1 - list(order).index(s) for s in SNAILS}
 
 
-def choose_detective(
-    game: Game, mover: int, options: list[tuple[int, int]], dice: list[int], base: dict[int, int], stream: GameStream
+def choose_selfish(
+    game: Game, mover: int, options: list[tuple[int, int]], dice: list[int], prio: dict[int, int]
 ) -> tuple[int, int]:
-    """Push the leader's likely snails; with a cheap own move, hide with chance 1/HIDE_ODDS."""
-    board, pos, own = game.board, game.pos, game.own(mover)
-    movable = {s for _, s in options}
-    cheap = [s for s in own if s in movable and pos[s] + 1 < board.finish and board.loss(pos[s]) <= 0]
-    if cheap and stream.integer(HIDE_ODDS) == 0:
-        snail = max(cheap, key=lambda s: (pos[s], -s))
-    else:
-        key = {s: board.own_key(pos[s]) if s in own else (1 << 50) + base[s] + pos[s] for s in SNAILS}
+    """Farthest snail that is not mine (ties by the turn's snail order); my own only when forced."""
+    own = game.own(mover)
+    key = {s: (game.board.own_key(game.pos[s]) if s in own else 4096 + game.pos[s]) * 8 + prio[s] for s in SNAILS}
+    snail = best_snail(options, key)
+    return lowest_colour(game.board, game, snail, dice), snail
+
+
+class Pusher:
+    """The pushers' rule (hindmost, detective, oracle): per turn, who is ahead and what each push takes."""
+
+    def __init__(self, game: Game, mover: int, settings: Settings, holds: Callable[[int, int], float]) -> None:
+        """``holds(p, s)``: the mover's probability that seat ``p`` holds snail ``s``."""
+        board, players = game.board, game.players
+        self.settings = settings
+        expected = []
+        for p in range(players):
+            e = sum(holds(p, s) * board.value[game.pos[s]] for s in SNAILS)
+            expected.append(round((game.banked[p] + e) * QUANT))
+        opponents = [p for p in range(players) if p != mover]
+        leader = max(opponents, key=lambda p: expected[p] * 8 + players - (p - mover) % players)
+        self.ahead = expected[mover] > expected[leader]
+        weight = {p: 1.0 if p == leader else settings.rest for p in opponents}
+        self.gain = {s: round(sum(holds(p, s) * weight[p] for p in opponents) * QUANT) for s in SNAILS}
+
+    def choose(
+        self, game: Game, mover: int, options: list[tuple[int, int]], dice: list[int], prio: dict[int, int], stream
+    ) -> tuple[int, int]:
+        """The most valuable push; an own snail only when forced, or when hiding."""
+        board, pos, own, st = game.board, game.pos, game.own(mover), self.settings
+        key = {}
+        for s in SNAILS:
+            p = pos[s]
+            if s in own:
+                key[s] = board.own_key(p) * 8 + prio[s]
+                continue
+            remain = board.value[p] - board.value[board.finish]
+            worth = self.gain[s] * (st.cross * max(board.loss(p), 0) + remain + 1)
+            key[s] = (OTHERS + worth * 64 + 63 - p) * 8 + prio[s]
+            if st.end and p + 1 == board.finish:
+                key[s] = key[s] + TOP if self.ahead else key[s] - OTHERS * 8 + BEHIND
+        movable = {s for _, s in options}
+        cheap = [s for s in own if s in movable and pos[s] + 1 < board.finish and board.loss(pos[s]) <= 0]
+        if st.hide > 0 and cheap and stream.uniform() < st.hide:
+            key = {s: pos[s] * 8 + prio[s] if s in cheap else -1 for s in SNAILS}
         snail = best_snail(options, key)
-    return lowest_colour(board, game, snail, dice), snail
+        return lowest_colour(board, game, snail, dice), snail
+
+
+def holdings(game: Game, mover: int, kind: str, belief: Belief | None) -> Callable[[int, int], float]:
+    """What a pusher knows of the deal: ``holds(p, s)``."""
+    own = game.own(mover)
+    if kind == "oracle":
+        return lambda p, s: float(game.owner[s] == p)
+    if kind == "detective":
+        assert belief is not None
+        return lambda p, s: belief.probability(lambda d: d[s] == p)
+    each = len(own)
+    return lambda p, s: float(s in own) if p == mover else (0.0 if s in own else each / (N_SNAILS - each))
 
 
 def play_one(params: Params, seat_policies: Sequence[str], stream: GameStream) -> dict:
-    """Play one game; returns the same columns as ``rules.play`` for one game (scalars and lists)."""
+    """Play one game; returns the same columns as ``rules.play`` for one game (scalars and lists).
+
+    A pusher's settings (``detective:hide=0.5``) are read with the policy registry's parser.
+    """
     board = Board(params)
     players = len(seat_policies)
-    each = snails_each(players)
+    each = params.each(players)
+    kinds = [name.partition(":")[0] for name in seat_policies]
+    settings = [p.arg for p in resolve_policies(POLICIES, seat_policies)]  # a pusher's Settings, else None
     game = Game(board, players)
     race_turns = [0, 0]
     race1_shells = [0] * players
-    accuracy = {seat: 0.0 for seat in range(players) if seat_policies[seat] == "detective"}
+    accuracy = {seat: 0.0 for seat in range(players) if kinds[seat] == "detective"}
+    history, leader, lead_changes = [[0] * players], -1, 0
     turns, starter, races_done = 0, 0, 0
     for race in range(params.races):
         # deal the tokens: sort the snails by a uniform each; ranks 0..each-1 to seat 0, and so on
@@ -210,42 +244,61 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: GameStream) -
         for rank, s in enumerate(order[: players * each]):
             game.owner[s] = rank // each
         game.pos = [0] * 6
-        beliefs = {seat: Belief(seat, game) for seat in accuracy}
+        beliefs = {
+            seat: Belief(seat, game, each, (settings[seat].own, settings[seat].other), params.open_ownership)
+            for seat in accuracy
+        }
         race_turn = 0
         while True:
             mover = (starter + race_turn) % players
-            policy = seat_policies[mover]
+            kind = kinds[mover]
             dice = [board.faces[stream.integer(len(board.faces))] for _ in range(params.dice)]
-            base = None
+            prio: dict[int, int] | None = None
+            pusher = None
             while dice:
                 options = [(c, s) for s in SNAILS for c in sorted(set(dice)) if board.can_move(game.pos, s, c)]
                 if not options:
                     break  # the remaining dice are ignored
-                if policy == "random":
+                if kind == "random":
                     colour, snail = choose_random(game, options, stream)
-                elif policy == "selfish":
-                    colour, snail = choose_selfish(game, mover, options, dice)
-                elif policy == "blocker":
+                elif kind == "blocker":
                     colour, snail = choose_blocker(game, mover, options, dice)
                 else:
-                    if base is None:
-                        base = turn_bases(game, mover, beliefs.get(mover) if policy == "detective" else None)
-                    colour, snail = choose_detective(game, mover, options, dice, base, stream)
+                    if pusher is None and kind in PUSHERS:
+                        holds = holdings(game, mover, kind, beliefs.get(mover))
+                        pusher = Pusher(game, mover, settings[mover], holds)
+                    if prio is None:
+                        prio = turn_order(stream)
+                    if pusher is None:
+                        colour, snail = choose_selfish(game, mover, options, dice, prio)
+                    else:
+                        colour, snail = pusher.choose(game, mover, options, dice, prio, stream)
                 legal = {s for _, s in options}
-                for seat, belief in beliefs.items():
-                    if seat != mover:
-                        belief.observe(mover, snail, legal)
+                if not params.open_ownership:
+                    for seat, belief in beliefs.items():
+                        if seat != mover:
+                            belief.observe(mover, snail, legal)
                 dice.remove(colour)
                 game.pos[snail] += 1
             race_turn += 1
             turns += 1
+            if turns % players == 0:  # a round ended: the live score and its sole leader
+                live = [
+                    b + sum(board.value[game.pos[s]] for s in SNAILS if game.owner[s] == p)
+                    for p, b in enumerate(game.banked)
+                ]
+                history.append(live)
+                if live.count(max(live)) == 1:
+                    lead_changes += leader >= 0 and live.index(max(live)) != leader
+                    leader = live.index(max(live))
             if board.finish in game.pos or turns >= INFO.turn_cap:
                 break
         shells = [sum(board.value[game.pos[s]] for s in SNAILS if game.owner[s] == p) for p in range(players)]
         game.banked = [b + s for b, s in zip(game.banked, shells, strict=True)]
         if race == 0:
             race1_shells = shells
-        race_turns[race] = race_turn
+        if race < 2:
+            race_turns[race] = race_turn
         for seat, belief in beliefs.items():
             accuracy[seat] += belief.accuracy(game)
         races_done += 1
@@ -269,5 +322,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: GameStream) -
         "delayed": delayed,
         "belief_accuracy": [accuracy[p] / races_done if p in accuracy else float("nan") for p in range(players)],
         "capped": turns >= INFO.turn_cap,
+        "mid_score": history[turns // players // 2],
+        "lead_changes": lead_changes,
     }
     return out

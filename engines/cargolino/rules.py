@@ -9,6 +9,9 @@ snails are 6-bit masks.
 Turn flow: roll the dice; then, die by die, the mover's policy picks a (die colour, snail) pair the rules
 allow; when no remaining die can move a snail the rest are ignored. A race ends at the end of a turn with a
 snail on the finish; owned snails then score the shells of their space.
+
+Progress measures (``mid_score``, ``lead_changes``) use the *live score*: shells banked in finished races plus
+what each seat's snails would score if the race ended now. At the end of the game it is the final score.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="cargolino",
     name="Cargolino Valentino",
-    version=1,
+    version=2,
     min_players=2,
     max_players=6,
     chance=True,
@@ -42,6 +45,7 @@ TRACK_CYCLE = ("purple", "blue", "red", "green", "yellow", "white")  # consecuti
 DEFAULT_TRACK = TRACK_CYCLE * 4
 CODE_BITS = 3  # bits per colour in a dice code; at most 7 dice
 MAX_SPACES = 60
+MAX_RACES = 5
 MAX_BATCH = 32_768  # games played at once (cache-friendly); more are played in consecutive batches
 BELIEF_BYTES = 100_000_000  # budget for belief arrays and their temporaries
 
@@ -56,6 +60,8 @@ METRICS: dict[str, Metric] = {
     ),
     "capped": Metric("game", "games stopped at the turn cap"),
 }
+PROGRESS = ("mid_score", "lead_changes")  # the game-metrics contract's columns (not in METRICS)
+DEFAULT_TOKENS = (2, 2, 1, 1, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,21 +72,39 @@ class Params(core.Params):
         DEFAULT_TRACK,
         "Colour of each track space from start to finish (the start and finish stones excluded).",
         f"1..{MAX_SPACES} of {', '.join(COLOURS)}",
+        source="ours: the rulebook's examples give only the colour order of consecutive spaces, not the board; "
+        "we repeat that cycle 4 times",
     )
     shells: tuple[int, ...] = knob(
         (),
         "Shells for a snail on the start stone, on each space and on the finish "
         "(track length + 2 values); empty = 3/2/1 by thirds of the track.",
         "empty, or track length + 2 whole numbers 0..9",
+        source="ours: the rulebook says only that the finish is worth 1 and further back is worth more",
     )
-    dice: int = knob(4, "Dice rolled each turn; all must be used when they can.", "1..7")
-    faces: tuple[str, ...] = knob(COLOURS, "Colour of each die face.", f"1..12 of {', '.join(COLOURS)}")
-    races: int = knob(2, "Races in a game; shells add up over the races.", "1..2")
+    dice: int = knob(4, "Dice rolled each turn; all must be used when they can.", "1..7", source="rulebook")
+    faces: tuple[str, ...] = knob(
+        COLOURS, "Colour of each die face.", f"1..12 of {', '.join(COLOURS)}", source="rulebook"
+    )
+    races: int = knob(2, "Races in a game; shells add up over the races.", f"1..{MAX_RACES}", source="rulebook")
     next_starter: Literal["last-mover", "next-player"] = knob(
-        "last-mover",
-        "Who starts the next race: the player who used the last die, or the player after them "
-        "(who physically holds the dice).",
-        "last-mover | next-player",
+        "next-player",
+        "Who starts the next race: the player after the one who used the last die (each die is handed to the "
+        "left after use, so that player holds the dice), or the player who used the last die.",
+        "next-player | last-mover",
+        source="rulebook",
+    )
+    tokens: tuple[int, ...] = knob(
+        DEFAULT_TOKENS,
+        "Snail tokens dealt to each player with 2, 3, 4, 5 and 6 players (the rest stay unowned).",
+        "5 whole numbers >= 1, players × tokens <= 6",
+        source="rulebook",
+    )
+    open_ownership: bool = knob(
+        False,
+        "Tokens are dealt face up: everyone knows who holds which snail (a variant without hidden information).",
+        "true | false",
+        source="rulebook",
     )
 
     def __post_init__(self) -> None:
@@ -101,8 +125,24 @@ class Params(core.Params):
                 f"{len(self.track) + 2} whole numbers 0..9 (start, each space, finish)"
             )
         core.check_range("dice", self.dice, 1, 7)
-        core.check_range("races", self.races, 1, 2)
-        core.check_choice("next_starter", self.next_starter, ("last-mover", "next-player"))
+        core.check_range("races", self.races, 1, MAX_RACES)
+        core.check_choice("next_starter", self.next_starter, ("next-player", "last-mover"))
+        tokens = self.tokens
+        if (
+            not isinstance(tokens, tuple)
+            or len(tokens) != INFO.max_players - INFO.min_players + 1
+            or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in tokens)
+            or any((k + INFO.min_players) * v > N_SNAILS for k, v in enumerate(tokens))
+        ):
+            raise ValueError(
+                f"tokens={tokens!r} is not allowed; give 5 whole numbers >= 1 (for 2..6 players) with "
+                f"players × tokens <= {N_SNAILS}"
+            )
+        core.check_choice("open_ownership", self.open_ownership, (False, True))
+
+    def each(self, players: int) -> int:
+        """Snail tokens each of ``players`` players holds."""
+        return self.tokens[players - INFO.min_players]
 
     @property
     def shell_values(self) -> tuple[int, ...]:
@@ -120,7 +160,9 @@ class Params(core.Params):
 
 VARIANTS: dict[str, dict[str, str]] = {
     "one-race": {"races": "1"},
-    "holder-starts": {"next_starter": "next-player"},
+    "last-mover-starts": {"next_starter": "last-mover"},
+    "open-ownership": {"open_ownership": "true"},
+    "one-token": {"tokens": "1,1,1,1,1"},
     "short-track": {"track": ",".join(TRACK_CYCLE * 2), "shells": "3,3,3,3,3,2,2,2,2,1,1,1,1,1"},
     "three-dice": {"dice": "3"},
 }
@@ -194,11 +236,14 @@ class State:
     starter: np.ndarray  # (B,) int8: seat that began the current race
     race_turn: np.ndarray  # (B,) int16: turns played in the current race
     turn: np.ndarray  # (B,) int16: turns played in the game, 0..turn_cap
-    race_turns: np.ndarray  # (B, 2) int16: turns of each finished race
+    race_turns: np.ndarray  # (B, 2) int16: turns of races 1 and 2
     banked: np.ndarray  # (B, P) int32: shells from finished races
     race1_shells: np.ndarray  # (B, P) int32: shells of race 1
     belief: np.ndarray  # (B, D, H) float64: each detective seat's belief over the deals it cannot rule out
     accuracy: np.ndarray  # (B, D) float64: sum over finished races of the detective's belief accuracy
+    history: np.ndarray  # (B, P, C) int16: live score at the end of each round (column 0: the start)
+    leader: np.ndarray  # (B,) int8: the last sole leader at a round's end, -1 before there is one
+    lead_changes: np.ndarray  # (B,) int16: changes of the sole leader so far
 
     @classmethod
     def initial(cls, players: int, n_games: int, detectives: int, n_hyp: int) -> State:
@@ -217,11 +262,14 @@ class State:
             race1_shells=np.zeros((n_games, players), dtype=np.int32),
             belief=np.zeros((n_games, detectives, n_hyp), dtype=np.float64),
             accuracy=np.zeros((n_games, detectives), dtype=np.float64),
+            history=np.zeros((n_games, players, 32), dtype=np.int16),
+            leader=np.full(n_games, -1, dtype=np.int8),
+            lead_changes=np.zeros(n_games, dtype=np.int16),
         )
 
     def keep_rows(self, keep: np.ndarray) -> State:
-        """A new state holding only the rows in ``keep`` (a boolean mask)."""
-        rows = np.flatnonzero(keep)
+        """A new state holding only the rows in ``keep`` (a boolean mask, or row indices that may repeat)."""
+        rows = np.flatnonzero(keep) if keep.dtype == bool else keep
         return State(*(np.take(getattr(self, name), rows, axis=0) for name in self.__slots__))
 
 
@@ -235,6 +283,24 @@ class Table:
     source: core.Source
     hyps: beliefs.Hypotheses
     detective_index: np.ndarray  # (P,) int64: index into State.belief of each detective seat, -1 otherwise
+    weights: tuple[tuple[float, float], ...] = ()  # (P,) each detective seat's belief model (own, other)
+    #: a search's playout: every seat knows the (drawn) deal, so no beliefs are kept, and no progress is recorded
+    playout: bool = False
+
+    @classmethod
+    def of(cls, params: Params, impls: Sequence[object], source: core.Source) -> Table:
+        """The table for seats following ``impls`` (a seat keeps beliefs when its policy ``believes``)."""
+        players = len(impls)
+        believes = np.array([getattr(i, "believes", False) for i in impls])
+        detective_index = np.where(believes, np.cumsum(believes) - 1, -1).astype(np.int64)
+        weights = tuple(getattr(i, "weights", (beliefs.OWN_WEIGHT, beliefs.OTHER_WEIGHT)) for i in impls)
+        hyps = beliefs.hypotheses(players, params.each(players))
+        return cls(params, params.tables, players, source, hyps, detective_index, weights)
+
+    @property
+    def n_beliefs(self) -> int:
+        """Seats keeping beliefs."""
+        return int((self.detective_index >= 0).sum())
 
 
 class Step:
@@ -285,8 +351,11 @@ def pick_colour(tables: Tables, colours: np.ndarray) -> np.ndarray:
 
 
 def start_races(table: Table, state: State, rows: np.ndarray) -> None:
-    """Deal the snail tokens (6 uniforms per game, sorted), reset the snails and the beliefs (in place)."""
-    players, each = table.players, beliefs.snails_each(table.players)
+    """Deal the snail tokens (6 uniforms per game, sorted), reset the snails and the beliefs (in place).
+
+    With open ownership every belief is certain of the true deal from the start.
+    """
+    players, each = table.players, table.hyps.each
     u = table.source.uniform(state.game[rows], N_SNAILS)
     order = np.argsort(u, axis=1, kind="stable")
     seat_of_rank = np.full(N_SNAILS, -1, dtype=np.int8)
@@ -301,7 +370,15 @@ def start_races(table: Table, state: State, rows: np.ndarray) -> None:
     state.held[rows] = held
     state.pos[rows] = 0
     state.race_turn[rows] = 0
-    state.belief[rows] = 1.0 / table.hyps.size
+    if table.playout:
+        return
+    if not table.params.open_ownership:
+        state.belief[rows] = 1.0 / table.hyps.size
+        return
+    state.belief[rows] = 0.0
+    for seat in np.flatnonzero(table.detective_index >= 0):
+        column = beliefs.true_column(table.hyps, hypothesis_index(table, state, rows, seat), owner)
+        state.belief[rows, table.detective_index[seat], column] = 1.0
 
 
 def hypothesis_index(table: Table, state: State, rows: np.ndarray | slice, seat: int | np.ndarray) -> np.ndarray:
@@ -313,6 +390,8 @@ def hypothesis_index(table: Table, state: State, rows: np.ndarray | slice, seat:
 
 def observe(table: Table, state: State, mover: np.ndarray, snail: np.ndarray, legal: np.ndarray) -> None:
     """Every detective seat other than the mover updates its belief from the move just made (in place)."""
+    if table.params.open_ownership or table.playout:
+        return
     legal_snails = ((legal != 0) * beliefs.BIT).sum(axis=1)
     for seat in np.flatnonzero(table.detective_index >= 0):
         k = table.detective_index[seat]
@@ -321,27 +400,34 @@ def observe(table: Table, state: State, mover: np.ndarray, snail: np.ndarray, le
             continue
         hyp = hypothesis_index(table, state, rows, seat)
         state.belief[rows, k] = beliefs.observe(
-            state.belief[rows, k], hyp, table.hyps, mover[rows], snail[rows], legal_snails[rows]
+            state.belief[rows, k], hyp, table.hyps, mover[rows], snail[rows], legal_snails[rows], table.weights[seat]
         )
 
 
-def play_turn(table: Table, impls: Sequence[object], state: State) -> np.ndarray:
-    """Roll and use the dice in every game (in place); returns each game's mover."""
-    tables, players = table.tables, table.players
+def roll(table: Table, state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's mover and the code of the dice it rolls."""
+    mover = ((state.starter + state.race_turn) % table.players).astype(np.int64)
+    faces = table.source.draw(state.game, len(table.tables.face_colour), table.params.dice)
+    code = table.tables.face_unit[faces] @ np.ones(faces.shape[1], dtype=np.int64)
+    return mover, code
+
+
+def use_dice(
+    table: Table, impls: Sequence[object], state: State, mover: np.ndarray, code: np.ndarray, first: int = 0
+) -> None:
+    """Use the dice of ``code`` (in place), the ``first``-th die of the turn onwards, each by the mover's policy."""
+    tables = table.tables
     n = len(state.game)
     rows = np.arange(n)
-    mover = ((state.starter + state.race_turn) % players).astype(np.int64)
     own = state.held[rows, mover]
-    faces = table.source.draw(state.game, len(tables.face_colour), table.params.dice)
-    code = tables.face_unit[faces] @ np.ones(faces.shape[1], dtype=np.int64)
     distinct = list(dict.fromkeys(impls))
     groups: list[tuple[object, np.ndarray | slice]] = [(distinct[0], slice(None))]
     if len(distinct) > 1:
         which = np.array([distinct.index(i) for i in impls])[mover]
         groups = [(impl, np.flatnonzero(which == k)) for k, impl in enumerate(distinct)]
-    observing = bool((table.detective_index >= 0).any())
+    observing = table.n_beliefs > 0
     flat_pos = state.pos.reshape(-1)
-    for die in range(table.params.dice):
+    for die in range(first, table.params.dice):
         legal = tables.legal(state.pos, code) if observing else None
         if len(groups) == 1:
             snail, colour = groups[0][0].choose(Step(table, state, slice(None), mover, own, code, die, legal))
@@ -358,6 +444,12 @@ def play_turn(table: Table, impls: Sequence[object], state: State) -> np.ndarray
         code -= tables.unit[colour] * moved
         if observing:
             observe(table, state, mover, snail, legal)
+
+
+def play_turn(table: Table, impls: Sequence[object], state: State) -> np.ndarray:
+    """Roll and use the dice in every game (in place); returns each game's mover."""
+    mover, code = roll(table, state)
+    use_dice(table, impls, state, mover, code)
     return mover
 
 
@@ -377,11 +469,12 @@ def end_races(table: Table, state: State, rows: np.ndarray) -> None:
     """Score the race just finished in ``rows``: shells, race turns, detective accuracy (in place)."""
     shells = race_shells(table, state.pos[rows], state.owner[rows])
     state.banked[rows] += shells
-    first = rows[state.race[rows] == 0]
-    state.race1_shells[first] = shells[state.race[rows] == 0]
-    state.race_turns[rows, np.minimum(state.race[rows], 1)] = state.race_turn[rows]
-    each = beliefs.snails_each(table.players)
-    for seat in np.flatnonzero(table.detective_index >= 0):
+    race = state.race[rows]
+    state.race1_shells[rows[race == 0]] = shells[race == 0]
+    early = race < 2
+    state.race_turns[rows[early], race[early]] = state.race_turn[rows[early]]
+    each = table.hyps.each
+    for seat in np.flatnonzero(table.detective_index >= 0) if not table.playout else ():
         k = table.detective_index[seat]
         hyp = hypothesis_index(table, state, rows, seat)
         prob = beliefs.true_owner_probability(state.belief[rows, k], hyp, table.hyps, state.owner[rows])
@@ -390,44 +483,65 @@ def end_races(table: Table, state: State, rows: np.ndarray) -> None:
     state.race[rows] += 1
 
 
-def _play_batch(
-    params: Params,
-    impls: Sequence[object],
-    players: int,
-    games: np.ndarray,
-    source: core.Source,
-    detective_index: np.ndarray,
-    out: dict[str, np.ndarray],
-) -> None:
-    hyps = beliefs.hypotheses(players)
-    n_det = int((detective_index >= 0).sum())
-    table = Table(params, params.tables, players, source, hyps, detective_index)
-    state = State.initial(players, len(games), n_det, hyps.size if n_det else 1)
-    state.game = games.copy()
-    fresh = np.arange(len(games))
+def end_rounds(table: Table, state: State) -> None:
+    """Where a round just ended: record the live score and count a change of the sole leader (in place)."""
+    rows = np.flatnonzero(state.turn % table.players == 0)
+    if not len(rows):
+        return
+    live = state.banked[rows] + race_shells(table, state.pos[rows], state.owner[rows])
+    column = state.turn[rows].astype(np.int64) // table.players
+    if column.max() >= state.history.shape[2]:
+        grown = np.zeros((*state.history.shape[:2], 2 * state.history.shape[2]), dtype=np.int16)
+        grown[:, :, : state.history.shape[2]] = state.history
+        state.history = grown
+    state.history[rows, :, column] = live
+    best = live.max(axis=1, keepdims=True)
+    sole = (live == best).sum(axis=1) == 1
+    leader = np.where(sole, live.argmax(axis=1), -1)
+    changed = sole & (state.leader[rows] >= 0) & (leader != state.leader[rows])
+    state.lead_changes[rows] += changed
+    state.leader[rows] = np.where(sole, leader, state.leader[rows])
+
+
+def after_turn(table: Table, state: State, mover: np.ndarray, out: dict[str, np.ndarray]) -> tuple[State, np.ndarray]:
+    """Count the turn, end the races and games it finished (writing those games to ``out``).
+
+    Returns the games still running and which of their rows start a race.
+    """
+    params, players = table.params, table.players
+    state.turn += 1
+    state.race_turn += 1
+    if not table.playout:
+        end_rounds(table, state)
+    capped = state.turn >= INFO.turn_cap
+    ended = (row_max(state.pos) == table.tables.finish) | capped
+    ended_rows = np.flatnonzero(ended)
+    if not len(ended_rows):
+        return state, ended_rows
+    end_races(table, state, ended_rows)
+    done = ended & ((state.race >= params.races) | capped)
+    fresh_mask = ended & ~done
+    shift = 1 if params.next_starter == "next-player" else 0
+    state.starter[fresh_mask] = (mover[fresh_mask] + shift) % players
+    if table.playout and isinstance(table.source, core.StreamSource):
+        # every copy of a position starts each later race at the same point of its stream: the copies of a
+        # search see the same deals and dice there, whenever the race before ended (common random numbers)
+        table.source.cursor[state.game[fresh_mask]] = state.race[fresh_mask].astype(np.uint64) << np.uint64(40)
+    if done.any():
+        _write(table, state, done, out)
+        keep = ~done
+        state = state.keep_rows(keep)
+        fresh_mask = fresh_mask[keep]
+    return state, np.flatnonzero(fresh_mask)
+
+
+def play_on(table: Table, impls: Sequence[object], state: State, fresh: np.ndarray, out: dict[str, np.ndarray]) -> None:
+    """Play every game of ``state`` to its end (``fresh`` rows deal a race first), writing results to ``out``."""
     while len(state.game):
         if len(fresh):
             start_races(table, state, fresh)
         mover = play_turn(table, impls, state)
-        state.turn += 1
-        state.race_turn += 1
-        capped = state.turn >= INFO.turn_cap
-        ended = (row_max(state.pos) == table.tables.finish) | capped
-        ended_rows = np.flatnonzero(ended)
-        if not len(ended_rows):
-            fresh = ended_rows
-            continue
-        end_races(table, state, ended_rows)
-        done = ended & ((state.race >= params.races) | capped)
-        fresh_mask = ended & ~done
-        shift = 0 if params.next_starter == "last-mover" else 1
-        state.starter[fresh_mask] = (mover[fresh_mask] + shift) % players
-        if done.any():
-            _write(table, state, done, out)
-            keep = ~done
-            state = state.keep_rows(keep)
-            fresh_mask = fresh_mask[keep]
-        fresh = np.flatnonzero(fresh_mask)
+        state, fresh = after_turn(table, state, mover, out)
 
 
 def _write(table: Table, state: State, done: np.ndarray, out: dict[str, np.ndarray]) -> None:
@@ -444,26 +558,17 @@ def _write(table: Table, state: State, done: np.ndarray, out: dict[str, np.ndarr
     out["capped"][g] = state.turn[done] >= INFO.turn_cap
     races = state.race[done].astype(np.float64)[:, None]
     acc = np.full((len(g), table.players), np.nan)
-    seats = np.flatnonzero(table.detective_index >= 0)
+    seats = np.flatnonzero(table.detective_index >= 0) if not table.playout else np.zeros(0, dtype=np.int64)
     acc[:, seats] = state.accuracy[done][:, table.detective_index[seats]] / races
     out["belief_accuracy"][g] = acc
+    mid = state.turn[done].astype(np.int64) // table.players // 2
+    out["mid_score"][g] = state.history[np.flatnonzero(done), :, mid]
+    out["lead_changes"][g] = state.lead_changes[done]
 
 
-def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
-    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
-
-    Games are played in consecutive batches of at most :data:`MAX_BATCH` (fewer when detectives keep beliefs,
-    to bound memory); every draw is tied to its game index, so on a scripted source the batching changes nothing.
-    Returns per-game columns: ``score`` (shells per seat over all races), ``winner`` (-1 shared), ``winners``,
-    ``turns``, and the metrics in :data:`METRICS`.
-    """
-    players = len(impls)
-    core.check_players(INFO, players)
-    source = core.as_source(rng)
-    believes = np.array([getattr(i, "believes", False) for i in impls])
-    detective_index = np.where(believes, np.cumsum(believes) - 1, -1).astype(np.int64)
-
-    out: dict[str, np.ndarray] = {
+def new_outcome(n_games: int, players: int) -> dict[str, np.ndarray]:
+    """Empty result columns for ``n_games`` games of ``players`` seats."""
+    return {
         "score": np.zeros((n_games, players), dtype=np.int32),
         "turns": np.zeros(n_games, dtype=np.int32),
         "race1_turns": np.zeros(n_games, dtype=np.int16),
@@ -473,13 +578,39 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
         "delayed": np.zeros((n_games, players), dtype=np.int8),
         "belief_accuracy": np.full((n_games, players), np.nan),
         "capped": np.zeros(n_games, dtype=bool),
+        "mid_score": np.zeros((n_games, players), dtype=np.int16),
+        "lead_changes": np.zeros(n_games, dtype=np.int16),
     }
-    per_game = int(believes.sum()) * beliefs.hypotheses(players).size * 8 * 8
+
+
+def outcome(out: dict[str, np.ndarray]) -> Outcome:
+    """Winners by shells, then by the most-delayed snail; the columns in the order ``play`` returns them."""
+    delayed = out["delayed"].astype(np.int64)
+    winner, winners = core.rank_winners(out["score"], -delayed)
+    rest = {k: v for k, v in out.items() if k not in ("score", "turns")}
+    return {"score": out["score"], "winner": winner, "winners": winners, "turns": out["turns"], **rest}
+
+
+def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.random.Generator | core.Source) -> Outcome:
+    """Play ``n_games`` complete games in lock-step; seat ``i`` follows the policy implementation ``impls[i]``.
+
+    Games are played in consecutive batches of at most :data:`MAX_BATCH` (fewer when detectives keep beliefs,
+    to bound memory); every draw is tied to its game index, so on a scripted source the batching changes nothing.
+    Returns per-game columns: ``score`` (shells per seat over all races), ``winner`` (-1 shared), ``winners``,
+    ``turns``, the metrics in :data:`METRICS`, ``mid_score`` (each seat's live score at the end of round
+    ``⌊R/2⌋`` of a game of ``R`` complete rounds; see the module docstring) and ``lead_changes`` (changes of the
+    sole leader of the live score between round ends).
+    """
+    players = len(impls)
+    core.check_players(INFO, players)
+    source = core.as_source(rng)
+    table = Table.of(params, impls, source)
+    out = new_outcome(n_games, players)
+    per_game = table.n_beliefs * table.hyps.size * 8 * 8
     batch = max(1, min(MAX_BATCH, BELIEF_BYTES // per_game if per_game else MAX_BATCH))
     for start in range(0, n_games, batch):
         games = np.arange(start, min(n_games, start + batch), dtype=np.int64)
-        _play_batch(params, impls, players, games, source, detective_index, out)
-
-    delayed = out["delayed"].astype(np.int64)
-    winner, winners = core.rank_winners(out["score"], -delayed)
-    return {"score": out.pop("score"), "winner": winner, "winners": winners, "turns": out.pop("turns"), **out}
+        state = State.initial(players, len(games), table.n_beliefs, table.hyps.size if table.n_beliefs else 1)
+        state.game = games.copy()
+        play_on(table, impls, state, np.arange(len(games)), out)
+    return outcome(out)

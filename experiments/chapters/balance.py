@@ -60,6 +60,16 @@ SETUPS: dict[str, Setup] = {
             "first_seat_advantage=0",
         ),
     ),
+    "patolli": Setup(
+        "balanced",
+        2,
+        Question(
+            "how many starting tokens bring the first player's advantage closest to fair?",
+            {"tokens": ("6", "8", "10", "12", "15", "20")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    "panots": Setup("planner", 2),
 }
 """Per game; a game without an entry plays its first policy at its smallest table of at least 2, no question."""
 

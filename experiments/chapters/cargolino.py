@@ -1,8 +1,9 @@
-"""The Cargolino Valentino report: seat advantage, what hidden ownership is worth, race length, track and shells.
+"""The Cargolino Valentino report: seats, hidden and open ownership, race length, board, skill ladder.
 
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
-numbers). The ``detective`` keeps an exact Bayesian belief and is slow (about 1,500 games/s with one at the
-table), so its arms play half as many games per player count as the others, split over the seats it takes.
+numbers). The ``detective`` (the strongest heuristic) keeps an exact Bayesian belief and is slow with several at
+the table, so arms with detective opponents play ``n / STRONG_SHARE`` games per player count, split over the
+seats the focal player takes, and arms with one detective among selfish players ``n / DETECTIVE_SHARE``.
 """
 
 from __future__ import annotations
@@ -19,16 +20,21 @@ from analysis.report import Page
 from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter
+from experiments.chapters import Chapter, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
 
-BASE = "selfish"
+BASE = "selfish"  # the weak table: board pages, and beside the strong results
+STRONG = "detective"  # the strongest heuristic: strong tables
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 LENGTH_POLICIES = ("random", "blocker")  # extra 4-player tables for the length page
 TRACKS = {12: "short-track", 18: None, 24: None, 36: None}  # track spaces -> variant (None: set the track knob)
-DETECTIVE_SHARE = 2  # detective arms play n / DETECTIVE_SHARE games per player count (it is slow)
+DETECTIVE_SHARE = 2  # one detective among selfish players: n / DETECTIVE_SHARE games per player count
+STRONG_SHARE = 10  # tables of detectives (or one player among them): n / STRONG_SHARE games per player count
+HIDER = "detective:hide=0.125"  # the old detective's habit: advance an own snail that loses nothing, 1 die in 8
+FOCAL = ("hindmost", STRONG, HIDER, "oracle")  # one of these among BASE or STRONG players
+OPPONENTS = (BASE, STRONG)
 
 
 def _thirds(front: int, middle: int, back: int, length: int = 24) -> str:
@@ -59,16 +65,28 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
     chunk = arm_chunk(INFO, n) if chunk is None else chunk
     p = Plan("cargolino")
+    strong = max(1, n // STRONG_SHARE)
     for k in PLAYER_COUNTS:
         p.add(f"seats {k}", [BASE] * k, n, seed, chunk)
+        p.add(f"strong {k}", [STRONG] * k, strong, seed, chunk)
+        p.add(f"open {k}", [STRONG] * k, strong, seed, chunk, "open-ownership")
     for k in PLAYER_COUNTS:
-        for policy, total in (("oracle", n), ("detective", n // DETECTIVE_SHARE)):
-            for seat in range(k):
-                seats = [BASE] * k
-                seats[seat] = policy
-                p.add(f"{policy} {k}@{seat}", seats, max(1, total // k), seed, chunk)
+        for opponent in OPPONENTS:
+            for policy in FOCAL:
+                if policy == opponent:
+                    continue
+                total = strong if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
+                for seat in range(k):
+                    seats = [opponent] * k
+                    seats[seat] = policy
+                    p.add(_focal_label(policy, opponent, k, seat), seats, max(1, total // k), seed, chunk)
+        for seat in range(k):
+            seats = [STRONG] * k
+            seats[seat] = "hindmost"
+            p.add(f"open hindmost {k}@{seat}", seats, max(1, strong // k), seed, chunk, "open-ownership")
     for policy in LENGTH_POLICIES:
         p.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
+    skill.add_arms(p, n, seed, chunk)
     for k in PLAYER_COUNTS:
         for spaces, variant in TRACKS.items():
             if spaces != 24:
@@ -77,6 +95,10 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
             if shells is not None:
                 p.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
     return p
+
+
+def _focal_label(policy: str, opponent: str, k: int, seat: int) -> str:
+    return f"{policy} among {opponent} {k}@{seat}"
 
 
 def build(
@@ -88,11 +110,12 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
-    played = play_pages(
-        planned, (seat_page, information_page, length_page, track_page, shells_page), jobs, precision, progress
-    )
+    makers = (seat_page, information_page, open_page, length_page, track_page, shells_page)
+    played = play_pages(planned, (*makers, skill.page_maker("cargolino")), jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
-    detective_games = sum(r.summary.n_games for a, r in played.results.items() if a.startswith("detective"))
+    detective_games = sum(
+        r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
+    )
     params = Params()
     front = [
         (
@@ -103,16 +126,19 @@ def build(
         ("knobs", knobs_line(params, _knob)),
         (
             "policies",
-            f"{BASE} (push the others' snails, farthest first) at every seat unless a page says otherwise; "
-            "detective (Bayesian belief over the deal, pushes the leader's likely snails) and oracle (the same rule "
-            f"with the true deal: cheats) alone among {BASE} players; random, blocker (length page only).",
+            f"{STRONG} (Bayesian belief over the deal; takes the most shells from the opponents, the leader's first, "
+            "over shell thresholds first; ends the race when ahead; never hides) is the strong table; "
+            f"{BASE} (push the others' snails, farthest first) the weak one. hindmost: the same rule with no "
+            f"ownership information; {HIDER}: the detective advancing an own snail that loses nothing with chance "
+            "1/8 per die (the old default); oracle: the rule with the true deal (cheats). random, blocker: length "
+            "page. The expert (search) is rated on the skill page's ladder.",
         ),
         (
             "games",
             f"{games:,} in {len(planned.arms)} arms ("
-            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per table")
-            + f", chunks of {planned.chunk:,}, common random numbers); the slow detective plays only "
-            f"{n_games // DETECTIVE_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
+            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per {BASE} table")
+            + f", chunks of {planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
+            f"{n_games // STRONG_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
         ),
         *provenance(seed),
@@ -161,42 +187,47 @@ def _quantile(hist: np.ndarray, q: float) -> int:
 
 
 def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """Each seat's win rate with 2-6 selfish players, against a fair share of the sole wins."""
+    """Each seat's win rate with 2-6 detective players (selfish beside), against a fair share of the sole wins."""
     rows, table = [], []
     for k in PLAYER_COUNTS:
-        s = results[f"seats {k}"].summary
-        fair = float(s.wins.sum()) / s.n_games / k
-        for seat in range(k):
-            rate = proportion(int(s.wins[seat]), s.n_games)
-            rows.append({"players": k, "seat": f"seat {seat}", "rate": rate[0], "low": rate[1], "high": rate[2]})
-        first, last = proportion(int(s.wins[0]), s.n_games), proportion(int(s.wins[-1]), s.n_games)
-        table.append(
-            {
-                "players": k,
-                "seat 0 (first) wins": pct(*first),
-                "last seat wins": pct(*last),
-                "fair share": f"{100 * fair:.1f}%",
-                "seat 0 edge, pts": points(*seat_edge(s, 0)),
-                "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                "p (seat 0 = last)": _p_text(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
-            }
-        )
+        for policy, prefix in ((STRONG, "strong"), (BASE, "seats")):
+            s = results[f"{prefix} {k}"].summary
+            fair = float(s.wins.sum()) / s.n_games / k
+            if policy == STRONG:
+                for seat in range(k):
+                    rate = proportion(int(s.wins[seat]), s.n_games)
+                    rows.append(
+                        {"players": k, "seat": f"seat {seat}", "rate": rate[0], "low": rate[1], "high": rate[2]}
+                    )
+            first, last = proportion(int(s.wins[0]), s.n_games), proportion(int(s.wins[-1]), s.n_games)
+            table.append(
+                {
+                    "players": k,
+                    "table": policy,
+                    "seat 0 (first) wins": pct(*first),
+                    "last seat wins": pct(*last),
+                    "fair share": f"{100 * fair:.1f}%",
+                    "seat 0 edge, pts": points(*seat_edge(s, 0)),
+                    "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                    "p (seat 0 = last)": _p_text(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
+                }
+            )
     table = pd.DataFrame(table)
     frame = pd.DataFrame(rows)
-    s2 = results["seats 2"].summary
+    s2 = results["strong 2"].summary
     first2 = proportion(int(s2.wins[0]), s2.n_games)
-    s3 = results["seats 3"].summary
-    first3, last3 = proportion(int(s3.wins[0]), s3.n_games), proportion(int(s3.wins[2]), s3.n_games)
+    w2 = results["seats 2"].summary
+    weak2 = proportion(int(w2.wins[0]), w2.n_games)
     fair2 = float(s2.wins.sum()) / s2.n_games / 2
     title = (
-        f"The first player wins {pct(*first2)} of 2-player games (fair share {100 * fair2:.1f}%); "
-        f"with 3 players seat 0 wins {pct(*first3)} and seat 2 {pct(*last3)}"
+        f"With 2 detectives the first player wins {pct(*first2)} of 2-player games (fair share "
+        f"{100 * fair2:.1f}%); with 2 {BASE} players {pct(*weak2)}"
     )
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
         for ax, k in zip(axes, PLAYER_COUNTS, strict=True):
-            s = results[f"seats {k}"].summary
+            s = results[f"strong {k}"].summary
             part = frame[frame["players"] == k]
             plots.interval_bars(
                 part,
@@ -215,10 +246,11 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 ax.set_ylabel("")
 
     notes = [
-        f"Everyone plays {BASE}; seat 0 starts race 1, the player who used the last die starts race 2. "
-        f"{results['seats 2'].summary.n_games:,} games per player count. Dashed line: a fair share of the sole "
-        "wins (games not shared, divided by the players). Edge: seat 0's sole-win rate minus the mean seat's, "
-        "in percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+        f"Figure: everyone plays {STRONG} ({results['strong 2'].summary.n_games:,} games per player count); the "
+        f"table adds all-{BASE} tables ({results['seats 2'].summary.n_games:,} games). Seat 0 starts race 1; the "
+        "player after the one who used the last die starts race 2. Dashed line: a fair share of the sole wins "
+        "(games not shared, divided by the players). Edge: seat 0's sole-win rate minus the mean seat's, in "
+        "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
     ]
     return Page(title, draw, table, notes), title
 
@@ -232,17 +264,17 @@ def _p_text(p: float) -> str:
 
 def prior_accuracy(players: int) -> float:
     """Mean probability a uniform belief gives the true owner (a seat or nobody) of each snail one does not hold."""
-    each = 2 if players <= 3 else 1
+    each = Params().each(players)
     unowned = 6 - players * each
     others = 6 - each
     return ((players - 1) * each * each + unowned * unowned) / (others * others)
 
 
-def _focal(results: dict[str, RunResult], policy: str, k: int) -> tuple[int, int]:
-    """Sole wins and games of one ``policy`` seat rotated over every seat of a ``k``-player table."""
+def _focal(results: dict[str, RunResult], prefix: str, k: int) -> tuple[int, int]:
+    """Sole wins and games of the focal seat of ``prefix {k}@{seat}`` arms, rotated over every seat."""
     wins = n = 0
     for seat in range(k):
-        s = results[f"{policy} {k}@{seat}"].summary
+        s = results[f"{prefix} {k}@{seat}"].summary
         wins += int(s.wins[seat])
         n += s.n_games
     return wins, n
@@ -251,7 +283,7 @@ def _focal(results: dict[str, RunResult], policy: str, k: int) -> tuple[int, int
 def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, float]:
     total = squares = count = 0.0
     for seat in range(k):
-        s = results[f"detective {k}@{seat}"].summary
+        s = results[_focal_label(STRONG, BASE, k, seat)].summary
         total += float(s.sums["belief_accuracy"][seat])
         squares += float(s.squares["belief_accuracy"][seat])
         count += float(s.counts["belief_accuracy"][seat])
@@ -259,175 +291,231 @@ def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, floa
     return float(mean), float(low), float(high)
 
 
+def _table_base(results: dict[str, RunResult], label: str, k: int) -> tuple[float, float, int]:
+    """The mean seat's sole-win rate of an all-same table and its variance (from the shared games only)."""
+    s = results[label].summary
+    tied = 1 - float(s.wins.sum()) / s.n_games
+    return (1 - tied) / k, tied * (1 - tied) / s.n_games / k**2, s.n_games
+
+
+def gain_row(results: dict[str, RunResult], prefix: str, base_label: str, k: int) -> dict[str, float]:
+    """One focal seat's sole-win rate over ``prefix`` arms and its gain over the mean seat of ``base_label``."""
+    base, base_var, _ = _table_base(results, base_label, k)
+    wins, n = _focal(results, prefix, k)
+    rate = proportion(wins, n)
+    gain = rate[0] - base
+    se = math.sqrt(rate[0] * (1 - rate[0]) / n + base_var)
+    return {
+        "rate": rate[0],
+        "lo": rate[1],
+        "hi": rate[2],
+        "n": n,
+        "base": base,
+        "gain": gain,
+        "gain_lo": gain - stats.Z95 * se,
+        "gain_hi": gain + stats.Z95 * se,
+    }
+
+
 def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
-    """Per player count: sole-win rate of one selfish, detective and oracle seat (rotated), and belief accuracy."""
+    """Per player count and opponent: each focal policy's sole-win rate and gain over the table's mean seat."""
     rows = []
     for k in PLAYER_COUNTS:
-        s = results[f"seats {k}"].summary
-        row: dict[str, Any] = {"players": k}
-        # the mean seat of an all-selfish table wins (1 - shared games) / k: its variance comes from the ties only
-        tied = 1 - float(s.wins.sum()) / s.n_games
-        row[BASE] = (1 - tied) / k
-        base_var = tied * (1 - tied) / s.n_games / k**2
-        half = stats.Z95 * math.sqrt(base_var)
-        row[f"{BASE}_lo"], row[f"{BASE}_hi"], row[f"{BASE}_n"] = row[BASE] - half, row[BASE] + half, s.n_games
-        for policy in ("detective", "oracle"):
-            wins, n = _focal(results, policy, k)
-            rate = proportion(wins, n)
-            row[policy], row[f"{policy}_lo"], row[f"{policy}_hi"] = rate
-            row[f"{policy}_n"] = n
-            gain = rate[0] - row[BASE]
-            se = math.sqrt(rate[0] * (1 - rate[0]) / n + base_var)
-            row[f"{policy}_gain"] = gain
-            row[f"{policy}_gain_lo"], row[f"{policy}_gain_hi"] = gain - stats.Z95 * se, gain + stats.Z95 * se
-            row[f"{policy}_p"] = math.erfc(abs(gain) / se / math.sqrt(2)) if se > 0 else 1.0
-        row["accuracy"], row["accuracy_lo"], row["accuracy_hi"] = _accuracy(results, k)
-        row["prior"] = prior_accuracy(k)
-        rows.append(row)
+        for opponent in OPPONENTS:
+            base_label = f"seats {k}" if opponent == BASE else f"strong {k}"
+            for policy in FOCAL:
+                if policy == opponent:
+                    continue
+                row = gain_row(results, f"{policy} among {opponent}", base_label, k)
+                rows.append({"players": k, "opponents": opponent, "policy": policy, **row})
     return pd.DataFrame(rows)
 
 
+def _get(frame: pd.DataFrame, k: int, opponent: str, policy: str) -> pd.Series:
+    return frame[(frame["players"] == k) & (frame["opponents"] == opponent) & (frame["policy"] == policy)].iloc[0]
+
+
 def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """One detective or one oracle among selfish players, 2-6 players; the detective's belief accuracy."""
+    """One hindmost, detective, hiding detective or oracle among selfish or detective players, 2-6 players."""
     frame = information_frame(results)
-    two = frame[frame["players"] == 2].iloc[0]
-    four = frame[frame["players"] == 4].iloc[0]
-    det2 = pct(two["detective"], two["detective_lo"], two["detective_hi"])
+    o2, h2 = _get(frame, 2, STRONG, "oracle"), _get(frame, 2, STRONG, "hindmost")
+    hide2 = _get(frame, 2, STRONG, HIDER)
     title = (
-        f"A detective wins {det2} of 2-player games against {BASE} play (fair {100 * two[BASE]:.1f}%); with 4 "
-        f"players it gains {100 * four['detective_gain']:+.1f} points, the oracle {100 * four['oracle_gain']:+.1f}"
+        f"Among detectives, knowing the deal gains {100 * o2['gain']:+.1f} points at 2 players and knowing nothing "
+        f"{100 * h2['gain']:+.1f}; hiding 1 die in 8 {100 * hide2['gain']:+.1f}"
     )
 
     def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2, width_ratios=[1.5, 1])
-        bars = pd.concat(
-            [
-                pd.DataFrame(
-                    {
-                        "players": frame["players"],
-                        "policy": f"one {policy}" if policy != BASE else f"{BASE} (everyone)",
-                        "rate": frame[policy],
-                        "low": frame[f"{policy}_lo"],
-                        "high": frame[f"{policy}_hi"],
-                    }
-                )
-                for policy in (BASE, "detective", "oracle")
-            ]
-        )
-        plots.interval_bars(
-            bars,
-            "players",
-            "rate",
-            "low",
-            "high",
-            "policy",
-            "sole-win rate of the seat (fraction of games)",
-            "players (the others play selfish)",
-            ax=left,
-        )
-        acc = pd.concat(
-            [
-                pd.DataFrame(
-                    {
-                        "players": frame["players"],
-                        "belief": "detective at race end",
-                        "value": frame["accuracy"],
-                        "low": frame["accuracy_lo"],
-                        "high": frame["accuracy_hi"],
-                    }
-                ),
-                pd.DataFrame(
-                    {
-                        "players": frame["players"],
-                        "belief": "uniform prior (exact)",
-                        "value": frame["prior"],
-                        "low": frame["prior"],
-                        "high": frame["prior"],
-                    }
-                ),
-            ]
-        )
-        plots.interval_bars(
-            acc,
-            "players",
-            "value",
-            "low",
-            "high",
-            "belief",
-            "mean probability on the true owner (0–1)",
-            "players",
-            ax=right,
-            reference=1.0,
-        )
-        right.set_ylim(0, 1.08)
+        axes = fig.subplots(1, 2, sharey=True)
+        for ax, opponent in zip(axes, OPPONENTS, strict=True):
+            part = frame[frame["opponents"] == opponent]
+            plots.interval_bars(
+                part.assign(low=part["gain_lo"], high=part["gain_hi"]),
+                "players",
+                "gain",
+                "low",
+                "high",
+                "policy",
+                "sole-win rate minus the mean seat's (fraction of games)",
+                f"players (the others play {opponent})",
+                ax=ax,
+            )
+            ax.axhline(0, color="#000000", linewidth=0.6)
 
+    acc = [(k, *_accuracy(results, k), prior_accuracy(k)) for k in PLAYER_COUNTS]
     table = pd.DataFrame(
-        {
-            "players": frame["players"],
-            f"{BASE} seat wins": [f"{100 * v:.1f}%" for v in frame[BASE]],
-            "detective wins": [pct(*r) for r in frame[["detective", "detective_lo", "detective_hi"]].to_numpy()],
-            "detective gain, pts": [
-                points(*r) for r in frame[["detective_gain", "detective_gain_lo", "detective_gain_hi"]].to_numpy()
-            ],
-            "p": [_p_text(v) for v in frame["detective_p"]],
-            "oracle wins": [pct(*r) for r in frame[["oracle", "oracle_lo", "oracle_hi"]].to_numpy()],
-            "oracle gain, pts": [
-                points(*r) for r in frame[["oracle_gain", "oracle_gain_lo", "oracle_gain_hi"]].to_numpy()
-            ],
-            "belief accuracy (prior)": [
-                f"{a:.3f} ± {h - a:.3f} ({p:.2f})" for a, h, p in frame[["accuracy", "accuracy_hi", "prior"]].to_numpy()
-            ],
-        }
-    )
-    n_det, n_oracle = int(frame["detective_n"].iloc[0]), int(frame["oracle_n"].iloc[0])
+        [
+            {
+                "players": k,
+                "others": opponent,
+                "mean seat": f"{100 * part['base'].iloc[0]:.1f}%",
+                **{
+                    f"{policy} gain, pts": points(r["gain"], r["gain_lo"], r["gain_hi"])
+                    for policy, r in part.set_index("policy").iterrows()
+                },
+            }
+            for (k, opponent), part in frame.groupby(["players", "opponents"], sort=False)
+        ]
+    ).fillna("—")
+    worse = frame[(frame["policy"] == "oracle") & (frame["gain_hi"] < 0)]
     notes = [
-        f"One detective or oracle among {BASE} players, rotated over every seat ({n_det:,} / {n_oracle:,} games "
-        f"per player count). {BASE.capitalize()} seat: the mean seat of an all-{BASE} table. Gain: the rate minus "
-        "it (points; p: z-test). "
-        + _rule_note(frame)
-        + " Belief accuracy: mean probability on the true owner (a seat or "
-        "nobody) of each snail not held, at race end (uniform prior in brackets; the oracle's is 1).",
+        "One focal player among players of one policy, rotated over every seat. Mean seat: the mean seat of an "
+        "all-opponent table (same seed). Gain: the focal player's sole-win rate minus it (points, 95% interval). "
+        + (
+            "The oracle loses ground at "
+            + ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
+            + "."
+            if len(worse)
+            else "The oracle gains or holds its own at every player count."
+        ),
+        "Detective belief at race end (mean probability on the true owner of each snail not held; uniform prior in "
+        "brackets), one detective among selfish players: "
+        + ", ".join(f"{k}p {a:.3f} ± {h - a:.3f} ({p:.2f})" for k, a, lo, h, p in acc)
+        + ".",
     ]
     return Page(title, draw, table, notes), title
 
 
-def _rule_note(frame: pd.DataFrame) -> str:
-    """Oracle minus detective: what perfect information adds to the same rule, and where the rule is the limit."""
-    gap = frame["oracle"] - frame["detective"]
-    text = "Oracle − detective (same rule, perfect information): " + ", ".join(
-        f"{k}p {100 * g:+.1f}" for k, g in zip(frame["players"], gap, strict=True)
+def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
+    """Per player count, detective tables with hidden and open ownership: seat edge, race length, hindmost's gain."""
+    rows = []
+    for k in PLAYER_COUNTS:
+        for mode, label, prefix in (
+            ("hidden", f"strong {k}", "hindmost among detective"),
+            ("open", f"open {k}", "open hindmost"),
+        ):
+            s = results[label].summary
+            edge = seat_edge(s, 0)
+            turns = _race_turns(s)
+            row = gain_row(results, prefix, label, k)
+            rows.append(
+                {
+                    "players": k,
+                    "ownership": mode,
+                    "edge": edge[0],
+                    "edge_lo": edge[1],
+                    "edge_hi": edge[2],
+                    "turns": turns[0],
+                    "turns_lo": turns[1],
+                    "turns_hi": turns[2],
+                    **{f"hindmost_{key}": value for key, value in row.items()},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """Open ownership (everyone sees the deal) against hidden: what hiding does to the game."""
+    frame = open_frame(results)
+
+    def at(k: int, mode: str) -> pd.Series:
+        return frame[(frame["players"] == k) & (frame["ownership"] == mode)].iloc[0]
+
+    h2, o2 = at(2, "hidden"), at(2, "open")
+    title = (
+        f"Open ownership: a player who ignores the deal gains {100 * o2['hindmost_gain']:+.1f} points among 2 "
+        f"detectives who see it, {100 * h2['hindmost_gain']:+.1f} when it is hidden"
     )
-    losing = frame[frame["oracle_gain"] < 0]["players"].tolist()
-    if losing:
-        text += f" points; with {', '.join(map(str, losing))} players even the oracle loses to {BASE} play"
-    if (gap < 0).any():
-        text += "; where the gap is negative the rule, not the information, limits the detective"
-    return text + "."
+
+    def draw(fig: Any) -> None:
+        left, right = fig.subplots(1, 2)
+        plots.interval_lines(
+            frame.assign(lo=frame["hindmost_gain_lo"], hi=frame["hindmost_gain_hi"]),
+            "players",
+            "hindmost_gain",
+            "lo",
+            "hi",
+            "ownership",
+            "hindmost's gain over the mean seat (fraction of games)",
+            "players (the others play detective)",
+            ax=left,
+        )
+        left.axhline(0, color="#000000", linewidth=0.6)
+        plots.interval_lines(
+            frame,
+            "players",
+            "edge",
+            "edge_lo",
+            "edge_hi",
+            "ownership",
+            "seat 0 edge (fraction of games)",
+            "players (all detective)",
+            ax=right,
+        )
+        right.axhline(0, color="#000000", linewidth=0.6)
+        for ax in (left, right):
+            ax.set_xticks(PLAYER_COUNTS)
+
+    table = pd.DataFrame(
+        {
+            "players": frame["players"],
+            "ownership": frame["ownership"],
+            "hindmost gain, pts": [
+                points(*r) for r in frame[["hindmost_gain", "hindmost_gain_lo", "hindmost_gain_hi"]].to_numpy()
+            ],
+            "seat 0 edge, pts": [points(*r) for r in frame[["edge", "edge_lo", "edge_hi"]].to_numpy()],
+            "turns per race": [
+                f"{t:.2f} ({lo:.2f}–{hi:.2f})" for t, lo, hi in frame[["turns", "turns_lo", "turns_hi"]].to_numpy()
+            ],
+        }
+    )
+    notes = [
+        "Open ownership (variant open-ownership): the tokens are dealt face up, so every detective knows the deal "
+        "(it plays the oracle's rule). Hindmost ignores who holds what in both. Its gain over the mean seat of the "
+        "all-detective table measures how much reading the deal is worth to the others: the larger the loss when "
+        "the deal is open, the more the hidden deal protects a player who cannot read it. Edge: seat 0's sole-win "
+        "rate minus the mean seat's, all-detective tables.",
+    ]
+    return Page(title, draw, table, notes), title
 
 
 # --- 3. game length -------------------------------------------------------------------------------------------
 
 
-def _pooled(results: dict[str, RunResult], policy: str, k: int) -> Summary:
-    """The games of one ``policy`` seat among selfish players, every seat it took merged."""
-    merged = results[f"{policy} {k}@0"].summary
+def _pooled(results: dict[str, RunResult], prefix: str, k: int) -> Summary:
+    """The games of ``prefix {k}@{seat}`` arms, every seat merged."""
+    merged = results[f"{prefix} {k}@0"].summary
     for seat in range(1, k):
-        merged = merged.merge(results[f"{policy} {k}@{seat}"].summary)
+        merged = merged.merge(results[f"{prefix} {k}@{seat}"].summary)
     return merged
 
 
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """Turns per race (race 1 and race 2) by player count, and the spread of game lengths."""
+    """Turns per race (race 1 and race 2) by player count under strong play, and the spread of game lengths."""
     rows, table = [], []
-    arms = [(k, BASE, results[f"seats {k}"].summary) for k in PLAYER_COUNTS]
+    arms = [
+        (k, p, results[f"{label} {k}"].summary)
+        for k in PLAYER_COUNTS
+        for p, label in ((STRONG, "strong"), (BASE, "seats"))
+    ]
     arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
-    arms += [(4, f"one {p}, 3 {BASE}", _pooled(results, p, 4)) for p in ("detective", "oracle")]
+    arms += [(4, f"one oracle, 3 {o}", _pooled(results, f"oracle among {o}", 4)) for o in OPPONENTS]
     for k, policy, s in arms:
         races = {}
         for race in (1, 2):
             m, lo, hi = (float(v) for v in s.metric_mean(f"race{race}_turns"))
             races[race] = (m, lo, hi)
-            if policy == BASE:
+            if policy == STRONG:
                 rows.append({"players": k, "race": f"race {race}", "turns": m, "low": lo, "high": hi})
         per_race = _race_turns(s)
         table.append(
@@ -442,12 +530,12 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             }
         )
     frame = pd.DataFrame(rows)
-    four = _race_turns(results["seats 4"].summary)
-    two, six = _race_turns(results["seats 2"].summary), _race_turns(results["seats 6"].summary)
-    three = _race_turns(results["seats 3"].summary)
+    four = _race_turns(results["strong 4"].summary)
+    two, six = _race_turns(results["strong 2"].summary), _race_turns(results["strong 6"].summary)
+    weak4 = _race_turns(results["seats 4"].summary)
     title = (
-        f"A race lasts {four[0]:.2f} turns ({four[1]:.2f}–{four[2]:.2f}) with 4 players, {four[0] / 4:.1f} per "
-        f"player; {two[0]:.1f} with 2 players, {three[0]:.1f} with 3 and {six[0]:.1f} with 6"
+        f"A race between detectives lasts {four[0]:.2f} turns ({four[1]:.2f}–{four[2]:.2f}) with 4 players, "
+        f"{two[0]:.1f} with 2 and {six[0]:.1f} with 6; {weak4[0]:.1f} between 4 {BASE} players"
     )
 
     def draw(fig: Any) -> None:
@@ -456,7 +544,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             frame, "players", "turns", "low", "high", "race", "mean turns in the race (turns)", "players", ax=left
         )
         for i, k in enumerate((2, 4, 6)):
-            hist = results[f"seats {k}"].summary.turns_hist
+            hist = results[f"strong {k}"].summary.turns_hist
             share = hist / hist.sum()
             right.step(
                 np.arange(len(hist)),
@@ -472,8 +560,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         right.set_xlim(left=0)
 
     notes = [
-        f"Everyone plays {BASE} in the figure; the table adds 4-player tables of random, of blocker, and of one "
-        f"detective or oracle among {BASE} players (from the previous page). A turn is one "
+        f"Everyone plays {STRONG} in the figure; the table adds all-{BASE} tables, 4-player tables of random and of "
+        "blocker, and one oracle among 3 players of either (from the hidden-information page). A turn is one "
         "player's roll of the four dice; rounds per race = turns per race / players. Turns per race: the game's "
         "turns over both races, halved.",
     ]

@@ -22,7 +22,7 @@ from analysis.report import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, skill
+from experiments.chapters import Chapter, balance, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 
@@ -75,6 +75,7 @@ def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     for policy in POLICY_ORDER:
         p.add(_solo(policy), [policy], m, seed, chunk)
     skill.add_arms(p, m, seed, chunk)
+    balance.add_arms(p, m, seed, chunk)
     return p
 
 
@@ -92,7 +93,16 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
     planned = plan(n_games, seed)
-    makers = (faces_page, tuning_page, seat_page, policies_page, players_page, solo_page, skill.page_maker("panots"))
+    makers = (
+        faces_page,
+        tuning_page,
+        seat_page,
+        policies_page,
+        players_page,
+        solo_page,
+        skill.page_maker("panots"),
+        balance.page_maker("panots"),
+    )
     played = play_pages(planned, makers, jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()

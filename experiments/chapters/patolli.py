@@ -21,13 +21,14 @@ from analysis import plots, stats
 from analysis.report import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, skill
+from experiments.chapters import Chapter, balance, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
+BALANCE_SHARE = 4  # the balance page's arms (default rules, each variant, each token count) play n / 4 games
 STRONG = "expert"  # strong play: the expert at its default budget in both seats, on 1/skill.EXPERT_SHARE the games
 SELF_PLAY = [STRONG, *POLICY_ORDER]
 # marker layouts: label -> knob settings (seat 0 starts on square 12, seat 1 on 38; 13 and 14 follow seat 0's
@@ -110,6 +111,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
         if count != Params().tokens:
             p.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=(("tokens", str(count)),))
     skill.add_arms(p, n, seed, chunk)
+    balance.add_arms(p, max(1, n // BALANCE_SHARE), seed, chunk)
     return p
 
 
@@ -134,6 +136,7 @@ def build(
             variants_page,
             tokens_page,
             skill_page,
+            balance.page_maker("patolli"),
         ),
         jobs,
         precision,

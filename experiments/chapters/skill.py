@@ -22,8 +22,9 @@ from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct, proportion
 from experiments.runner import RunResult
 
-BUDGETS = {"pantolino": (512,), "patolli": (256,), "panots": (16,)}
-"""The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'."""
+BUDGETS = {"pantolino": (512,), "patolli": (256,), "panots": (16,), "cargolino": ()}
+"""The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'.
+Cargolino's page has none: its expert plays a few games a second (``simulate ladder cargolino`` rates it)."""
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
 PLAYERS = 2
 LABEL = "skill"

@@ -27,26 +27,36 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 6
+    assert len(texts) == 8
     for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0]
     assert "first player wins" in texts[1] and "2-player games" in texts[1] and "fair share" in texts[1]
-    assert "detective" in texts[2] and "oracle" in texts[2] and "belief accuracy" in texts[2]
-    assert "A race lasts" in texts[3] and "turns" in texts[3] and "rounds per race" in texts[3]
-    assert "short track" in texts[4] and "edge" in texts[4]
-    assert "Shell shape" in texts[5] and "5/3/1" in texts[5] and "seat edge" in texts[5]
-    assert len(chapter.headlines) == 5 and all("%" in h or "points" in h or "turns" in h for h in chapter.headlines)
+    assert "knowing the deal" in texts[2] and "oracle" in texts[2] and "hindmost" in texts[2]
+    assert "Open ownership" in texts[3] and "hindmost" in texts[3]
+    assert "A race between detectives" in texts[4] and "rounds per race" in texts[4]
+    assert "short track" in texts[5] and "edge" in texts[5]
+    assert "Shell shape" in texts[6] and "5/3/1" in texts[6] and "seat edge" in texts[6]
+    assert "skill" in texts[7].lower()
+    assert len(chapter.headlines) == 7
 
 
 def test_plan_shrinks_the_detective_arms() -> None:
     arms = cargolino.plan(20_000, 2026, 10_000).arms
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
-    detective = sum(a.spec.n_games for a in arms if a.label.startswith("detective 4@"))
-    oracle = sum(a.spec.n_games for a in arms if a.label.startswith("oracle 4@"))
-    assert detective == 10_000 and oracle == 20_000
-    assert all(a.spec.seats.count("detective") <= 1 for a in arms)
+    n = {
+        label: sum(a.spec.n_games for a in arms if a.label.startswith(label))
+        for label in ("hindmost among detective 4@", "oracle among selfish 4@", "detective among selfish 4@")
+    }
+    assert n == {
+        "hindmost among detective 4@": 2_000,
+        "oracle among selfish 4@": 20_000,
+        "detective among selfish 4@": 10_000,
+    }
+    strong = [a for a in arms if a.label.split()[0] in ("strong", "open") and len(a.label.split()) == 2]
+    assert strong and all(a.spec.n_games == 2_000 for a in strong)
+    assert len(strong) == 10 and all(a.spec.variant == "open-ownership" for a in arms if a.label.startswith("open"))
 
 
 def test_prior_accuracy_matches_the_engine_readme() -> None:

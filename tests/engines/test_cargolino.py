@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import core
-from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, beliefs, play, reference, rules
+from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference, rules
+
+HEURISTICS = sorted(name for name in POLICIES if not name.startswith("expert"))  # the reference plays these
 
 R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, purple, white
 # Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue
@@ -41,6 +43,8 @@ SEATINGS = [
     ["detective", "selfish", "random", "blocker"],
     ["detective", "detective", "oracle"],
     ["oracle", "detective", "selfish", "blocker", "random", "detective"],
+    ["hindmost", "detective:hide=0.5,own=2,other=3", "oracle:rest=0,cross=0,end=0"],
+    ["hindmost:hide=0.25", "detective:rest=1", "hindmost", "selfish"],
 ]
 
 
@@ -88,7 +92,9 @@ def knobs(draw: st.DrawFn) -> Params:
         shells=shells,
         faces=faces,
         dice=draw(st.integers(1, 7)),
-        races=draw(st.integers(1, 2)),
+        races=draw(st.integers(1, 3)),
+        tokens=draw(st.sampled_from([(2, 2, 1, 1, 1), (1, 1, 1, 1, 1), (3, 2, 1, 1, 1)])),
+        open_ownership=draw(st.booleans()),
         next_starter=draw(st.sampled_from(["last-mover", "next-player"])),
     )
 
@@ -96,7 +102,7 @@ def knobs(draw: st.DrawFn) -> Params:
 @settings(max_examples=15, deadline=None)
 @given(
     params=knobs(),
-    seats=st.lists(st.sampled_from(sorted(POLICIES)), min_size=2, max_size=6),
+    seats=st.lists(st.sampled_from(HEURISTICS), min_size=2, max_size=6),
     seed=st.integers(0, 10**6),
 )
 def test_random_knobs_match_reference(params: Params, seats: list[str], seed: int) -> None:
@@ -111,7 +117,7 @@ def test_random_knobs_match_reference(params: Params, seats: list[str], seed: in
 
 
 @settings(max_examples=12, deadline=None)
-@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+@given(players=st.integers(2, 6), policy=st.sampled_from(HEURISTICS), seed=st.integers(0, 10**6))
 def test_games_end_and_scores_match_positions(players: int, policy: str, seed: int) -> None:
     params = Params()
     n = 20
@@ -125,7 +131,7 @@ def test_games_end_and_scores_match_positions(players: int, policy: str, seed: i
     final = np.stack([out[f"final_{c}"] for c in rules.COLOURS], axis=1)
     assert (final.max(axis=1) == t.finish).all()  # the last race ended with a snail on the finish
     race2 = out["score"] - out["race1_shells"]
-    each = beliefs.snails_each(players)
+    each = Params().each(players)
     values = t.value[final]
     if each == 1:  # the seat's only snail is its most-delayed one
         assert (race2 == t.value[out["delayed"]]).all()
@@ -145,7 +151,7 @@ def test_games_end_and_scores_match_positions(players: int, policy: str, seed: i
 
 
 @settings(max_examples=10, deadline=None)
-@given(players=st.integers(2, 6), policy=st.sampled_from(sorted(POLICIES)), seed=st.integers(0, 10**6))
+@given(players=st.integers(2, 6), policy=st.sampled_from(HEURISTICS), seed=st.integers(0, 10**6))
 def test_each_die_moves_one_snail_one_space_forward(players: int, policy: str, seed: int) -> None:
     params = Params()
     table, state, impls = _batch(params, [policy] * players, 16, np.random.default_rng(seed))
@@ -168,13 +174,9 @@ def test_each_die_moves_one_snail_one_space_forward(players: int, policy: str, s
 
 def _batch(params: Params, seats: list[str], n: int, rng) -> tuple[rules.Table, rules.State, list[object]]:
     players = len(seats)
-    made = {name: POLICIES[name].impl(params) for name in seats}
-    impls = [made[name] for name in seats]
-    believes = np.array([getattr(i, "believes", False) for i in impls])
-    index = np.where(believes, np.cumsum(believes) - 1, -1)
-    hyps = beliefs.hypotheses(players)
-    table = rules.Table(params, params.tables, players, core.as_source(rng), hyps, index)
-    state = rules.State.initial(players, n, int(believes.sum()), hyps.size if believes.any() else 1)
+    impls = core.policy_instances(POLICIES, seats, params)
+    table = rules.Table.of(params, impls, core.as_source(rng))
+    state = rules.State.initial(players, n, table.n_beliefs, table.hyps.size if table.n_beliefs else 1)
     return table, state, impls
 
 
@@ -309,12 +311,12 @@ def test_oracle_pushes_the_leaders_snail() -> None:
     table.params = Params(dice=1)
     state.banked[0] = [5, 9, 2, 0]
     state.starter[0] = 3
-    rules.play_turn(table, [POLICIES["oracle"].impl(Params())] * 4, state)
+    rules.play_turn(table, core.policy_instances(POLICIES, ["oracle"] * 4, Params()), state)
     assert state.pos[0].tolist() == [10, 2, 4, 9, 1, 6]
 
 
 def test_next_race_starter(monkeypatch: pytest.MonkeyPatch) -> None:
-    for knob, shift in (("last-mover", 0), ("next-player", 1)):
+    for knob, shift in (("next-player", 1), ("last-mover", 0)):
         movers: list[tuple[int, int, int, int]] = []
         original = rules.play_turn
 
@@ -357,13 +359,17 @@ def test_metrics_columns_present() -> None:
     [
         ({"dice": 0}, ["dice=0", "1..7"]),
         ({"dice": 8}, ["dice=8", "1..7"]),
-        ({"races": 3}, ["races=3", "1..2"]),
+        ({"races": 6}, ["races=6", "1..5"]),
+        ({"tokens": (2, 2, 2, 1, 1)}, ["tokens=(2, 2, 2, 1, 1)", "players × tokens <= 6"]),
+        ({"tokens": (2, 2, 1, 1)}, ["tokens=", "5 whole numbers"]),
+        ({"tokens": (0, 2, 1, 1, 1)}, ["tokens=", ">= 1"]),
+        ({"open_ownership": "yes"}, ["open_ownership='yes'", "False, True"]),
         ({"track": ("red", "pink")}, ["track=", "pink", "red, green"]),
         ({"track": ()}, ["track=()", "1..60"]),
         ({"faces": ("red",) * 13}, ["faces=", "1..12"]),
         ({"shells": (1, 2, 3)}, ["shells=(1, 2, 3)", "26"]),
         ({"shells": (10,) * 26}, ["shells=", "0..9"]),
-        ({"next_starter": "holder"}, ["next_starter='holder'", "last-mover"]),
+        ({"next_starter": "holder"}, ["next_starter='holder'", "next-player"]),
     ],
 )
 def test_params_errors_name_knob_value_and_range(knobs: dict, words: list[str]) -> None:
@@ -383,3 +389,67 @@ def test_default_board_and_shells() -> None:
 def test_players_out_of_range() -> None:
     with pytest.raises(ValueError, match="players=7"):
         play(Params(), ["random"] * 7, 1, np.random.default_rng(0))
+
+
+# --- (d) the experts -------------------------------------------------------------------------------------------
+
+
+def _expert_choices(players: int, expert: str, swap: bool, turns: int = 7, n: int = 24) -> np.ndarray:
+    """The expert's first die of a seat-0 turn in ``n`` games after ``turns`` hindmost turns (own tokens fixed).
+
+    ``swap`` re-deals the tokens of every other seat among the snails seat 0 does not hold (the hidden truth).
+    """
+    params = Params()
+    expert_impls = core.policy_instances(POLICIES, [expert] + ["hindmost"] * (players - 1), params)
+    pushers = core.policy_instances(POLICIES, ["hindmost"] * players, params)
+    table, state, _ = _batch(params, [expert] + ["hindmost"] * (players - 1), n, np.random.default_rng(3))
+    table = rules.Table.of(params, expert_impls, table.source)
+    rules.start_races(table, state, np.arange(n))
+    for _ in range(turns):
+        rules.play_turn(table, pushers, state)
+        state.race_turn += 1
+    state.starter[:] = (-state.race_turn) % players  # seat 0 moves next
+    if swap:
+        for g in range(n):
+            others = [s for s in range(6) if state.owner[g, s] != 0]
+            old = state.owner[g, others].copy()
+            state.owner[g, others] = np.roll(old, 1)
+            state.held[g] = [sum(1 << s for s in range(6) if state.owner[g, s] == p) for p in range(players)]
+    mover, code = rules.roll(table, state)
+    assert (mover == 0).all()
+    step = rules.Step(table, state, slice(None), mover, state.held[:, 0].copy(), code, 0)
+    snail, colour = expert_impls[0].choose(step)
+    return snail * 6 + colour
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_ignores_the_hidden_deal(players: int) -> None:
+    # the same games with the other seats' tokens re-dealt: the expert chooses the same moves ...
+    assert np.array_equal(_expert_choices(players, "expert:8", False), _expert_choices(players, "expert:8", True))
+
+
+def test_expert_oracle_reads_the_deal() -> None:
+    # ... while the expert-oracle, searching the true deal, changes some (so the test above can fail)
+    assert not np.array_equal(_expert_choices(2, "expert-oracle:8", False), _expert_choices(2, "expert-oracle:8", True))
+
+
+def test_expert_moves_are_legal_and_reproducible() -> None:
+    seats = ["expert:4", "selfish"]
+    one = play(Params(), seats, 4, np.random.default_rng(8))
+    two = play(Params(), seats, 4, np.random.default_rng(8))
+    for name, value in one.items():
+        np.testing.assert_array_equal(value, two[name], err_msg=name)
+    assert not one["capped"].any()
+
+
+def test_expert_arguments() -> None:
+    with pytest.raises(ValueError, match=r"1\.\.65536"):
+        core.resolve_policies(POLICIES, ["expert:0"])
+    with pytest.raises(ValueError, match="hide=2"):
+        core.resolve_policies(POLICIES, ["detective:hide=2"])
+    with pytest.raises(ValueError, match="keys hide"):
+        core.resolve_policies(POLICIES, ["hindmost:own=2"])
+    (p,) = core.resolve_policies(POLICIES, ["detective:hide=0.125,own=1,other=3"])
+    assert (p.arg.hide, p.arg.other, p.arg.cross) == (0.125, 3.0, 2)
+    (q,) = core.resolve_policies(POLICIES, ["detective:hide=0.125/own=1/other=3"])
+    assert q.arg == p.arg

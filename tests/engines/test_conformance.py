@@ -27,6 +27,8 @@ def test_module_declares_the_contract(game: str) -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         params.__setattr__(dataclasses.fields(params)[0].name, None)
     assert all(k.doc and k.allowed for k in module.Params.knobs())
+    undeclared = [k.name for k in module.Params.knobs() if not k.source]
+    assert not undeclared, f"{game}: knobs whose default's source is not declared: {undeclared}"
     assert module.POLICIES and all(isinstance(p, Policy) and p.description for p in module.POLICIES.values())
     assert all(name == name.lower() and " " not in name for name in module.POLICIES)
     assert all(isinstance(m, Metric) for m in module.METRICS.values())

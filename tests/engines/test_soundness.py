@@ -53,11 +53,16 @@ def players(game: str) -> int:
     return len(seats_from(module, "random", None, None))
 
 
-def win_share(game: str, policy: str, n: int, seed: int = SEED) -> tuple[float, float, float, int]:
-    """Mean share of the win of ``policy`` against random, rotated through every seat: ``(share, low, high, N)``."""
+def win_share(
+    game: str, policy: str, n: int, seed: int = SEED, k: int | None = None
+) -> tuple[float, float, float, int]:
+    """Mean share of the win of ``policy`` against random, rotated through every seat: ``(share, low, high, N)``.
+
+    ``k`` seats (default: the CLI's default player count).
+    """
     module = get_game(game).module
     params = module.Params()
-    k = players(game)
+    k = players(game) if k is None else k
     total, games = 0.0, 0
     for seat in range(k):
         seats = ["random"] * k
@@ -117,6 +122,24 @@ def test_heuristic_beats_random(game: str, policy: str) -> None:
     assert ok, f"{game} {policy} does not beat random: {figures}"
 
 
+MORE_PLAYERS = {"cargolino": ((4, 1_000), (6, 600))}
+"""Further player counts (and games per seating) at which a game's heuristics must beat random."""
+
+
+@pytest.mark.parametrize(
+    ("game", "policy", "k", "n"),
+    [
+        pytest.param(game, policy, k, n, id=f"{game}-{policy}-{k}p")
+        for game, counts in MORE_PLAYERS.items()
+        for policy in heuristics(game)
+        for k, n in counts
+    ],
+)
+def test_heuristic_beats_random_at_more_players(game: str, policy: str, k: int, n: int) -> None:
+    share, low, high, games = win_share(game, policy, n, k=k)
+    assert low > 1 / k, f"{game} {policy} at {k} players: {share:.1%} [{low:.1%}, {high:.1%}] of {games} games"
+
+
 @pytest.mark.parametrize("game", ["patolli", "paleolino"])
 def test_random_does_not_beat_random(game: str) -> None:
     # the criterion can fail: random against itself (competitive) or a random table (cooperative) is no better
@@ -124,7 +147,7 @@ def test_random_does_not_beat_random(game: str) -> None:
     assert not ok, figures
 
 
-SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4, "paleolino": 12}
+SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4, "paleolino": 12, "cargolino": 4}
 """Games per seating of the expert (default budget) against each heuristic: enough to catch an expert that loses
 clearly (a broken search loses nearly every game), few enough for seconds of test time."""
 

@@ -1,0 +1,216 @@
+"""Cargolino Valentino's decision points, and the experts that search them.
+
+A turn holds one decision per die: which (die colour, snail) pair to play. A :class:`Point` is a batch of
+positions at one of them: the game state, the mover, the dice still to use and how many were used. Candidate
+``6 * snail + colour`` moves ``snail`` with a die of ``colour``; every row has at least one legal candidate.
+
+What the mover cannot see is who holds the other snails. The ``expert`` keeps a belief over the deal (the
+detective's model, :mod:`~engines.cargolino.beliefs`), and its points never hold the true deal: each point and
+each playout draws the other seats' tokens from that belief (:meth:`Point.determinise`). ``expert-oracle``
+searches the same way with the true deal (its ``determinise`` does nothing), and so do both when ownership is
+open. Future races are dealt afresh inside the playouts, from the playout's own source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines import core
+from engines.cargolino import beliefs
+from engines.cargolino.rules import (
+    N_SNAILS,
+    Params,
+    State,
+    Step,
+    Table,
+    after_turn,
+    hypothesis_index,
+    new_outcome,
+    outcome,
+    play_on,
+    use_dice,
+)
+from engines.core import Policy
+from engines.expert import Search
+
+ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
+ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
+SAMPLE_SALT = np.uint64(0xC2B2AE3D27D4EB4F)  # separates the point's own sample of the deal from the playouts'
+
+
+def fresh_instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[object]:
+    """New policy implementations (never the cached ones: a policy's per-turn caches belong to its real game)."""
+    return [
+        p.impl(params, p.arg) if p.parse_arg is not None else p.impl(params)
+        for p in core.resolve_policies(policies, names)
+    ]
+
+
+@dataclass(slots=True)
+class Point:
+    """A batch of Cargolino positions at a die decision (see the module docstring); rows are independent games."""
+
+    params: Params
+    policies: Mapping[str, Policy]  # the registry playouts resolve their policy names in
+    players: int
+    state: State  # rows own their arrays; ``game`` numbers the rows
+    mover: np.ndarray  # (B,) int64
+    code: np.ndarray  # (B,) int64: the dice still to use
+    die: int  # dice of the turn already used
+    belief: np.ndarray  # (B, H) the mover's belief over its hypotheses (empty when the deal is seen)
+    key: np.ndarray  # (B,) uint64
+    hidden: bool  # whether the other seats' tokens are drawn from the belief
+    moved: bool = False
+    cooperative: bool = False
+
+    @classmethod
+    def at(cls, step: Step, policies: Mapping[str, Policy], truth: bool) -> Point:
+        """The decision of every game of ``step``; without ``truth`` the deal is a draw from the mover's belief."""
+        table = step.table
+        state = step.state.keep_rows(np.arange(len(step.state.game))[step.rows])
+        hidden = not truth and not table.params.open_ownership
+        belief = np.zeros((len(step.mover), 0))
+        if hidden:
+            belief = state.belief[np.arange(len(step.mover)), table.detective_index[step.mover]]
+        state.belief = np.zeros((len(step.mover), 0, 1))
+        state.accuracy = np.zeros((len(step.mover), 0))
+        position = (step.pos.astype(np.uint64) << (np.uint64(8) * np.arange(N_SNAILS, dtype=np.uint64))).sum(axis=1)
+        stamp = (step.games.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
+        key = core.mix64(np.uint64(table.source.search_seed) ^ core.mix64(stamp | np.uint64(step.die)))
+        key ^= core.mix64(position ^ core.mix64(step.code.astype(np.uint64)))
+        state.game = np.arange(len(step.mover))
+        point = cls(
+            table.params,
+            policies,
+            table.players,
+            state,
+            step.mover.copy(),
+            step.code.copy(),
+            step.die,
+            belief,
+            key,
+            hidden,
+        )
+        point.determinise(core.StreamSource(key ^ SAMPLE_SALT))  # the true deal of the others never stays
+        return point
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The mover of each row."""
+        return self.mover
+
+    def legal(self) -> np.ndarray:
+        """``(B, 36)``: candidate ``6 * snail + colour`` is legal when that die may move that snail."""
+        masks = self.params.tables.legal(self.state.pos, self.code)
+        return ((masks[:, :, None] >> np.arange(N_SNAILS)) & 1).reshape(len(masks), ACTIONS).astype(bool)
+
+    def suggest(self, policy: str) -> np.ndarray:
+        """The named policy's move (its random draws from a stream keyed by the decision).
+
+        A policy that believes reads the mover's belief; where the deal is seen (``expert-oracle``, open
+        ownership) it reads the deal.
+        """
+        (impl,) = fresh_instances(self.policies, [policy], self.params)
+        table = Table.of(self.params, [impl] * self.players, core.StreamSource(self.key))
+        state = self.state
+        if self.hidden and getattr(impl, "believes", False):
+            state = self.state.keep_rows(np.arange(len(self.mover)))
+            state.belief = self.belief[:, None, :]  # belief column 0 is the mover's in every row
+            table.detective_index = np.zeros(self.players, dtype=np.int64)
+        else:
+            table.playout = True
+        own = state.held[np.arange(len(self.mover)), self.mover]
+        snail, colour = impl.choose(Step(table, state, slice(None), self.mover, own, self.code, self.die))
+        return snail * N_SNAILS + colour
+
+    def take(self, rows: np.ndarray) -> Point:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        state.game = np.arange(len(rows))
+        return Point(
+            self.params,
+            self.policies,
+            self.players,
+            state,
+            self.mover[rows],
+            self.code[rows],
+            self.die,
+            self.belief[rows],
+            self.key[rows],
+            self.hidden,
+            self.moved,
+        )
+
+    def determinise(self, source: core.Source) -> None:
+        """Deal the other seats' tokens afresh from the mover's belief (nothing to do when the deal is seen)."""
+        if not self.hidden:
+            return
+        table = Table.of(self.params, [None] * self.players, source)
+        hyp = hypothesis_index(table, self.state, slice(None), self.mover)
+        column = beliefs.sample_column(self.belief, source.uniform(self.state.game, 1)[:, 0])
+        deal = hyp[np.arange(len(hyp)), column]
+        self.state.owner[:] = table.hyps.owners[deal]
+        self.state.held[:] = table.hyps.seatmask[deal]
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Move each row's chosen snail with its chosen die."""
+        rows = np.arange(len(actions))
+        snail, colour = actions // N_SNAILS, actions % N_SNAILS
+        self.state.pos[rows, snail] += 1
+        self.code = self.code - self.params.tables.unit[colour]
+        self.moved = True
+
+    def play_out(self, seat_policies: Sequence[str], source: core.Source) -> tuple[np.ndarray, np.ndarray]:
+        """Use the rest of the turn's dice, then play on to the end; every row's winners and shells."""
+        if not self.moved:
+            raise ValueError("a decision point is played out after its decision is applied")
+        impls = fresh_instances(self.policies, seat_policies, self.params)
+        table = Table.of(self.params, impls, source)
+        table.playout = True  # the drawn deal is every seat's knowledge: a detective plays it as the truth
+        out = new_outcome(len(self.mover), self.players)
+        use_dice(table, impls, self.state, self.mover, self.code, self.die + 1)
+        state, fresh = after_turn(table, self.state, self.mover, out)
+        play_on(table, impls, state, fresh, out)
+        result = outcome(out)
+        return result["winners"], result["score"]
+
+
+class Expert:
+    """``expert`` / ``expert-oracle``: every die chosen by :class:`~engines.expert.Search` with ``ROLLOUT``."""
+
+    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy], truth: bool = False) -> None:
+        """Search with ``playouts`` per decision; ``truth``: search the true deal (cheats) instead of beliefs."""
+        self.policies, self.truth = policies, truth
+        self.believes = not truth  # the engine keeps this seat's belief over the deal
+        self.search = Search(playouts, ROLLOUT)
+
+    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
+        """The searched (snail, colour) of every game; snail -1 where no die can move a snail."""
+        snail = np.full(len(step.mover), -1, dtype=np.int64)
+        colour = np.zeros(len(step.mover), dtype=np.int64)
+        live = np.flatnonzero((step.legal != 0).any(axis=1))
+        if not len(live):
+            return snail, colour
+        rows = np.arange(len(step.state.game))[step.rows][live]
+        sub = Step(
+            step.table,
+            step.state,
+            rows,
+            _spread(step.mover, live, step.rows, len(step.state.game)),
+            _spread(step.own, live, step.rows, len(step.state.game)),
+            _spread(step.code, live, step.rows, len(step.state.game)),
+            step.die,
+        )
+        chosen = self.search.choose(Point.at(sub, self.policies, self.truth))
+        snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
+        return snail, colour
+
+
+def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:
+    """A full-length array holding ``values[live]`` at the state rows ``rows[live]`` (what :class:`Step` indexes)."""
+    out = np.zeros(n, dtype=values.dtype)
+    out[np.arange(n)[rows][live]] = values[live]
+    return out
