@@ -67,13 +67,17 @@ POLICY_LOOKS: dict[str, tuple[int, str]] = {
     "aggressive": (4, "<"),
     "cautious": (9, ">"),
     "balanced": (0, "h"),
+    "home-stretch": (6, "o"),
     # Cargolino
     "selfish": (1, "P"),
     "blocker": (4, "d"),
     "detective": (0, "H"),
     "oracle": (5, "8"),
+    "hindmost": (9, "v"),
+    "expert-oracle": (8, "*"),
     # Panots
     "denier": (5, "d"),
+    "majority-aware": (6, "s"),
 }
 """Palette index and marker of every policy the five games define (each game's policies differ in colour)."""
 

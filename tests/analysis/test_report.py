@@ -96,9 +96,9 @@ def test_html_twin_is_self_contained_with_the_same_pages_and_links(two_builds) -
     (path, _), _ = two_builds
     html = path.with_suffix(".html").read_text()
     ids = set(re.findall(r'id="([^"]+)"', html))
-    assert ids == {f"page-{n}" for n in range(1, 8)}
+    assert ids == {f"page-{n}" for n in range(1, 9)}
     assert set(re.findall(r'href="#([^"]+)"', html)) == ids
-    assert html.count('<img src="data:image/png;base64,') == 6
+    assert html.count('<img src="data:image/png;base64,') == 7
     assert not re.search(r'(src|href)="(https?:|//|file:)', html)
     assert "Assumptions: 2 defaults not from the rulebook" in html and "<table>" in html
 
@@ -108,7 +108,7 @@ def test_html_twin_loads_in_a_browser_without_errors(two_builds) -> None:
     (path, _), _ = two_builds
     visit = browser.load(browser.file_url(path.with_suffix(".html")), LINKS_AND_FIGURES)
     assert visit.errors == []
-    assert visit.value["images"] == visit.value["loaded"] == 6
+    assert visit.value["images"] == visit.value["loaded"] == 7
     assert visit.value["links"] > 10 and visit.value["broken"] == []
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "pantolino-report-first-screen.png").write_bytes(visit.screenshot)
