@@ -70,6 +70,16 @@ SETUPS: dict[str, Setup] = {
         ),
     ),
     "panots": Setup("planner", 2),
+    "cargolino": Setup("detective", 2),
+    "paleolino": Setup(
+        "planner",
+        2,
+        notes=(
+            "Cooperative: the table wins or loses together, so seat advantage, decisiveness and drama are not "
+            "defined. Publisher's (rulebook): the rules of play. Ours: 11 of the 15 invention costs, even cave "
+            "odds, memory and backpack swaps, on which every figure here rests.",
+        ),
+    ),
 }
 """Per game; a game without an entry plays its first policy at its smallest table of at least 2, no question."""
 

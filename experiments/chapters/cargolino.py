@@ -20,7 +20,7 @@ from analysis.report import Page
 from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, skill
+from experiments.chapters import Chapter, balance, skill
 from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
@@ -61,6 +61,9 @@ def _track(spaces: int) -> tuple[tuple[str, str], ...]:
     return (("track", ",".join(TRACK_CYCLE * (spaces // len(TRACK_CYCLE)))),)
 
 
+BALANCE_SHARE = 4  # the balance page's arms (default rules and each variant) play n / 4 games
+
+
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
     chunk = arm_chunk(INFO, n) if chunk is None else chunk
@@ -94,6 +97,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
         for name, shells in SHELLS.items():
             if shells is not None:
                 p.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
+    balance.add_arms(p, max(1, n // BALANCE_SHARE), seed, chunk)
     return p
 
 
@@ -111,7 +115,8 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
     makers = (seat_page, information_page, open_page, length_page, track_page, shells_page)
-    played = play_pages(planned, (*makers, skill.page_maker("cargolino")), jobs, precision, progress)
+    pages_of = (*makers, skill.page_maker("cargolino"), balance.page_maker("cargolino"))
+    played = play_pages(planned, pages_of, jobs, precision, progress)
     pages, headlines, games = played.pages, played.headlines, played.games
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a

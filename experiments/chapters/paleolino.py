@@ -24,7 +24,7 @@ from analysis.summary import Summary
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.policies import EXPERT_PLAYOUTS
-from experiments.chapters import Chapter
+from experiments.chapters import Chapter, balance
 from experiments.chapters.common import Plan, pct, play_pages, provenance
 from experiments.runner import RunResult
 from experiments.spec import arm_chunk
@@ -157,6 +157,9 @@ def difficulty_settings() -> list[Setting]:
     ]
 
 
+BALANCE_SHARE = 10  # the balance page's arms (default rules and each variant) play n / 10 games
+
+
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays (the slow expert and planner arms first, so they do not finish last)."""
     chunk = arm_chunk(INFO, n) if chunk is None else chunk
@@ -188,6 +191,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
         add(p, cost_setting(preset), 2, n, seed, chunk, HEURISTIC)
     for setting in VARIANT_SETTINGS[1:]:
         add(p, setting, 2, n, seed, chunk, HEURISTIC)
+    balance.add_arms(p, max(1, n // BALANCE_SHARE), seed, chunk)
     return p
 
 
@@ -242,7 +246,7 @@ def build(
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "
             "it assumes the policy named beside it (planner unless said). Differences: two-proportion tests.",
         ),
-        ("answers", "; ".join(answers)),
+        ("answers", "; ".join(a for a in answers if a)),
     ]
     return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
 
@@ -791,6 +795,12 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     return Page(title, draw, pd.DataFrame(lines), notes), title, answer
 
 
+def balance_page(results: dict[str, Any]) -> tuple[Page, str, str]:
+    """The shared balance page (a cooperative game: only the metrics it defines), with no short answer."""
+    page, headline = balance.page_maker("paleolino")(results)
+    return page, headline, ""
+
+
 PAGES = (
     policies_page,
     variants_page,
@@ -801,4 +811,5 @@ PAGES = (
     costs_page,
     difficulty_page,
     skill_page,
+    balance_page,
 )

@@ -27,7 +27,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 8
+    assert len(texts) == 9
     for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0]
@@ -38,7 +38,8 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "short track" in texts[5] and "edge" in texts[5]
     assert "Shell shape" in texts[6] and "5/3/1" in texts[6] and "seat edge" in texts[6]
     assert "skill" in texts[7].lower()
-    assert len(chapter.headlines) == 7
+    assert "Balance of cargolino" in texts[8] and "first_seat_advantage" in texts[8]
+    assert len(chapter.headlines) == 8
 
 
 def test_plan_shrinks_the_detective_arms() -> None:

@@ -30,7 +30,7 @@ def monkeypatch_module():
 
 def test_front_page_says_what_was_run(report) -> None:
     chapter, texts = report
-    assert len(texts) == 10
+    assert len(texts) == 11
     for word in (
         "Paleolino",
         "seed",
@@ -50,7 +50,7 @@ def test_front_page_says_what_was_run(report) -> None:
     arms = paleolino.plan(N, 2026, N).arms
     games = sum(a.spec.n_games for a in arms)
     assert f"{games:,} in {len(arms)} arms" in texts[0]
-    assert len(chapter.headlines) == 9
+    assert len(chapter.headlines) == 10
     assert not any("published rules" in t for t in texts)  # our defaults are never called the publisher's
 
 
@@ -67,7 +67,9 @@ def test_each_page_title_answers_its_question(report) -> None:
         ("Difficulty with planner play", "our defaults", "variant / knobs"),
         ("Skill matters", "random", "planner", "expert", "no memory"),
     ]
-    for text, words in zip(texts[1:], expected, strict=True):
+    *pages, balance = texts[1:]
+    assert "Balance of paleolino" in balance and "duration" in balance and "Cooperative" in balance
+    for text, words in zip(pages, expected, strict=True):
         flat = " ".join(text.split())
         for word in words:
             assert word in flat, (word, flat[:200])
