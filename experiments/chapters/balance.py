@@ -69,8 +69,24 @@ SETUPS: dict[str, Setup] = {
             "first_seat_advantage=0",
         ),
     ),
-    "panots": Setup("planner", 2),
-    "cargolino": Setup("detective", 2),
+    "panots": Setup(
+        "planner",
+        2,
+        Question(
+            "how many cards per player bring the first seat's advantage closest to fair?",
+            {"cards_per_player": ("6", "7", "8", "9", "10")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    "cargolino": Setup(
+        "detective",
+        2,
+        Question(
+            "how many races bring the first seat's advantage closest to fair?",
+            {"races": ("1", "2", "3", "4", "5")},
+            "first_seat_advantage=0",
+        ),
+    ),
     "paleolino": Setup(
         "planner",
         2,

@@ -40,7 +40,7 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
     assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
-    assert "Balance of panots" in texts[8] and "decisiveness" in texts[8]
+    assert "Balance: first_seat_advantage is" in texts[8] and "cards_per_player=" in texts[8]
     assert len(chapter.headlines) == 8 and all("%" in h or "VP" in h for h in chapter.headlines)
 
 
@@ -49,7 +49,7 @@ def test_plan_gives_every_table_a_tenth_of_n() -> None:
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     halves = [a for a in arms if a.label.startswith(("table", "h2h"))]
-    own = [a for a in arms if not a.label.startswith("skill")]
+    own = [a for a in arms if not a.label.startswith(("skill", "balance panots tune"))]  # tuning: n / 4 a setting
     assert len(halves) == 5 + 20 and {a.spec.n_games for a in halves} == {1_000}
     assert {a.spec.n_games for a in own if a not in halves} == {2_000}
     assert {len(a.spec.seats) for a in own} == set(range(1, 8))
