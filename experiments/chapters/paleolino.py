@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -288,6 +289,15 @@ def grid(
     return pd.DataFrame([row(results, s, k, policy) for s in settings for k in counts])
 
 
+def _draw_rates_by_setting(frame: pd.DataFrame, fig: Any) -> None:
+    """Table win rate by player count, one bar per setting, with its interval."""
+    ax = fig.subplots()
+    plots.interval_bars(
+        frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
+    )
+    ax.set_ylim(0, 1)
+
+
 def _at(frame: pd.DataFrame, column: str, value: Any, players: int) -> pd.Series:
     return frame[(frame[column] == value) & (frame["players"] == players)].iloc[0]
 
@@ -407,12 +417,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "(2 players, planner)"
     )
 
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        plots.interval_bars(
-            frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
-        )
-        ax.set_ylim(0, 1)
+    draw = partial(_draw_rates_by_setting, frame)
 
     table = wide(
         frame,
@@ -574,12 +579,7 @@ def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"2-chip backpacks with 1 / 2 chips of help each: {100 * one['rate']:.1f}% / {100 * two['rate']:.1f}% (4 p)"
     )
 
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        plots.interval_bars(
-            frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
-        )
-        ax.set_ylim(0, 1)
+    draw = partial(_draw_rates_by_setting, frame)
 
     how = {s.label: s.describe() for s in HELP_SETTINGS}
     table = wide(
@@ -668,12 +668,7 @@ def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"{100 * high['rate']:.1f}% ({high['setting']})"
     )
 
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        plots.interval_bars(
-            frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
-        )
-        ax.set_ylim(0, 1)
+    draw = partial(_draw_rates_by_setting, frame)
 
     mixes = {
         s.label: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
