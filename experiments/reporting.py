@@ -17,8 +17,9 @@ from analysis.report import Book, Knob, Page, Report, build_date, knob_value, wr
 from engines import get_game
 from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
 from experiments.chapters.common import Plan, play_pages
+from experiments.runner import RunSpec, sharing_chunks
 from experiments.spec import arm_chunk, load_study, resolve_study
-from experiments.study import run_study
+from experiments.study import run_arms, run_study
 
 ALL = "all"
 """The report target that builds every chapter into one book."""
@@ -118,18 +119,27 @@ def build_all(
     modules = {game: chapter_module(game) for game in CHAPTERS}
     plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
     ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
-    total = sum(a.spec.n_games for plan in (*plans.values(), *ladders.values()) for a in plan.arms)
+    arms = [a for plan in (*plans.values(), *ladders.values()) for a in plan.arms]
     reports, headlines = [], []
-    with progress(total) as bar:
+    with progress(sum(a.spec.n_games for a in arms)) as bar, sharing_chunks():
+        # every chapter's arms on one pool, searching ones first, so no core waits for one chapter's last chunks;
+        # the chapters then find each chunk in the shared cache
+        run_arms(sorted(arms, key=lambda arm: not searches(arm.spec)), jobs, precision, bar.advance)
         for game, module in modules.items():
-            chapter = module.build(n_games, precision, seed, jobs, bar.advance)
+            chapter = module.build(n_games, precision, seed, jobs, None)
             report = chapter_report(game, chapter)
             if game in ladders:
-                report.extra_metrics = ladder_metrics(game, ladders[game], jobs, precision, bar.advance)
+                report.extra_metrics = ladder_metrics(game, ladders[game], jobs, precision, None)
             reports.append(report)
             headlines += [f"{game}: {h}" for h in chapter.headlines]
     book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
     return write_book(out or report_path(ALL), book), headlines
+
+
+def searches(spec: RunSpec) -> bool:
+    """Whether a seat of ``spec`` plays a searching policy (one that caps its chunks: slow)."""
+    policies = spec.module.POLICIES
+    return any(policies[seat.split(":")[0]].chunk_games is not None for seat in spec.seats)
 
 
 def has_ladder(plan: Plan) -> bool:
@@ -145,7 +155,7 @@ def ladder_plan(game: str, n_games: int, seed: int) -> Plan:
 
 
 def ladder_metrics(
-    game: str, plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None]
+    game: str, plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None] | None
 ) -> dict[str, str]:
     """Play ``plan`` (a game's ladder) for the comparison page; a cooperative game keeps only its length."""
     metrics = dict(play_pages(plan, [skill.page_maker(game)], jobs, precision, progress).pages[0].metrics)

@@ -502,7 +502,9 @@ class ChunkStore:
         self._loaded[key] = summary
 
 
-_saved_chunks: contextvars.ContextVar[ChunkStore | None] = contextvars.ContextVar("saved_chunks", default=None)
+ChunkCache = dict[tuple[str, int, int], Summary] | ChunkStore
+"""Summaries of finished chunks by ``(identity key, chunk index, games)``: in memory, or a :class:`ChunkStore`."""
+_saved_chunks: contextvars.ContextVar[ChunkCache | None] = contextvars.ContextVar("saved_chunks", default=None)
 
 
 @contextlib.contextmanager
@@ -521,7 +523,25 @@ def saving_chunks(root: Path, fresh: bool = False) -> Iterator[ChunkStore]:
             _saved_chunks.reset(token)
 
 
-def _chunk_cache() -> dict[tuple[str, int, int], Summary] | ChunkStore:
+@contextlib.contextmanager
+def sharing_chunks() -> Iterator[ChunkCache]:
+    """Within the block, every run reuses the chunks any earlier run of the block played.
+
+    They are kept in memory, unless an enclosing :func:`saving_chunks` block keeps them on disk already.
+    """
+    cache = _saved_chunks.get()
+    if cache is not None:
+        yield cache
+        return
+    cache = {}
+    token = _saved_chunks.set(cache)
+    try:
+        yield cache
+    finally:
+        _saved_chunks.reset(token)
+
+
+def _chunk_cache() -> ChunkCache:
     store = _saved_chunks.get()
     return {} if store is None else store
 
@@ -915,7 +935,7 @@ def run_many(
     specs: Sequence[RunSpec],
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int, int], Summary] | ChunkStore | None = None,
+    cache: ChunkCache | None = None,
 ) -> list[RunResult]:
     """Play several specs on one pool (all their chunks interleaved); results in the order of ``specs``.
 
@@ -975,7 +995,7 @@ def run_to_precision(
     jobs: int | None = None,
     max_games: int = 50_000_000,
     progress: Callable[[int], None] | None = None,
-    cache: dict[tuple[str, int, int], Summary] | ChunkStore | None = None,
+    cache: ChunkCache | None = None,
 ) -> list[RunResult]:
     """Add chunks until every seat's win rate in every spec has a 95% half-width of at most ``precision``.
 

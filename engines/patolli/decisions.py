@@ -33,11 +33,11 @@ from engines.patolli.rules import (
     keeps,
     marker_sets,
     move,
-    outcome,
     place_markers,
     placements,
     play_on,
     roll_off,
+    standings,
 )
 
 ROLLOUT = "balanced"  # the expert's playout policy and default move: the strongest heuristic
@@ -130,8 +130,8 @@ def finish(
     else:
         impls = core.policy_instances(policies, seat_policies, params)
         final = play_on(params, impls, state, source)
-    result = outcome(params, final)
-    return result["winners"], result["score"]
+    score, _, winners = standings(final)  # only what the search reads: the game's other columns cost a sixth
+    return winners, score
 
 
 def position_key(seed: int, state: State, salt: np.ndarray) -> np.ndarray:

@@ -751,17 +751,27 @@ BATCH = 8192  # games in play at once: a finished game's column goes to a new ga
 REFILL = 1024  # new games are set up (markers, roll-off) this many at a time
 
 
-def outcome(params: Params, out: State) -> Outcome:
-    """Per-game columns from finished states: winners take the bank; capped games are ranked as they stand."""
-    n = len(out.game)
+def standings(out: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each finished game's score (buttons home, ``(B, 2)``), winner ``(B,)`` and winners ``(B, 2)``.
+
+    A game won outright has its winner; a capped game is ranked as it stands (buttons home, then tokens).
+    """
     score = out.home.T.astype(np.int32)
-    capped = out.reason == CAPPED
-    tokens = out.tokens.T.astype(np.int16)
-    ranked, ranked_all = core.rank_winners(score, tokens.astype(np.int64))
+    ranked, ranked_all = core.rank_winners(score, out.tokens.T.astype(np.int64))
     decided = out.winner >= 0
     winner = np.where(decided, out.winner, ranked).astype(np.int8)
     winners = ranked_all.copy()
     winners[decided] = np.arange(PLAYERS)[None, :] == out.winner[decided, None]
+    return score, winner, winners
+
+
+def outcome(params: Params, out: State) -> Outcome:
+    """Per-game columns from finished states: winners take the bank; capped games are ranked as they stand."""
+    n = len(out.game)
+    score, winner, winners = standings(out)
+    capped = out.reason == CAPPED
+    tokens = out.tokens.T.astype(np.int16)
+    decided = out.winner >= 0
     tokens[np.flatnonzero(decided), out.winner[decided]] += out.bank[decided]
     reason = np.zeros((n, 3), dtype=np.int32)
     reason[np.arange(n), out.reason] = 1

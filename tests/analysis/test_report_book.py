@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from analysis import plots
 from analysis.report import Book, Knob, Page, Report, knob_value, write_book, write_report
-from experiments import reporting
+from experiments import reporting, runner
 from experiments.chapters import Chapter
+from experiments.chapters.common import Plan, play_pages
 from experiments.cli import app
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
@@ -69,18 +70,28 @@ def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, mon
     assert 'href="#page-2"' in html and 'href="#page-5"' in html and 'id="page-6"' in html
 
 
+EVENTS: list[tuple] = []  # what the fake chapters and the counting chunk player saw, in order
+
+
 def _fake_chapter(game: str):
     """Pantolino's fake chapter has a skill page (its metrics); Paleolino's has none, so `all` plays its ladder."""
     ladder = game == "pantolino"
 
+    def plan(n, seed) -> Plan:
+        planned = Plan(game)
+        if ladder:
+            planned.add("skill a vs b", ("random", "random"), 20, seed, 10)
+        return planned
+
     def build(n, precision, seed, jobs, progress) -> Chapter:
+        EVENTS.append(("build", game))
+        play_pages(plan(n, seed), [], jobs, precision, progress)
         metrics = {"luck: weaker policy wins": f"{seed}%"} if ladder else {}
         pages = [_page(0, metrics=metrics), _page(1)]
         front = [("game", f"{game} in short"), ("seed", str(seed))]
         return Chapter(f"{game} chapter", front, pages, ["first finding", "second finding"])
 
-    arms = [SimpleNamespace(label="skill a vs b", spec=SimpleNamespace(n_games=0))] if ladder else []
-    return SimpleNamespace(plan=lambda n, seed: SimpleNamespace(arms=arms), build=build)
+    return SimpleNamespace(plan=plan, build=build)
 
 
 @pytest.fixture
@@ -105,3 +116,30 @@ def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(
     overview = " ".join(reader.pages[0].extract_text().split())
     assert "Pantolino" in overview and "Paleolino" in overview and "luck" in overview and "2026%" in overview
     assert "length: turns per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played
+
+
+def test_report_all_plays_every_chapter_on_one_pool_and_each_chunk_once(tmp_path, fake_chapters, monkeypatch) -> None:
+    play_chunk = runner.play_chunk
+
+    def counting(spec, index, size, keep_games=False):
+        EVENTS.append(("chunk", spec.game, spec.seats, index))
+        return play_chunk(spec, index, size, keep_games)
+
+    monkeypatch.setattr(runner, "play_chunk", counting)
+    EVENTS.clear()
+    reporting.build_all(7, None, 2026, 1, tmp_path / "all.pdf", lambda total: _Bar())
+    chunks = [e for e in EVENTS if e[0] == "chunk"]
+    assert len(set(chunks)) == len(chunks) and {e[1] for e in chunks} == {"pantolino", "paleolino"}
+    assert len([e for e in chunks if e[1] == "pantolino"]) == 2  # the fake chapter's arm: 20 games in chunks of 10
+    assert EVENTS.index(("build", "pantolino")) > EVENTS.index(chunks[-1])  # every chunk before any chapter
+
+
+class _Bar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def advance(self, games: int) -> None:
+        pass
