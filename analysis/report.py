@@ -182,14 +182,29 @@ def html_path(pdf: Path) -> Path:
     return pdf.with_suffix(".html")
 
 
-def write_book(path: Path | str, book: Book, html: bool = True) -> Path:
-    """Write ``book`` as a PDF at ``path`` (and its HTML twin beside it unless told not to); returns the PDF path."""
+Tasks = Callable[[Sequence[Callable[[], Any]]], list[Any]]
+"""Runs argument-free tasks and returns their results in order, in this process or in parallel."""
+
+
+def one_by_one(tasks: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run ``tasks`` here, in order."""
+    return [task() for task in tasks]
+
+
+def write_book(path: Path | str, book: Book, html: bool = True, run: Tasks = one_by_one) -> Path:
+    """Write ``book`` as a PDF at ``path`` (and its HTML twin beside it unless told not to); returns the PDF path.
+
+    The sheets and the twin's figures are drawn in parts by ``run`` (e.g. on a run's worker pool); the files do
+    not depend on how.
+    """
     from analysis import report_html, report_pdf
 
     path = Path(path)
-    report_pdf.write(path, book)
+    pdf_parts = report_pdf.parts(book)
+    drawn = run([*pdf_parts, *(report_html.parts(book) if html else [])])
+    report_pdf.write(path, book, drawn[: len(pdf_parts)])
     if html:
-        report_html.write(html_path(path), book)
+        report_html.write(html_path(path), book, drawn[len(pdf_parts) :])
     return path
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import html
 import io
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -161,15 +163,39 @@ def _overview(book: Book) -> str:
     )
 
 
-def render(book: Book) -> str:
-    """The whole document as one HTML string."""
+PAGES_PER_PART = 6
+"""Question pages (each with a figure to draw) per task; the parts are drawn apart, in parallel when the caller
+can, and joined in order."""
+
+
+def parts(book: Book) -> list[Callable[[], list[str]]]:
+    """Tasks that each write :data:`PAGES_PER_PART` consecutive question pages of ``book``.
+
+    :func:`write` joins their results, in order, with the front pages.
+    """
+    pages = [
+        partial(_page, page, first + 1 + i, first)
+        for report, first in zip(book.reports, book.first_pages(), strict=True)
+        for i, page in enumerate(report.pages)
+    ]
+    return [partial(write_sections, pages[i : i + PAGES_PER_PART]) for i in range(0, len(pages), PAGES_PER_PART)]
+
+
+def write_sections(writers: Sequence[Callable[[], str]]) -> list[str]:
+    """The sections ``writers`` write (figures drawn in the twin's style)."""
     import seaborn as sns
 
-    body = [_overview(book)] if book.overview is not None else []
     with sns.axes_style("whitegrid"), sns.plotting_context("notebook"):
-        for report, first in zip(book.reports, book.first_pages(), strict=True):
-            body.append(_front(report, first))
-            body += [_page(p, first + 1 + i, first) for i, p in enumerate(report.pages)]
+        return [write() for write in writers]
+
+
+def render(book: Book, written: Sequence[list[str]] | None = None) -> str:
+    """The whole document as one HTML string; ``written``: the results of :func:`parts` (written here if not given)."""
+    sections = iter([s for part in (written if written is not None else [t() for t in parts(book)]) for s in part])
+    body = [_overview(book)] if book.overview is not None else []
+    for report, first in zip(book.reports, book.first_pages(), strict=True):
+        body.append(_front(report, first))
+        body += [next(sections) for _ in report.pages]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -177,6 +203,6 @@ def render(book: Book) -> str:
     )
 
 
-def write(path: Path, book: Book) -> None:
-    """Write the HTML twin of ``book`` to ``path`` (atomically)."""
-    atomic_write(path, render(book).encode("utf-8"))
+def write(path: Path, book: Book, written: Sequence[list[str]] | None = None) -> None:
+    """Write the HTML twin of ``book`` to ``path`` (atomically); ``written`` as :func:`render` takes it."""
+    atomic_write(path, render(book, written).encode("utf-8"))

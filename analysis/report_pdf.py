@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -341,51 +342,71 @@ def overview_sheet(book: Book) -> Any:
     return fig
 
 
-def sheets(book: Book) -> list[tuple[Any, str, int | None]]:
-    """Every sheet in order with its bookmark title and the index of its parent bookmark (None: top level)."""
-    out: list[tuple[Any, str, int | None]] = []
+SHEETS_PER_PART = 6
+"""Sheets drawn per task: the parts are drawn apart (in parallel when the caller can) and then joined. The split
+depends only on the book, so the PDF's bytes do not depend on how many processes drew it."""
+
+
+def sheets(book: Book) -> list[tuple[Callable[[], Any], str, int | None]]:
+    """Every sheet in order: what draws it, its bookmark title and its parent bookmark's index (None: top level)."""
+    out: list[tuple[Callable[[], Any], str, int | None]] = []
     if book.overview is not None:
-        out.append((overview_sheet(book), "Games compared", None))
+        out.append((partial(overview_sheet, book), "Games compared", None))
     for report, first in zip(book.reports, book.first_pages(), strict=True):
         parent = len(out) if len(book.reports) > 1 else None
-        out.append(
-            (
-                front_sheet(report, first),
-                report.heading if parent is not None else "Summary, knobs and assumptions",
-                None,
-            )
-        )
+        title = report.heading if parent is not None else "Summary, knobs and assumptions"
+        out.append((partial(front_sheet, report, first), title, None))
         for index, page in enumerate(report.pages):
-            out.append((question_sheet(page, first + 1 + index, first), page.name, parent))
+            out.append((partial(question_sheet, page, first + 1 + index, first), page.name, parent))
     return out
 
 
-def write(path: Path, book: Book) -> None:
-    """Render ``book`` to a PDF at ``path`` (atomically), with bookmarks and working links."""
+def parts(book: Book) -> list[Callable[[], bytes]]:
+    """Tasks that each draw :data:`SHEETS_PER_PART` consecutive sheets of ``book`` as a PDF.
+
+    :func:`write` joins their results in order.
+    """
+    drawers = [draw for draw, _, _ in sheets(book)]
+    return [partial(draw_sheets, drawers[i : i + SHEETS_PER_PART]) for i in range(0, len(drawers), SHEETS_PER_PART)]
+
+
+def draw_sheets(drawers: Sequence[Callable[[], Any]]) -> bytes:
+    """The sheets ``drawers`` draw, as one PDF."""
     import matplotlib.pyplot as plt
     import seaborn as sns
     from matplotlib.backends.backend_pdf import PdfPages
 
     raw = io.BytesIO()
-    marks = []
     with (
         sns.axes_style("whitegrid"),
         sns.plotting_context("paper", font_scale=1.15),
-        PdfPages(raw, metadata={"Title": book.heading, "Creator": "boardlab"}) as pdf,
+        PdfPages(raw, metadata={"Creator": "boardlab", "CreationDate": None}) as pdf,
     ):
-        for fig, title, parent in sheets(book):
+        for draw in drawers:
+            fig = draw()
             pdf.savefig(fig)
             plt.close(fig)
-            marks.append((title, parent))
-    atomic_write(path, _linked(raw.getvalue(), marks, book.heading))
+    return raw.getvalue()
 
 
-def _linked(raw: bytes, marks: Sequence[tuple[str, int | None]], title: str) -> bytes:
-    """``raw`` with ``#page-N`` links made jumps, a bookmark per page, and fixed metadata."""
+def write(path: Path, book: Book, drawn: Sequence[bytes] | None = None) -> None:
+    """Write ``book`` as a PDF at ``path`` (atomically), with bookmarks and working links.
+
+    ``drawn``: the results of :func:`parts`, in order (drawn here when not given).
+    """
+    drawn = [task() for task in parts(book)] if drawn is None else drawn
+    marks = [(title, parent) for _, title, parent in sheets(book)]
+    atomic_write(path, _linked(drawn, marks, book.heading))
+
+
+def _linked(drawn: Sequence[bytes], marks: Sequence[tuple[str, int | None]], title: str) -> bytes:
+    """The PDFs ``drawn`` joined, ``#page-N`` links made jumps, a bookmark per page, and fixed metadata."""
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, NameObject
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw)))
+    writer = PdfWriter()
+    for part in drawn:
+        writer.append(PdfReader(io.BytesIO(part)), import_outline=False)
     pages = writer.pages
     for page in pages:
         for ref in page.get("/Annots", []):

@@ -17,7 +17,7 @@ from analysis.report import Book, Knob, Page, Report, build_date, knob_value, wr
 from engines import get_game
 from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
 from experiments.chapters.common import Plan, play_pages
-from experiments.runner import RunSpec, sharing_chunks
+from experiments.runner import RunSpec, sharing_chunks, tasks_on_pool
 from experiments.spec import arm_chunk, load_study, resolve_study
 from experiments.study import run_arms, run_study
 
@@ -55,7 +55,7 @@ def build_report(
         total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
         with progress(total) as bar:
             chapter = module.build(n_games, precision, seed, jobs, bar.advance)
-        path = write_book(out or report_path(target), Book([chapter_report(target, chapter)]))
+        path = write_book(out or report_path(target), Book([chapter_report(target, chapter)]), run=tasks_on_pool(jobs))
         return path, list(chapter.headlines)
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:
@@ -133,7 +133,7 @@ def build_all(
             reports.append(report)
             headlines += [f"{game}: {h}" for h in chapter.headlines]
     book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
-    return write_book(out or report_path(ALL), book), headlines
+    return write_book(out or report_path(ALL), book, run=tasks_on_pool(jobs)), headlines
 
 
 def searches(spec: RunSpec) -> bool:

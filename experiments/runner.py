@@ -648,6 +648,26 @@ def stop_worker_pool() -> None:
         feeder.join(timeout=10)
 
 
+def tasks_on_pool(jobs: int | None) -> Callable[[Sequence[Callable[[], Any]]], list[Any]]:
+    """Run argument-free tasks on ``jobs`` processes (this one and the run's pool); results in order.
+
+    It is an :data:`analysis.report.Tasks`: a report draws its pages on the workers that played its games.
+    """
+    jobs = check_jobs(jobs)
+
+    def run(tasks: Sequence[Callable[[], Any]]) -> list[Any]:
+        if jobs == 1 or len(tasks) <= 1:
+            return [task() for task in tasks]
+        done = dict(_shared_with_workers(_numbered, list(enumerate(tasks)), jobs))
+        return [done[index] for index in range(len(tasks))]
+
+    return run
+
+
+def _numbered(index: int, task: Callable[[], Any]) -> tuple[int, Any]:
+    return index, task()
+
+
 def _shared_with_workers(task: Callable[..., Any], todo: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[Any]:
     """Run ``task(*args)`` for every ``args`` in ``todo`` on ``jobs - 1`` loky workers and in this process.
 
