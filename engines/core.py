@@ -175,9 +175,9 @@ def parse_value(name: str, text: str, tp: Any) -> Any:
     if origin is Literal:
         choices = [str(c) for c in typing.get_args(tp)]
         if text not in choices:
-            raise ValueError(
-                f"{name}={text!r} is not allowed; choose one of {', '.join(choices)}{did_you_mean(text, choices)}"
-            )
+            close = difflib.get_close_matches(text, choices, n=1, cutoff=0.5)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ValueError(f"{name}={text!r} is not allowed; choose one of {', '.join(choices)}{hint}")
         return text
     if tp is bool:
         lowered = text.lower()
@@ -206,8 +206,8 @@ def check_range(name: str, value: Any, lo: float, hi: float) -> None:
 
 
 def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
-    """Raise ``ValueError`` naming the knob unless ``value`` is one of ``choices``."""
-    if value not in choices:
+    """Raise ``ValueError`` naming the knob unless ``value`` is one of ``choices`` (``1`` is not ``True`` here)."""
+    if not any(value == c and isinstance(value, bool) == isinstance(c, bool) for c in choices):
         raise ValueError(f"{name}={value!r} is not allowed; choose one of {', '.join(map(str, choices))}")
 
 

@@ -254,7 +254,7 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.runner import RunSpec, check_jobs, folder_lock, run, stop_worker_pool
+    from experiments.runner import RunSpec, check_jobs, check_playable, folder_lock, run, stop_worker_pool
 
     with user_errors():
         module = get_game(game).module
@@ -285,6 +285,7 @@ def run_game(
             variant,
             chunk,
         )
+        check_playable(spec)  # the game's checks of its knobs against the seats, before the folder is made
         run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
         if run_dir.exists() and not run_dir.is_dir():
             raise UserError(f"cannot write to {run_dir}: not a folder")

@@ -834,6 +834,7 @@ def run(
     jobs = check_jobs(jobs, scheduler if backend == "dask" else None)
     if precision is not None and not 0 < precision < 0.5:
         raise ValueError(f"precision={precision} is out of range; allowed 0 < precision < 0.5")
+    check_playable(spec)  # the game's own checks of its knobs against the seats, before any folder or process
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         checkpoints, games_dir = None, None

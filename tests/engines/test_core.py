@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from engines import available_games, get_game
-from engines.core import GameStream, RandomSource, ScriptedSource, did_you_mean, rank_winners
+from engines.core import (
+    GameStream,
+    RandomSource,
+    ScriptedSource,
+    check_choice,
+    did_you_mean,
+    parse_value,
+    rank_winners,
+)
 from engines.pantolino import Params
 
 
@@ -81,3 +89,17 @@ def test_registry_lists_games_and_suggests_names() -> None:
     with pytest.raises(ValueError, match="did you mean 'pantolino'"):
         get_game("pantolin")
     assert did_you_mean("zzz", ["a", "b"]) == "; choose one of a, b"
+
+
+def test_a_bad_choice_names_the_choices_once_and_a_bool_choice_is_not_a_number() -> None:
+    from typing import Literal
+
+    with pytest.raises(ValueError) as err:
+        parse_value("rule", "zzz", Literal["tail", "any"])
+    assert str(err.value).count("choose one of") == 1
+    with pytest.raises(ValueError, match="did you mean 'tail'"):
+        parse_value("rule", "tial", Literal["tail", "any"])
+    check_choice("open", True, (False, True))
+    with pytest.raises(ValueError, match="open=1 is not allowed"):
+        check_choice("open", 1, (False, True))
+    check_choice("cards", 7, (6, 7, 8))

@@ -150,6 +150,7 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
         (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
         (["pantolino", "-p", "win-optimal", "--players", "3"], "players=3 is not supported by the exact solution"),
         (["pantolino", "-p", "win-optimal", "--variant", "escaping-boots"], "escaping_boots=True is not supported"),
+        (["panots", "--players", "1", "--set", "faces=majority,space,l,surrounded"], "error: faces='majority' is not"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
@@ -157,7 +158,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_pat
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
-    assert not (tmp_path / "x" / "run.json").exists()
+    assert not (tmp_path / "x").exists()  # refused before the run folder is made
 
 
 @pytest.mark.parametrize(
