@@ -109,6 +109,7 @@ SETUPS: dict[str, Setup] = {
                 "pulls": ("1", "2", "3"),
             },
             "table_win_rate=0.5",
+            share=1,  # as many games as the rule sets: the 2-pull points are the default and cost-* arms themselves
             names={",".join(costs): f"{name} costs" for name, costs in COST_PRESETS.items()},
         ),
         notes=(
