@@ -10,6 +10,8 @@ Every run measures, from its chunk summaries (:class:`analysis.summary.Summary`)
   Piette, Soemers, Stephenson et al. 2020, *Ludii – The Ludemic General Game System*).
 - ``decisiveness``: the share of games with a single winner (Ludii's *Decisiveness*, Browne's *drawishness*
   read the other way).
+- ``table_win_rate`` (cooperative games only): the share of games the table wins together, the difficulty a
+  cooperative designer tunes (Wilson interval). A competitive game has no table win.
 - ``duration``: the mean game length in turns (Browne's and Ludii's *Duration*).
 - ``drama``: the share of games won by a player who trailed at mid-game, i.e. whose score at the end of round
   ``⌊R/2⌋`` of a game of ``R`` rounds was below the highest (Browne's *drama*: how often the eventual winner
@@ -20,7 +22,8 @@ Every run measures, from its chunk summaries (:class:`analysis.summary.Summary`)
   games*), and ``luck_share``, how often the weaker policy of a pair wins.
 
 A metric a game cannot define is **absent**, never zero: a cooperative game (the table wins or loses together)
-has no seat advantage, decisiveness or drama; a game whose engine reports no mid-game scores has no drama.
+has no seat advantage, decisiveness or drama, a competitive one no table win rate; a game whose engine reports
+no mid-game scores has no drama.
 Intervals: Wilson for shares of games, normal (from sums and sums of squares) for means; a seat advantage's
 interval is its share's interval shifted by the fair share.
 """
@@ -47,7 +50,7 @@ class Definition:
     """A game metric: its label, what it needs, and whether it is a share (of games) or a mean."""
 
     label: str
-    needs: str  # "any": every game; "competitive": not cooperative; "rounds": the mid-game columns; "ladder"
+    needs: str  # "any"; "competitive": not cooperative; "cooperative"; "rounds": the mid-game columns; "ladder"
     share: bool  # a share of games (0..1), compared in absolute points; else a count compared relatively
 
 
@@ -55,6 +58,7 @@ DEFINITIONS: dict[str, Definition] = {
     "first_seat_advantage": Definition("first seat's share of wins minus the fair share", "competitive", True),
     "max_seat_advantage": Definition("largest seat advantage (signed)", "competitive", True),
     "decisiveness": Definition("games with a single winner", "competitive", True),
+    "table_win_rate": Definition("games the table wins together", "cooperative", True),
     "duration": Definition("turns per game", "any", False),
     "drama": Definition("games won by a player trailing at mid-game", "rounds", True),
     "lead_changes": Definition("lead changes per game", "rounds", False),
@@ -114,8 +118,11 @@ def compute(summary: Any, cooperative: bool) -> dict[str, Value | list[Value]]:
     n = summary.n_games
     mean, low, high = summary.mean_turns()
     out: dict[str, Value | list[Value]] = {"duration": Value(mean, low, high)}
+    if cooperative:  # every seat wins or loses with the table: seat 0's wins are the table's
+        out["table_win_rate"] = _share(int(summary.wins[0] + summary.shared_wins[0]), n)
+        return out
     sums, squares = summary.sums, summary.squares
-    if cooperative or PREFIX + "points" not in sums:
+    if PREFIX + "points" not in sums:
         return out
     share, s_low, s_high = stats.mean_interval(sums[PREFIX + "points"], squares[PREFIX + "points"], n)
     share, s_low, s_high = share / POINTS, s_low / POINTS, s_high / POINTS

@@ -178,7 +178,12 @@ def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
     if definition is not None and definition.needs == "ladder":
         raise TuneError(f"--target {name}: it comes from a skill ladder (simulate ladder {game}) and cannot be tuned")
     if name not in defined:
-        why = "the game is cooperative" if module.INFO.cooperative else "its engine reports no mid-game scores"
+        if definition is not None and definition.needs == "cooperative":
+            why = "the game is not cooperative: no table wins or loses together"
+        elif module.INFO.cooperative:
+            why = "the game is cooperative"
+        else:
+            why = "its engine reports no mid-game scores"
         raise TuneError(f"--target {name}: {game} cannot define it ({why})")
     aim, _, weight_text = rest.partition("@")
     try:
@@ -204,7 +209,9 @@ def defined_metrics(
     spec = RunSpec(game, tuple(seats), 1, 0, settings, variant, 1)
     outcome = module.play(spec.params, list(seats), 0, np.random.default_rng(0))
     has = {"duration"}
-    if not module.INFO.cooperative:
+    if module.INFO.cooperative:
+        has.add("table_win_rate")
+    else:
         has |= {"first_seat_advantage", "max_seat_advantage", "decisiveness"}
         if "mid_score" in outcome and "lead_changes" in outcome:
             has |= {"drama", "lead_changes"}

@@ -19,6 +19,7 @@ backpacks the more valuable chips after the keep rule (crystal 100, resource 10 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from functools import partial
 
@@ -26,11 +27,10 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
-from engines.paleolino.decisions import ROLLOUT, Expert
+from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, Expert, parse_budget
 from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, pack
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
-EXPERT_PLAYOUTS = 32  # the expert's default playouts per decision
 CRYSTAL_VALUE = 100  # keep-rule value of a crystal; a resource is worth 10 + the chips of it the tops ask for
 
 
@@ -347,4 +347,8 @@ POLICIES: dict[str, Policy] = {
     ),
 }
 """Policies by name."""
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert"] = dataclasses.replace(  # the default budget depends on memory (decisions.default_playouts)
+    expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, PLAYOUTS, EXPERT_CHUNK),
+    argument=BUDGET,
+    parse_arg=parse_budget,
+)

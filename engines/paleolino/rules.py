@@ -35,7 +35,7 @@ from engines.core import GameInfo, Metric, Outcome, knob
 INFO = GameInfo(
     id="paleolino",
     name="Paleolino",
-    version=2,
+    version=3,  # 3: the expert's default budget depends on memory (saved chunks of `expert` at memory 0 are stale)
     min_players=1,
     max_players=4,
     chance=True,

@@ -13,6 +13,7 @@ from the chapter's seed and chunks (common random numbers), so settings are comp
 from __future__ import annotations
 
 import itertools
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -23,6 +24,7 @@ import pandas as pd
 from analysis import game_metrics, plots
 from analysis.report import Page
 from engines import get_game
+from engines.paleolino.rules import COST_PRESETS
 from experiments import tune as tn
 from experiments.chapters.common import Plan
 from experiments.runner import RunResult
@@ -38,6 +40,15 @@ class Question:
     grid: dict[str, tuple[str, ...]]
     target: str  # metric=value or metric=lo..hi
     share: int = 4  # each setting plays 1/share of the chapter's games per arm
+    names: dict[str, str] = field(default_factory=dict)  # short names of long values (text -> name), for the page
+
+    def describe(self, point: dict[str, str]) -> str:
+        """``knob=value, ...`` of a grid point, long values by their short names."""
+        return ", ".join(f"{k}={self.names.get(v, v)}" for k, v in point.items())
+
+    def short(self, point: dict[str, str]) -> str:
+        """``value | value`` of a grid point, long values by their short names."""
+        return " | ".join(self.names.get(v, v) for v in point.values())
 
 
 @dataclass(frozen=True)
@@ -90,10 +101,22 @@ SETUPS: dict[str, Setup] = {
     "paleolino": Setup(
         "planner",
         2,
+        Question(
+            "which invention-cost preset and chips pulled per turn bring a 2-player planner table to winning about "
+            "half its games?",
+            {
+                "inventions": tuple(",".join(COST_PRESETS[c]) for c in ("cheap", "ours", "lumpy", "dear")),
+                "pulls": ("1", "2", "3"),
+            },
+            "table_win_rate=0.5",
+            share=1,  # as many games as the rule sets: the 2-pull points are the default and cost-* arms themselves
+            names={",".join(costs): f"{name} costs" for name, costs in COST_PRESETS.items()},
+        ),
         notes=(
-            "Cooperative: the table wins or loses together, so seat advantage, decisiveness and drama are not "
-            "defined. Publisher's (rulebook): the rules of play. Ours: 11 of the 15 invention costs, even cave "
-            "odds, memory and backpack swaps, on which every figure here rests.",
+            "Cooperative: the table wins or loses together, so it has a table win rate but no seat advantage, "
+            "decisiveness or drama. Publisher's (rulebook): the rules of play and 2 chips pulled a turn. Ours: 11 "
+            "of the 15 invention costs (the cost presets: engines/paleolino/README.md), even cave odds, memory and "
+            "backpack swaps, on which every figure here rests.",
         ),
     ),
 }
@@ -128,8 +151,8 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     if chosen.question is not None:  # fewer games a setting, in chunks of their own (the same for every setting)
         games = max(1, n // chosen.question.share)
         for point in _points(chosen.question):
-            text = ", ".join(f"{k}={v}" for k, v in point.items())
-            plan.add(_label(game, f"tune {text}"), seats, games, seed, min(chunk, games), settings=tuple(point.items()))
+            label = _label(game, f"tune {chosen.question.describe(point)}")
+            plan.add(label, seats, games, seed, min(chunk, games), settings=tuple(point.items()))
 
 
 def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
@@ -143,15 +166,21 @@ def _cell(name: str, metrics: dict[str, Any]) -> str:
 
 
 SHOWN = ("first_seat_advantage", "decisiveness", "duration", "drama", "lead_changes")
+SHOWN_COOPERATIVE = ("table_win_rate", "duration")  # a cooperative game defines no seat metrics: no empty columns
+
+
+def shown(game: str) -> tuple[str, ...]:
+    """The metric columns of the game's page."""
+    return SHOWN_COOPERATIVE if get_game(game).module.INFO.cooperative else SHOWN
 
 
 def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     """Metrics of the default rules and the variants; the question's best settings; a figure of the search."""
-    chosen, module = setup(game), get_game(game).module
+    chosen, module, columns = setup(game), get_game(game).module, shown(game)
     rows = {"default rules": results[_label(game, "default rules")]}
     rows |= {f"variant {v}": results[_label(game, f"variant {v}")] for v in module.VARIANTS}
     table = pd.DataFrame(
-        [{"rules": label, **{m: _cell(m, r.game_metrics()) for m in SHOWN}} for label, r in rows.items()]
+        [{"rules": label, **{m: _cell(m, r.game_metrics()) for m in columns}} for label, r in rows.items()]
     )
     base = rows["default rules"].game_metrics()
     who = f"{chosen.players} players, everyone {chosen.policy}"
@@ -161,7 +190,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         *chosen.notes,
     ]
     if chosen.question is None:
-        headline = _default_headline(game, base, who)
+        headline = _default_headline(game, base, who, columns)
         page = Page(
             headline,
             lambda fig: _draw_metrics(fig, rows),
@@ -176,19 +205,17 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     target = tn.parse_target(game, question.target, defined)
     ranked = []
     for point in _points(question):
-        text = ", ".join(f"{k}={v}" for k, v in point.items())
+        text = question.describe(point)
         result = results[_label(game, f"tune {text}")]
         metrics = tn.measure(result, [target])
-        ranked.append(
-            (tn.objective(metrics, [target]), text, metrics[target.metric], result, " | ".join(point.values()))
-        )
+        ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result, question.short(point)))
     ranked.sort(key=lambda r: r[0].value)
     best = ranked[0]
     close = [r for r in ranked if r[0].value <= best[0].high]  # as good as the best within its interval
     knobs = " | ".join(question.grid)
     tuned = pd.DataFrame(
         [
-            {"rules": f"tuned #{k + 1}: {short}", **{m: _cell(m, r.game_metrics()) for m in SHOWN}}
+            {"rules": f"tuned #{k + 1}: {short}", **{m: _cell(m, r.game_metrics()) for m in columns}}
             for k, (_, _, _, r, short) in enumerate(ranked[:3])
         ]
     )
@@ -198,11 +225,10 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         f"settings, {best[1]} comes closest to {question.target.split('=')[1]} "
         f"({game_metrics.format_value(target.metric, best[2])})"
     )
+    tuples = {k for k, tp in typing.get_type_hints(module.Params).items() if typing.get_origin(tp) is tuple}
     command = (
         f"simulate tune {game} --policy {chosen.policy} --players {chosen.players} "
-        + " ".join(
-            f"--vary '{k}={';'.join(v) if k == 'token_values' else ','.join(v)}'" for k, v in question.grid.items()
-        )
+        + " ".join(f"--vary '{k}={(';' if k in tuples else ',').join(v)}'" for k, v in question.grid.items())
         + f" --target {question.target}"
     )
     notes += [
@@ -243,8 +269,8 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     return page, headline
 
 
-def _default_headline(game: str, metrics: dict[str, Any], who: str) -> str:
-    parts = [f"{name} {_cell(name, metrics)}" for name in SHOWN if name in metrics]
+def _default_headline(game: str, metrics: dict[str, Any], who: str, columns: tuple[str, ...]) -> str:
+    parts = [f"{name} {_cell(name, metrics)}" for name in columns if name in metrics]
     return f"Balance of {game} ({who}): " + "; ".join(parts)
 
 

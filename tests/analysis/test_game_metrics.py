@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from analysis import game_metrics as gm
+from analysis import stats
 from analysis.summary import Summary
 from engines import available_games, get_game
 
@@ -48,10 +52,50 @@ def test_drama_is_the_share_of_games_won_from_behind_at_mid_game() -> None:
     assert metrics["lead_changes"].value == pytest.approx(1.0)
 
 
-def test_a_cooperative_game_has_only_duration() -> None:
-    out = outcome([-1, -2, -1], players=3)
-    summary = Summary.from_outcome(out, {}, cooperative=True)
-    assert set(gm.compute(summary, cooperative=True)) == {"duration"}
+def cooperative(won: list[bool], players: int) -> dict[str, np.ndarray]:
+    """A cooperative game's columns: -1 the table won (every seat a winner), -2 it lost."""
+    return {
+        "score": np.zeros((len(won), players), dtype=np.int32),
+        "winner": np.where(won, -1, -2).astype(np.int8),
+        "winners": np.repeat(np.array(won)[:, None], players, axis=1),
+        "turns": np.full(len(won), 12),
+    }
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_a_cooperative_game_has_duration_and_the_tables_win_rate_only(players: int) -> None:
+    summary = Summary.from_outcome(cooperative([True, False, True, True], players), {}, cooperative=True)
+    metrics = gm.compute(summary, cooperative=True)
+    assert set(metrics) == {"duration", "table_win_rate"}
+    rate = metrics["table_win_rate"]
+    low, high = stats.wilson(3, 4)
+    assert (rate.value, rate.low, rate.high) == pytest.approx((0.75, float(low), float(high)))
+    assert gm.format_value("table_win_rate", rate).startswith("75.00% [")
+
+
+def test_the_tables_win_rate_is_absent_not_zero_for_a_competitive_game() -> None:
+    metrics = gm.compute(Summary.from_outcome(outcome([0, 1, 1, 0]), {}), cooperative=False)
+    assert "table_win_rate" not in metrics and "decisiveness" in metrics
+    lost = gm.compute(Summary.from_outcome(cooperative([False] * 5, 2), {}, cooperative=True), cooperative=True)
+    assert lost["table_win_rate"].value == 0 and lost["table_win_rate"].high > 0  # never won: zero, with a bound
+
+
+def test_the_tables_win_rate_reaches_the_json_the_metrics_file_and_the_summary(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    args = ["paleolino", "-p", "greedy", "--players", "2", "-n", "600", "--jobs", "1", "--out", str(tmp_path)]
+    printed = CliRunner().invoke(app, args)
+    assert printed.exit_code == 0, printed.output
+    assert "table_win_rate" in printed.output and "first_seat_advantage" not in printed.output
+    as_json = CliRunner().invoke(app, [*args, "--json"])
+    metrics = json.loads(as_json.output)["metrics"]["game_metrics"]
+    assert set(metrics) == {"duration", "table_win_rate"}
+    low, high = metrics["table_win_rate"]["ci"]
+    assert 0 < low < metrics["table_win_rate"]["value"] < high < 1
+    saved = json.loads((tmp_path / "metrics.json").read_text())["game_metrics"]
+    assert saved["table_win_rate"] == metrics["table_win_rate"]
 
 
 def test_metrics_survive_merging_and_checkpoint_arrays() -> None:
@@ -74,6 +118,7 @@ def test_every_game_reports_the_metrics_it_can_define(game: str) -> None:
     competitive = not module.INFO.cooperative
     assert ("first_seat_advantage" in metrics) == competitive and ("decisiveness" in metrics) == competitive
     assert ("drama" in metrics) == (competitive and "mid_score" in out and "lead_changes" in out)
+    assert ("table_win_rate" in metrics) == (not competitive)
     for name, value in metrics.items():
         assert name in gm.DEFINITIONS or name == "seat_advantage"
         for v in value if isinstance(value, list) else [value]:

@@ -543,3 +543,17 @@ def test_expert_plays_legal_games() -> None:
         out["axe"] + out["caves"].sum(axis=1) + out["middle"] + out["backpack"].sum(axis=1) + out["pit"] == (9, 9, 9, 3)
     )
     assert POLICIES["expert"].chunk_games and "planner" in POLICIES["expert"].description
+
+
+def test_the_experts_default_budget_grows_when_the_table_remembers_nothing() -> None:
+    from engines.core import resolve_policies
+    from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS, Expert
+
+    plain, bound = resolve_policies(POLICIES, ["expert", "expert:8"])
+    assert (plain.arg, bound.arg) == (None, 8)  # no argument: the budget is chosen from the knobs
+    assert Expert(Params(), 2, plain.arg, POLICIES).search.playouts == PLAYOUTS
+    assert Expert(Params(memory=0.0), 2, plain.arg, POLICIES).search.playouts == MEMORYLESS_PLAYOUTS > PLAYOUTS
+    assert Expert(Params(memory=0.0), 2, bound.arg, POLICIES).search.playouts == 8  # expert:N always wins
+    assert f"{MEMORYLESS_PLAYOUTS} with memory=0" in POLICIES["expert"].argument
+    with pytest.raises(ValueError, match=r"1\.\.65536"):
+        resolve_policies(POLICIES, ["expert:0"])

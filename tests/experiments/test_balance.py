@@ -35,7 +35,23 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
     assert "simulate tune pantolino" in page.notes[-1]
 
 
-def test_a_cooperative_game_shows_its_metrics_as_absent() -> None:
-    _, (page, headline) = page_for("paleolino", 300)
-    assert (page.table["first_seat_advantage"] == "—").all() and (page.table["drama"] == "—").all()
-    assert "duration" in headline
+def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics() -> None:
+    from engines.paleolino import VARIANTS
+
+    question = balance.SETUPS["paleolino"].question
+    plan, (page, headline) = page_for("paleolino", 400)
+    assert len(plan.arms) == 1 + len(VARIANTS) + 12 and len(question.grid["inventions"]) * 3 == 12
+    assert list(page.table.columns) == ["rules", "table_win_rate", "duration"]  # no empty seat-metric columns
+    assert page.table["table_win_rate"].str.endswith("]").all()  # every rule set has a rate and its interval
+    assert sum(r.startswith("tuned #") for r in page.table["rules"]) == 3
+    assert "table_win_rate" in headline and "comes closest to 0.5" in headline and "costs, pulls=" in headline
+    command = page.notes[-1].split("A wider search: ")[1]
+    assert command.startswith("simulate tune paleolino --policy planner --players 2 --vary 'inventions=")
+    assert command.count(";") == 3 and "--vary 'pulls=1,2,3'" in command  # the tuple knob's values split by ';'
+
+
+def test_a_question_names_long_values_shortly() -> None:
+    question = balance.Question("?", {"inventions": ("s,w", "b,bb"), "pulls": ("1", "2")}, "x=0", names={"s,w": "a"})
+    point = {"inventions": "s,w", "pulls": "2"}
+    assert question.describe(point) == "inventions=a, pulls=2" and question.short(point) == "a | 2"
+    assert question.short({"inventions": "b,bb", "pulls": "1"}) == "b,bb | 1"

@@ -76,7 +76,8 @@ def test_targets_parse_values_ranges_and_weights() -> None:
         ("pantolino", "duration=20@0", "weight must be positive"),
         ("pantolino", "skill_depth=3", "skill ladder"),
         ("pantolino", "duration=abc", "must be numbers"),
-        ("paleolino", "first_seat_advantage=0", "cannot define it"),
+        ("paleolino", "first_seat_advantage=0", "cannot define it \\(the game is cooperative\\)"),
+        ("pantolino", "table_win_rate=0.5", "cannot define it \\(the game is not cooperative"),
     ],
 )
 def test_bad_targets_are_refused_with_the_reason(game: str, text: str, message: str) -> None:
@@ -86,6 +87,14 @@ def test_bad_targets_are_refused_with_the_reason(game: str, text: str, message: 
     seats = (next(iter(module.POLICIES)),) * max(2, module.INFO.min_players)
     with pytest.raises(tn.TuneError, match=message):
         tn.parse_target(game, text, tn.defined_metrics(game, seats, (), None))
+
+
+def test_a_cooperative_game_tunes_toward_a_table_win_rate() -> None:
+    defined = tn.defined_metrics("paleolino", ("planner", "planner"), (), None)
+    assert set(defined) >= {"table_win_rate", "duration"} and "first_seat_advantage" not in defined
+    target = tn.parse_target("paleolino", "table_win_rate=0.5", defined)
+    assert target == tn.Target("table_win_rate", 0.5, 0.5, 1.0, True)  # a share: distances in points
+    assert tn.objective({"table_win_rate": Value(0.4, 0.38, 0.42)}, [target]).value == pytest.approx(0.1)
 
 
 def test_objective_is_the_weighted_distance_with_bounds_from_the_intervals() -> None:
@@ -169,12 +178,23 @@ def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path
     assert json.loads(run.output)["params"]["joker_faces"] == int(best["joker_faces"])
 
 
+def test_cli_tunes_paleolino_toward_half_the_games_won(tmp_path: Path) -> None:
+    args = ["tune", "paleolino", "--policy", "greedy", "--players", "2", "--vary", "pulls=1,2,3"]
+    args += ["--target", "table_win_rate=0.5", "-n", "400", "--chunk-size", "200", "--trials", "3", "-j", "1"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "best setting" in result.output and "table_win_rate" in result.output
+    best = json.loads((tmp_path / "best.json").read_text())["best"]
+    assert best["setting"]["pulls"] in ("1", "2", "3") and "table_win_rate" in best["metrics"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--vary", "jokers=0..2", "--target", "drama=0.3"], "did you mean 'joker_faces'"),
         (["--vary", "joker_faces=2..0", "--target", "drama=0.3"], "empty or inverted"),
         (["--vary", "joker_faces=0..2", "--target", "balance=0"], "unknown metric"),
+        (["--vary", "joker_faces=0..2", "--target", "table_win_rate=0.5"], "the game is not cooperative"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
