@@ -54,7 +54,7 @@ GAME_BUDGETS: dict[str, tuple[int, ...]] = {
 }
 """Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
 cores at 512; Patolli's about 9 a second on one core at 256 (its playouts are compiled); Panots's ~4 at 16 on one
-core (its planner playouts cost ~2.5 ms a game); Cargolino's a few at 32 (its default)."""
+core (its planner playouts cost ~2.5 ms a game); Cargolino's a few at 32 (its 2-player default)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 

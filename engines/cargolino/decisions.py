@@ -34,11 +34,12 @@ from engines.cargolino.rules import (
     use_dice,
 )
 from engines.core import Policy
-from engines.expert import Search
+from engines.expert import Budget, Search, default_playouts
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
 SAMPLE_SALT = np.uint64(0xC2B2AE3D27D4EB4F)  # separates the point's own sample of the deal from the playouts'
+HIDE_SALT = np.uint64(0x165667B19E3779F9)  # the belief expert's draw of whether to hide at a decision
 
 
 def fresh_instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params) -> list[object]:
@@ -167,7 +168,9 @@ class Point:
         """Use the rest of the turn's dice, then play on to the end; every row's winners and shells."""
         if not self.moved:
             raise ValueError("a decision point is played out after its decision is applied")
-        impls = fresh_instances(self.policies, seat_policies, self.params)
+        names = list(dict.fromkeys(seat_policies))  # seats of one policy share an instance: one call per die
+        shared = dict(zip(names, fresh_instances(self.policies, names, self.params), strict=True))
+        impls = [shared[name] for name in seat_policies]
         table = Table.of(self.params, impls, source)
         table.playout = True  # the drawn deal is every seat's knowledge: a detective plays it as the truth
         out = new_outcome(len(self.mover), self.players)
@@ -179,13 +182,30 @@ class Point:
 
 
 class Expert:
-    """``expert`` / ``expert-oracle``: every die chosen by :class:`~engines.expert.Search` with ``ROLLOUT``."""
+    """``expert`` / ``expert-oracle``: every die chosen by :class:`~engines.expert.Search` with ``ROLLOUT``.
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy], truth: bool = False) -> None:
-        """Search with ``playouts`` per decision; ``truth``: search the true deal (cheats) instead of beliefs."""
+    The belief expert also hides like ``detective:hide=h`` (``hide`` by player count): with chance ``h`` per die
+    it advances its own snail that loses no shell instead of searching. Its playouts cannot value that (every seat
+    of a playout sees the drawn deal), but at a table of believers a hidden snail is pushed less.
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        playouts: int | None,
+        policies: Mapping[str, Policy],
+        defaults: Budget,
+        hide: Mapping[int, float],
+        truth: bool = False,
+    ) -> None:
+        """Search with ``playouts`` per decision (``None``: ``defaults`` for the table's player count).
+
+        ``hide``: the chance per die of hiding, by player count; ``truth``: search the true deal (cheats) instead
+        of beliefs, and never hide.
+        """
         self.policies, self.truth = policies, truth
+        self.playouts, self.defaults, self.hide = playouts, defaults, hide
         self.believes = not truth  # the engine keeps this seat's belief over the deal
-        self.search = Search(playouts, ROLLOUT)
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
         """The searched (snail, colour) of every game; snail -1 where no die can move a snail."""
@@ -194,6 +214,7 @@ class Expert:
         live = np.flatnonzero((step.legal != 0).any(axis=1))
         if not len(live):
             return snail, colour
+        players = step.table.players
         rows = np.arange(len(step.state.game))[step.rows][live]
         sub = Step(
             step.table,
@@ -204,9 +225,45 @@ class Expert:
             _spread(step.code, live, step.rows, len(step.state.game)),
             step.die,
         )
-        chosen = self.search.choose(Point.at(sub, self.policies, self.truth))
+        point = Point.at(sub, self.policies, self.truth)
+        chosen = np.full(len(live), -1, dtype=np.int64)
+        if not self.truth:
+            chosen = hiding_move(point, by_players(self.hide, players))
+        search = Search(self.playouts or default_playouts(self.defaults, players), ROLLOUT)
+        rest = np.flatnonzero(chosen < 0)
+        if len(rest):
+            chosen[rest] = search.choose(point.take(rest))
         snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
         return snail, colour
+
+
+def by_players(values: Mapping[int, float], players: int) -> float:
+    """The value for a table of ``players``: that of the largest count in ``values`` not above it (else 0)."""
+    counts = [k for k in values if k <= players]
+    return values[max(counts)] if counts else 0.0
+
+
+def hiding_move(point: Point, hide: float) -> np.ndarray:
+    """Each row's hiding move, or -1 where it does not hide.
+
+    With chance ``hide`` (from a stream keyed by the decision) a row hides when it can: the mover's own snail
+    farthest ahead that loses no shell by the step, with the lowest colour that moves it (the hiding detective's
+    move).
+    """
+    chosen = np.full(len(point.mover), -1, dtype=np.int64)
+    if hide <= 0:
+        return chosen
+    t = point.params.tables
+    pos = point.state.pos.astype(np.int64)
+    rows = np.arange(len(pos))
+    own = ((point.state.held[rows, point.mover][:, None] >> np.arange(N_SNAILS)) & 1).astype(bool)
+    masks = t.legal(pos, point.code)
+    cheap = own & (masks != 0) & t.cheap[pos]
+    draw = core.StreamSource(point.key ^ HIDE_SALT).uniform(rows, 1)[:, 0]
+    hides = cheap.any(axis=1) & (draw < hide)
+    snail = np.where(cheap, pos, -1).argmax(axis=1)
+    colour = t.lowbit[masks[rows, snail]]
+    return np.where(hides, snail * N_SNAILS + colour, -1)
 
 
 def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import core
-from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, play, reference, rules
+from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, reference, rules
+from engines.cargolino.policies import EXPERT_HIDE
 
 HEURISTICS = sorted(name for name in POLICIES if not name.startswith("expert"))  # the reference plays these
 
@@ -394,10 +395,11 @@ def test_players_out_of_range() -> None:
 # --- (d) the experts -------------------------------------------------------------------------------------------
 
 
-def _expert_choices(players: int, expert: str, swap: bool, turns: int = 7, n: int = 24) -> np.ndarray:
-    """The expert's first die of a seat-0 turn in ``n`` games after ``turns`` hindmost turns (own tokens fixed).
+def _seat0_decision(players: int, expert: str, swap: bool, turns: int = 7, n: int = 24) -> tuple[list, rules.Step]:
+    """The first die of a seat-0 turn in ``n`` games after ``turns`` hindmost turns (own tokens fixed).
 
     ``swap`` re-deals the tokens of every other seat among the snails seat 0 does not hold (the hidden truth).
+    Returns the seat policies (``expert`` in seat 0) and the decision's step.
     """
     params = Params()
     expert_impls = core.policy_instances(POLICIES, [expert] + ["hindmost"] * (players - 1), params)
@@ -417,8 +419,13 @@ def _expert_choices(players: int, expert: str, swap: bool, turns: int = 7, n: in
             state.held[g] = [sum(1 << s for s in range(6) if state.owner[g, s] == p) for p in range(players)]
     mover, code = rules.roll(table, state)
     assert (mover == 0).all()
-    step = rules.Step(table, state, slice(None), mover, state.held[:, 0].copy(), code, 0)
-    snail, colour = expert_impls[0].choose(step)
+    return expert_impls, rules.Step(table, state, slice(None), mover, state.held[:, 0].copy(), code, 0)
+
+
+def _expert_choices(players: int, expert: str, swap: bool) -> np.ndarray:
+    """The expert's choice (``6 * snail + colour``) at :func:`_seat0_decision`."""
+    impls, step = _seat0_decision(players, expert, swap)
+    snail, colour = impls[0].choose(step)
     return snail * 6 + colour
 
 
@@ -431,6 +438,26 @@ def test_expert_ignores_the_hidden_deal(players: int) -> None:
 def test_expert_oracle_reads_the_deal() -> None:
     # ... while the expert-oracle, searching the true deal, changes some (so the test above can fail)
     assert not np.array_equal(_expert_choices(2, "expert-oracle:8", False), _expert_choices(2, "expert-oracle:8", True))
+
+
+def test_hiding_move_advances_an_own_snail_that_loses_nothing() -> None:
+    _, step = _seat0_decision(4, "expert", False, turns=3, n=64)
+    point = decisions.Point.at(step, POLICIES, truth=False)
+    assert (decisions.hiding_move(point, 0.0) == -1).all()
+    always = decisions.hiding_move(point, 1.0)
+    rows = np.arange(len(always))
+    own = step.own_snails & (step.legal != 0) & Params().tables.cheap[step.pos]
+    assert np.array_equal(always >= 0, own.any(axis=1)) and 0 < own.any(axis=1).sum() < len(rows)
+    hid = np.flatnonzero(always >= 0)
+    snail, colour = always[hid] // 6, always[hid] % 6
+    assert own[hid, snail].all() and ((step.legal[hid, snail] >> colour) & 1).all()
+    sometimes = decisions.hiding_move(point, 0.5)
+    assert 0 < (sometimes >= 0).sum() < len(hid) and np.array_equal(sometimes[sometimes >= 0], always[sometimes >= 0])
+
+
+def test_the_expert_hides_only_at_four_and_five_players() -> None:
+    assert [decisions.by_players(EXPERT_HIDE, k) for k in range(2, 7)] == [0.0, 0.0, 0.0625, 0.0625, 0.0]
+    assert decisions.by_players({3: 0.5}, 2) == 0.0
 
 
 def test_expert_moves_are_legal_and_reproducible() -> None:
