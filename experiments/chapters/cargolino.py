@@ -136,7 +136,7 @@ def build(
             f"{BASE} (push the others' snails, farthest first) the weak one. hindmost: the same rule with no "
             f"ownership information; {HIDER}: the detective advancing an own snail that loses nothing with chance "
             "1/8 per die (the old default); oracle: the rule with the true deal (cheats). random, blocker: length "
-            "page. The expert (search) is rated on the skill page's ladder.",
+            "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it.",
         ),
         (
             "games",
