@@ -35,6 +35,15 @@ def without_timing(text: str) -> dict:
     return data
 
 
+def sigint_at_default() -> None:
+    """In a child before exec: Ctrl-C acts as on a terminal's foreground job.
+
+    A job a non-interactive shell starts in the background ignores SIGINT, and so does every process it starts
+    (Python then installs no KeyboardInterrupt handler); the tests must not depend on how pytest was started.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_and_stop(out: Path, sig: int, jobs: str) -> subprocess.CompletedProcess:
     """Start a run, wait until a few chunks are saved, then send ``sig``."""
     proc = subprocess.Popen(
@@ -43,6 +52,7 @@ def start_and_stop(out: Path, sig: int, jobs: str) -> subprocess.CompletedProces
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=sigint_at_default,
     )
     deadline = time.monotonic() + 120
     while len(list((out / "chunks").glob("chunk-*.ckpt"))) < 3 and time.monotonic() < deadline:
@@ -186,6 +196,7 @@ def test_ctrl_c_under_dask_stops_cleanly_and_resumes(tmp_path: Path, uninterrupt
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_at_default,
     )
     deadline = time.monotonic() + 120
     while len(list((tmp_path / "run" / "chunks").glob("chunk-*.ckpt"))) < 3 and time.monotonic() < deadline:
