@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -37,13 +38,20 @@ DUEL_EXTENSIONS = 3  #: ... at most this many times, doubling its streams each t
 Budget = int | Mapping[int, int]
 """A default budget: one number, or playouts by player count (``{2: 512, 3: 2048}``: 512 with two players, 2048
 with three or more), for games where a decision moves a seat's chance of winning less at a larger table."""
+Entry = TypeVar("Entry")
+
+
+def by_table_size(values: Mapping[int, Entry], players: int) -> Entry:
+    """The entry of ``values`` (keyed by player count) for a table of ``players``.
+
+    That is the entry of the largest count not above ``players``, else that of the smallest count.
+    """
+    return values[max((k for k in values if k <= players), default=min(values))]
 
 
 def default_playouts(default: Budget, players: int) -> int:
     """The default playouts per decision at a table of ``players``."""
-    if isinstance(default, int):
-        return default
-    return default[max((k for k in default if k <= players), default=min(default))]
+    return default if isinstance(default, int) else by_table_size(default, players)
 
 
 def describe_budget(default: Budget) -> str:

@@ -34,7 +34,7 @@ from engines.cargolino.rules import (
     use_dice,
 )
 from engines.core import Policy
-from engines.expert import Budget, Search, default_playouts
+from engines.expert import Budget, Search, by_table_size, default_playouts
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
@@ -228,19 +228,13 @@ class Expert:
         point = Point.at(sub, self.policies, self.truth)
         chosen = np.full(len(live), -1, dtype=np.int64)
         if not self.truth:
-            chosen = hiding_move(point, by_players(self.hide, players))
+            chosen = hiding_move(point, by_table_size(self.hide, players))
         search = Search(self.playouts or default_playouts(self.defaults, players), ROLLOUT)
         rest = np.flatnonzero(chosen < 0)
         if len(rest):
             chosen[rest] = search.choose(point.take(rest))
         snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
         return snail, colour
-
-
-def by_players(values: Mapping[int, float], players: int) -> float:
-    """The value for a table of ``players``: that of the largest count in ``values`` not above it (else 0)."""
-    counts = [k for k in values if k <= players]
-    return values[max(counts)] if counts else 0.0
 
 
 def hiding_move(point: Point, hide: float) -> np.ndarray:
