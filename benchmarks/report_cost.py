@@ -47,6 +47,11 @@ def main() -> None:
     args = parser.parse_args()
     if unknown := set(args.games) - set(CHAPTERS):
         parser.error(f"no chapter for {', '.join(sorted(unknown))}; chapters: {', '.join(CHAPTERS)}")
+    for name, value, top in (("-n", args.n, 1_000_000), ("--top", args.top, 10_000), ("--cores", args.cores, 1024)):
+        if not 1 <= value <= top:
+            parser.error(f"{name} {value} is out of range; allowed 1..{top:,}")
+    if not 0 <= args.seed < 2**63:
+        parser.error(f"--seed {args.seed} is out of range; allowed 0..2**63-1")
     seen: set[str] = set()
     rows = []
     for game in args.games or CHAPTERS:
