@@ -21,6 +21,7 @@ try:
     import typer
 
     from engines import available_games, core, get_game
+    from experiments.playtest import commands as playtest_commands
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
@@ -32,7 +33,7 @@ app = typer.Typer(
     help="Play millions of seeded games of tabletop games and report what wins.",
 )
 
-COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder", "tune")
+COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder", "tune", "play", "review")
 
 
 class UserError(Exception):
@@ -410,6 +411,9 @@ def make_game_command(game: str) -> Any:
 
 for _game in available_games():
     app.command(name=_game)(make_game_command(_game))
+
+app.command("play")(playtest_commands.play)
+app.command("review")(playtest_commands.review)
 
 
 @app.command("list")

@@ -1,0 +1,159 @@
+"""The options and bodies of ``simulate play`` and ``simulate review`` (registered by :mod:`experiments.cli`).
+
+Heavy libraries are imported inside the commands. Bad input (an unknown game, bad seats, no person at the table,
+a missing, corrupt or foreign saved game) is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
+Variant = Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")]
+Seed = Annotated[int, typer.Option(help="The game's seed: the same seed and moves give the same game.")]
+HintPolicy = Annotated[
+    str | None, typer.Option(help="The strong player of hints and reviews (default: the game's; see the README).")
+]
+HintPlayouts = Annotated[int, typer.Option(help="Playouts per legal move for hints and reviews.")]
+DEFAULT_HINT_PLAYOUTS = 200  #: the same number as :data:`experiments.playtest.hints.DEFAULT_PLAYOUTS`
+
+
+@contextlib.contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Bad input becomes ``error: ...`` on stderr and exit code 2; Ctrl-C exits with 130."""
+    try:
+        yield
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130) from None
+
+
+def _settings(items: list[str] | None) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--set {item!r} is not of the form knob=value")
+        pairs.append((name.strip().replace("-", "_"), value.strip()))
+    return tuple(pairs)
+
+
+def _check_hints(setup: object, policy: str | None, playouts: int) -> str:
+    from engines import core
+
+    chosen = policy or setup.hint_policy()  # type: ignore[attr-defined]
+    core.resolve_policies(setup.module.POLICIES, [chosen])  # type: ignore[attr-defined]
+    if not 2 <= playouts <= 100_000:
+        raise ValueError(f"--hint-playouts {playouts} is out of range; allowed 2..100000")
+    return chosen
+
+
+def play(
+    game: Annotated[str | None, typer.Argument(help="The game (not needed with --resume).")] = None,
+    seats: Annotated[str | None, typer.Option(help="Per seat `human` or a policy, e.g. human,expert:64.")] = None,
+    settings: Settings = None,
+    variant: Variant = None,
+    seed: Seed = 0,
+    fast: Annotated[bool, typer.Option("--fast", help="No pause after each policy move.")] = False,
+    show_hints: Annotated[
+        bool, typer.Option("--hints", help="Show each move's chance to win at every decision.")
+    ] = False,
+    hint_policy: HintPolicy = None,
+    hint_playouts: HintPlayouts = DEFAULT_HINT_PLAYOUTS,
+    resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
+    save: Annotated[Path | None, typer.Option(help="Where the game is saved (default: runs/play/GAME-seedS.json).")] = (
+        None
+    ),
+) -> None:
+    """Play a game in the terminal against boardlab's players (`human` seats are asked at every decision)."""
+    with one_line_errors():
+        from rich.console import Console
+
+        from experiments.playtest import record as records
+        from experiments.playtest.setup import HUMAN, Setup
+        from experiments.playtest.terminal import Session
+
+        if resume is not None:
+            if game is not None or seats is not None or settings or variant is not None:
+                raise ValueError("--resume continues a saved game as it was set up; give no game, seats or knobs")
+            saved = records.load(resume)
+            if saved.finished:
+                raise ValueError(f"{resume}: the game is over; review it with: simulate review {resume}")
+            path = save or resume
+        else:
+            if game is None:
+                raise ValueError("name a game, e.g. simulate play pantolino --seats human,expert:64")
+            if seats is None:
+                raise ValueError("give --seats, e.g. --seats human,expert:64")
+            chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+            if HUMAN not in chosen:
+                raise ValueError(f"--seats {seats} has no human seat; name at least one seat 'human'")
+            if seed < 0:
+                raise ValueError(f"--seed {seed} must be zero or positive")
+            saved = records.Record(Setup(game, chosen, seed, _settings(settings), variant))
+            path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
+            if path.exists():
+                raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
+        policy = _check_hints(saved.setup, hint_policy, hint_playouts)
+        session = Session(saved, path, Console(highlight=False), fast, show_hints, policy, hint_playouts)
+        session.run()
+
+
+def review(
+    target: Annotated[str, typer.Argument(help="A saved game (FILE.json), or a game id with --seats, --seed, --game.")],
+    seats: Annotated[str | None, typer.Option(help="A run's seats (reviewing game --game of that run).")] = None,
+    settings: Settings = None,
+    variant: Variant = None,
+    seed: Annotated[int, typer.Option(help="A run's root seed.")] = 0,
+    game_number: Annotated[int | None, typer.Option("--game", help="The game's number in the run, from 0.")] = None,
+    chunk_size: Annotated[int | None, typer.Option(help="The run's chunk size (default: the game's).")] = None,
+    seat: Annotated[int | None, typer.Option(help="The seat reviewed (default: the people's, or seat 0).")] = None,
+    hint_policy: HintPolicy = None,
+    hint_playouts: HintPlayouts = DEFAULT_HINT_PLAYOUTS,
+    chart: Annotated[Path | None, typer.Option(help="The PNG of the chance to win (default: beside the file).")] = None,
+) -> None:
+    """Replay a game and rank a seat's decisions by the chance to win each gave up against the strong player."""
+    with one_line_errors():
+        from rich.console import Console
+
+        from experiments.playtest import review as reviews
+        from experiments.playtest import sources
+
+        if target.endswith(".json") or Path(target).exists():
+            if seats is not None or game_number is not None or settings or variant is not None:
+                raise ValueError("a saved game carries its own seats and knobs; give only the file")
+            setup, seen, default_chart = sources.from_record(Path(target))
+            reviewed = set(setup.humans) if seat is None else {seat}
+        else:
+            if seats is None or game_number is None:
+                raise ValueError("review a run's game with --seats, --seed and --game (or give a saved game's file)")
+            chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+            setup, seen = sources.from_run(target, chosen, seed, _settings(settings), variant, chunk_size, game_number)
+            reviewed = {0 if seat is None else seat}
+            default_chart = Path("runs") / "play" / f"{target}-seed{seed}-game{game_number}-review.png"
+        if any(not 0 <= s < setup.players for s in reviewed):
+            raise ValueError(f"--seat {seat} is out of range; allowed 0..{setup.players - 1}")
+        policy = _check_hints(setup, hint_policy, hint_playouts)
+        verdicts = reviews.judge(setup, seen, reviewed, policy, hint_playouts)
+        console = Console(highlight=False, width=max(100, Console().width))
+        title = (
+            f"Review of {setup.module.INFO.name} (seed {setup.seed}), seat {', '.join(map(str, sorted(reviewed)))}, "
+            f"against {policy} ({hint_playouts} playouts per move)"
+        )
+        reviews.print_review(console, verdicts, title)
+        picture = chart or default_chart
+        if reviews.save_chart(picture, verdicts, min(reviewed), title, policy):
+            console.print(f"chart: {picture}")
+        sys.stdout.flush()

@@ -1,0 +1,112 @@
+"""The review of a game: every decision of a seat, ranked by the chance to win it gave up.
+
+Each decision with a choice is valued by :func:`~experiments.playtest.hints.evaluate`: the move made against the
+strong player's move there, paired stream by stream, with a 95% interval; where the game gives exact values
+(2-player base-game Pantolino) the exact loss is printed beside it. A decision that beat the strong player's
+move shows a negative loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from experiments.playtest import hints
+from experiments.playtest.setup import Setup
+from experiments.playtest.table import Observed
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One reviewed decision: the move made and the strong player's, their chances, and what was given up."""
+
+    turn: int
+    seat: int
+    made: str
+    strong: str
+    chance_made: float
+    half_made: float
+    chance_strong: float
+    loss: float  #: paired estimate of the strong move's chance less the made move's
+    loss_half: float
+    exact_loss: float | None
+
+
+def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, playouts: int) -> list[Verdict]:
+    """The verdict on every decision with a choice of the given ``seats``, in the order they were made."""
+    words, out = setup.words, []
+    for decision in seen:
+        point = decision.point
+        if decision.seat not in seats or point.legal()[0].sum() < 2:
+            continue
+        said = dict(words.moves(point))
+        strong = int(point.suggest(policy)[0])
+        estimate = hints.evaluate(point, policy, playouts, setup.seats_module)
+        chance_made, half_made = estimate.estimated(decision.move)
+        chance_strong, _ = estimate.estimated(strong)
+        loss, loss_half = estimate.gain(strong, decision.move) if strong != decision.move else (0.0, 0.0)
+        exact = None if estimate.exact is None else float(estimate.exact[strong] - estimate.exact[decision.move])
+        out.append(
+            Verdict(
+                words.turn(point),
+                decision.seat,
+                said[decision.move],
+                said[strong],
+                chance_made,
+                half_made,
+                chance_strong,
+                loss,
+                loss_half,
+                exact,
+            )
+        )
+    return out
+
+
+def print_review(console: Console, verdicts: Sequence[Verdict], title: str, top: int = 10) -> None:
+    """The decisions that gave up most first, then a one-line summary."""
+    console.print(f"[bold]{title}[/]")
+    ranked = sorted(verdicts, key=lambda v: -v.loss)
+    for rank, v in enumerate(ranked[:top], 1):
+        if v.made == v.strong:
+            line = f"turn {v.turn}: seat {v.seat} chose '{v.made}', the strong player's move too ({v.chance_made:.0%})"
+        else:
+            line = (
+                f"turn {v.turn}: seat {v.seat} chose '{v.made}'; '{v.strong}' would have won {v.chance_strong:.0%} "
+                f"instead of {v.chance_made:.0%} (gave up {v.loss:.1%}, 95% interval "
+                f"{v.loss - v.loss_half:.1%} to {v.loss + v.loss_half:.1%}"
+                + ("" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}")
+                + ")"
+            )
+        console.print(f"{rank:>3}. {line}")
+    same = sum(v.made == v.strong for v in verdicts)
+    mean = sum(v.loss for v in verdicts) / max(len(verdicts), 1)
+    console.print(
+        f"summary: {len(verdicts)} decisions with a choice; {same} matched the strong player's move; "
+        f"chance to win given up: {mean:.1%} per decision on average, "
+        f"{max((v.loss for v in verdicts), default=0):.1%} at most"
+    )
+
+
+def save_chart(path: Path, verdicts: Sequence[Verdict], seat: int, title: str, strong_label: str) -> bool:
+    """Write the PNG of ``seat``'s chance to win over the game; ``False`` when it made no decision with a choice."""
+    from analysis.playtest_figure import chance_over_game
+
+    own = [v for v in verdicts if v.seat == seat]
+    if not own:
+        return False
+    fig = chance_over_game(
+        [v.turn for v in own],
+        [v.chance_made for v in own],
+        [max(0.0, v.chance_made - v.half_made) for v in own],
+        [min(1.0, v.chance_made + v.half_made) for v in own],
+        [v.chance_strong for v in own],
+        title,
+        strong_label,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    return True

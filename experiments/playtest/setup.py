@@ -1,0 +1,86 @@
+"""What a played game is: the game, its knobs, the seats and the seed, checked before anything is played."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cached_property
+from types import ModuleType
+from typing import Any
+
+from engines import core, get_game
+
+HUMAN = "human"  #: the seat name of a person at the terminal
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A game to play: ``seats`` name a policy (``expert:64``) or :data:`HUMAN` per seat.
+
+    Raises:
+        ValueError: (one line) for an unknown game, variant, knob or policy, or a wrong number of seats.
+    """
+
+    game: str
+    seats: tuple[str, ...]
+    seed: int = 0
+    settings: tuple[tuple[str, str], ...] = ()
+    variant: str | None = None
+
+    def __post_init__(self) -> None:
+        """Check the game, seats, seed and knobs now."""
+        module = self.module
+        core.check_players(module.INFO, len(self.seats))
+        core.resolve_policies(module.POLICIES, [s for s in self.seats if s != HUMAN])
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
+        self.params  # noqa: B018 - checks the variant and knobs
+
+    @property
+    def module(self) -> ModuleType:
+        """The game package."""
+        return get_game(self.game).module
+
+    @cached_property
+    def seats_module(self) -> ModuleType:
+        """The game's ``seats`` module: its decision points one at a time."""
+        return importlib.import_module(f"{self.module.__name__}.seats")
+
+    @cached_property
+    def words(self) -> ModuleType:
+        """The game's ``words`` module: its views and moves in words."""
+        return importlib.import_module(f"{self.module.__name__}.words")
+
+    @property
+    def players(self) -> int:
+        """Seats at the table."""
+        return len(self.seats)
+
+    @property
+    def humans(self) -> list[int]:
+        """The seats a person plays."""
+        return [i for i, s in enumerate(self.seats) if s == HUMAN]
+
+    @cached_property
+    def params(self) -> Any:
+        """The game's knobs: the variant's, then the explicit settings (a setting may not contradict the variant)."""
+        from experiments import variants
+
+        chosen: dict[str, str] = {}
+        if self.variant is not None:
+            found = variants.settings_of(self.game, self.variant)
+            if found is None:
+                raise ValueError(
+                    f"unknown variant '{self.variant}' for {self.game}"
+                    f"{core.did_you_mean(self.variant, variants.names(self.game))}"
+                )
+            chosen = dict(found)
+        params = self.module.Params().with_strings(chosen)
+        for name, text in self.settings:
+            if name in chosen and chosen[name] != text:
+                raise ValueError(f"--set {name}={text} contradicts variant {self.variant} ({name}={chosen[name]})")
+        return params.with_strings(dict(self.settings))
+
+    def hint_policy(self) -> str:
+        """The game's default strong player for hints and reviews at this table."""
+        return self.seats_module.hint_policy(self.params, self.players)

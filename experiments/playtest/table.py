@@ -1,0 +1,133 @@
+"""One game played a decision at a time, through the game's seats module; and one game of a run, observed.
+
+A game's ``seats`` module wraps each seat's policy so that every decision point goes through a ``decide`` hook
+(see :mod:`engines.pantolino.seats`). Here that hook replays a script of recorded decisions, then hands each
+further decision to a live chooser: a person's terminal, or the seat's policy. The game's chance comes from
+``SeedSequence(seed)`` alone, so the same setup and decisions always give the same game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engines import core
+from experiments.playtest.record import RecordError
+from experiments.playtest.setup import HUMAN, Setup
+
+Live = Callable[[Any, int, Callable[[], np.ndarray], int], int]
+"""``(point, seat, propose, index) -> candidate`` for decision ``index`` (``propose()``: the seat policy's)."""
+
+
+def game_source(seed: int) -> core.RandomSource:
+    """The chance of a played game of seed ``seed``."""
+    return core.RandomSource(np.random.default_rng(np.random.SeedSequence(seed)))
+
+
+def seated(setup: Setup, names: Sequence[str], decide: Any, whole_turns: bool = False) -> list[object]:
+    """One wrapped implementation per seat; seats of the same name share one (as a run's seats do).
+
+    A :data:`HUMAN` seat asks and uses the game's rollout policy for whatever is not a decision point.
+    """
+    seats = setup.seats_module
+    inner_names = [seats.ROLLOUT if n == HUMAN else n for n in names]
+    inner = seats.instances(setup.params, inner_names, len(names))
+    made: dict[str, object] = {}
+    for name, impl in zip(names, inner, strict=True):
+        if name not in made:
+            kwargs = {"whole_turns": True} if whole_turns else {}
+            made[name] = seats.Seat(impl, decide, name == HUMAN, **kwargs)
+    return [made[n] for n in names]
+
+
+@dataclass
+class Observed:
+    """A decision of an observed game: its position (one row), the seat that decided and the candidate chosen."""
+
+    point: Any
+    seat: int
+    move: int
+
+
+@dataclass
+class Played:
+    """A played game: each seat's final score and who won, and every decision made."""
+
+    scores: list[float]
+    winners: list[bool]
+    decisions: list[tuple[int, int]]
+
+
+@dataclass
+class Log:
+    """The decisions of a game so far, ``(seat, candidate)``, and how many legal moves each one had."""
+
+    decisions: list[tuple[int, int]] = field(default_factory=list)
+    options: list[int] = field(default_factory=list)
+
+    def previous_choice(self, seat: int, before: int) -> int | None:
+        """The index of ``seat``'s last decision before ``before`` that had a choice, or ``None``."""
+        for index in range(min(before, len(self.decisions)) - 1, -1, -1):
+            if self.decisions[index][0] == seat and self.options[index] >= 2:
+                return index
+        return None
+
+
+def play(
+    setup: Setup,
+    script: Sequence[tuple[int, int]],
+    live: Live,
+    log: Log | None = None,
+    watch: Callable[[Observed], None] | None = None,
+) -> Played:
+    """Play the setup's game: the script's decisions first, then ``live``'s, each written to ``log``.
+
+    ``log`` keeps what was decided when ``live`` stops the game by raising; ``watch`` sees every decision made.
+
+    Raises:
+        RecordError: where a scripted decision is not the seat's to make or not legal there.
+    """
+    log = Log() if log is None else log
+
+    def decide(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        index, seat = len(log.decisions), int(point.seat[0])
+        legal = point.legal()[0]
+        if index < len(script):
+            want, move = script[index]
+            if want != seat or not 0 <= move < len(legal) or not legal[move]:
+                raise RecordError(f"decision {index + 1} does not replay (seat {want} move {move} at seat {seat})")
+        else:
+            move = live(point, seat, propose, index)
+        log.decisions.append((seat, move))
+        log.options.append(int(legal.sum()))
+        if watch is not None:
+            watch(Observed(point.take(np.zeros(1, dtype=np.int64)), seat, move))
+        return np.array([move], dtype=np.int64)
+
+    impls = seated(setup, setup.seats, decide)
+    out = setup.seats_module.play(setup.params, impls, 1, game_source(setup.seed))
+    scores = [float(x) for x in np.asarray(out["score"])[0]]
+    return Played(scores, [bool(w) for w in np.asarray(out["winners"])[0]], log.decisions)
+
+
+def observe_run_game(setup: Setup, chunk_seed: np.random.SeedSequence, size: int, row: int) -> list[Observed]:
+    """Every decision of game ``row`` of a run's chunk of ``size`` games drawn from ``chunk_seed``.
+
+    The whole chunk is played as the run plays it (same seats, same batch, same chance), each seat's policy
+    answering itself; the seats' wrappers only watch row ``row``'s decisions.
+    """
+    seen: list[Observed] = []
+
+    def decide(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        moves = np.asarray(propose(), dtype=np.int64)
+        for j in np.flatnonzero(games == row).tolist():
+            seen.append(Observed(point.take(np.array([j])), int(point.seat[j]), int(moves[j])))
+        return moves
+
+    impls = seated(setup, setup.seats, decide, whole_turns=True)
+    source = core.RandomSource(np.random.default_rng(chunk_seed))
+    setup.seats_module.play(setup.params, impls, size, source)
+    return seen
