@@ -1,0 +1,70 @@
+"""Cargolino in words: the race as the deciding seat sees it, and each legal (snail, die) move.
+
+The seat sees every snail, the dice and the shells banked, and which snails are its own; who holds the other
+snails stays hidden (unless ownership is open). Nothing here reads the other seats' tokens of a hidden deal.
+Plain strings only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines.cargolino.decisions import Point
+from engines.cargolino.rules import CODE_BITS, COLOURS, N_SNAILS
+
+RULES = """\
+Cargolino Valentino, in our words.
+Each race you secretly hold one or two snails. On your turn roll the dice and use them one by one: a die moves
+one snail one space forward, either the snail of the die's colour, or a snail standing on a space of that
+colour, or any snail still at the start. You must use a die while some die can move some snail. The race ends
+after a turn in which a snail reached the finish; each held snail then scores its owner the shells of its
+space, more the further back it is. So push the others' snails ahead and keep your own behind. After the last
+race, most shells wins."""
+
+
+def _where(pos: int, length: int, space_colour: np.ndarray) -> str:
+    if pos == 0:
+        return "start"
+    if pos == length + 1:
+        return "finish"
+    return f"space {pos} ({COLOURS[int(space_colour[pos])]})"
+
+
+def turn(point: Point, row: int = 0) -> int:
+    """The number of the turn of ``row``'s decision in the game, counted from 1."""
+    return int(point.state.turn[row]) + 1
+
+
+def dice(code: int) -> list[str]:
+    """The colours of the dice still to use."""
+    mask = (1 << CODE_BITS) - 1
+    return [COLOURS[c] for c in range(N_SNAILS) for _ in range((code >> (CODE_BITS * c)) & mask)]
+
+
+def view(point: Point, row: int = 0) -> list[str]:
+    """What ``row``'s mover sees: the snails, its own snails, the dice left and the shells banked."""
+    params, state = point.params, point.state
+    tables = params.tables
+    me = int(point.seat[row])
+    own = int(state.held[row, me])
+    lines = [f"Race {int(state.race[row]) + 1} of {params.races}, turn {turn(point, row)}: seat {me} to use a die."]
+    for snail in range(N_SNAILS):
+        where = _where(int(state.pos[row, snail]), tables.length, tables.space_colour)
+        if own >> snail & 1:
+            whose = "  ← yours"
+        elif not point.hidden and state.owner[row, snail] >= 0:
+            whose = f"  (seat {int(state.owner[row, snail])})"
+        else:
+            whose = ""
+        lines.append(f"  {COLOURS[snail]} snail: {where}{whose}")
+    lines.append("Dice to use: " + ", ".join(dice(int(point.code[row]))))
+    lines.append("Shells banked: " + ", ".join(f"seat {p} {int(v)}" for p, v in enumerate(state.banked[row])))
+    return lines
+
+
+def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
+    """Every legal candidate of ``row`` and its words, in candidate order."""
+    return [
+        (c, f"move the {COLOURS[c // N_SNAILS]} snail with a {COLOURS[c % N_SNAILS]} die")
+        for c in np.flatnonzero(point.legal()[row]).tolist()
+    ]

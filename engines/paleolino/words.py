@@ -1,0 +1,79 @@
+"""Paleolino in words: the table as the deciding seat sees it, and each legal cave or keep.
+
+Shown: the village, the chips left in the hand axe, what the table remembers lying in each cave and how many
+chips it saw fall without placing them, the top invention of every stack, the middle and every backpack. Not
+shown, because no player sees it: what really lies in the caves and the inventions under the stack tops.
+Plain strings only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines.paleolino.decisions import CAVE, Point, keep_options
+from engines.paleolino.rules import bag_tables
+
+CHIPS = ("wood", "stone", "berry", "crystal")
+LETTER_NAMES = {"w": "wood", "s": "stone", "b": "berry"}
+
+RULES = """\
+Paleolino, in our words (a cooperative game: the whole table wins or loses).
+Each turn two chips are pulled from the hand axe and roll into the caves below the mountain; you then open one
+cave and take all its chips to the middle. Build inventions from the tops of the stacks with exactly the chips
+they show (a crystal replaces any chip); your backpack chip and chips the others give from their backpacks
+may help. Then keep one chip on your backpack; the rest go to the pit. Build the whole village before the hand
+axe runs dry. Here you choose the cave and the chip kept; builds and payment follow the planner."""
+
+
+def bag(code: int) -> str:
+    """``"2 wood, 1 crystal"`` or ``"nothing"``."""
+    counts = bag_tables()[0][code]
+    parts = [f"{int(n)} {name}" for n, name in zip(counts, CHIPS, strict=True) if n]
+    return ", ".join(parts) or "nothing"
+
+
+def cost(letters: str) -> str:
+    """An invention's cost in words: ``"stone + wood"``."""
+    return " + ".join(LETTER_NAMES[c] for c in letters)
+
+
+def turn(point: Point, row: int = 0) -> int:
+    """The number of the turn of ``row``'s decision, counted from 1."""
+    return int(point.state.turn[row]) + 1
+
+
+def view(point: Point, row: int = 0) -> list[str]:
+    """What ``row``'s mover sees (public information only; see the module docstring)."""
+    st, params = point.state, point.params
+    tables = params.tables(point.players)
+    chips_in = bag_tables()[1]
+    me = int(point.seat[row])
+    doing = "opens a cave" if point.stage == CAVE else "keeps chips on the backpack"
+    lines = [
+        f"Turn {turn(point, row)}: seat {me} {doing}.",
+        f"Village: {int(st.built[row])} of {params.goal} built; hand axe: {int(chips_in[st.axe[row]])} chips left",
+    ]
+    for cave in range(params.caves):
+        unplaced = int(chips_in[st.forgotten[row, cave]])
+        extra = f"; {unplaced} chip(s) seen falling since it was opened, cave not remembered" if unplaced else ""
+        lines.append(f"Cave {cave + 1}: remembered {bag(int(st.belief[row, cave]))}{extra}")
+    costs = params.in_play
+    for stack in range(tables.stacks):
+        left = int(tables.stack_len[stack] - st.taken[row, stack])
+        top = int(st.deck[row, stack, st.taken[row, stack]]) if left else tables.dummy
+        said = f"{cost(costs[top])} ({left} card(s) in the stack)" if left else "empty"
+        lines.append(f"Stack {stack + 1}: {said}")
+    lines.append(f"Middle: {bag(int(st.middle[row]))}")
+    for seat in range(point.players):
+        you = " (you)" if seat == me else ""
+        lines.append(f"Seat {seat}{you} backpack: {bag(int(st.backpack[row, seat]))}")
+    return lines
+
+
+def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
+    """Every legal candidate of ``row`` and its words, in candidate order."""
+    legal = np.flatnonzero(point.legal()[row]).tolist()
+    if point.stage == CAVE:
+        return [(v, f"open cave {v + 1}") for v in legal]
+    options = keep_options(point.params.backpack)
+    return [(j, f"keep {bag(int(options[j]))} on the backpack") for j in legal]

@@ -1,0 +1,66 @@
+"""Panots seated one grab at a time: every grab of a seat goes through a ``decide`` hook.
+
+As in :mod:`engines.pantolino.seats`. The grab is Panots's decision point; where a grabbed card is laid and
+what a stuck seat takes instead follow the seat's policy (a person's: the rollout policy, as the expert's do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engines import core
+from engines.panots.decisions import ROLLOUT, Point
+from engines.panots.policies import POLICIES
+from engines.panots.rules import Params, State, View, play_with
+
+Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
+
+
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
+
+
+def instances(params: Params, names: Sequence[str], players: int) -> list[object]:
+    """One implementation per seat name, shared by seats of the same name (as a run builds them)."""
+    return core.policy_instances(POLICIES, list(names), params)
+
+
+class Seat:
+    """A policy implementation whose every grab also goes through ``decide``."""
+
+    def __init__(self, inner: object, decide: Decide, asks: bool) -> None:
+        """Wrap ``inner``; ``asks``: the grabs are a person's."""
+        self.inner, self.decide, self.asks = inner, decide, asks
+
+    def __getattr__(self, name: str) -> Any:
+        """How the inner policy wants the round valued (the engine reads ``values`` and ``mode``)."""
+        if name in ("values", "mode"):
+            return getattr(self.__dict__["inner"], name)
+        raise AttributeError(name)
+
+    def grab(
+        self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int
+    ) -> np.ndarray:
+        """The decided grab (a warehouse slot) of every game ``rows``."""
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        point = Point.at(view, st, rows, seats, k, POLICIES)
+        games = np.asarray(view.games)[rows]
+        return self.decide(point, games, lambda: np.asarray(self.inner.grab(view, st, rows, seats, free, order, k)))
+
+    def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """The inner policy's placement."""
+        return self.inner.place(view, st, rows, seats, slots)
+
+    def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
+        """The inner policy's swap."""
+        return self.inner.swap(view, st, rows, seats, options)
+
+
+def play(params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
+    """Play ``n_games`` games with one implementation per seat."""
+    return play_with(params, seats, n_games, source)
