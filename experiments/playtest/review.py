@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from experiments.playtest import hints
-from experiments.playtest.setup import Setup
+from experiments.playtest.setup import HUMAN, Setup
 from experiments.playtest.table import Observed
 
 
@@ -25,6 +25,7 @@ class Verdict:
 
     turn: int
     seat: int
+    who: str  #: "you" for a person's seat, else "seat N"
     made: str
     strong: str
     chance_made: float
@@ -53,6 +54,7 @@ def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, 
             Verdict(
                 words.turn(point),
                 decision.seat,
+                "you" if setup.seats[decision.seat] == HUMAN else f"seat {decision.seat}",
                 said[decision.move],
                 said[strong],
                 chance_made,
@@ -67,20 +69,17 @@ def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, 
 
 
 def print_review(console: Console, verdicts: Sequence[Verdict], title: str, top: int = 10) -> None:
-    """The decisions that gave up most first, then a one-line summary."""
+    """The decisions that differ from the strong player's, those that gave up most first; then a summary."""
     console.print(f"[bold]{title}[/]")
-    ranked = sorted(verdicts, key=lambda v: -v.loss)
+    ranked = sorted((v for v in verdicts if v.made != v.strong), key=lambda v: -v.loss)
     for rank, v in enumerate(ranked[:top], 1):
-        if v.made == v.strong:
-            line = f"turn {v.turn}: seat {v.seat} chose '{v.made}', the strong player's move too ({v.chance_made:.0%})"
-        else:
-            line = (
-                f"turn {v.turn}: seat {v.seat} chose '{v.made}'; '{v.strong}' would have won {v.chance_strong:.0%} "
-                f"instead of {v.chance_made:.0%} (gave up {v.loss:.1%}, 95% interval "
-                f"{v.loss - v.loss_half:.1%} to {v.loss + v.loss_half:.1%}"
-                + ("" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}")
-                + ")"
-            )
+        line = (
+            f"turn {v.turn}: {v.who} chose '{v.made}'; '{v.strong}' would have won {v.chance_strong:.0%} "
+            f"instead of {v.chance_made:.0%} (gave up {v.loss:.1%}, 95% interval "
+            f"{v.loss - v.loss_half:.1%} to {v.loss + v.loss_half:.1%}"
+            + ("" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}")
+            + ")"
+        )
         console.print(f"{rank:>3}. {line}")
     same = sum(v.made == v.strong for v in verdicts)
     mean = sum(v.loss for v in verdicts) / max(len(verdicts), 1)
