@@ -19,7 +19,7 @@ from analysis.style import INK, LINESTYLES, MARKERS, SERIES
 
 
 def chance_over_game(
-    turns: Sequence[int],
+    decisions: Sequence[int],
     made: Sequence[float],
     low: Sequence[float],
     high: Sequence[float],
@@ -27,16 +27,21 @@ def chance_over_game(
     title: str,
     strong_label: str,
 ) -> Any:
-    """The chance to win after each decision (``made``, band ``low``..``high``) beside the strong move's."""
+    """The chance to win after each numbered decision (``made``, band ``low``..``high``) beside the strong move's."""
     fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-    ax.fill_between(turns, low, high, color=SERIES[0], alpha=0.2, linewidth=0, label="95% interval")
-    ax.plot(turns, made, color=SERIES[0], linestyle=LINESTYLES[0], marker=MARKERS[0], label="after the move made")
+    ax.fill_between(decisions, low, high, color=SERIES[0], alpha=0.2, linewidth=0, label="95% interval")
+    ax.plot(decisions, made, color=SERIES[0], linestyle=LINESTYLES[0], marker=MARKERS[0], label="after the move made")
     ax.plot(
-        turns, strong, color=SERIES[1], linestyle=LINESTYLES[1], marker=MARKERS[1], label=f"after {strong_label}'s move"
+        decisions,
+        strong,
+        color=SERIES[1],
+        linestyle=LINESTYLES[1],
+        marker=MARKERS[1],
+        label=f"after {strong_label}'s move",
     )
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.set_xlabel("turn of the decision")
+    ax.set_xlabel("the seat's decisions with a choice, in order")
     ax.set_ylabel("chance to win (%)")
     ax.set_title(title, color=INK)
     ax.legend(loc="best", frameon=False)

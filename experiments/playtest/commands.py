@@ -154,6 +154,7 @@ def review(
         )
         reviews.print_review(console, verdicts, title)
         picture = chart or default_chart
-        if reviews.save_chart(picture, verdicts, min(reviewed), title, policy):
+        heading = f"{setup.module.INFO.name}, seat {min(reviewed)}: chance to win"
+        if reviews.save_chart(picture, verdicts, min(reviewed), heading, policy):
             console.print(f"chart: {picture}")
         sys.stdout.flush()

@@ -98,7 +98,7 @@ def save_chart(path: Path, verdicts: Sequence[Verdict], seat: int, title: str, s
     if not own:
         return False
     fig = chance_over_game(
-        [v.turn for v in own],
+        list(range(1, len(own) + 1)),
         [v.chance_made for v in own],
         [max(0.0, v.chance_made - v.half_made) for v in own],
         [min(1.0, v.chance_made + v.half_made) for v in own],

@@ -1,0 +1,64 @@
+"""Every game's words: each legal move is named once, and a view never changes with what its seat cannot see."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from engines import core, get_game
+
+SMALL = {
+    "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},
+    "patolli": {"buttons": "2"},
+    "cargolino": {"races": "1"},
+    "panots": {"cards_per_player": "3"},
+    "paleolino": {"goal": "3", "memory": "0.5"},
+}
+
+
+def points_of(game: str) -> list:
+    """Seat 0's decision points in one game against ``random`` (seat 0 plays the game's rollout policy)."""
+    module = get_game(game).module
+    seats = importlib.import_module(f"{module.__name__}.seats")
+    params = module.Params().with_strings(SMALL[game])
+    seen = []
+
+    def decide(point, games, propose):
+        seen.append(point.take(np.zeros(1, dtype=np.int64)))
+        return propose()
+
+    me = seats.Seat(seats.instances(params, [seats.ROLLOUT], 2)[0], decide, False)
+    other = seats.Seat(seats.instances(params, ["random"], 2)[0], lambda p, g, propose: propose(), False)
+    seats.play(params, [me, other], 1, np.random.default_rng(7))
+    return [p for p in seen if int(p.seat[0]) == 0]
+
+
+@pytest.mark.parametrize("game", sorted(SMALL))
+def test_views_hide_what_the_seat_cannot_see_and_moves_name_every_legal_candidate(game: str) -> None:
+    words = importlib.import_module(f"engines.{game}.words")
+    points = points_of(game)
+    assert points
+    for k, point in enumerate(points):
+        moves = words.moves(point)
+        assert [c for c, _ in moves] == np.flatnonzero(point.legal()[0]).tolist()
+        assert len({said for _, said in moves}) == len(moves)
+        seen = words.view(point)
+        for draw in range(3):  # redraw the hidden part (snail owners, cave contents, decks) from the seat's knowledge
+            other = point.take(np.zeros(1, dtype=np.int64))
+            other.determinise(core.StreamSource(np.array([k * 7 + draw + 1], dtype=np.uint64)))
+            assert words.view(other) == seen
+        assert words.RULES.strip()
+        assert words.turn(point) >= 0
+
+
+def test_hidden_parts_do_change_when_redrawn() -> None:
+    """The invariance above is not vacuous: redrawing changes Paleolino's caves and Cargolino's owners."""
+    changed = {"paleolino": False, "cargolino": False}
+    for game, field in (("paleolino", "caves"), ("cargolino", "owner")):
+        for k, point in enumerate(points_of(game)):
+            other = point.take(np.zeros(1, dtype=np.int64))
+            other.determinise(core.StreamSource(np.array([k + 99], dtype=np.uint64)))
+            changed[game] |= not np.array_equal(getattr(other.state, field), getattr(point.state, field))
+    assert all(changed.values())
