@@ -61,6 +61,11 @@ class Seat:
         return self.inner.swap(view, st, rows, seats, options)
 
 
+def watching(inner: object, decide: Decide) -> Seat:
+    """A seat that plays exactly as ``inner`` does, as in a run, and shows ``decide`` every decision."""
+    return Seat(inner, decide, False)
+
+
 def play(params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
     """Play ``n_games`` games with one implementation per seat."""
     return play_with(params, seats, n_games, source)

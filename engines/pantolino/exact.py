@@ -8,10 +8,13 @@ open, as in the engine).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from engines.pantolino import solver
 from engines.pantolino.decisions import KEEP, Point
+from engines.pantolino.rules import Params
 
 
 def supported(point: Point) -> bool:
@@ -23,10 +26,15 @@ def supported(point: Point) -> bool:
     return True
 
 
+@lru_cache(maxsize=4)
+def _solver(params: Params) -> solver.Solver:
+    """The solver of ``params``, its table read once per process."""
+    return solver.Solver(params, [solver.TABLED])
+
+
 def values(point: Point, row: int = 0) -> np.ndarray:
     """``(A,)`` chance to win of each candidate of ``row`` (NaN for illegal ones); needs :func:`supported`."""
-    params = point.params
-    exact = solver.Solver(params, [solver.TABLED])
+    exact = _solver(point.params)
     table = exact.table
     mover = int(point.seat[row])
     supply = point.state.supply_bits[row : row + 1]

@@ -96,6 +96,11 @@ class Seat:
         return np.where(chosen == n_tokens, -1, chosen)
 
 
+def watching(inner: object, decide: Decide) -> Seat:
+    """A seat that plays as ``inner`` does in a run (whole turns drawn where it draws them), shown to ``decide``."""
+    return Seat(inner, decide, False, whole_turns=True)
+
+
 def play(params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
     """Play ``n_games`` games with one implementation per seat (seats of the same policy share one)."""
     return play_with(params, seats, n_games, source)

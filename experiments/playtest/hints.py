@@ -62,10 +62,16 @@ def half_width(values: np.ndarray) -> float:
     return float(Z95 * values.std(ddof=1) / np.sqrt(len(values)))
 
 
+def exact(point: Any, seats_module: ModuleType) -> np.ndarray | None:
+    """Every candidate's exact chance to win at row 0 of ``point``, where the game's seats module can say."""
+    exact_of = getattr(seats_module, "exact_values", None)
+    return None if exact_of is None else exact_of(point)
+
+
 def evaluate(point: Any, policy: str, playouts: int, seats_module: ModuleType | None = None) -> Estimate:
     """Every legal move of row 0 of ``point``, played out ``playouts`` times each by ``policy`` in every seat.
 
-    ``seats_module`` (the game's) adds exact values where it offers ``exact_values``.
+    ``seats_module`` (the game's) adds exact values where it offers them (see :func:`exact`).
     """
     moves = np.flatnonzero(point.legal()[0])
     n = len(moves)
@@ -78,5 +84,4 @@ def evaluate(point: Any, policy: str, playouts: int, seats_module: ModuleType | 
     copies.apply(actions)
     winners, _ = copies.play_out([policy] * point.players, source)
     reward = seat_reward(winners, point.seat[rows], point.cooperative).reshape(n, playouts)
-    exact_of = getattr(seats_module, "exact_values", None)
-    return Estimate(moves, reward, None if exact_of is None else exact_of(point))
+    return Estimate(moves, reward, None if seats_module is None else exact(point, seats_module))

@@ -27,10 +27,11 @@ def game_source(seed: int) -> core.RandomSource:
     return core.RandomSource(np.random.default_rng(np.random.SeedSequence(seed)))
 
 
-def seated(setup: Setup, names: Sequence[str], decide: Any, whole_turns: bool = False) -> list[object]:
+def seated(setup: Setup, names: Sequence[str], decide: Any, as_run: bool = False) -> list[object]:
     """One wrapped implementation per seat; seats of the same name share one (as a run's seats do).
 
-    A :data:`HUMAN` seat asks and uses the game's rollout policy for whatever is not a decision point.
+    A :data:`HUMAN` seat asks and uses the game's rollout policy for whatever is not a decision point; with
+    ``as_run`` every seat plays exactly as its policy plays in a run.
     """
     seats = setup.seats_module
     inner_names = [seats.ROLLOUT if n == HUMAN else n for n in names]
@@ -38,8 +39,7 @@ def seated(setup: Setup, names: Sequence[str], decide: Any, whole_turns: bool = 
     made: dict[str, object] = {}
     for name, impl in zip(names, inner, strict=True):
         if name not in made:
-            kwargs = {"whole_turns": True} if whole_turns else {}
-            made[name] = seats.Seat(impl, decide, name == HUMAN, **kwargs)
+            made[name] = seats.watching(impl, decide) if as_run else seats.Seat(impl, decide, name == HUMAN)
     return [made[n] for n in names]
 
 
@@ -127,7 +127,7 @@ def observe_run_game(setup: Setup, chunk_seed: np.random.SeedSequence, size: int
             seen.append(Observed(point.take(np.array([j])), int(point.seat[j]), int(moves[j])))
         return moves
 
-    impls = seated(setup, setup.seats, decide, whole_turns=True)
+    impls = seated(setup, setup.seats, decide, as_run=True)
     source = core.RandomSource(np.random.default_rng(chunk_seed))
     setup.seats_module.play(setup.params, impls, size, source)
     return seen

@@ -130,7 +130,9 @@ class Session:
             answer = self.read(question).strip().lower()
             if answer.isdigit() and 1 <= int(answer) <= len(moves):
                 self.save_progress(index)
-                return moves[int(answer) - 1][0]
+                move, said = moves[int(answer) - 1]
+                self.console.print(f"  seat {seat} (you): {said}")
+                return move
             if answer == "?":
                 self.console.print(Panel(self.words.RULES, title="rules (our summary)", expand=False))
                 self.console.print(f"Keys: {KEYS}.")
@@ -162,7 +164,12 @@ class Session:
     def print_hints(self, point: Any, moves: list[tuple[int, str]]) -> None:
         """Every legal move's chance to win for the seat, best first."""
         started = time.perf_counter()
-        estimate = hints.evaluate(point, self.hint_policy, self.hint_playouts, self.record.setup.seats_module)
+        seats = self.record.setup.seats_module
+        exact = hints.exact(point, seats) if self.hint_policy == self.record.setup.hint_policy() else None
+        if exact is not None:
+            estimate = hints.Estimate(np.flatnonzero(point.legal()[0]), np.zeros((0, 0)), exact)
+        else:
+            estimate = hints.evaluate(point, self.hint_policy, self.hint_playouts)
         grid = Table(title=f"chance to win ({self._source(estimate)}; {time.perf_counter() - started:.1f} s)")
         grid.add_column("#", justify="right")
         grid.add_column("move")

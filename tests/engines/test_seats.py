@@ -37,8 +37,7 @@ def test_watched_seats_play_the_games_their_policies_play(game: str) -> None:
         seen.append(len(moves))
         return moves
 
-    kwargs = {"whole_turns": True} if game == "pantolino" else {}
-    impls = [seats.Seat(i, decide, False, **kwargs) for i in seats.instances(params, names, 2)]
+    impls = [seats.watching(i, decide) for i in seats.instances(params, names, 2)]
     watched = seats.play(params, impls, 6, np.random.default_rng(3))
     plain = module.play(params, names, 6, np.random.default_rng(3))
     assert seen
