@@ -70,7 +70,7 @@ def hint_times(game: str, moves: int, seed: int, players: int) -> list[float]:
         if len(legal) > 1:
             started = time.perf_counter()
             if hints.exact(point, setup.seats_module) is None:
-                hints.evaluate(point, policy, hints.DEFAULT_PLAYOUTS)
+                hints.evaluate(point, policy, setup.hint_playouts())
             spent.append(time.perf_counter() - started)
             if len(spent) >= moves:
                 raise Enough

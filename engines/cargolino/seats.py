@@ -17,8 +17,10 @@ from engines import core
 from engines.cargolino.decisions import ROLLOUT, Point
 from engines.cargolino.policies import POLICIES
 from engines.cargolino.rules import N_SNAILS, Params, Step, play_with
+from engines.expert import Budget
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
 
 
 def hint_policy(params: Params, players: int) -> str:

@@ -12,11 +12,13 @@ from typing import Any
 import numpy as np
 
 from engines import core
+from engines.expert import Budget
 from engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
 from engines.paleolino.policies import POLICIES
 from engines.paleolino.rules import Params, Turn, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
 
 
 def hint_policy(params: Params, players: int) -> str:

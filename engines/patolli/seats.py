@@ -13,11 +13,13 @@ from typing import Any
 import numpy as np
 
 from engines import core
+from engines.expert import Budget
 from engines.patolli.decisions import ROLLOUT, ExtraPoint, MarkerPoint, Point, action_of, position_key
 from engines.patolli.policies import POLICIES
 from engines.patolli.rules import ONE, U64, Moves, Params, State, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
 
 
 def hint_policy(params: Params, players: int) -> str:

@@ -10,7 +10,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,8 +20,9 @@ Seed = Annotated[int, typer.Option(help="The game's seed: the same seed and move
 HintPolicy = Annotated[
     str | None, typer.Option(help="The strong player of hints and reviews (default: the game's; see the README).")
 ]
-HintPlayouts = Annotated[int, typer.Option(help="Playouts per legal move for hints and reviews.")]
-DEFAULT_HINT_PLAYOUTS = 200  #: the same number as :data:`experiments.playtest.hints.DEFAULT_PLAYOUTS`
+HintPlayouts = Annotated[
+    int | None, typer.Option(help="Playouts per legal move for hints and reviews (default: the game's, see README).")
+]
 
 
 @contextlib.contextmanager
@@ -50,14 +51,16 @@ def _settings(items: list[str] | None) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _check_hints(setup: object, policy: str | None, playouts: int) -> str:
+def _check_hints(setup: Any, policy: str | None, playouts: int | None) -> tuple[str, int]:
+    """The strong player and playouts per move of hints and reviews, checked (the game's by default)."""
     from engines import core
 
-    chosen = policy or setup.hint_policy()  # type: ignore[attr-defined]
-    core.resolve_policies(setup.module.POLICIES, [chosen])  # type: ignore[attr-defined]
-    if not 2 <= playouts <= 100_000:
-        raise ValueError(f"--hint-playouts {playouts} is out of range; allowed 2..100000")
-    return chosen
+    chosen = policy or setup.hint_policy()
+    core.resolve_policies(setup.module.POLICIES, [chosen])
+    count = setup.hint_playouts() if playouts is None else playouts
+    if not 2 <= count <= 100_000:
+        raise ValueError(f"--hint-playouts {count} is out of range; allowed 2..100000")
+    return chosen, count
 
 
 def play(
@@ -71,7 +74,7 @@ def play(
         bool, typer.Option("--hints", help="Show each move's chance to win at every decision.")
     ] = False,
     hint_policy: HintPolicy = None,
-    hint_playouts: HintPlayouts = DEFAULT_HINT_PLAYOUTS,
+    hint_playouts: HintPlayouts = None,
     resume: Annotated[Path | None, typer.Option(help="Continue a saved game.")] = None,
     save: Annotated[Path | None, typer.Option(help="Where the game is saved (default: runs/play/GAME-seedS.json).")] = (
         None
@@ -106,8 +109,8 @@ def play(
             path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
             if path.exists():
                 raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
-        policy = _check_hints(saved.setup, hint_policy, hint_playouts)
-        session = Session(saved, path, Console(highlight=False), fast, show_hints, policy, hint_playouts)
+        policy, playouts = _check_hints(saved.setup, hint_policy, hint_playouts)
+        session = Session(saved, path, Console(highlight=False), fast, show_hints, policy, playouts)
         session.run()
 
 
@@ -121,7 +124,7 @@ def review(
     chunk_size: Annotated[int | None, typer.Option(help="The run's chunk size (default: the game's).")] = None,
     seat: Annotated[int | None, typer.Option(help="The seat reviewed (default: the people's, or seat 0).")] = None,
     hint_policy: HintPolicy = None,
-    hint_playouts: HintPlayouts = DEFAULT_HINT_PLAYOUTS,
+    hint_playouts: HintPlayouts = None,
     chart: Annotated[Path | None, typer.Option(help="The PNG of the chance to win (default: beside the file).")] = None,
 ) -> None:
     """Replay a game and rank a seat's decisions by the chance to win each gave up against the strong player."""
@@ -145,12 +148,12 @@ def review(
             default_chart = Path("runs") / "play" / f"{target}-seed{seed}-game{game_number}-review.png"
         if any(not 0 <= s < setup.players for s in reviewed):
             raise ValueError(f"--seat {seat} is out of range; allowed 0..{setup.players - 1}")
-        policy = _check_hints(setup, hint_policy, hint_playouts)
-        verdicts = reviews.judge(setup, seen, reviewed, policy, hint_playouts)
+        policy, playouts = _check_hints(setup, hint_policy, hint_playouts)
+        verdicts = reviews.judge(setup, seen, reviewed, policy, playouts)
         console = Console(highlight=False, width=max(100, Console().width))
         title = (
             f"Review of {setup.module.INFO.name} (seed {setup.seed}), seat {', '.join(map(str, sorted(reviewed)))}, "
-            f"against {policy} ({hint_playouts} playouts per move)"
+            f"against {policy} ({playouts} playouts per move)"
         )
         reviews.print_review(console, verdicts, title)
         picture = chart or default_chart

@@ -20,7 +20,6 @@ from engines.expert import seat_reward
 
 Z95 = 1.959964  #: two-sided 95% normal quantile
 HINT_SALT = np.uint64(0x2545F4914F6CDD1D)  #: keeps hint streams apart from the expert's own streams
-DEFAULT_PLAYOUTS = 200  #: playouts per legal move (ours: hints within 5 s on the slowest game, see the README)
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,12 @@ class Setup:
                 raise ValueError(f"--set {name}={text} contradicts variant {self.variant} ({name}={chosen[name]})")
         return params.with_strings(dict(self.settings))
 
+    def hint_playouts(self) -> int:
+        """The game's default playouts per legal move for hints and reviews at this table."""
+        from engines.expert import default_playouts
+
+        return default_playouts(self.seats_module.HINT_PLAYOUTS, self.players)
+
     def hint_policy(self) -> str:
         """The game's default strong player for hints and reviews at this table."""
         return self.seats_module.hint_policy(self.params, self.players)

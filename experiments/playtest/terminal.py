@@ -49,13 +49,13 @@ class Session:
         fast: bool = False,
         show_hints: bool = False,
         hint_policy: str | None = None,
-        hint_playouts: int = hints.DEFAULT_PLAYOUTS,
+        hint_playouts: int | None = None,
     ) -> None:
         """Play ``record`` (possibly part-played) and keep it saved at ``path``."""
         self.record, self.path, self.console = record, path, console
         self.fast, self.show_hints = fast, show_hints
         self.hint_policy = hint_policy or record.setup.hint_policy()
-        self.hint_playouts = hint_playouts
+        self.hint_playouts = hint_playouts or record.setup.hint_playouts()
         self.log = table.Log()
         self.facing: int | None = None  # the seat whose view is on screen
 
