@@ -57,6 +57,9 @@ def _check_hints(setup: Any, policy: str | None, playouts: int | None) -> tuple[
 
     chosen = policy or setup.hint_policy()
     core.resolve_policies(setup.module.POLICIES, [chosen])
+    (impl,) = setup.seats_module.instances(setup.params, [chosen], setup.players)
+    if hasattr(impl, "prepare"):  # refuses the table, or builds its tables now rather than mid-game
+        impl.prepare(setup.players)
     count = setup.hint_playouts() if playouts is None else playouts
     if not 2 <= count <= 100_000:
         raise ValueError(f"--hint-playouts {count} is out of range; allowed 2..100000")

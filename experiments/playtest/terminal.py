@@ -195,5 +195,7 @@ class Session:
             f"seat {i} ({name}): {played.scores[i]:g} {label}{'  ← wins' * played.winners[i]}"
             for i, name in enumerate(setup.seats)
         ]
+        if setup.module.INFO.cooperative:
+            lines.append("The table wins together." if any(played.winners) else "The table loses together.")
         self.console.print(Panel("\n".join(lines), title="game over", expand=False))
         self.console.print(f"Saved to {self.path}; review it with: simulate review {self.path}")

@@ -42,6 +42,7 @@ def one_line_error(args: list[str], message: str) -> None:
         (["review", "missing.json"], "missing.json: no such file"),
         (["review", "pantolino", "--seats", "greedy,random"], "--game"),
         (["play", "pantolino", "--seats", "human,greedy", "--hint-policy", "genius"], "unknown policy 'genius'"),
+        (["play", "pantolino", "--seats", "human,greedy,greedy", "--hint-policy", "win-optimal"], "players=3"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
