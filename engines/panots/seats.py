@@ -19,7 +19,7 @@ from engines.panots.rules import Params, State, View, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 #: hints' playouts per legal move by table size (ours: hints within 5 s; the planner plays ~30 seven-player games/s)
-HINT_PLAYOUTS: Budget = {1: 200, 3: 80, 4: 48, 6: 12}
+HINT_PLAYOUTS: Budget = {1: 200, 2: 128, 3: 80, 4: 48, 6: 12}
 
 
 def hint_policy(params: Params, players: int) -> str:
