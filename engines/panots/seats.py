@@ -7,6 +7,7 @@ what a stuck seat takes instead follow the seat's policy (a person's: the rollou
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,45 @@ def hint_policy(params: Params, players: int) -> str:
 def instances(params: Params, names: Sequence[str], players: int) -> list[object]:
     """One implementation per seat name, shared by seats of the same name (as a run builds them)."""
     return core.policy_instances(POLICIES, list(names), params)
+
+
+@dataclass(slots=True)
+class Placement:
+    """Where grabbed cards are laid, for a batch of games: candidate ``j`` is the ``j``-th legal placement.
+
+    Placements are in the engine's ``(direction, row, column)`` order; ``ats`` holds each candidate's placement
+    code (``d * GRID * GRID + cell``, -1 padding). Not a decision point: it has no look-ahead.
+    """
+
+    params: Params
+    state: State  # rows own their arrays
+    seat: np.ndarray  # (B,) the seat laying a card
+    card: np.ndarray  # (B,) the card's id
+    ats: np.ndarray  # (B, J) int64
+    players: int
+    searchable = False  #: hints and reviews pass over it
+
+    @classmethod
+    def at(cls, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> Placement:
+        """The placements of card ``slots`` by ``seats`` in the games ``rows`` of a round."""
+        players = st.cell.shape[1]
+        r = rows * players + seats
+        count = view.count[r, slots]
+        ats = np.full((len(rows), max(int(count.max()), 1)), -1, dtype=np.int64)
+        for j in range(ats.shape[1]):
+            live = np.flatnonzero(count > j)
+            ats[live, j] = view.nth_legal(r[live], slots[live], np.full(len(live), j))
+        return cls(view.params, st.take(rows), seats.copy(), view.wh[rows, slots], ats, players)
+
+    def legal(self) -> np.ndarray:
+        """Every listed placement."""
+        return self.ats >= 0
+
+    def take(self, rows: np.ndarray) -> Placement:
+        """Copies of ``rows``."""
+        return Placement(
+            self.params, self.state.take(rows), self.seat[rows], self.card[rows], self.ats[rows], self.players
+        )
 
 
 class Seat:
@@ -56,8 +96,17 @@ class Seat:
         return self.decide(point, games, lambda: np.asarray(self.inner.grab(view, st, rows, seats, free, order, k)))
 
     def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """The inner policy's placement."""
-        return self.inner.place(view, st, rows, seats, slots)
+        """A person's chosen placement; a policy's own."""
+        if not self.asks or not len(rows):
+            return self.inner.place(view, st, rows, seats, slots)
+        point = Placement.at(view, st, rows, seats, slots)
+
+        def propose() -> np.ndarray:
+            at = np.asarray(self.inner.place(view, st, rows, seats, slots))
+            return (point.ats == at[:, None]).argmax(axis=1)
+
+        chosen = self.decide(point, np.asarray(view.games)[rows], propose)
+        return point.ats[np.arange(len(rows)), chosen]
 
     def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
         """The inner policy's swap."""

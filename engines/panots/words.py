@@ -10,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from engines.panots.decisions import Point
-from engines.panots.rules import CARD_FACES, CARDS, COLOURS, EMPTY, FACE_VP, FACES, GRID, SHAPES, TOKENS
+from engines.panots.rules import CARD_FACES, CARDS, COLOURS, DIRS, EMPTY, FACE_VP, FACES, GRID, SHAPES, TOKENS
+from engines.panots.seats import Placement
 
 SHAPE_LETTERS = ("F", "P", "E", "X")  #: flower, pills, ensaimada, four-eyes
+MARGIN = 2  #: empty rows and columns drawn round a sidewalk when laying a card (a card reaches 2 cells out)
+SIDES = ("to its right", "below it", "to its left", "above it")  #: the second panot's side, by direction
 SLOTS = ((0, 3), (3, 4), (4, 6), (6, 8))  #: each objective card's token slots
 
 RULES = """\
@@ -22,8 +25,8 @@ it in their sidewalk: both panots on empty cells, touching what is already laid,
 shape every laid panot beside it. A card that cannot be laid is exchanged for the warehouse's leftover (or
 discarded). After the last round the objectives score: each time its pattern of tokens appears, in any
 rotation or reflection. A token stands for every panot of its colour or its shape.
-Here you choose the grab; the card is then laid where the planner would lay it (placement has no decision
-point yet)."""
+Here you choose the grab and where to lay it (cells named by column letter and row number on the drawn frame);
+hints and reviews value the grab only."""
 
 
 def panot(kind: int) -> str:
@@ -54,13 +57,48 @@ def _short(kind: int) -> str:
     return COLOURS[kind // 4][0] + SHAPE_LETTERS[kind % 4]
 
 
-def turn(point: Point, row: int = 0) -> int:
-    """The number of the round of ``row``'s grab, counted from 1."""
+def frame(cells: np.ndarray) -> tuple[int, int, int, int]:
+    """Rows and columns (first and last) of a sidewalk drawn with :data:`MARGIN` round it."""
+    used_rows, used_cols = np.nonzero(cells.reshape(GRID, GRID) != EMPTY)
+    if not len(used_rows):
+        return GRID // 2, GRID // 2, GRID // 2, GRID // 2
+    return (
+        int(used_rows.min()) - MARGIN,
+        int(used_rows.max()) + MARGIN,
+        int(used_cols.min()) - MARGIN,
+        int(used_cols.max()) + MARGIN,
+    )
+
+
+def cell_name(cell: int, box: tuple[int, int, int, int]) -> str:
+    """A flat cell's name on the drawn frame: column letter, row number (``"c2"``)."""
+    r, c = divmod(cell, GRID)
+    return f"{chr(ord('a') + c - box[2])}{r - box[0] + 1}"
+
+
+def turn(point: Point | Placement, row: int = 0) -> int:
+    """The number of the round of ``row``'s decision, counted from 1."""
     return int(point.state.round) + 1
 
 
-def view(point: Point, row: int = 0) -> list[str]:
-    """What ``row``'s grabber sees: objectives, warehouse, grabs so far and every sidewalk."""
+def laying(point: Placement, row: int = 0) -> list[str]:
+    """The sidewalk of the seat laying a card, framed and labelled, and the card."""
+    cells = point.state.cell[row, int(point.seat[row])]
+    box = frame(cells)
+    grid = cells.reshape(GRID, GRID)
+    columns = range(box[2], box[3] + 1)
+    lines = [f"Round {turn(point, row)}: seat {int(point.seat[row])} lays the {card(int(point.card[row]))} card."]
+    lines.append("     " + " ".join(f"{chr(ord('a') + c - box[2]):>2}" for c in columns))
+    for r in range(box[0], box[1] + 1):
+        said = " ".join(".." if grid[r, c] == EMPTY else _short(int(grid[r, c])) for c in columns)
+        lines.append(f"  {r - box[0] + 1:>2} {said}")
+    return lines
+
+
+def view(point: Point | Placement, row: int = 0) -> list[str]:
+    """What ``row``'s decider sees: objectives, warehouse, grabs so far and every sidewalk (or the card to lay)."""
+    if isinstance(point, Placement):
+        return laying(point, row)
     st, params = point.state, point.params
     me = int(point.seat[row])
     lines = [f"Round {turn(point, row)} of {params.cards_per_player}: seat {me} grabs (place {point.k + 1})."]
@@ -80,8 +118,18 @@ def view(point: Point, row: int = 0) -> list[str]:
     return lines
 
 
-def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
-    """Every legal grab of ``row`` and its words, in slot order."""
+def moves(point: Point | Placement, row: int = 0) -> list[tuple[int, str]]:
+    """Every legal grab (or placement) of ``row`` and its words, in candidate order."""
+    if isinstance(point, Placement):
+        box = frame(point.state.cell[row, int(point.seat[row])])
+        first, second = (panot(int(t)) for t in CARDS[int(point.card[row])])
+        out = []
+        for j in np.flatnonzero(point.legal()[row]).tolist():
+            d, cell = divmod(int(point.ats[row, j]), GRID * GRID)
+            other = cell + DIRS[d][0] * GRID + DIRS[d][1]
+            here, there = cell_name(cell, box), cell_name(other, box)
+            out.append((j, f"{first} on {here}, {second} on {there} ({SIDES[d]})"))
+        return out
     out = []
     for slot in np.flatnonzero(point.legal()[row]).tolist():
         stuck = "" if point.count[row, slot] > 0 else " (it cannot be laid)"
