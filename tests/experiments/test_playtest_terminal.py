@@ -52,6 +52,32 @@ def final_scores(screen: str) -> list[float]:
     return [float(x) for x in re.findall(r"seat \d \([^)]*\): (-?[\d.]+) ", screen.split("game over")[-1])]
 
 
+def caves_stay_hidden(path: Path, opening: str, screen: str) -> None:
+    """At each of the person's cave choices the screen shows what the table remembers, never a cave's contents.
+
+    ``opening`` is the screen before the first question, ``screen`` all after its repetition.
+    """
+    from engines.paleolino.decisions import CAVE
+    from engines.paleolino.words import bag
+
+    saved = record.load(path)
+    seen: list[table.Observed] = []
+    table.play(saved.setup, saved.decisions, lambda *_: pytest.fail("ran out"), watch=seen.append)
+    asked = [d.point for d in seen if d.seat == 0 and d.point.legal()[0].sum() >= 2]
+    screens = [opening, *QUESTION.split(screen)[::3]][: len(asked)]  # the screen before each question
+    differ = 0
+    for point, shown in zip(asked, screens, strict=True):
+        if point.stage != CAVE:
+            continue
+        for cave in range(point.params.caves):
+            truth, known = int(point.state.caves[0, cave]), int(point.state.belief[0, cave])
+            assert f"Cave {cave + 1}: remembered {bag(known)}" in shown
+            if truth != known:
+                differ += 1
+                assert f"Cave {cave + 1}: remembered {bag(truth)}" not in shown
+    assert differ  # the game had something to hide
+
+
 def replayed_scores(path: Path) -> list[float]:
     saved = record.load(path)
     played = table.play(saved.setup, saved.decisions, lambda *_: pytest.fail("the record ran out of decisions"))
@@ -62,10 +88,10 @@ def replayed_scores(path: Path) -> list[float]:
 def test_a_person_plays_every_game_to_the_end(game: str, tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     child = spawn(
-        ["play", game, "--seats", "human,expert:8", "--fast", "--seed", "5", "--save", str(path), *SMALL[game]]
+        ["play", game, "--seats", "human,expert:8", "--fast", "--seed", "7", "--save", str(path), *SMALL[game]]
     )
     child.expect(QUESTION)
-    question = child.after
+    question, opening = child.after, child.before
     child.sendline("seven")
     child.expect("Not a move: type a number")
     child.expect(QUESTION)
@@ -76,6 +102,8 @@ def test_a_person_plays_every_game_to_the_end(game: str, tmp_path: Path) -> None
     if game == "cargolino":  # the owners of the other snails are never on the person's screen
         assert not re.search(r"snail: [^\n]*\(seat \d\)", screen)
         assert re.search(r"snail: [^\n]*← yours", screen)
+    if game == "paleolino":
+        caves_stay_hidden(path, opening, screen)
     scores = final_scores(screen)
     assert len(scores) == 2
     assert replayed_scores(path) == scores
