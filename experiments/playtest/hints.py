@@ -61,6 +61,11 @@ def half_width(values: np.ndarray) -> float:
     return float(Z95 * values.std(ddof=1) / np.sqrt(len(values)))
 
 
+def searchable(point: Any) -> bool:
+    """Whether a decision can be valued by playouts (a game's decision point; not, e.g., a Panots placement)."""
+    return getattr(point, "searchable", True)
+
+
 def exact(point: Any, seats_module: ModuleType) -> np.ndarray | None:
     """Every candidate's exact chance to win at row 0 of ``point``, where the game's seats module can say."""
     exact_of = getattr(seats_module, "exact_values", None)

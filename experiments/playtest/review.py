@@ -17,7 +17,6 @@ from rich.console import Console
 from experiments.playtest import hints
 from experiments.playtest.setup import HUMAN, Setup
 from experiments.playtest.table import Observed
-from experiments.playtest.terminal import searchable
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, 
     words, out = setup.words, []
     for decision in seen:
         point = decision.point
-        if decision.seat not in seats or point.legal()[0].sum() < 2 or not searchable(point):
+        if decision.seat not in seats or point.legal()[0].sum() < 2 or not hints.searchable(point):
             continue
         said = dict(words.moves(point))
         strong = int(point.suggest(policy)[0])

@@ -26,11 +26,6 @@ AI_PAUSE_S = 0.8  #: how long each policy move stays on screen before the next o
 KEYS = "a number, ? rules, h hints, u take back, q save and stop"
 
 
-def searchable(point: Any) -> bool:
-    """Whether a decision can be valued by playouts (a game's decision point; not, e.g., a Panots placement)."""
-    return getattr(point, "searchable", True)
-
-
 class TakeBack(Exception):
     """Replay the game up to decision ``index`` (exclusive) and ask again from there."""
 
@@ -109,7 +104,7 @@ class Session:
             self.console.print(f"  seat {seat} (you): {moves[0][1]} (the only move)")
             return moves[0][0]
         self.draw(point, moves)
-        if self.show_hints and searchable(point):
+        if self.show_hints and hints.searchable(point):
             self.print_hints(point, moves)
         return self.ask(point, seat, moves, index)
 
@@ -141,7 +136,7 @@ class Session:
             if answer == "?":
                 self.console.print(Panel(self.words.RULES, title="rules (our summary)", expand=False))
                 self.console.print(f"Keys: {KEYS}.")
-            elif answer == "h" and not searchable(point):
+            elif answer == "h" and not hints.searchable(point):
                 self.console.print("No hints here: this choice has no look-ahead (see the rules, ?).")
             elif answer == "h":
                 self.print_hints(point, moves)
