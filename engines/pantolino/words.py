@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.pantolino.decisions import KEEP, Point
-from engines.pantolino.rules import SUPPLY, token_colour, token_value
+from engines.pantolino.rules import SUPPLY, Params, token_colour, token_value
 
 COLOURS = ("yellow", "red", "green", "blue", "black", "white", "orange", "purple")
 
@@ -38,9 +38,9 @@ def dice_words(counts: np.ndarray, colours: int) -> list[str]:
     return words
 
 
-def token_words(params: object, token: int) -> str:
-    """``"the yellow 3"``."""
-    return f"the {colour_name(int(token_colour(params)[token]))} {int(token_value(params)[token])}"
+def token_name(params: Params, token: int) -> str:
+    """``"yellow 3"``."""
+    return f"{colour_name(int(token_colour(params)[token]))} {int(token_value(params)[token])}"
 
 
 def view(point: Point, row: int = 0) -> list[str]:
@@ -58,7 +58,7 @@ def view(point: Point, row: int = 0) -> list[str]:
             supply.append(f"{colour_name(c)} {' '.join(map(str, left))}")
     lines.append("Supply: " + ("; ".join(supply) if supply else "empty"))
     for seat in range(point.players):
-        held = [token_words(params, t)[4:] for t in np.argsort(point.state.taken_at[row]) if owner[t] == seat]
+        held = [token_name(params, t) for t in np.argsort(point.state.taken_at[row]) if owner[t] == seat]
         you = " (you)" if seat == mover else ""
         lines.append(f"Seat {seat}{you}: {int(boots[seat])} boots  [{', '.join(held) or 'no tokens'}]")
     code = point.dice[row] if point.stage == KEEP else tables.codes[tables.full[point.dice[row]]]
@@ -93,9 +93,9 @@ def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
         if t == params.n_tokens:
             out.append((t, "take nothing (no token fits)"))
         elif owner[t] >= 0:
-            out.append((t, f"take {token_words(params, t)} from seat {int(owner[t])}"))
+            out.append((t, f"take the {token_name(params, t)} from seat {int(owner[t])}"))
         else:
-            out.append((t, f"take {token_words(params, t)}"))
+            out.append((t, f"take the {token_name(params, t)}"))
     return out
 
 
