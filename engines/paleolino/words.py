@@ -12,6 +12,7 @@ import numpy as np
 
 from engines.paleolino.decisions import CAVE, Point, keep_options
 from engines.paleolino.rules import bag_tables
+from engines.paleolino.seats import Build
 
 CHIPS = ("wood", "stone", "berry", "crystal")
 LETTER_NAMES = {"w": "wood", "s": "stone", "b": "berry"}
@@ -22,7 +23,8 @@ Each turn two chips are pulled from the hand axe and roll into the caves below t
 cave and take all its chips to the middle. Build inventions from the tops of the stacks with exactly the chips
 they show (a crystal replaces any chip); your backpack chip and chips the others give from their backpacks
 may help. Then keep one chip on your backpack; the rest go to the pit. Build the whole village before the hand
-axe runs dry. Here you choose the cave and the chip kept; builds and payment follow the planner."""
+axe runs dry. Here you choose the cave, each build (one top at a time, or stop) and the chip kept; which chips
+pay for a build follows the planner."""
 
 
 def bag(code: int) -> str:
@@ -37,13 +39,28 @@ def cost(letters: str) -> str:
     return " + ".join(LETTER_NAMES[c] for c in letters)
 
 
-def turn(point: Point, row: int = 0) -> int:
+def turn(point: Point | Build, row: int = 0) -> int:
     """The number of the turn of ``row``'s decision, counted from 1."""
     return int(point.state.turn[row]) + 1
 
 
-def view(point: Point, row: int = 0) -> list[str]:
+def building(point: Build, row: int = 0) -> list[str]:
+    """What a builder sees: the chips that can pay and the top of every stack."""
+    costs = point.params.in_play
+    lines = [
+        f"Turn {turn(point, row)}: seat {int(point.seat[row])} builds.",
+        f"Chips that can pay (the middle, your backpack, the others' offers): {bag(int(point.supply[row]))}",
+    ]
+    for stack, top in enumerate(point.tops[row].tolist()):
+        said = cost(costs[top]) if top < len(costs) else "empty"
+        lines.append(f"Stack {stack + 1}: {said}{'' if point.ok[row, stack] or top >= len(costs) else ' (too dear)'}")
+    return lines
+
+
+def view(point: Point | Build, row: int = 0) -> list[str]:
     """What ``row``'s mover sees (public information only; see the module docstring)."""
+    if isinstance(point, Build):
+        return building(point, row)
     st, params = point.state, point.params
     tables = params.tables(point.players)
     chips_in = bag_tables()[1]
@@ -70,9 +87,13 @@ def view(point: Point, row: int = 0) -> list[str]:
     return lines
 
 
-def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
+def moves(point: Point | Build, row: int = 0) -> list[tuple[int, str]]:
     """Every legal candidate of ``row`` and its words, in candidate order."""
     legal = np.flatnonzero(point.legal()[row]).tolist()
+    if isinstance(point, Build):
+        costs, stacks = point.params.in_play, point.tops.shape[1]
+        said = {s: f"build the {cost(costs[int(point.tops[row, s])])} of stack {s + 1}" for s in legal if s < stacks}
+        return [(s, said.get(s, "stop building")) for s in legal]
     if point.stage == CAVE:
         return [(v, f"open cave {v + 1}") for v in legal]
     options = keep_options(point.params.backpack)
