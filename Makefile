@@ -20,7 +20,7 @@ demo: install
 	$(BIN)/simulate report pantolino --seed 2026
 
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 bench: install
 	$(BIN)/python benchmarks/bench.py

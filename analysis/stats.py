@@ -47,29 +47,85 @@ def mean_interval(
     return mean, mean - half, mean + half
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
-    """Compare two arms measured on the same chunk seeds (common random numbers).
+MIN_PAIRED_UNITS = 10
+"""Paired comparisons need at least this many chunks: fewer give a t interval from one or a handful of chunk
+means, which is valid only for normal chunk means and reads, at 1 chunk, as a certain difference."""
+P_FLOOR = 1e-12
+"""p-values below this print as ``< 1e-12`` (:func:`format_p`): a smaller number says nothing more."""
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float | int | str]:
+    """Compare two arms measured on the same chunk seeds (common random numbers), chunk by chunk.
 
     ``a`` and ``b`` hold one per-chunk mean each, chunk ``i`` of both arms played from the same seed. Returns
-    the mean difference ``a - b``, its 95% interval and the two-sided paired t-test p-value.
+    the mean difference ``a - b``, its 95% t interval and the two-sided paired t-test p-value, with the unit
+    (``chunks``) and how many. With fewer than :data:`MIN_PAIRED_UNITS` chunks, or no spread among the chunks'
+    differences, the interval and p-value are NaN (nothing can be said from them); callers then compare the
+    games themselves (:func:`proportion_difference`, :func:`mean_difference`).
+    """
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    n = len(diff)
+    mean = float(diff.mean()) if n else math.nan
+    out: dict[str, float | int | str] = {"difference": mean, "unit": "chunks", "units": n}
+    spread = float(diff.std(ddof=1)) if n >= 2 else 0.0
+    if n < MIN_PAIRED_UNITS or spread == 0:
+        return {**out, "low": math.nan, "high": math.nan, "p_value": math.nan}
+    from scipy import stats
+
+    se = spread / math.sqrt(n)
+    t = stats.t.ppf(0.975, n - 1)
+    p = 2 * float(stats.t.sf(abs(mean) / se, n - 1))
+    return {**out, "low": mean - t * se, "high": mean + t * se, "p_value": p}
+
+
+def proportion_difference(k1: int, n1: int, k2: int, n2: int) -> dict[str, float | int | str]:
+    """Difference of two proportions ``k1/n1 - k2/n2`` with Newcombe's hybrid score interval (method 10).
+
+    The interval treats the two samples as independent, which is valid at any size and conservative for arms
+    played on common random numbers (their positive correlation only narrows the true spread). The p-value is
+    the pooled z-test's (:func:`two_proportion_p_value`). Unit: games (the smaller arm's count).
+    """
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = (float(x) for x in wilson(k1, n1))
+    l2, u2 = (float(x) for x in wilson(k2, n2))
+    d = p1 - p2
+    low = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    p = two_proportion_p_value(k1, n1, k2, n2)
+    return {"difference": d, "low": low, "high": high, "p_value": p, "unit": "games", "units": min(n1, n2)}
+
+
+def mean_difference(a: tuple[float, float, int], b: tuple[float, float, int]) -> dict[str, float | int | str]:
+    """Difference of two means from ``(sum, sum of squares, count)`` each: Welch's interval and test.
+
+    Independent samples (valid, and conservative under common random numbers); NaN interval and p-value when
+    either arm has fewer than 2 games or both have no spread. Unit: games (the smaller arm's count).
     """
     from scipy import stats
 
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    diff = a - b
-    n = len(diff)
-    mean = float(diff.mean())
-    if n < 2 or np.all(diff == diff[0]):
-        return {"difference": mean, "low": mean, "high": mean, "p_value": 1.0 if mean == 0 else 0.0, "chunks": n}
-    se = float(diff.std(ddof=1) / math.sqrt(n))
-    t = stats.t.ppf(0.975, n - 1)
-    return {
-        "difference": mean,
-        "low": mean - t * se,
-        "high": mean + t * se,
-        "p_value": float(stats.ttest_rel(a, b).pvalue),
-        "chunks": n,
-    }
+    (s1, q1, n1), (s2, q2, n2) = a, b
+    out: dict[str, float | int | str] = {"unit": "games", "units": int(min(n1, n2))}
+    if min(n1, n2) < 2:
+        return {**out, "difference": math.nan, "low": math.nan, "high": math.nan, "p_value": math.nan}
+    m1, m2 = s1 / n1, s2 / n2
+    v1 = max(q1 / n1 - m1 * m1, 0.0) * n1 / (n1 - 1)
+    v2 = max(q2 / n2 - m2 * m2, 0.0) * n2 / (n2 - 1)
+    w1, w2 = v1 / n1, v2 / n2
+    d = m1 - m2
+    if w1 + w2 == 0:
+        return {**out, "difference": d, "low": math.nan, "high": math.nan, "p_value": math.nan}
+    se = math.sqrt(w1 + w2)
+    df = (w1 + w2) ** 2 / (w1 * w1 / (n1 - 1) + w2 * w2 / (n2 - 1))
+    t = stats.t.ppf(0.975, df)
+    p = 2 * float(stats.t.sf(abs(d) / se, df))
+    return {**out, "difference": d, "low": d - t * se, "high": d + t * se, "p_value": p}
+
+
+def format_p(p: float) -> str:
+    """A p-value for people: ``< 1e-12`` below :data:`P_FLOOR` (never 0), ``n/a`` when NaN, else 3 figures."""
+    if math.isnan(p):
+        return "n/a"
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.3g}"
 
 
 def two_proportion_p_value(k1: int, n1: int, k2: int, n2: int) -> float:

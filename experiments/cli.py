@@ -658,7 +658,8 @@ def experiment_command(
         ]
         _print_frame(shown, study.title)
         if len(comparisons):
-            _print_frame(comparisons, f"against '{study.arms[0].label}' (paired by chunk)")
+            title = f"against '{study.arms[0].label}' (unit: chunks when paired)"
+            _print_frame(comparisons.drop(columns="p_value"), title)
         typer.echo(f"written: {folder / 'arms.csv'}, {folder / 'comparisons.csv'}")
 
 

@@ -55,20 +55,40 @@ class StudyResult:
         return pd.concat(frames, ignore_index=True)
 
     def comparisons(self) -> Any:
-        """Each arm against the first: seat-0 win rate and game length, paired by chunk (common random numbers)."""
+        """Each arm against the first: seat-0 (or table) win rate and game length.
+
+        Paired by chunk (common random numbers) when the arms have at least
+        :data:`~analysis.stats.MIN_PAIRED_UNITS` chunks; with fewer, the games of the two arms are compared as
+        independent samples (a valid, wider interval) rather than from a handful of chunk means. Each row says
+        its unit (``chunks`` or ``games``) and how many; ``p`` is the p-value as printed (never 0).
+        """
         import pandas as pd
 
         base = self.results[0]
         cooperative = base.spec.module.INFO.cooperative
-        win = ("table win rate", _table_rate) if cooperative else ("seat-0 win rate", _seat0_rate)
+        win = "table win rate" if cooperative else "seat-0 win rate"
         rows = []
         for arm, result in zip(self.arms[1:], self.results[1:], strict=True):
             if [c.n_games for c in result.per_chunk] != [c.n_games for c in base.per_chunk]:
                 continue
-            for measure, of in (win, ("mean turns", _mean_turns)):
-                d = stats.paired_difference(of(result), of(base))
-                rows.append({"arm": arm.label, "versus": self.arms[0].label, "measure": measure, **d})
-        return pd.DataFrame(rows)
+            for measure in (win, "mean turns"):
+                rows.append({"arm": arm.label, "versus": self.arms[0].label, "measure": measure})
+                rows[-1].update(_compare(result, base, measure, cooperative))
+        frame = pd.DataFrame(rows)
+        if len(frame):
+            frame["p"] = [stats.format_p(p) for p in frame["p_value"]]
+        return frame
+
+
+def _compare(result: RunResult, base: RunResult, measure: str, cooperative: bool) -> dict[str, Any]:
+    """One measure of ``result`` against ``base``: paired by chunk when there are enough chunks, else by game."""
+    if len(result.per_chunk) >= stats.MIN_PAIRED_UNITS:
+        of = _mean_turns if measure == "mean turns" else _table_rate if cooperative else _seat0_rate
+        return stats.paired_difference(of(result), of(base))
+    if measure == "mean turns":
+        return stats.mean_difference(_turn_sums(result), _turn_sums(base))
+    wins = (lambda r: r.summary.shared_wins[0]) if cooperative else (lambda r: r.summary.wins[0])
+    return stats.proportion_difference(int(wins(result)), result.summary.n_games, int(wins(base)), base.summary.n_games)
 
 
 def _seat0_rate(result: RunResult) -> np.ndarray:
@@ -81,6 +101,12 @@ def _table_rate(result: RunResult) -> np.ndarray:
 
 def _mean_turns(result: RunResult) -> np.ndarray:
     return np.array([(np.arange(len(c.turns_hist)) * c.turns_hist).sum() / c.n_games for c in result.per_chunk])
+
+
+def _turn_sums(result: RunResult) -> tuple[float, float, int]:
+    hist = result.summary.turns_hist
+    t = np.arange(len(hist), dtype=np.float64)
+    return float((t * hist).sum()), float((t * t * hist).sum()), int(result.summary.n_games)
 
 
 def run_arms(

@@ -31,8 +31,57 @@ def test_paired_difference_detects_a_shift_and_not_noise() -> None:
     base = rng.normal(0.5, 0.05, 30)
     shifted = stats.paired_difference(base + 0.02 + rng.normal(0, 0.002, 30), base)
     assert shifted["p_value"] < 1e-6 and shifted["low"] < 0.02 < shifted["high"]
-    same = stats.paired_difference(base, base)
-    assert same["difference"] == 0 and same["p_value"] == 1.0
+    assert (shifted["unit"], shifted["units"]) == ("chunks", 30)
+    noise = stats.paired_difference(base + rng.normal(0, 0.01, 30), base)
+    assert noise["low"] < 0 < noise["high"] and noise["p_value"] > 0.01
+
+
+@pytest.mark.parametrize("chunks", [1, 2, stats.MIN_PAIRED_UNITS - 1])
+def test_too_few_chunks_give_no_interval_rather_than_a_certain_one(chunks: int) -> None:
+    rng = np.random.default_rng(1)
+    a = rng.normal(0.6, 0.01, chunks)
+    d = stats.paired_difference(a, a - 0.01375)
+    assert d["difference"] == pytest.approx(0.01375)
+    assert math.isnan(d["low"]) and math.isnan(d["high"]) and math.isnan(d["p_value"])
+    assert stats.format_p(d["p_value"]) == "n/a"
+
+
+def test_no_spread_among_chunks_is_not_certainty() -> None:
+    base = np.full(12, 0.5)
+    for other in (base, base + 0.01):
+        d = stats.paired_difference(other, base)
+        assert math.isnan(d["low"]) and math.isnan(d["p_value"])
+
+
+def test_proportion_difference_matches_newcombe() -> None:
+    # Newcombe (1998), table II, example (a): 56/70 - 48/80, method 10 interval (0.0524, 0.3339)
+    d = stats.proportion_difference(56, 70, 48, 80)
+    assert (round(d["low"], 4), round(d["high"], 4)) == (0.0524, 0.3339)
+    assert d["difference"] == pytest.approx(0.2) and (d["unit"], d["units"]) == ("games", 70)
+    one_chunk = stats.proportion_difference(2455, 4000, 2400, 4000)  # "difference 0.01375" from one chunk each
+    assert one_chunk["low"] < 0 < one_chunk["high"] and 0.1 < one_chunk["p_value"] < 0.5
+
+
+def test_mean_difference_is_welch() -> None:
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(10, 2, 400), rng.normal(10.5, 3, 300)
+    d = stats.mean_difference((x.sum(), (x * x).sum(), len(x)), (y.sum(), (y * y).sum(), len(y)))
+    from scipy import stats as sps
+
+    welch = sps.ttest_ind(x, y, equal_var=False)
+    assert d["difference"] == pytest.approx(x.mean() - y.mean())
+    assert d["p_value"] == pytest.approx(welch.pvalue, rel=1e-6)
+    assert d["low"] < d["difference"] < d["high"]
+    assert math.isnan(stats.mean_difference((3.0, 9.0, 1), (4.0, 16.0, 1))["p_value"])
+
+
+def test_tiny_p_values_never_print_as_zero() -> None:
+    assert stats.format_p(0.0) == "< 1e-12" and stats.format_p(1e-15) == "< 1e-12"
+    assert stats.format_p(0.0123456) == "0.0123" and stats.format_p(float("nan")) == "n/a"
+    rng = np.random.default_rng(3)
+    base = rng.normal(0.5, 0.05, 40)
+    huge = stats.paired_difference(base + 1 + rng.normal(0, 1e-6, 40), base)
+    assert stats.format_p(huge["p_value"]) == "< 1e-12"
 
 
 def test_two_proportions_and_sample_size() -> None:

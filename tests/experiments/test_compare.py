@@ -113,7 +113,24 @@ def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
     arms = pd.read_csv(tmp_path / "o" / "arms.csv")
     assert len(arms) == 4 and arms["steals_made"].iloc[2] > 0
     comparisons = pd.read_csv(tmp_path / "o" / "comparisons.csv")
-    assert set(comparisons["measure"]) == {"seat-0 win rate", "mean turns"} and (comparisons["chunks"] == 4).all()
+    assert set(comparisons["measure"]) == {"seat-0 win rate", "mean turns"}
+    # 4 chunks an arm are too few to pair: the games are compared instead, with a real interval
+    assert (comparisons["unit"] == "games").all() and (comparisons["units"] == 2000).all()
+    assert (comparisons["low"] < comparisons["difference"]).all()
+    assert (comparisons["difference"] < comparisons["high"]).all()
+
+
+def test_a_study_with_enough_chunks_pairs_them(tmp_path: Path) -> None:
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\ngame = "pantolino"\nn = 2000\nchunk_size = 100\n'
+        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\n[[arm]]\nseats = ["reroll-jokers", "keep-jokers"]\n'
+    )
+    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--out", str(tmp_path / "o")])
+    assert out.exit_code == 0, out.output
+    comparisons = pd.read_csv(tmp_path / "o" / "comparisons.csv")
+    assert (comparisons["unit"] == "chunks").all() and (comparisons["units"] == 20).all()
+    assert (comparisons["high"] - comparisons["low"] > 0).all() and "unit: chunks when paired" in out.output
 
 
 @pytest.mark.parametrize(
