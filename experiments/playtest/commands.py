@@ -133,6 +133,7 @@ def review(
     """Replay a game and rank a seat's decisions by the chance to win each gave up against the strong player."""
     with one_line_errors():
         from rich.console import Console
+        from rich.markup import escape
 
         from experiments.playtest import review as reviews
         from experiments.playtest import sources
@@ -162,5 +163,5 @@ def review(
         picture = chart or default_chart
         heading = f"{setup.module.INFO.name}, seat {min(reviewed)}: chance to win"
         if reviews.save_chart(picture, verdicts, min(reviewed), heading, policy):
-            console.print(f"chart: {picture}")
+            console.print(f"chart: {escape(str(picture))}")
         sys.stdout.flush()

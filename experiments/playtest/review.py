@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from experiments.playtest import hints
 from experiments.playtest.setup import HUMAN, Setup
@@ -80,7 +81,7 @@ def print_review(console: Console, verdicts: Sequence[Verdict], title: str, top:
             + ("" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}")
             + ")"
         )
-        console.print(f"{rank:>3}. {line}")
+        console.print(f"{rank:>3}. {escape(line)}")
     same = sum(v.made == v.strong for v in verdicts)
     mean = sum(v.loss for v in verdicts) / max(len(verdicts), 1)
     console.print(

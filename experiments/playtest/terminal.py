@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -81,7 +82,8 @@ class Session:
             except Stop:
                 self.record.decisions = self.log.decisions
                 self.record.save(self.path)
-                self.console.print(f"Saved to {self.path}; continue with: simulate play --resume {self.path}")
+                path = escape(str(self.path))
+                self.console.print(f"Saved to {path}; continue with: simulate play --resume {path}")
                 return None
             self.record.decisions, self.record.scores = played.decisions, played.scores
             self.record.save(self.path)
@@ -95,13 +97,13 @@ class Session:
         if seat not in setup.humans:
             move = int(propose()[0])
             said = dict(moves)[move]
-            self.console.print(f"  seat {seat} ({setup.seats[seat]}): {said}")
+            self.console.print(f"  seat {seat} ({setup.seats[seat]}): {escape(said)}")
             if not self.fast:
                 time.sleep(AI_PAUSE_S)
             return move
         self.face(seat)
         if len(moves) == 1:
-            self.console.print(f"  seat {seat} (you): {moves[0][1]} (the only move)")
+            self.console.print(f"  seat {seat} (you): {escape(moves[0][1])} (the only move)")
             return moves[0][0]
         self.draw(point, moves)
         if self.show_hints and hints.searchable(point):
@@ -119,9 +121,9 @@ class Session:
 
     def draw(self, point: Any, moves: list[tuple[int, str]]) -> None:
         """What the seat sees, and its legal moves numbered from 1."""
-        self.console.print(Panel("\n".join(self.words.view(point)), expand=False))
+        self.console.print(Panel(escape("\n".join(self.words.view(point))), expand=False))
         for number, (_, said) in enumerate(moves, 1):
-            self.console.print(f"  [bold]{number}[/] {said}")
+            self.console.print(f"  [bold]{number}[/] {escape(said)}")
 
     def ask(self, point: Any, seat: int, moves: list[tuple[int, str]], index: int) -> int:
         """Read a move's number (or a key) until it is one."""
@@ -131,10 +133,10 @@ class Session:
             if answer.isdigit() and 1 <= int(answer) <= len(moves):
                 self.save_progress(index)
                 move, said = moves[int(answer) - 1]
-                self.console.print(f"  seat {seat} (you): {said}")
+                self.console.print(f"  seat {seat} (you): {escape(said)}")
                 return move
             if answer == "?":
-                self.console.print(Panel(self.words.RULES, title="rules (our summary)", expand=False))
+                self.console.print(Panel(escape(self.words.RULES), title="rules (our summary)", expand=False))
                 self.console.print(f"Keys: {KEYS}.")
             elif answer == "h" and not hints.searchable(point):
                 self.console.print("No hints here: this choice has no look-ahead (see the rules, ?).")
@@ -181,7 +183,7 @@ class Session:
         for number, (move, said) in ranked:
             chance, half = estimate.chance(move)
             interval = "exact" if estimate.exact is not None else f"{chance - half:.1%} – {chance + half:.1%}"
-            grid.add_row(str(number), said, f"{chance:.1%}", interval)
+            grid.add_row(str(number), escape(said), f"{chance:.1%}", interval)
         self.console.print(grid)
 
     def _source(self, estimate: hints.Estimate) -> str:
@@ -199,5 +201,6 @@ class Session:
         ]
         if setup.module.INFO.cooperative:
             lines.append("The table wins together." if any(played.winners) else "The table loses together.")
-        self.console.print(Panel("\n".join(lines), title="game over", expand=False))
-        self.console.print(f"Saved to {self.path}; review it with: simulate review {self.path}")
+        self.console.print(Panel(escape("\n".join(lines)), title="game over", expand=False))
+        path = escape(str(self.path))
+        self.console.print(f"Saved to {path}; review it with: simulate review {path}")

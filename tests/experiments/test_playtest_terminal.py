@@ -78,6 +78,22 @@ def caves_stay_hidden(path: Path, opening: str, screen: str) -> None:
     assert differ  # the game had something to hide
 
 
+def first_view_is_shown_whole(path: Path, game: str, opening: str) -> None:
+    """Every line of the game's view of the person's first decision is on the screen, unmangled.
+
+    The panel may wrap a long line: borders and line breaks are read as spaces.
+    """
+    import importlib
+
+    saved = record.load(path)
+    seen: list[table.Observed] = []
+    table.play(saved.setup, saved.decisions, lambda *_: pytest.fail("ran out"), watch=seen.append)
+    first = next(d.point for d in seen if d.seat == 0 and d.point.legal()[0].sum() >= 2)
+    flat = " ".join(opening.replace("│", " ").split())
+    for line in importlib.import_module(f"engines.{game}.words").view(first):
+        assert " ".join(line.split()) in flat
+
+
 def replayed_scores(path: Path) -> list[float]:
     saved = record.load(path)
     played = table.play(saved.setup, saved.decisions, lambda *_: pytest.fail("the record ran out of decisions"))
@@ -102,6 +118,7 @@ def test_a_person_plays_every_game_to_the_end(game: str, tmp_path: Path) -> None
     if game == "cargolino":  # the owners of the other snails are never on the person's screen
         assert not re.search(r"snail: [^\n]*\(seat \d\)", screen)
         assert re.search(r"snail: [^\n]*← yours", screen)
+    first_view_is_shown_whole(path, game, opening)
     if game == "paleolino":
         caves_stay_hidden(path, opening, screen)
     scores = final_scores(screen)
