@@ -67,7 +67,7 @@ def hint_times(game: str, moves: int, seed: int, players: int) -> list[float]:
         legal = np.flatnonzero(point.legal()[0])
         if seat != 0:
             return int(propose()[0])
-        if len(legal) > 1:
+        if len(legal) > 1 and hints.searchable(point):
             started = time.perf_counter()
             if hints.exact(point, setup.seats_module) is None:
                 hints.evaluate(point, policy, setup.hint_playouts())
