@@ -137,14 +137,15 @@ def simulate(*args: str, quiet: bool = True) -> tuple[float, int]:
 
 
 RUN_IN_FRESH_PROCESS = (
-    "import sys, time; from experiments.runner import RunSpec, run; "
-    "spec = RunSpec('pantolino', ('keep-jokers', 'keep-jokers'), 1_000_000, seed=0); "
-    "start = time.perf_counter(); run(spec, jobs=int(sys.argv[1])); print(time.perf_counter() - start)"
+    "import sys, time; from experiments.run import MemoryStore, RunSpec, open_executor, play; "
+    "spec = RunSpec('pantolino', ('keep-jokers', 'keep-jokers'), 1_000_000, seed=0); start = time.perf_counter()\n"
+    "with open_executor('loky', int(sys.argv[1])) as executor: play([spec], MemoryStore(), executor)\n"
+    "print(time.perf_counter() - start)"
 )
 
 
 def runner_wall(jobs: int) -> float:
-    """Wall time of the library's ``run`` of 1e6 Pantolino games in a fresh process (pool start included)."""
+    """Wall time of the library's ``play`` of 1e6 Pantolino games in a fresh process (pool start included)."""
     out = subprocess.run([sys.executable, "-c", RUN_IN_FRESH_PROCESS, str(jobs)], check=True, capture_output=True)
     return float(out.stdout)
 
@@ -159,15 +160,21 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     from dataclasses import replace
     from pathlib import Path
 
-    from experiments.runner import RunSpec, chunk_label, play_chunk, run, write_checkpoint
+    from experiments.run import MemoryStore, RunSpec, open_executor, play, run_in_folder
+    from experiments.run.chunk import play_chunk
+    from experiments.run.chunkfile import chunk_label, write_checkpoint
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
-    run(replace(spec, n_games=2 * spec.chunk_size))
+    executor = contextlib.ExitStack().enter_context(open_executor())  # every core, for the whole measurement
+    play([replace(spec, n_games=2 * spec.chunk_size)], MemoryStore(), executor)
 
     def timed(saved: bool) -> float:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            run(spec, run_dir=out if saved else None)
+            if saved:
+                run_in_folder(spec, Path(out), executor)
+            else:
+                play([spec], MemoryStore(), executor)
             return time.perf_counter() - start
 
     walls: dict[bool, list[float]] = {False: [], True: []}
@@ -192,7 +199,7 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
 
     from analysis import game_metrics
     from engines import pantolino
-    from experiments.runner import RunSpec, run
+    from experiments.run import RunSpec, local_runner
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 1_000_000, seed=2)
     play = pantolino.play
@@ -206,7 +213,7 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
                 stack.enter_context(mock.patch.object(pantolino, "play", bare_play))
                 stack.enter_context(mock.patch.object(game_metrics, "accumulate", lambda outcome, cooperative: {}))
             start = time.process_time()  # CPU time: this machine's load moves wall times by more than the cost
-            run(spec, jobs=1)
+            local_runner().play([spec])
             return time.process_time() - start
 
     timed(True)  # tables and imports

@@ -16,7 +16,8 @@ from collections import defaultdict
 
 from experiments.chapters import CHAPTERS, chapter_module
 from experiments.reporting import has_ladder, ladder_plan, searches
-from experiments.runner import RunSpec, play_chunk
+from experiments.run import RunSpec
+from experiments.run.chunk import play_chunk
 
 
 def chunk_cpu(spec: RunSpec, index: int, size: int) -> float:

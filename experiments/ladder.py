@@ -16,8 +16,8 @@ half each when players of both policies share first place. Equally strong polici
 other in every player count (the lone player wins 1/K of its games, its opponents' side (K-1)/K, and both
 policies sit alone equally often).
 
-The arms are played through :func:`experiments.study.run_arms` (``run_many``), so chunks are shared between
-cores, deduplicated, and saved in the enclosing :func:`experiments.runner.saving_chunks` store.
+The arms are played through :func:`experiments.study.run_arms` with the runner it is given, so chunks are shared
+between its executor's processes, deduplicated, and kept in its store.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 
 from analysis import game_metrics, ratings
 from engines import core, get_game
-from experiments.runner import RunResult, RunSpec
+from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
@@ -340,7 +340,7 @@ def ladder(
     n_games: int = DEFAULT_GAMES,
     budgets: Sequence[int] | None = None,
     seed: int = 0,
-    jobs: int | None = None,
+    runner: Runner | None = None,
     progress: ProgressFactory | None = None,
     policies: Sequence[str] | None = None,
 ) -> Ladder:
@@ -360,10 +360,10 @@ def ladder(
     arms = ladder_arms(game, policies, players, n_games, seed, chunk)
     to_play = [arm for *_, arm in arms]
     if progress is None:
-        played = run_arms(to_play, jobs)
+        played = run_arms(to_play, runner or local_runner())
     else:
         with progress(sum(a.spec.n_games for a in to_play)) as bar:
-            played = run_arms(to_play, jobs, progress=bar.advance)
+            played = run_arms(to_play, runner or local_runner(), progress=bar.advance)
     results = {arm.label: r for (*_, arm), r in zip(arms, played.results, strict=True)}
     settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
     return analyse(game, players, policies, pairs_table(arms, results), notes, settings)

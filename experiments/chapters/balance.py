@@ -27,7 +27,7 @@ from engines import get_game
 from engines.paleolino.rules import COST_PRESETS
 from experiments import tune as tn
 from experiments.chapters.common import Plan
-from experiments.runner import RunResult
+from experiments.run import RunResult
 
 LABEL = "balance"
 

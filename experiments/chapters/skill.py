@@ -20,7 +20,7 @@ from analysis.report import Page
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct, proportion
-from experiments.runner import RunResult
+from experiments.run import RunResult
 
 BUDGETS = {"pantolino": (512,), "patolli": (256,), "panots": (16,), "cargolino": ()}
 """The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'.

@@ -30,7 +30,7 @@ import pytest
 
 from analysis.stats import wilson
 from engines import available_games, get_game
-from experiments.cli import seats_from
+from experiments.clikit import seats_from
 
 GAMES_PER_SEATING = {"pantolino": 2_000, "patolli": 2_000, "cargolino": 2_000, "paleolino": 2_000, "panots": 300}
 SEED = 20_261_130

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from experiments.chapters import balance
-from experiments.chapters.common import Plan, play_pages
+from experiments.chapters.common import Plan, local_play, play_pages
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def cheap(monkeypatch: pytest.MonkeyPatch) -> None:
 def page_for(game: str, n: int) -> tuple:
     plan = Plan(game)
     balance.add_arms(plan, n, 5, n)
-    played = play_pages(plan, [balance.page_maker(game)], 1, None, None)
+    played = play_pages(plan, [balance.page_maker(game)], local_play())
     return plan, played.made[0]
 
 
