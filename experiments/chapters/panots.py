@@ -21,7 +21,7 @@ from analysis import plots, stats
 from analysis.report import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
-from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
+from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter, balance, skill
 from experiments.chapters.common import (
     Plan,
