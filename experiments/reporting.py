@@ -1,6 +1,6 @@
 """`simulate report`: play a game's chapter (or a study, or every chapter) and write the PDF and its HTML twin.
 
-A chapter gives its heading, front lines, pages and headlines; here they become a :class:`analysis.report.Report`
+A chapter gives its heading, front lines, pages and headlines; here they become a :class:`analysis.book.Report`
 with the game's knobs (each default with its declared source) so the front page can show them and the
 Assumptions box. ``simulate report all`` plays every chapter and writes one book behind a page comparing the
 games on whatever comparison metrics their pages carry.
@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis import stats
-from analysis.report import Book, Knob, Page, Report, build_date, knob_value, write_book
+from analysis.book import Book, Knob, Page, Report, build_date, knob_value
+from analysis.report import write_book
 from engines import get_game
 from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
-from analysis.report import Page
+from analysis.book import Page
 from engines.core import did_you_mean
 
 CHAPTERS = {

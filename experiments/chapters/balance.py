@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import game_metrics, plots
-from analysis.report import Page
+from analysis.book import Page
 from engines import get_game
 from engines.paleolino.rules import COST_PRESETS
 from experiments import tune as tn

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE

@@ -90,7 +90,7 @@ def knobs_line(params: Any, describe: Callable[[str, Any], str] = lambda _name, 
 
 def provenance(seed: int) -> list[tuple[str, str]]:
     """The front-page lines every chapter shares: seed, package version and date."""
-    from analysis.report import build_date
+    from analysis.book import build_date
 
     return [("seed", str(seed)), ("version", f"boardlab {version()}"), ("date", build_date())]
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES

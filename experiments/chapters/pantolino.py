@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter, balance, skill

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import plots, ratings
-from analysis.report import Page
+from analysis.book import Page
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct, proportion

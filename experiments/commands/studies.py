@@ -54,7 +54,7 @@ def report_command(
         target_precision = parse_precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
-        from analysis.report import html_path
+        from analysis.book import html_path
         from experiments.reporting import build_report, report_path
         from experiments.run import open_runner
 

@@ -10,7 +10,8 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from analysis import plots
-from analysis.report import Book, Knob, Page, Report, knob_value, write_book, write_report
+from analysis.book import Book, Knob, Page, Report, knob_value
+from analysis.report import write_book, write_report
 from experiments import reporting
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, play_pages
