@@ -31,6 +31,7 @@ import numpy as np
 
 from analysis import game_metrics, ratings
 from engines import core, get_game
+from engines.record import record_of
 from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
@@ -46,21 +47,13 @@ SEARCH_SHARE = 10
 """Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
 win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
-GAME_BUDGETS: dict[str, tuple[int, ...]] = {
-    "pantolino": (4, 16, 64, 512),
-    "patolli": (16, 64, 256),
-    "panots": (4, 16),
-    "cargolino": (4, 32),
-}
-"""Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
-cores at 512; Patolli's about 9 a second on one core at 256 (its playouts are compiled); Panots's ~4 at 16 on one
-core (its planner playouts cost ~2.5 ms a game); Cargolino's a few at 32 (its 2-player default)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 
 def default_budgets(game: str) -> tuple[int, ...]:
-    """The expert's default search budgets for ``game``."""
-    return GAME_BUDGETS.get(game, DEFAULT_BUDGETS)
+    """The expert's default search budgets for ``game``: its record's (:mod:`engines.record`), else ours."""
+    budgets = record_of(get_game(game).module).ladder_budgets
+    return DEFAULT_BUDGETS if budgets is None else budgets
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:

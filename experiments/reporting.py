@@ -16,7 +16,7 @@ from analysis import stats
 from analysis.book import Book, Knob, Page, Report, build_date, knob_value
 from analysis.report import write_book
 from engines import get_game
-from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
+from experiments.chapters import Chapter, chapter_games, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages
 from experiments.run import Runner, RunResult, RunSpec, run_tasks
 from experiments.spec import Arm, arm_chunk, load_study, resolve_study
@@ -119,7 +119,7 @@ def build_all(
     The book is a page comparing the games, then each game's report. Returns the PDF path and every headline,
     prefixed by its game.
     """
-    modules = {game: chapter_module(game) for game in CHAPTERS}
+    modules = {game: chapter_module(game) for game in chapter_games()}
     plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
     ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
     arms = [a for plan in (*plans.values(), *ladders.values()) for a in plan.arms]
@@ -140,8 +140,14 @@ def build_all(
             report.extra_metrics = ladder_metrics(game, ladders[game], results_of)
         reports.append(report)
         headlines += [f"{game}: {h}" for h in chapter.headlines]
-    book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
+    book = Book(reports, f"{count_word(len(reports))} games compared (seed {seed})", comparison(reports))
     return write_book(out or report_path(ALL), book, run=lambda tasks: run_tasks(runner.executor, tasks)), headlines
+
+
+def count_word(n: int) -> str:
+    """``n`` as the book's title writes it: a word up to twelve, else digits."""
+    words = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve")
+    return words[n] if n < len(words) else str(n)
 
 
 def searches(spec: RunSpec) -> bool:

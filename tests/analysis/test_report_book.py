@@ -99,7 +99,7 @@ def _fake_chapter(game: str):
 @pytest.fixture
 def fake_chapters(monkeypatch):
     games = {"pantolino": "", "paleolino": ""}
-    monkeypatch.setattr(reporting, "CHAPTERS", games)
+    monkeypatch.setattr(reporting, "chapter_games", lambda: list(games))
     monkeypatch.setattr(reporting, "chapter_module", _fake_chapter)
     return games
 

@@ -96,7 +96,9 @@ def test_three_players_balance_seats_so_pairs_are_fair(tmp_path: Path) -> None:
 
 
 def test_ladder_command_prints_and_writes_tables_and_figure(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setitem(lad.GAME_BUDGETS, "cargolino", ())  # heuristics only: the expert plays a few games a second
+    monkeypatch.setattr(
+        lad, "default_budgets", lambda game: ()
+    )  # heuristics only: the expert plays a few games a second
     out = runner.invoke(app, ["ladder", "cargolino", "-n", "300", "--jobs", "1", "--quiet", "--out", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert "skill chain:" in out.stdout and "luck share:" in out.stdout and "no expert rungs" in out.stdout
