@@ -1,186 +1,17 @@
-"""Reports a designer reads in five minutes: the model of a report and the two files written from it.
+"""Write a :class:`analysis.book.Book`: the PDF (bookmarks and links, :mod:`analysis.report_pdf`) and its HTML twin.
 
-A :class:`Report` is one game's front page (findings linked to their pages, a contents list, the knobs with
-where each default comes from, an Assumptions box, what was run) and one :class:`Page` per question: its title
-is the answer with its interval, under it one figure and a small table. A :class:`Book` is one report or
-several behind a page comparing them. :func:`write_book` writes the PDF (with bookmarks and links, see
-:mod:`analysis.report_pdf`) and its HTML twin (:mod:`analysis.report_html`): the same pages, numbered alike.
-Builds are reproducible: with ``SOURCE_DATE_EPOCH`` set, two builds of the same numbers are byte-identical.
+The twin (:mod:`analysis.report_html`) has the same pages, numbered alike. Builds are reproducible: with
+``SOURCE_DATE_EPOCH`` set, two builds of the same numbers are byte-identical.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-import re
-import textwrap
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-MAX_FINDINGS = 6
-SHORT_TITLE = 72  # characters of a page title in the contents list and the bookmarks
-HIDDEN_FRONT_KEYS = ("headlines", "answers")  # front lines the findings list replaces
-
-
-@dataclass
-class Page:
-    """One question: ``title`` (the answer), ``draw(subfigure)`` for its figure, a small table, notes.
-
-    The optional hooks make the front page richer; a chapter that sets none still gets a finding (its headline),
-    a contents entry and a bookmark for the page:
-
-    - ``finding``: the front page's sentence for this page, with its number and interval ("" leaves it out);
-    - ``short``: the page's name in the contents list and the bookmarks;
-    - ``meaning``: what the answer means for the design, printed under the title;
-    - ``depends_on``: knob → what this page measured about its effect (the Assumptions box names the page);
-    - ``metrics``: name → value worded for a table comparing games (``simulate report all``).
-    """
-
-    title: str
-    draw: Callable[[Any], None]
-    table: Any = None
-    notes: Sequence[str] = field(default_factory=tuple)
-    finding: str | None = None
-    short: str | None = None
-    meaning: str | None = None
-    depends_on: Mapping[str, str] = field(default_factory=dict)
-    metrics: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        """The contents and bookmark entry: ``short``, else the title cut at a word."""
-        return self.short or textwrap.shorten(flat(self.title), SHORT_TITLE, placeholder=" …")
-
-
-@dataclass(frozen=True)
-class Knob:
-    """A knob as the front page shows it: its default (worded), where that comes from, and what it means."""
-
-    name: str
-    value: str
-    source: str
-    doc: str = ""
-
-    @property
-    def kind(self) -> str:
-        """``rulebook``, ``published``, ``ours`` or ``undeclared``."""
-        return self.source.split(":", 1)[0].strip() or "undeclared"
-
-    @property
-    def assumed(self) -> bool:
-        """Whether the default is not the rulebook's (so it belongs in the Assumptions box)."""
-        return self.kind != "rulebook"
-
-
-@dataclass
-class Report:
-    """One game's (or one study's) report: front page lines, question pages, and optionally knobs and findings."""
-
-    heading: str
-    front: Sequence[tuple[str, str]]
-    pages: Sequence[Page]
-    headlines: Sequence[str] = ()
-    knobs: Sequence[Knob] = ()
-    name: str = ""
-    extra_metrics: Mapping[str, str] = field(default_factory=dict)  # measured outside the pages (``report all``)
-
-    @property
-    def about(self) -> list[tuple[str, str]]:
-        """The front lines shown as they are (the findings and the knobs table replace some)."""
-        hidden = HIDDEN_FRONT_KEYS + (("knobs",) if self.knobs else ())
-        return [(k, v) for k, v in self.front if k not in hidden]
-
-    def findings(self) -> list[tuple[str, int]]:
-        """Up to :data:`MAX_FINDINGS` ``(sentence, page index)`` in page order.
-
-        A page's sentence is its ``finding``, else its headline (its title when the chapter gave no headlines);
-        a page whose ``finding`` is ``""`` has none.
-        """
-        heads = list(self.headlines) if len(self.headlines) == len(self.pages) else [p.title for p in self.pages]
-        chosen = [(flat(p.finding or h), i) for i, (p, h) in enumerate(zip(self.pages, heads, strict=True))]
-        return [c for c, p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
-
-    def assumptions(self) -> list[tuple[Knob, list[tuple[int, str]]]]:
-        """Every knob whose default is declared not the rulebook's, with the pages that measured its effect."""
-        return [
-            (k, [(i, p.depends_on[k.name]) for i, p in enumerate(self.pages) if k.name in p.depends_on])
-            for k in self.knobs
-            if k.assumed and k.kind != "undeclared"
-        ]
-
-    @property
-    def undeclared(self) -> list[Knob]:
-        """The knobs whose default's source is not declared (so it cannot be taken for the rulebook's)."""
-        return [k for k in self.knobs if k.kind == "undeclared"]
-
-    def metrics(self) -> dict[str, str]:
-        """Every page's comparison metrics in page order, then the report's extra ones (the first value wins)."""
-        out: dict[str, str] = {}
-        for metrics in (*(p.metrics for p in self.pages), self.extra_metrics):
-            for key, value in metrics.items():
-                out.setdefault(key, value)
-        return out
-
-    @property
-    def sheets(self) -> int:
-        """Pages this report takes: its front page and one per question."""
-        return 1 + len(self.pages)
-
-
-@dataclass
-class Book:
-    """What one file holds: reports in order, behind an overview page comparing them when there are several."""
-
-    reports: Sequence[Report]
-    title: str = ""
-    overview: Any = None  # a DataFrame: one row per report (its ``name`` first), or None for no overview page
-
-    def first_pages(self) -> list[int]:
-        """The 1-based page number of every report's front page."""
-        first, out = 1 + (self.overview is not None), []
-        for report in self.reports:
-            out.append(first)
-            first += report.sheets
-        return out
-
-    @property
-    def heading(self) -> str:
-        """The document's title."""
-        return self.title or self.reports[0].heading
-
-
-def flat(text: str) -> str:
-    """``text`` on one line with plain spaces (titles glue words with non-breaking spaces and newlines)."""
-    return " ".join(text.replace("\xa0", " ").split())
-
-
-def about_parts(key: str, value: str) -> list[str]:
-    """A front line's value as the lines to show: ``name: what it does`` policies one per line, the rest whole."""
-    return [part.strip() for part in re.split(r";\s+(?=[a-z][\w:-]*: )", value)] if key == "policies" else [value]
-
-
-def knob_value(value: Any) -> str:
-    """A knob default as a short word: sequences joined by commas, booleans as on/off."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, tuple | list):
-        return ",".join(knob_value(v) for v in value)
-    return str(value)
-
-
-def build_date() -> str:
-    """The report date: ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    return moment.strftime("%Y-%m-%d")
-
-
-def html_path(pdf: Path) -> Path:
-    """The HTML twin of a PDF report: the same name ending in ``.html``."""
-    return pdf.with_suffix(".html")
-
+from analysis import report_html, report_pdf
+from analysis.book import Book, Page, Report, html_path
 
 Tasks = Callable[[Sequence[Callable[[], Any]]], list[Any]]
 """Runs argument-free tasks and returns their results in order, in this process or in parallel."""
@@ -197,8 +28,6 @@ def write_book(path: Path | str, book: Book, html: bool = True, run: Tasks = one
     The sheets and the twin's figures are drawn in parts by ``run`` (e.g. on a run's worker pool); the files do
     not depend on how.
     """
-    from analysis import report_html, report_pdf
-
     path = Path(path)
     pdf_parts = report_pdf.parts(book)
     drawn = run([*pdf_parts, *(report_html.parts(book) if html else [])])

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
+from analysis.book import Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
-from analysis.report import Book, Page, Report, about_parts, flat
 from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 

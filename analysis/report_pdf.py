@@ -1,4 +1,4 @@
-"""The PDF of a :class:`analysis.report.Book`: A4 landscape sheets drawn with matplotlib, then bookmarks and links.
+"""The PDF of a :class:`analysis.book.Book`: A4 landscape sheets drawn with matplotlib, then bookmarks and links.
 
 matplotlib writes every sheet; a text meant as a link carries the URL ``#page-N``. :mod:`pypdf` then turns each
 such link into a jump to page N, adds a bookmark for every page (nested under its game in a combined book) and
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
+from analysis.book import Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
-from analysis.report import Book, Page, Report, about_parts, flat
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
 
 A4_LANDSCAPE = (11.69, 8.27)

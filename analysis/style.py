@@ -1,15 +1,17 @@
 """The one visual language of every boardlab figure: seaborn's colour-blind-safe palette, one look per policy.
 
 A policy has the same colour and marker on every page of every game's report (:func:`policy_style`): the
-registry :data:`POLICY_LOOKS` names every policy of the five games, an argument (``expert:64``) keeps its base
-policy's colour and marker, lighter for a smaller budget, and a name the registry does not know gets a look
-derived from a checksum of the name (stable between runs). Series that are not policies (rules, modes, seats)
-take :data:`SERIES` in order, grey last (grey is ``random``'s). Line styles and hatches stay as a second cue for
-greyscale prints. Importing this module costs nothing: no seaborn, no matplotlib.
+registry :func:`policy_looks` (the shared looks and each game's record's) names every policy of every game, an
+argument (``expert:64``) keeps its base policy's colour and marker, lighter for a smaller budget, and a name the
+registry does not know gets a look derived from a checksum of the name (stable between runs). Series that are
+not policies (rules, modes, seats) take :data:`SERIES` in order, grey last (grey is ``random``'s). Line styles
+and hatches stay as a second cue for greyscale prints. Importing this module costs nothing: no seaborn, no
+matplotlib, no game (the registry is read on first use).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import zlib
 from dataclasses import dataclass
@@ -51,35 +53,26 @@ class Look:
     linestyle: str | tuple = "-"
 
 
-POLICY_LOOKS: dict[str, tuple[int, str]] = {
-    # shared by several games
+SHARED_LOOKS: dict[str, tuple[int, str]] = {
     "random": (7, "X"),
     "greedy": (1, "s"),
     "expert": (3, "*"),
     "planner": (2, ">"),
-    # Pantolino
-    "win-optimal": (0, "D"),
-    "turn-optimal": (9, "^"),
-    "keep-jokers": (2, "o"),
-    "reroll-jokers": (4, "v"),
-    # Patolli
-    "runner": (2, "p"),
-    "aggressive": (4, "<"),
-    "cautious": (9, ">"),
-    "balanced": (0, "h"),
-    "home-stretch": (6, "o"),
-    # Cargolino
-    "selfish": (1, "P"),
-    "blocker": (4, "d"),
-    "detective": (0, "H"),
-    "oracle": (5, "8"),
-    "hindmost": (9, "v"),
-    "expert-oracle": (8, "*"),
-    # Panots
-    "denier": (5, "d"),
-    "majority-aware": (6, "s"),
 }
-"""Palette index and marker of every policy the five games define (each game's policies differ in colour)."""
+"""Palette index and marker of the policies several games share; each game's record adds its own."""
+
+
+@functools.cache
+def policy_looks() -> dict[str, tuple[int, str]]:
+    """Palette index and marker of every registered game's policies: the shared ones and each game's record's."""
+    from engines import available_games, get_game
+    from engines.record import record_of
+
+    looks = dict(SHARED_LOOKS)
+    for game in available_games():
+        looks |= record_of(get_game(game).module).looks
+    return looks
+
 
 FULL_BUDGET = 512  # the expert's default playouts: an ``expert:N`` with N at least this is drawn at full colour
 
@@ -93,8 +86,8 @@ def _lighter(color: str, amount: float) -> str:
 def policy_style(name: str) -> Look:
     """The look of policy ``name`` (``base`` or ``base:arg``) on every page and in every game."""
     base, _, arg = str(name).partition(":")
-    if base in POLICY_LOOKS:
-        index, marker = POLICY_LOOKS[base]
+    if base in (looks := policy_looks()):
+        index, marker = looks[base]
     else:
         digest = zlib.crc32(base.encode())
         index, marker = digest % len(PALETTE), MARKERS[(digest // len(PALETTE)) % len(MARKERS)]
@@ -106,7 +99,7 @@ def policy_style(name: str) -> Look:
 
 def is_policy(name: object) -> bool:
     """Whether ``name`` names a registered policy (with or without an argument)."""
-    return str(name).partition(":")[0] in POLICY_LOOKS
+    return str(name).partition(":")[0] in policy_looks()
 
 
 def series_styles(names: list) -> list[Look]:

@@ -24,20 +24,18 @@ import numpy as np
 
 from engines import available_games, expert, get_game
 from engines.core import ScriptedSource
+from engines.record import Bench, record_of
 
-# game -> (seat policies, games for `play`, games for the reference engine, stream length per reference game)
-CONFIGS = {
-    "pantolino": (["keep-jokers", "keep-jokers"], 200_000, 2_000, 2_000),
-    "patolli": (["balanced", "balanced"], 50_000, 300, 20_000),
-    "cargolino": (["selfish"] * 4, 100_000, 1_000, 5_000),
-    "panots": (["greedy"] * 4, 5_000, 50, 5_000),
-    "paleolino": (["greedy"] * 3, 100_000, 1_000, 5_000),
-}
+
+def bench_sizes(game: str) -> Bench | None:
+    """What ``make bench`` plays of ``game``: its record's (``engines.record.Bench``), None to skip it."""
+    return record_of(get_game(game).module).bench
 
 
 def bench_game(game: str) -> dict:
     module = get_game(game).module
-    seats, n_play, n_ref, length = CONFIGS[game]
+    sizes = bench_sizes(game)
+    seats, n_play, n_ref, length = list(sizes.seats), sizes.games, sizes.reference_games, sizes.stream
     params = module.Params()
     module.play(params, seats, 1_000, np.random.default_rng(0))  # warm caches and imports
     start = time.perf_counter()
@@ -69,23 +67,13 @@ def bench_game(game: str) -> dict:
     }
 
 
-# game -> (the expert's opponent, games with one expert seat at the default budget)
-SEARCH_CONFIGS = {  # one chunk each
-    "pantolino": ("turn-optimal", 1000),
-    "patolli": ("balanced", 400),
-    "panots": ("planner", 200),
-    "paleolino": ("planner", 200),  # cooperative: a table of the expert and a planner
-    "cargolino": ("detective", 200),
-}
-
-
 def bench_search(game: str) -> dict:
     """The expert at its default budget against ``opponent`` in one process: games/s and playouts/s of its search.
 
     A playout is one copy of a position played to the end; its rate is counted over the time spent in playouts.
     """
     module = get_game(game).module
-    opponent, n_games = SEARCH_CONFIGS[game]
+    opponent, n_games = bench_sizes(game).rival, bench_sizes(game).search_games
     params = module.Params()
     counted = {"playouts": 0, "seconds": 0.0}
     original = expert.Search._play
@@ -137,14 +125,15 @@ def simulate(*args: str, quiet: bool = True) -> tuple[float, int]:
 
 
 RUN_IN_FRESH_PROCESS = (
-    "import sys, time; from experiments.runner import RunSpec, run; "
-    "spec = RunSpec('pantolino', ('keep-jokers', 'keep-jokers'), 1_000_000, seed=0); "
-    "start = time.perf_counter(); run(spec, jobs=int(sys.argv[1])); print(time.perf_counter() - start)"
+    "import sys, time; from experiments.run import MemoryStore, RunSpec, open_executor, play; "
+    "spec = RunSpec('pantolino', ('keep-jokers', 'keep-jokers'), 1_000_000, seed=0); start = time.perf_counter()\n"
+    "with open_executor('loky', int(sys.argv[1])) as executor: play([spec], MemoryStore(), executor)\n"
+    "print(time.perf_counter() - start)"
 )
 
 
 def runner_wall(jobs: int) -> float:
-    """Wall time of the library's ``run`` of 1e6 Pantolino games in a fresh process (pool start included)."""
+    """Wall time of the library's ``play`` of 1e6 Pantolino games in a fresh process (pool start included)."""
     out = subprocess.run([sys.executable, "-c", RUN_IN_FRESH_PROCESS, str(jobs)], check=True, capture_output=True)
     return float(out.stdout)
 
@@ -159,15 +148,21 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     from dataclasses import replace
     from pathlib import Path
 
-    from experiments.runner import RunSpec, chunk_label, play_chunk, run, write_checkpoint
+    from experiments.run import MemoryStore, RunSpec, open_executor, play, run_in_folder
+    from experiments.run.chunk import play_chunk
+    from experiments.run.chunkfile import chunk_label, write_checkpoint
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
-    run(replace(spec, n_games=2 * spec.chunk_size))
+    executor = contextlib.ExitStack().enter_context(open_executor())  # every core, for the whole measurement
+    play([replace(spec, n_games=2 * spec.chunk_size)], MemoryStore(), executor)
 
     def timed(saved: bool) -> float:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            run(spec, run_dir=out if saved else None)
+            if saved:
+                run_in_folder(spec, Path(out), executor)
+            else:
+                play([spec], MemoryStore(), executor)
             return time.perf_counter() - start
 
     walls: dict[bool, list[float]] = {False: [], True: []}
@@ -192,7 +187,7 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
 
     from analysis import game_metrics
     from engines import pantolino
-    from experiments.runner import RunSpec, run
+    from experiments.run import RunSpec, local_runner
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 1_000_000, seed=2)
     play = pantolino.play
@@ -206,7 +201,7 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
                 stack.enter_context(mock.patch.object(pantolino, "play", bare_play))
                 stack.enter_context(mock.patch.object(game_metrics, "accumulate", lambda outcome, cooperative: {}))
             start = time.process_time()  # CPU time: this machine's load moves wall times by more than the cost
-            run(spec, jobs=1)
+            local_runner().play([spec])
             return time.process_time() - start
 
     timed(True)  # tables and imports
@@ -283,7 +278,7 @@ def bench_cli(quick: bool, repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=[g for g in available_games() if g in CONFIGS])
+    parser.add_argument("games", nargs="*", default=[g for g in available_games() if bench_sizes(g)])
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end simulate runs")
     parser.add_argument("--quick", action="store_true", help="skip the 1e7-game memory and checkpoint runs")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each end-to-end variant (default 3)")
@@ -297,7 +292,7 @@ def main() -> None:
             flush=True,
         )
     print(f"\n{'search':<10} {'seats':<34} {'n':>8} {'games/s':>13} {'playouts/s':>12} {'playouts/game':>14}")
-    for game in [g for g in args.games if g in SEARCH_CONFIGS]:
+    for game in [g for g in args.games if "expert" in get_game(g).module.POLICIES]:
         r = bench_search(game)
         print(
             f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['games']:>13,.1f} {r['playouts']:>12,.0f} "

@@ -14,9 +14,10 @@ import json
 import time
 from collections import defaultdict
 
-from experiments.chapters import CHAPTERS, chapter_module
+from experiments.chapters import chapter_games, chapter_module
 from experiments.reporting import has_ladder, ladder_plan, searches
-from experiments.runner import RunSpec, play_chunk
+from experiments.run import RunSpec
+from experiments.run.chunk import play_chunk
 
 
 def chunk_cpu(spec: RunSpec, index: int, size: int) -> float:
@@ -39,14 +40,16 @@ def arm_cpu(spec: RunSpec) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", metavar="GAME", help=f"chapters to cost (default: {', '.join(CHAPTERS)})")
+    parser.add_argument(
+        "games", nargs="*", metavar="GAME", help=f"chapters to cost (default: {', '.join(chapter_games())})"
+    )
     parser.add_argument("-n", type=int, default=20_000, help="games per arm, as `simulate report -n`")
     parser.add_argument("--seed", type=int, default=2026, help="the root seed, as `simulate report --seed`")
     parser.add_argument("--top", type=int, default=25, help="the costliest arms to list")
     parser.add_argument("--cores", type=int, default=2, help="cores for the wall-time floor")
     args = parser.parse_args()
-    if unknown := set(args.games) - set(CHAPTERS):
-        parser.error(f"no chapter for {', '.join(sorted(unknown))}; chapters: {', '.join(CHAPTERS)}")
+    if unknown := set(args.games) - set(chapter_games()):
+        parser.error(f"no chapter for {', '.join(sorted(unknown))}; chapters: {', '.join(chapter_games())}")
     for name, value, top in (("-n", args.n, 1_000_000), ("--top", args.top, 10_000), ("--cores", args.cores, 1024)):
         if not 1 <= value <= top:
             parser.error(f"{name} {value} is out of range; allowed 1..{top:,}")
@@ -54,7 +57,7 @@ def main() -> None:
         parser.error(f"--seed {args.seed} is out of range; allowed 0..2**63-1")
     seen: set[str] = set()
     rows = []
-    for game in args.games or CHAPTERS:
+    for game in args.games or chapter_games():
         plan = chapter_module(game).plan(args.n, args.seed)
         arms = [*plan.arms, *(ladder_plan(game, args.n, args.seed).arms if not has_ladder(plan) else [])]
         for arm in arms:

@@ -12,7 +12,7 @@ import numpy as np
 
 from analysis import stats
 from engines import core, get_game
-from experiments.runner import RunSpec
+from experiments.run import Runner, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 from experiments.study import StudyResult, run_arms
 
@@ -21,11 +21,12 @@ MAX_GRID = 10_000
 """Points of a sweep's grid (each is an arm of its own)."""
 
 
-def _play(arms: list[Arm], jobs: int | None, progress: ProgressFactory | None) -> StudyResult:
+def _play(arms: list[Arm], runner: Runner | None, progress: ProgressFactory | None) -> StudyResult:
+    runner = runner or local_runner()
     if progress is None:
-        return run_arms(arms, jobs)
+        return run_arms(arms, runner)
     with progress(sum(a.spec.n_games for a in arms)) as bar:
-        return run_arms(arms, jobs, progress=bar.advance)
+        return run_arms(arms, runner, progress=bar.advance)
 
 
 @dataclass
@@ -98,7 +99,7 @@ def tournament(
     seed: int,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
-    jobs: int | None = None,
+    runner: Runner | None = None,
     progress: ProgressFactory | None = None,
 ) -> Tournament:
     """Play every ordered pair of distinct policies: one seat to the first, the rest to the second, rotated."""
@@ -125,7 +126,7 @@ def tournament(
                     Arm(f"{a} vs {b} @{seat}", RunSpec(game, tuple(seats), n_games, seed, settings, variant, chunk))
                 )
                 cells.append((a, b, seat))
-    result = _play(arms, jobs, progress)
+    result = _play(arms, runner, progress)
     wins = pd.DataFrame(np.nan, index=list(policies), columns=list(policies))
     games = wins.copy()
     for (a, b, seat), run in zip(cells, result.results, strict=True):
@@ -217,7 +218,7 @@ def sweep(
     settings: tuple[tuple[str, str], ...],
     n_games: int,
     seed: int,
-    jobs: int | None = None,
+    runner: Runner | None = None,
     progress: ProgressFactory | None = None,
 ) -> Sweep:
     """Play ``seats`` at each point of the swept knobs' grid (same chunk seeds for every point).
@@ -238,7 +239,7 @@ def sweep(
         )
         for point in grid
     ]
-    result = _play(arms, jobs, progress)
+    result = _play(arms, runner, progress)
     frames = []
     for value, point, run in zip(values, grid, result.results, strict=True):
         seat = run.seat_table()

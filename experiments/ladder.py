@@ -16,8 +16,8 @@ half each when players of both policies share first place. Equally strong polici
 other in every player count (the lone player wins 1/K of its games, its opponents' side (K-1)/K, and both
 policies sit alone equally often).
 
-The arms are played through :func:`experiments.study.run_arms` (``run_many``), so chunks are shared between
-cores, deduplicated, and saved in the enclosing :func:`experiments.runner.saving_chunks` store.
+The arms are played through :func:`experiments.study.run_arms` with the runner it is given, so chunks are shared
+between its executor's processes, deduplicated, and kept in its store.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ import numpy as np
 
 from analysis import game_metrics, ratings
 from engines import core, get_game
-from experiments.runner import RunResult, RunSpec
+from engines.record import record_of
+from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
@@ -46,21 +47,13 @@ SEARCH_SHARE = 10
 """Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
 win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
-GAME_BUDGETS: dict[str, tuple[int, ...]] = {
-    "pantolino": (4, 16, 64, 512),
-    "patolli": (16, 64, 256),
-    "panots": (4, 16),
-    "cargolino": (4, 32),
-}
-"""Default budgets per game, ending at the expert's default: Pantolino's expert plays ~50 games a second on 2
-cores at 512; Patolli's about 9 a second on one core at 256 (its playouts are compiled); Panots's ~4 at 16 on one
-core (its planner playouts cost ~2.5 ms a game); Cargolino's a few at 32 (its 2-player default)."""
 EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
 
 
 def default_budgets(game: str) -> tuple[int, ...]:
-    """The expert's default search budgets for ``game``."""
-    return GAME_BUDGETS.get(game, DEFAULT_BUDGETS)
+    """The expert's default search budgets for ``game``: its record's (:mod:`engines.record`), else ours."""
+    budgets = record_of(get_game(game).module).ladder_budgets
+    return DEFAULT_BUDGETS if budgets is None else budgets
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:
@@ -340,7 +333,7 @@ def ladder(
     n_games: int = DEFAULT_GAMES,
     budgets: Sequence[int] | None = None,
     seed: int = 0,
-    jobs: int | None = None,
+    runner: Runner | None = None,
     progress: ProgressFactory | None = None,
     policies: Sequence[str] | None = None,
 ) -> Ladder:
@@ -360,10 +353,10 @@ def ladder(
     arms = ladder_arms(game, policies, players, n_games, seed, chunk)
     to_play = [arm for *_, arm in arms]
     if progress is None:
-        played = run_arms(to_play, jobs)
+        played = run_arms(to_play, runner or local_runner())
     else:
         with progress(sum(a.spec.n_games for a in to_play)) as bar:
-            played = run_arms(to_play, jobs, progress=bar.advance)
+            played = run_arms(to_play, runner or local_runner(), progress=bar.advance)
     results = {arm.label: r for (*_, arm), r in zip(arms, played.results, strict=True)}
     settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
     return analyse(game, players, policies, pairs_table(arms, results), notes, settings)

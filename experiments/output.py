@@ -24,7 +24,8 @@ import numpy as np
 
 from analysis.files import atomic_write, replacing
 from analysis.tables import json_ready
-from experiments.runner import RunResult, combine_games
+from experiments.run.games import combine_games
+from experiments.run.result import RunResult
 
 
 def package_versions() -> dict[str, str]:

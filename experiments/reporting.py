@@ -1,6 +1,6 @@
 """`simulate report`: play a game's chapter (or a study, or every chapter) and write the PDF and its HTML twin.
 
-A chapter gives its heading, front lines, pages and headlines; here they become a :class:`analysis.report.Report`
+A chapter gives its heading, front lines, pages and headlines; here they become a :class:`analysis.book.Report`
 with the game's knobs (each default with its declared source) so the front page can show them and the
 Assumptions box. ``simulate report all`` plays every chapter and writes one book behind a page comparing the
 games on whatever comparison metrics their pages carry.
@@ -8,18 +8,19 @@ games on whatever comparison metrics their pages carry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from analysis import stats
-from analysis.report import Book, Knob, Page, Report, build_date, knob_value, write_book
+from analysis.book import Book, Knob, Page, Report, build_date, knob_value
+from analysis.report import write_book
 from engines import get_game
-from experiments.chapters import CHAPTERS, Chapter, chapter_module, skill
-from experiments.chapters.common import Plan, play_pages
-from experiments.runner import RunSpec, sharing_chunks, tasks_on_pool
-from experiments.spec import arm_chunk, load_study, resolve_study
-from experiments.study import run_arms, run_study
+from experiments.chapters import Chapter, chapter_games, chapter_module, skill
+from experiments.chapters.common import Plan, Play, play_pages
+from experiments.run import Runner, RunResult, RunSpec, run_tasks
+from experiments.spec import Arm, arm_chunk, load_study, resolve_study
+from experiments.study import player, run_arms, run_study
 
 ALL = "all"
 """The report target that builds every chapter into one book."""
@@ -38,28 +39,30 @@ def build_report(
     n_games: int,
     precision: float | None,
     seed: int,
-    jobs: int | None,
+    runner: Runner,
     out: Path | None,
     progress: Callable[[int], Any],
 ) -> tuple[Path, list[str]]:
     """Write the report of a game (its chapter), of every chapter (``all``) or of a study file.
 
-    Returns the PDF path (the HTML twin is beside it) and the headlines.
+    Every arm is played through ``runner``, and the pages are drawn on its executor. Returns the PDF path (the
+    HTML twin is beside it) and the headlines.
     """
     from engines import available_games
 
     if target == ALL:
-        return build_all(n_games, precision, seed, jobs, out, progress)
+        return build_all(n_games, precision, seed, runner, out, progress)
     if target in available_games():
         module = chapter_module(target)
         total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
         with progress(total) as bar:
-            chapter = module.build(n_games, precision, seed, jobs, bar.advance)
-        path = write_book(out or report_path(target), Book([chapter_report(target, chapter)]), run=tasks_on_pool(jobs))
+            chapter = module.build(n_games, precision, seed, player(runner, precision, bar.advance))
+        book = Book([chapter_report(target, chapter)])
+        path = write_book(out or report_path(target), book, run=lambda tasks: run_tasks(runner.executor, tasks))
         return path, list(chapter.headlines)
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:
-        result = run_study(study, jobs, precision, bar.advance)
+        result = run_study(study, runner, precision, bar.advance)
     return study_report(study, result, out), [study.title]
 
 
@@ -107,33 +110,44 @@ def build_all(
     n_games: int,
     precision: float | None,
     seed: int,
-    jobs: int | None,
+    runner: Runner,
     out: Path | None,
     progress: Callable[[int], Any],
 ) -> tuple[Path, list[str]]:
-    """Play every chapter (one progress bar over all of them) and write one book.
+    """Play every chapter's arms once (one progress bar over all of them), hand each its results, write one book.
 
     The book is a page comparing the games, then each game's report. Returns the PDF path and every headline,
     prefixed by its game.
     """
-    modules = {game: chapter_module(game) for game in CHAPTERS}
+    modules = {game: chapter_module(game) for game in chapter_games()}
     plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
     ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
     arms = [a for plan in (*plans.values(), *ladders.values()) for a in plan.arms]
+    # every chapter's arms at once, searching ones first, so no core waits for one chapter's last chunks
+    ordered = sorted(arms, key=lambda arm: not searches(arm.spec))
+    with progress(sum(a.spec.n_games for a in arms)) as bar:
+        played = run_arms(ordered, runner, precision, bar.advance).results
+    by_spec = {arm.spec: result for arm, result in zip(ordered, played, strict=True)}
+
+    def results_of(wanted: Sequence[Arm]) -> list[RunResult]:
+        return [by_spec[arm.spec] for arm in wanted]
+
     reports, headlines = [], []
-    with progress(sum(a.spec.n_games for a in arms)) as bar, sharing_chunks():
-        # every chapter's arms on one pool, searching ones first, so no core waits for one chapter's last chunks;
-        # the chapters then find each chunk in the shared cache
-        run_arms(sorted(arms, key=lambda arm: not searches(arm.spec)), jobs, precision, bar.advance)
-        for game, module in modules.items():
-            chapter = module.build(n_games, precision, seed, jobs, None)
-            report = chapter_report(game, chapter)
-            if game in ladders:
-                report.extra_metrics = ladder_metrics(game, ladders[game], jobs, precision, None)
-            reports.append(report)
-            headlines += [f"{game}: {h}" for h in chapter.headlines]
-    book = Book(reports, f"Five games compared (seed {seed})", comparison(reports))
-    return write_book(out or report_path(ALL), book, run=tasks_on_pool(jobs)), headlines
+    for game, module in modules.items():
+        chapter = module.build(n_games, precision, seed, results_of)
+        report = chapter_report(game, chapter)
+        if game in ladders:
+            report.extra_metrics = ladder_metrics(game, ladders[game], results_of)
+        reports.append(report)
+        headlines += [f"{game}: {h}" for h in chapter.headlines]
+    book = Book(reports, f"{count_word(len(reports))} games compared (seed {seed})", comparison(reports))
+    return write_book(out or report_path(ALL), book, run=lambda tasks: run_tasks(runner.executor, tasks)), headlines
+
+
+def count_word(n: int) -> str:
+    """``n`` as the book's title writes it: a word up to twelve, else digits."""
+    words = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve")
+    return words[n] if n < len(words) else str(n)
 
 
 def searches(spec: RunSpec) -> bool:
@@ -154,11 +168,9 @@ def ladder_plan(game: str, n_games: int, seed: int) -> Plan:
     return plan
 
 
-def ladder_metrics(
-    game: str, plan: Plan, jobs: int | None, precision: float | None, progress: Callable[[int], None] | None
-) -> dict[str, str]:
-    """Play ``plan`` (a game's ladder) for the comparison page; a cooperative game keeps only its length."""
-    metrics = dict(play_pages(plan, [skill.page_maker(game)], jobs, precision, progress).pages[0].metrics)
+def ladder_metrics(game: str, plan: Plan, play: Play) -> dict[str, str]:
+    """The results of ``plan`` (a game's ladder) for the comparison page; a cooperative game keeps only its length."""
+    metrics = dict(play_pages(plan, [skill.page_maker(game)], play).pages[0].metrics)
     if get_game(game).module.INFO.cooperative:  # seats win together: no seat balance, skill chain or luck share
         metrics = {k: (v if k.startswith("length") else "— (cooperative)") for k, v in metrics.items()}
     return metrics

@@ -28,7 +28,7 @@ from typing import Any
 
 from engines import core, get_game
 from experiments import variants
-from experiments.runner import RunSpec
+from experiments.run import RunSpec
 
 STUDY_KEYS = {"name", "title", "question", "game", "seed", "n", "precision", "chunk_size", "set", "metrics"}
 ARM_KEYS = {"label", "seats", "policy", "players", "set", "variant"}

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from analysis import stats
-from experiments.runner import RunResult, run_many, run_to_precision
+from experiments.run import Runner, RunResult, rule
 from experiments.spec import Arm, Study
 
 
@@ -109,24 +109,29 @@ def _turn_sums(result: RunResult) -> tuple[float, float, int]:
     return float((t * hist).sum()), float((t * t * hist).sum()), int(result.summary.n_games)
 
 
+PRECISION_MAX_GAMES = 50_000_000
+"""Games an arm may grow to when played to a precision target."""
+
+
 def run_arms(
     arms: Sequence[Arm],
-    jobs: int | None = None,
+    runner: Runner,
     precision: float | None = None,
     progress: Callable[[int], None] | None = None,
     study: Study | None = None,
 ) -> StudyResult:
-    """Play every arm on one pool (to a target precision when given) and collect the results."""
-    specs = [arm.spec for arm in arms]
-    if precision is not None:
-        results = run_to_precision(specs, precision, jobs, progress=progress)
-    else:
-        results = run_many(specs, jobs, progress)
+    """Play every arm through ``runner`` (to a target precision when given) and collect the results."""
+    results = runner.play([arm.spec for arm in arms], rule(precision, PRECISION_MAX_GAMES), progress)
     return StudyResult(study, arms, results)
 
 
+def player(runner: Runner, precision: float | None = None, progress: Callable[[int], None] | None = None) -> Any:
+    """A chapter's :data:`experiments.chapters.common.Play`: arms played through ``runner``, results in order."""
+    return lambda arms: run_arms(arms, runner, precision, progress).results
+
+
 def run_study(
-    study: Study, jobs: int | None = None, precision: float | None = None, progress: Callable[[int], None] | None = None
+    study: Study, runner: Runner, precision: float | None = None, progress: Callable[[int], None] | None = None
 ) -> StudyResult:
     """Play a study's arms (``precision`` overrides the study's own)."""
-    return run_arms(study.arms, jobs, precision if precision is not None else study.precision, progress, study)
+    return run_arms(study.arms, runner, precision if precision is not None else study.precision, progress, study)

@@ -14,7 +14,7 @@ intervals (the smallest and largest distance they allow, summed), so it is conse
   chunks; it goes on only while it is among the best 1/η of the trials that reached the same point. Every trial
   plays chunk ``i`` from the same seed (common random numbers), so trials are compared on the same dice.
 - **Storage**: the study lives in SQLite inside the run folder (``study.db``) and finished chunks in
-  ``chunks/`` (:func:`experiments.runner.saving_chunks`), so a stopped run resumes where it was; a trial
+  ``chunks/`` (a :class:`experiments.run.FolderStore`), so a stopped run resumes where it was; a trial
   interrupted by a kill is marked failed and played again (from its saved chunks). Several processes or machines
   can share one study through ``--storage`` (see the README).
 - **Budget**: at most ``--trials`` trials and ``--max-games`` games, counting each (setting, chunk) once.
@@ -39,7 +39,7 @@ import numpy as np
 from analysis import game_metrics
 from analysis.files import atomic_write
 from engines import core, get_game
-from experiments.runner import RunSpec, folder_lock, run_many, saving_chunks
+from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
 
 STUDY_NAME = "tune"
 ETA = 3
@@ -430,7 +430,7 @@ def games_used(trials: Sequence[Any], chunk_size: int) -> int:
 def tune(
     spec: TuneSpec,
     folder: Path,
-    jobs: int | None = None,
+    executor: Executor | None = None,
     storage: str | None = None,
     fresh: bool = False,
     on_trial: Callable[[dict[str, Any]], None] | None = None,
@@ -441,18 +441,19 @@ def tune(
     with folder_lock(folder):
         storage = storage or f"sqlite:///{(folder / 'study.db').resolve()}"
         study = open_study(spec, storage, fresh)
-        with saving_chunks(folder / "chunks", fresh):
+        with folder_lock(folder / "chunks"):
+            runner = Runner(FolderStore(folder / "chunks", fresh), executor or InProcess())
             while True:
                 counted = _counted(study)
                 if len(counted) >= spec.trials or games_used(counted, spec.chunk_size) >= spec.max_games:
                     break
-                row = _run_trial(optuna, study, spec, len(counted), jobs)
+                row = _run_trial(optuna, study, spec, len(counted), runner)
                 if on_trial:
                     on_trial(row)
         return _finish(spec, study, folder)
 
 
-def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, jobs: int | None) -> dict[str, Any]:
+def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runner) -> dict[str, Any]:
     """Ask for the ``index``-th counted trial, play it rung by rung, report, tell; returns its row."""
     seed = int(np.random.SeedSequence((spec.seed, index)).generate_state(1)[0])  # this trial's, whatever ran before
     study.sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=min(10, spec.trials))
@@ -472,7 +473,7 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, jobs: int | 
             trial.set_user_attr("budget_stop", True)
             break
         try:
-            result = run_many([spec.run_spec(setting, chunks)], jobs)[0]
+            [result] = runner.play([spec.run_spec(setting, chunks)])
         except ValueError as err:  # a combination of values the game refuses: no games, never the best
             trial.set_user_attr("refused", str(err))
             state = "pruned"

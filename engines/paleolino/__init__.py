@@ -6,9 +6,10 @@ from typing import Any
 from engines import core
 from engines.paleolino import rules
 from engines.paleolino.policies import POLICIES
+from engines.paleolino.record import RECORD
 from engines.paleolino.rules import INFO, METRICS, VARIANTS, Params, State
 
-__all__ = ["INFO", "METRICS", "POLICIES", "VARIANTS", "Params", "State", "play"]
+__all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 
 
 def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: Any, **options: Any) -> core.Outcome:

@@ -22,7 +22,7 @@ combination of slots on the cell would score; ``joint`` reads per-card *terms* (
 card's two panots score together and, per line / L through both, the slots its third cell needs.
 
 Numba freezes the module constants below into its cached machine code and keys the cache on this file only:
-after changing the geometry in ``rules.py``, touch this file (or clear ``__pycache__``).
+after changing ``geometry.py``, touch this file (or clear ``__pycache__``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.panots.rules import (
+from engines.panots.geometry import (
     CARDS,
     DIRS,
     EMPTY,

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import core
-from engines.panots.policies import MASKED
-from engines.panots.rules import (
+from engines.panots.geometry import (
     CARD_FACES,
     CARDS,
     DIRS,
@@ -21,8 +20,9 @@ from engines.panots.rules import (
     TOKENS,
     UNPLACEABLE,
     UNPLACEABLE_VALUE,
-    Params,
 )
+from engines.panots.policies import MASKED
+from engines.panots.rules import Params
 
 Cell = tuple[int, int]
 Sidewalk = dict[Cell, int]

@@ -3,8 +3,9 @@
 from engines import core
 from engines.pantolino import rules
 from engines.pantolino.policies import POLICIES
+from engines.pantolino.record import RECORD
 from engines.pantolino.rules import INFO, METRICS, VARIANTS, Params, State
 
-__all__ = ["INFO", "METRICS", "POLICIES", "VARIANTS", "Params", "State", "play"]
+__all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 
 play = core.play_by_name(rules.play_with, INFO, POLICIES)

@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engines import core
+from engines.pantolino.heuristics import HEURISTICS
 from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value
 
 FORMAT = 1  # bump when the table layout or the solution's definition changes: old cache files are ignored
@@ -312,10 +314,7 @@ class FixedRule:
 
     def __init__(self, params: Params, name: str) -> None:
         """The policy ``name`` for ``params``."""
-        from engines import core
-        from engines.pantolino.policies import POLICIES
-
-        self.impl = core.instantiate(POLICIES[name], params)
+        self.impl = core.instantiate(HEURISTICS[name], params)
         self.tables = params.tables
 
     def distribution(self, supplies: np.ndarray) -> np.ndarray:

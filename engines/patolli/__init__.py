@@ -3,8 +3,9 @@
 from engines import core
 from engines.patolli import rules
 from engines.patolli.policies import POLICIES
+from engines.patolli.record import RECORD
 from engines.patolli.rules import INFO, METRICS, VARIANTS, Params, State
 
-__all__ = ["INFO", "METRICS", "POLICIES", "VARIANTS", "Params", "State", "play"]
+__all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 
 play = core.play_by_name(rules.play_with, INFO, POLICIES)

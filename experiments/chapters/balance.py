@@ -4,10 +4,11 @@
     makers = [..., balance.page_maker("GAME")]               # in build()
 
 The page holds the game metrics (:mod:`analysis.game_metrics`) of the default rules and of every named variant,
-everyone playing the game's strong policy (:data:`SETUPS`), and, where the game has a tuning question, the
-answer of an exhaustive search over a small grid of knob settings, ranked by the objective of
-:mod:`experiments.tune` (``simulate tune`` searches larger spaces with the same objective). Every arm is played
-from the chapter's seed and chunks (common random numbers), so settings are compared on the same dice.
+everyone playing the game's strong policy (its record's ``balance``, :mod:`engines.record`), and, where the game
+has a tuning question, the answer of an exhaustive search over a small grid of knob settings, ranked by
+the objective of :mod:`experiments.tune` (``simulate tune`` searches larger spaces with the same objective).
+Every arm is played from the chapter's seed and chunks (common random numbers), so settings are compared on the
+same dice.
 """
 
 from __future__ import annotations
@@ -15,123 +16,31 @@ from __future__ import annotations
 import itertools
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import pandas as pd
 
 from analysis import game_metrics, plots
-from analysis.report import Page
+from analysis.book import Page
 from engines import get_game
-from engines.paleolino.rules import COST_PRESETS
+from engines.record import Balance, Tuning, record_of
 from experiments import tune as tn
 from experiments.chapters.common import Plan
-from experiments.runner import RunResult
+from experiments.run import RunResult
 
 LABEL = "balance"
 
 
-@dataclass(frozen=True)
-class Question:
-    """A tuning question: a grid of knob values (text, as ``--set`` takes it) and a target."""
-
-    ask: str  # the designer's question, in words
-    grid: dict[str, tuple[str, ...]]
-    target: str  # metric=value or metric=lo..hi
-    share: int = 4  # each setting plays 1/share of the chapter's games per arm
-    names: dict[str, str] = field(default_factory=dict)  # short names of long values (text -> name), for the page
-
-    def describe(self, point: dict[str, str]) -> str:
-        """``knob=value, ...`` of a grid point, long values by their short names."""
-        return ", ".join(f"{k}={self.names.get(v, v)}" for k, v in point.items())
-
-    def short(self, point: dict[str, str]) -> str:
-        """``value | value`` of a grid point, long values by their short names."""
-        return " | ".join(self.names.get(v, v) for v in point.values())
-
-
-@dataclass(frozen=True)
-class Setup:
-    """How a game's balance page plays: everyone's policy, the player count, and its tuning question."""
-
-    policy: str
-    players: int = 2
-    question: Question | None = None
-    notes: tuple[str, ...] = field(default=())
-
-
-SETUPS: dict[str, Setup] = {
-    "pantolino": Setup(
-        "turn-optimal",
-        2,
-        Question(
-            "which token set and number of colours bring the first seat's advantage closest to fair?",
-            {"colours": ("5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4")},
-            "first_seat_advantage=0",
-        ),
-    ),
-    "patolli": Setup(
-        "balanced",
-        2,
-        Question(
-            "how many starting tokens bring the first player's advantage closest to fair?",
-            {"tokens": ("6", "8", "10", "12", "15", "20")},
-            "first_seat_advantage=0",
-        ),
-    ),
-    "panots": Setup(
-        "planner",
-        2,
-        Question(
-            "how many cards per player bring the first seat's advantage closest to fair?",
-            {"cards_per_player": ("6", "7", "8", "9", "10")},
-            "first_seat_advantage=0",
-        ),
-    ),
-    "cargolino": Setup(
-        "detective",
-        2,
-        Question(
-            "how many races bring the first seat's advantage closest to fair?",
-            {"races": ("1", "2", "3", "4", "5")},
-            "first_seat_advantage=0",
-        ),
-    ),
-    "paleolino": Setup(
-        "planner",
-        2,
-        Question(
-            "which invention-cost preset and chips pulled per turn bring a 2-player planner table to winning about "
-            "half its games?",
-            {
-                "inventions": tuple(",".join(COST_PRESETS[c]) for c in ("cheap", "ours", "lumpy", "dear")),
-                "pulls": ("1", "2", "3"),
-            },
-            "table_win_rate=0.5",
-            share=1,  # as many games as the rule sets: the 2-pull points are the default and cost-* arms themselves
-            names={",".join(costs): f"{name} costs" for name, costs in COST_PRESETS.items()},
-        ),
-        notes=(
-            "Cooperative: the table wins or loses together, so it has a table win rate but no seat advantage, "
-            "decisiveness or drama. Publisher's (rulebook): the rules of play and 2 chips pulled a turn. Ours: 11 "
-            "of the 15 invention costs (the cost presets: engines/paleolino/README.md), even cave odds, memory and "
-            "backpack swaps, on which every figure here rests.",
-        ),
-    ),
-}
-"""Per game; a game without an entry plays its first policy at its smallest table of at least 2, no question."""
-
-
-def setup(game: str) -> Setup:
-    """The game's setup (see :data:`SETUPS`)."""
-    if game in SETUPS:
-        return SETUPS[game]
+def setup(game: str) -> Balance:
+    """The game's balance setup, from its record; a game without one plays its first policy at 2 (or its minimum)."""
     module = get_game(game).module
-    return Setup(next(iter(module.POLICIES)), max(module.INFO.min_players, min(2, module.INFO.max_players)))
+    if (declared := record_of(module).balance) is not None:
+        return declared
+    return Balance(next(iter(module.POLICIES)), max(module.INFO.min_players, min(2, module.INFO.max_players)))
 
 
-def _points(question: Question) -> list[dict[str, str]]:
+def _points(question: Tuning) -> list[dict[str, str]]:
     names = list(question.grid)
     return [dict(zip(names, values, strict=True)) for values in itertools.product(*question.grid.values())]
 

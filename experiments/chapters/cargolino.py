@@ -9,20 +9,29 @@ seats the focal player takes, and arms with one detective among selfish players 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
-from experiments.runner import RunResult
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    knobs_line,
+    local_play,
+    pct,
+    play_pages,
+    points,
+    proportion,
+    provenance,
+)
+from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
 BASE = "selfish"  # the weak table: board pages, and beside the strong results
@@ -109,14 +118,13 @@ def build(
     n_games: int = 20_000,
     precision: float | None = None,
     seed: int = 2026,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    play: Play | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
     makers = (seat_page, information_page, open_page, length_page, track_page, shells_page)
     pages_of = (*makers, skill.page_maker("cargolino"), balance.page_maker("cargolino"))
-    played = play_pages(planned, pages_of, jobs, precision, progress)
+    played = play_pages(planned, pages_of, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a

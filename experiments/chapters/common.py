@@ -7,9 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis import stats
-from experiments.runner import RunResult, RunSpec
+from experiments.run import RunResult, RunSpec, local_runner
 from experiments.spec import Arm
-from experiments.study import run_arms
+from experiments.study import player
+
+Play = Callable[[Sequence[Arm]], list[RunResult]]
+"""How a chapter gets its arms' results: played for it, or looked up among those a whole book played once."""
 
 
 @dataclass
@@ -67,16 +70,17 @@ class PlayedPages:
 
 
 def play_pages(
-    plan: Plan,
-    makers: Sequence[Callable[[dict[str, RunResult]], tuple[Any, ...]]],
-    jobs: int | None,
-    precision: float | None,
-    progress: Callable[[int], None] | None,
+    plan: Plan, makers: Sequence[Callable[[dict[str, RunResult]], tuple[Any, ...]]], play: Play
 ) -> PlayedPages:
-    """Play ``plan`` on one pool (to ``precision`` when given) and call each page maker on the results by arm label."""
-    played = run_arms(plan.arms, jobs, precision, progress).results
+    """Get ``plan``'s results from ``play`` and call each page maker on them by arm label."""
+    played = play(plan.arms)
     results = dict(zip((a.label for a in plan.arms), played, strict=True))
     return PlayedPages(results, [make(results) for make in makers])
+
+
+def local_play(precision: float | None = None) -> Play:
+    """Arms played in this process, kept in memory (to ``precision`` when given): a chapter's default."""
+    return player(local_runner(), precision)
 
 
 def knobs_line(params: Any, describe: Callable[[str, Any], str] = lambda _name, value: str(value)) -> str:
@@ -86,7 +90,7 @@ def knobs_line(params: Any, describe: Callable[[str, Any], str] = lambda _name, 
 
 def provenance(seed: int) -> list[tuple[str, str]]:
     """The front-page lines every chapter shares: seed, package version and date."""
-    from analysis.report import build_date
+    from analysis.book import build_date
 
     return [("seed", str(seed)), ("version", f"boardlab {version()}"), ("date", build_date())]
 

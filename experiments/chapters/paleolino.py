@@ -21,14 +21,14 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
 from experiments.chapters import Chapter, balance
-from experiments.chapters.common import Plan, pct, play_pages, provenance
-from experiments.runner import RunResult
+from experiments.chapters.common import Plan, Play, local_play, pct, play_pages, provenance
+from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
 PLAYER_COUNTS = (1, 2, 3, 4)
@@ -200,12 +200,11 @@ def build(
     n_games: int = 20_000,
     precision: float | None = None,
     seed: int = 2026,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    play: Play | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     planned = plan(n_games, seed)
-    played = play_pages(planned, PAGES, jobs, precision, progress)
+    played = play_pages(planned, PAGES, play or local_play(precision))
     pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}

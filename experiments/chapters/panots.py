@@ -11,20 +11,30 @@ looks ahead) with ``BASE`` beside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from analysis.summary import Summary
 from engines.panots import INFO, Params
-from engines.panots.rules import CARD_FACES, FACE_VP, FACES, TITLES
+from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, knobs_line, pct, play_pages, points, proportion, provenance
-from experiments.runner import RunResult
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    knobs_line,
+    local_play,
+    pct,
+    play_pages,
+    points,
+    proportion,
+    provenance,
+)
+from experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
 STRONG = "planner"  # the strongest heuristic (it beats every other head to head)
@@ -87,8 +97,7 @@ def build(
     n_games: int = 20_000,
     precision: float | None = None,
     seed: int = 2026,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    play: Play | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
@@ -103,7 +112,7 @@ def build(
         skill.page_maker("panots"),
         balance.page_maker("panots"),
     )
-    played = play_pages(planned, makers, jobs, precision, progress)
+    played = play_pages(planned, makers, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = [

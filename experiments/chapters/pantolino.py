@@ -7,7 +7,6 @@ numbers). Exact values (Markov chains over dice multisets, and the exact 2-playe
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from functools import cache, partial
 from typing import Any
@@ -16,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
-from experiments.runner import RunResult
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, pct, play_pages, proportion, provenance
+from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["win-optimal", "turn-optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
@@ -70,8 +69,7 @@ def build(
     n_games: int = 20_000,
     precision: float | None = None,
     seed: int = 2026,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    play: Play | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     params = Params()
@@ -81,7 +79,7 @@ def build(
         skill.page_maker("pantolino"),
         balance.page_maker("pantolino"),
     ]
-    played = play_pages(planned, makers, jobs, precision, progress)
+    played = play_pages(planned, makers, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     front = [
         (

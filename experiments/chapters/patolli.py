@@ -11,19 +11,18 @@ itself (strong play) on fewer games and state its figure beside the heuristic's.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis import plots, stats
-from analysis.report import Page
+from analysis.book import Page
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, knobs_line, pct, play_pages, proportion, provenance
-from experiments.runner import RunResult
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, pct, play_pages, proportion, provenance
+from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
@@ -119,8 +118,7 @@ def build(
     n_games: int = 20_000,
     precision: float | None = None,
     seed: int = 2026,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    play: Play | None = None,
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
@@ -138,9 +136,7 @@ def build(
             skill_page,
             balance.page_maker("patolli"),
         ),
-        jobs,
-        precision,
-        progress,
+        play or local_play(precision),
     )
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()

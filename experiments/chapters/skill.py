@@ -1,8 +1,9 @@
 """The "How much does skill matter?" page a chapter adds with two lines: its arms in ``plan``, its maker in ``build``.
 
 The page is the game's skill ladder at 2 players (:mod:`experiments.ladder`): every policy the ladder discovers
-(``random``, the heuristics, ``win-optimal`` where it plays 2 players, the expert at :data:`BUDGETS` where the game
-has one) against every other in both seatings, from the chapter's seed and chunks (so the chapter's own
+(``random``, the heuristics, ``win-optimal`` where it plays 2 players, the expert at the budgets its record gives
+the report (``engines.record.Record.report_budgets``: one rung at most, to keep a report's run time near its
+heuristics')) against every other in both seatings, from the chapter's seed and chunks (so the chapter's own
 head-to-head arms are the same games and are played once). Arms with the expert play 1/:data:`EXPERT_SHARE` of
 the chapter's games per arm: a game with an expert seat costs thousands of playouts.
 """
@@ -16,15 +17,13 @@ from typing import Any
 import pandas as pd
 
 from analysis import plots, ratings
-from analysis.report import Page
+from analysis.book import Page
 from engines import get_game
+from engines.record import record_of
 from experiments import ladder as lad
 from experiments.chapters.common import Plan, pct, proportion
-from experiments.runner import RunResult
+from experiments.run import RunResult
 
-BUDGETS = {"pantolino": (512,), "patolli": (256,), "panots": (16,), "cargolino": ()}
-"""The expert's budgets on each game's page: one rung at most, to keep a report's run time near its heuristics'.
-Cargolino's page has none: its expert plays a few games a second (``simulate ladder cargolino`` rates it)."""
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
 PLAYERS = 2
 LABEL = "skill"
@@ -32,7 +31,7 @@ LABEL = "skill"
 
 def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
     module = get_game(game).module
-    policies, notes = lad.ladder_policies(module, PLAYERS, BUDGETS.get(game, ()))
+    policies, notes = lad.ladder_policies(module, PLAYERS, record_of(module).report_budgets)
     return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL, EXPERT_SHARE)
 
 

@@ -41,7 +41,7 @@ def from_run(
 ) -> tuple[Setup, list[table.Observed]]:
     """Game ``number`` of the run ``simulate GAME --seats ... --seed ...`` (chunk size as the run's): its decisions.
 
-    Chunk ``i`` of a run draws from ``SeedSequence(seed, spawn_key=(i,))`` (``experiments.runner.chunk_rng``) and
+    Chunk ``i`` of a run draws from ``SeedSequence(seed, spawn_key=(i,))`` (``experiments.run.seeds.chunk_rng``) and
     plays its games in one batch, whose chance is drawn for all of its games at once; so the whole chunk is
     played again, as the run played it, and only the game's own row is watched.
     """

@@ -10,11 +10,13 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from analysis import plots
-from analysis.report import Book, Knob, Page, Report, knob_value, write_book, write_report
-from experiments import reporting, runner
+from analysis.book import Book, Knob, Page, Report, knob_value
+from analysis.report import write_book, write_report
+from experiments import reporting
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, play_pages
 from experiments.cli import app
+from experiments.run import chunk, local_runner
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
@@ -83,9 +85,9 @@ def _fake_chapter(game: str):
             planned.add("skill a vs b", ("random", "random"), 20, seed, 10)
         return planned
 
-    def build(n, precision, seed, jobs, progress) -> Chapter:
+    def build(n, precision, seed, play) -> Chapter:
         EVENTS.append(("build", game))
-        play_pages(plan(n, seed), [], jobs, precision, progress)
+        play_pages(plan(n, seed), [], play)
         metrics = {"luck: weaker policy wins": f"{seed}%"} if ladder else {}
         pages = [_page(0, metrics=metrics), _page(1)]
         front = [("game", f"{game} in short"), ("seed", str(seed))]
@@ -97,7 +99,7 @@ def _fake_chapter(game: str):
 @pytest.fixture
 def fake_chapters(monkeypatch):
     games = {"pantolino": "", "paleolino": ""}
-    monkeypatch.setattr(reporting, "CHAPTERS", games)
+    monkeypatch.setattr(reporting, "chapter_games", lambda: list(games))
     monkeypatch.setattr(reporting, "chapter_module", _fake_chapter)
     return games
 
@@ -119,15 +121,15 @@ def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(
 
 
 def test_report_all_plays_every_chapter_on_one_pool_and_each_chunk_once(tmp_path, fake_chapters, monkeypatch) -> None:
-    play_chunk = runner.play_chunk
+    play_chunk = chunk.play_chunk
 
     def counting(spec, index, size, keep_games=False):
         EVENTS.append(("chunk", spec.game, spec.seats, index))
         return play_chunk(spec, index, size, keep_games)
 
-    monkeypatch.setattr(runner, "play_chunk", counting)
+    monkeypatch.setattr(chunk, "play_chunk", counting)
     EVENTS.clear()
-    reporting.build_all(7, None, 2026, 1, tmp_path / "all.pdf", lambda total: _Bar())
+    reporting.build_all(7, None, 2026, local_runner(), tmp_path / "all.pdf", lambda total: _Bar())
     chunks = [e for e in EVENTS if e[0] == "chunk"]
     assert len(set(chunks)) == len(chunks) and {e[1] for e in chunks} == {"pantolino", "paleolino"}
     assert len([e for e in chunks if e[1] == "pantolino"]) == 2  # the fake chapter's arm: 20 games in chunks of 10

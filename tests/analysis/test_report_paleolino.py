@@ -8,6 +8,7 @@ from pypdf import PdfReader
 from analysis.report import write_report
 from experiments.chapters import paleolino
 from experiments.spec import load_study, shipped_studies
+from tests.analysis.helpers import two_jobs
 
 N = 400
 
@@ -15,7 +16,7 @@ N = 400
 @pytest.fixture(scope="module")
 def report(tmp_path_factory, monkeypatch_module):
     monkeypatch_module.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    chapter = paleolino.build(N, None, 2026, 2)
+    chapter = paleolino.build(N, None, 2026, two_jobs())
     path = write_report(
         tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
     )
@@ -91,10 +92,10 @@ def test_planner_and_expert_arms_are_smaller_and_every_arm_played(report) -> Non
 
 def test_precision_runs_hold_the_table_win_rate() -> None:
     from analysis import stats
-    from experiments.runner import run_to_precision
+    from experiments.run import Precision, local_runner
 
     arms = [a for a in paleolino.plan(200, 2026, 200).arms if a.spec.seats[0] in ("greedy", "random")][:2]
-    for result in run_to_precision([a.spec for a in arms], 0.04, jobs=1):
+    for result in local_runner().play([a.spec for a in arms], Precision(0.04, 50_000_000)):
         s = result.summary
         assert s.n_games > 200 and s.shared_wins[0] > 0
         assert float(stats.wilson_half_width(s.shared_wins[0], s.n_games)) <= 0.04

@@ -8,6 +8,7 @@ from pypdf import PdfReader
 from analysis.report import write_report
 from experiments.chapters import panots
 from experiments.spec import load_study, shipped_studies
+from tests.analysis.helpers import two_jobs
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +16,7 @@ def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = panots.build(n_games=3_000, seed=2026, jobs=2)  # 300 games per table
+        chapter = panots.build(n_games=3_000, seed=2026, play=two_jobs())  # 300 games per table
         path = write_report(
             tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
         )

@@ -10,6 +10,7 @@ from analysis.report import write_report
 from engines.patolli import Params, play
 from experiments.chapters import patolli
 from experiments.spec import load_study, shipped_studies
+from tests.analysis.helpers import two_jobs
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +18,7 @@ def pdf_texts(tmp_path_factory) -> list[str]:
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = patolli.build(n_games=300, seed=2026, jobs=2)
+        chapter = patolli.build(n_games=300, seed=2026, play=two_jobs())
         path = write_report(
             tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
         )

@@ -22,7 +22,7 @@ def test_every_policy_of_every_game_is_registered_and_a_game_never_repeats_a_col
 
 
 def test_a_policy_looks_the_same_everywhere_and_looks_are_distinct() -> None:
-    looks = {name: style.policy_style(name) for name in style.POLICY_LOOKS}
+    looks = {name: style.policy_style(name) for name in style.policy_looks()}
     assert len({(look.color, look.marker) for look in looks.values()}) == len(looks)
     assert style.policy_style("greedy") == style.policy_style("greedy")
     assert style.policy_style("random").color == "#949494"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import get_game
 from engines.core import GameStream, ScriptedSource
 from engines.paleolino import INFO, POLICIES, Params, play
 from engines.paleolino import reference as ref
@@ -23,6 +26,7 @@ from engines.paleolino.rules import (
     step,
     store_chips,
 )
+from tests.engines.test_soundness import SEED, heuristics
 
 POLICY_NAMES = sorted(ref.REFERENCE_POLICIES)  # the heuristics (the expert is tested at the end)
 COUNTS = bag_tables()[0]
@@ -557,3 +561,26 @@ def test_the_experts_default_budget_grows_when_the_table_remembers_nothing() -> 
     assert f"{MEMORYLESS_PLAYOUTS} with memory=0" in POLICIES["expert"].argument
     with pytest.raises(ValueError, match=r"1\.\.65536"):
         resolve_policies(POLICIES, ["expert:0"])
+
+
+# --- soundness at the game's own settings (tests/engines/test_soundness.py covers the defaults) ---
+
+PALEOLINO_GAMES = 600  # per table: greedy and planner win 25-60% against random's 15-25%, a z of 4 or more
+
+
+@pytest.mark.parametrize("memory", [1.0, 0.0])
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_paleolino_heuristics_beat_random_at_every_table_size(k: int, memory: float) -> None:
+    """Paleolino at 1-4 players, also with no memory: every heuristic's table beats a random table (p < 0.05)."""
+    module = get_game("paleolino").module
+    params = module.Params(memory=memory)
+    n = PALEOLINO_GAMES
+    for policy in heuristics("paleolino"):
+        wins = [
+            int(module.play(params, [name] * k, n, np.random.default_rng([SEED, k]))["won"].sum())
+            for name in (policy, "random")
+        ]
+        pooled = (wins[0] + wins[1]) / (2 * n)
+        z = (wins[0] - wins[1]) / n / math.sqrt(pooled * (1 - pooled) * 2 / n)
+        p = 0.5 * math.erfc(z / math.sqrt(2))
+        assert p < 0.05, f"paleolino {policy} at {k} players, memory {memory}: {wins[0]} vs random's {wins[1]} wins"

@@ -13,9 +13,9 @@ from engines.core import ScriptedSource
 from engines.panots import POLICIES, Params, play
 from engines.panots import reference as ref
 from engines.panots.decisions import Point
+from engines.panots.geometry import CARDS
 from engines.panots.policies import EXPERT_PLAYOUTS
 from engines.panots.rules import (
-    CARDS,
     EMPTY,
     FACES,
     GRID,

@@ -335,7 +335,7 @@ def test_exact_sampling_and_dice_rolling_agree_on_whole_games() -> None:
 
 def test_turn_tables_do_not_depend_on_which_positions_were_computed_together() -> None:
     from engines.pantolino.dice import ThrowSampler
-    from engines.pantolino.policies import KeepJokers
+    from engines.pantolino.heuristics import KeepJokers
 
     params = Params()
     keys = np.arange(0, 4**5, 37)

@@ -29,7 +29,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import core
+from analysis.stats import wilson
+from engines import core, get_game
 from engines.core import ScriptedSource
 from engines.expert import Search
 from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
@@ -53,6 +54,8 @@ from engines.patolli.rules import (
     start,
     step,
 )
+from engines.record import record_of
+from tests.engines.test_soundness import SEED, heuristics
 
 HEURISTICS = sorted(name for name in POLICIES if name != "expert")  # the reference engine plays these
 TEST = Params(safe_squares=(3, 29), bad_luck_squares=(16, 42), first_player=0)
@@ -612,3 +615,46 @@ def test_compiled_playouts_match_engine(policy: str, knobs: dict) -> None:
     assert (compiled.reason >= 0).all()
     for name in State.__slots__:
         assert np.array_equal(getattr(numpy_games, name), getattr(compiled, name)), name
+
+
+# --- soundness at the game's own settings (tests/engines/test_soundness.py covers the defaults) ---
+
+# --- Patolli: the contested readings at their other setting (the defaults are covered above) ------------------
+
+PATOLLI = record_of(get_game("patolli").module)
+PATOLLI_READINGS = {
+    "free-overshoot": {"overshoot_pays": False},
+    "grey-safe": {"grey_safe": True},
+    "grey-extra-always": {"grey_extra": "always"},
+    "restricted-markers": {"marker_squares": "restricted"},
+    "random-markers": {"marker_placement": "random"},
+}
+
+
+def patolli_share(policy: str, opponent: str, knobs: dict, n: int) -> tuple[float, float, float]:
+    """Seat-averaged share of the win of ``policy`` against ``opponent`` in Patolli with ``knobs``."""
+    module = get_game("patolli").module
+    params = module.Params(**knobs)
+    total = 0.0
+    for seat in range(2):
+        seats = [opponent, opponent]
+        seats[seat] = policy
+        winners = module.play(params, seats, n, np.random.default_rng([SEED, seat]))["winners"].astype(np.float64)
+        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
+    low, high = wilson(total, 2 * n)
+    return total / (2 * n), float(low), float(high)
+
+
+@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
+@pytest.mark.parametrize("policy", heuristics("patolli"))
+def test_patolli_heuristics_beat_random_under_each_reading(reading: str, policy: str) -> None:
+    share, low, high = patolli_share(
+        policy, "random", PATOLLI_READINGS[reading], record_of(get_game("patolli").module).soundness_games
+    )
+    assert low > 0.5, f"patolli ({reading}) {policy} does not beat random: {share:.1%} [{low:.1%}, {high:.1%}]"
+
+
+@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
+def test_patolli_expert_does_not_lose_to_balanced_under_each_reading(reading: str) -> None:
+    share, low, high = patolli_share("expert", "balanced", PATOLLI_READINGS[reading], PATOLLI.search_games)
+    assert high >= 0.5, f"patolli ({reading}): the expert loses to balanced: {share:.1%} [{low:.1%}, {high:.1%}]"

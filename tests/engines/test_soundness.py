@@ -15,10 +15,12 @@ Each game is played at its default knobs with the CLI's default player count (``
 Excluded: ``random`` itself, policies that cheat (``oracle`` reads hidden information), ``win-optimal``, and any
 ``expert...`` (search players, added separately). Seeds are fixed, so every case is deterministic.
 
-Game counts. With N games in all, a heuristic whose true share is 0.5 + 1.4 / sqrt(N) passes with about 80%
-power (2-player case). The cheap games use 2 × 2,000 games (80% power at a 2.2-point edge: Patolli's weakest
-heuristic, ``runner``, wins about 68%); Panots, the slowest engine, 2 × 300 (5.7 points; its heuristics win over
-99%). ``test_random_does_not_beat_random`` checks the criterion rejects a policy that is no better.
+Game counts (each game's record: ``soundness_games``, ``search_games`` for the expert at its default budget,
+enough to catch an expert that loses clearly, and ``more_players``). With N games in all, a heuristic whose true
+share is 0.5 + 1.4 / sqrt(N) passes with about 80% power (2-player case). The cheap games use 2 × 2,000 games
+(80% power at a 2.2-point edge: Patolli's weakest heuristic, ``runner``, wins about 68%); Panots, the slowest
+engine, 2 × 300 (5.7 points; its heuristics win over 99%). ``test_random_does_not_beat_random`` checks the
+criterion rejects a policy that is no better.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ import pytest
 
 from analysis.stats import wilson
 from engines import available_games, get_game
-from experiments.cli import seats_from
+from engines.record import record_of
+from experiments.clikit import seats_from
 
-GAMES_PER_SEATING = {"pantolino": 2_000, "patolli": 2_000, "cargolino": 2_000, "paleolino": 2_000, "panots": 300}
 SEED = 20_261_130
 EXCLUDED = {"random", "oracle", "win-optimal"}
 
@@ -103,7 +105,7 @@ def cases() -> list:
 
 def beats_random(game: str, policy: str) -> tuple[bool, str]:
     """Whether ``policy`` beats random in ``game`` by the module's criterion, and the figures."""
-    n = GAMES_PER_SEATING[game]
+    n = record_of(get_game(game).module).soundness_games
     if get_game(game).module.INFO.cooperative:
         mine, theirs, p = table_win_rates(game, policy, n)
         return mine > theirs and p < 0.05, f"table wins {mine:.1%} vs random's {theirs:.1%}, one-sided p={p:.2g}"
@@ -112,27 +114,19 @@ def beats_random(game: str, policy: str) -> tuple[bool, str]:
     return low > 1 / k, f"share of wins {share:.1%} [{low:.1%}, {high:.1%}] of {games} games, fair share {1 / k:.0%}"
 
 
-def test_every_game_has_a_game_count() -> None:
-    assert set(GAMES_PER_SEATING) == set(available_games())
-
-
 @pytest.mark.parametrize(("game", "policy"), cases())
 def test_heuristic_beats_random(game: str, policy: str) -> None:
     ok, figures = beats_random(game, policy)
     assert ok, f"{game} {policy} does not beat random: {figures}"
 
 
-MORE_PLAYERS = {"cargolino": ((4, 1_000), (6, 600))}
-"""Further player counts (and games per seating) at which a game's heuristics must beat random."""
-
-
 @pytest.mark.parametrize(
     ("game", "policy", "k", "n"),
     [
         pytest.param(game, policy, k, n, id=f"{game}-{policy}-{k}p")
-        for game, counts in MORE_PLAYERS.items()
+        for game in available_games()
         for policy in heuristics(game)
-        for k, n in counts
+        for k, n in record_of(get_game(game).module).more_players
     ],
 )
 def test_heuristic_beats_random_at_more_players(game: str, policy: str, k: int, n: int) -> None:
@@ -140,16 +134,16 @@ def test_heuristic_beats_random_at_more_players(game: str, policy: str, k: int, 
     assert low > 1 / k, f"{game} {policy} at {k} players: {share:.1%} [{low:.1%}, {high:.1%}] of {games} games"
 
 
-@pytest.mark.parametrize("game", ["patolli", "paleolino"])
+def first_game(cooperative: bool) -> str:
+    """The first registered game that is (or is not) cooperative."""
+    return next(g for g in available_games() if get_game(g).module.INFO.cooperative == cooperative)
+
+
+@pytest.mark.parametrize("game", [first_game(False), first_game(True)])
 def test_random_does_not_beat_random(game: str) -> None:
     # the criterion can fail: random against itself (competitive) or a random table (cooperative) is no better
     ok, figures = beats_random(game, "random")
     assert not ok, figures
-
-
-SEARCH_GAMES_PER_SEATING = {"pantolino": 30, "patolli": 6, "panots": 4, "paleolino": 12, "cargolino": 4}
-"""Games per seating of the expert (default budget) against each heuristic: enough to catch an expert that loses
-clearly (a broken search loses nearly every game), few enough for seconds of test time."""
 
 
 def search_cases(cooperative: bool = False) -> list:
@@ -162,16 +156,11 @@ def search_cases(cooperative: bool = False) -> list:
     ]
 
 
-def test_every_expert_has_a_game_count() -> None:
-    cases = search_cases() + search_cases(cooperative=True)
-    assert {game for game, _ in (case.values for case in cases)} == set(SEARCH_GAMES_PER_SEATING)
-
-
 @pytest.mark.parametrize(("game", "policy"), search_cases())
 def test_the_expert_loses_to_no_heuristic(game: str, policy: str) -> None:
     """Seat-averaged share of the expert at its default budget: the 95% interval reaches 50% or beyond."""
     module = get_game(game).module
-    n = SEARCH_GAMES_PER_SEATING[game]
+    n = record_of(module).search_games
     total = 0.0
     for seat in range(2):
         seats = [policy, policy]
@@ -189,71 +178,10 @@ def test_the_expert_spoils_no_cooperative_table(game: str, policy: str) -> None:
     Both tables play the same seeds; the 95% interval of the expert's table reaches the heuristic table's rate.
     """
     module = get_game(game).module
-    n = SEARCH_GAMES_PER_SEATING[game]
+    n = record_of(module).search_games
     rates = [
         float(module.play(module.Params(), seats, n, np.random.default_rng(SEED))["won"].mean())
         for seats in (["expert", policy], [policy, policy])
     ]
     _, high = wilson(rates[0] * n, n)
     assert high >= rates[1], f"{game}: the expert spoils a {policy} table: {rates[0]:.1%} vs {rates[1]:.1%}"
-
-
-PALEOLINO_GAMES = 600  # per table: greedy and planner win 25-60% against random's 15-25%, a z of 4 or more
-
-
-@pytest.mark.parametrize("memory", [1.0, 0.0])
-@pytest.mark.parametrize("k", [1, 2, 3, 4])
-def test_paleolino_heuristics_beat_random_at_every_table_size(k: int, memory: float) -> None:
-    """Paleolino at 1-4 players, also with no memory: every heuristic's table beats a random table (p < 0.05)."""
-    module = get_game("paleolino").module
-    params = module.Params(memory=memory)
-    n = PALEOLINO_GAMES
-    for policy in heuristics("paleolino"):
-        wins = [
-            int(module.play(params, [name] * k, n, np.random.default_rng([SEED, k]))["won"].sum())
-            for name in (policy, "random")
-        ]
-        pooled = (wins[0] + wins[1]) / (2 * n)
-        z = (wins[0] - wins[1]) / n / math.sqrt(pooled * (1 - pooled) * 2 / n)
-        p = 0.5 * math.erfc(z / math.sqrt(2))
-        assert p < 0.05, f"paleolino {policy} at {k} players, memory {memory}: {wins[0]} vs random's {wins[1]} wins"
-
-
-# --- Patolli: the contested readings at their other setting (the defaults are covered above) ------------------
-
-PATOLLI_READINGS = {
-    "free-overshoot": {"overshoot_pays": False},
-    "grey-safe": {"grey_safe": True},
-    "grey-extra-always": {"grey_extra": "always"},
-    "restricted-markers": {"marker_squares": "restricted"},
-    "random-markers": {"marker_placement": "random"},
-}
-
-
-def patolli_share(policy: str, opponent: str, knobs: dict, n: int) -> tuple[float, float, float]:
-    """Seat-averaged share of the win of ``policy`` against ``opponent`` in Patolli with ``knobs``."""
-    module = get_game("patolli").module
-    params = module.Params(**knobs)
-    total = 0.0
-    for seat in range(2):
-        seats = [opponent, opponent]
-        seats[seat] = policy
-        winners = module.play(params, seats, n, np.random.default_rng([SEED, seat]))["winners"].astype(np.float64)
-        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
-    low, high = wilson(total, 2 * n)
-    return total / (2 * n), float(low), float(high)
-
-
-@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
-@pytest.mark.parametrize("policy", heuristics("patolli"))
-def test_patolli_heuristics_beat_random_under_each_reading(reading: str, policy: str) -> None:
-    share, low, high = patolli_share(policy, "random", PATOLLI_READINGS[reading], GAMES_PER_SEATING["patolli"])
-    assert low > 0.5, f"patolli ({reading}) {policy} does not beat random: {share:.1%} [{low:.1%}, {high:.1%}]"
-
-
-@pytest.mark.parametrize("reading", sorted(PATOLLI_READINGS))
-def test_patolli_expert_does_not_lose_to_balanced_under_each_reading(reading: str) -> None:
-    share, low, high = patolli_share(
-        "expert", "balanced", PATOLLI_READINGS[reading], SEARCH_GAMES_PER_SEATING["patolli"]
-    )
-    assert high >= 0.5, f"patolli ({reading}): the expert loses to balanced: {share:.1%} [{low:.1%}, {high:.1%}]"

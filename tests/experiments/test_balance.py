@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import pytest
 
+from engines.record import Balance, Record, Tuning
 from experiments.chapters import balance
-from experiments.chapters.common import Plan, play_pages
+from experiments.chapters.common import Plan, local_play, play_pages
 
 
 @pytest.fixture
 def cheap(monkeypatch: pytest.MonkeyPatch) -> None:
-    question = balance.Question(
-        "which rolls?", {"rolls": ("2", "3"), "joker_faces": ("1", "2")}, "first_seat_advantage=0"
-    )
-    monkeypatch.setitem(balance.SETUPS, "pantolino", balance.Setup("keep-jokers", 2, question))
+    question = Tuning("which rolls?", {"rolls": ("2", "3"), "joker_faces": ("1", "2")}, "first_seat_advantage=0")
+    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=Balance("keep-jokers", 2, question)))
 
 
 def page_for(game: str, n: int) -> tuple:
     plan = Plan(game)
     balance.add_arms(plan, n, 5, n)
-    played = play_pages(plan, [balance.page_maker(game)], 1, None, None)
+    played = play_pages(plan, [balance.page_maker(game)], local_play())
     return plan, played.made[0]
 
 
@@ -38,7 +37,7 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
 def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics() -> None:
     from engines.paleolino import VARIANTS
 
-    question = balance.SETUPS["paleolino"].question
+    question = balance.setup("paleolino").question
     plan, (page, headline) = page_for("paleolino", 400)
     assert len(plan.arms) == 1 + len(VARIANTS) + 12 and len(question.grid["inventions"]) * 3 == 12
     assert list(page.table.columns) == ["rules", "table_win_rate", "duration"]  # no empty seat-metric columns
@@ -51,7 +50,7 @@ def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics(
 
 
 def test_a_question_names_long_values_shortly() -> None:
-    question = balance.Question("?", {"inventions": ("s,w", "b,bb"), "pulls": ("1", "2")}, "x=0", names={"s,w": "a"})
+    question = Tuning("?", {"inventions": ("s,w", "b,bb"), "pulls": ("1", "2")}, "x=0", names={"s,w": "a"})
     point = {"inventions": "s,w", "pulls": "2"}
     assert question.describe(point) == "inventions=a, pulls=2" and question.short(point) == "a | 2"
     assert question.short({"inventions": "b,bb", "pulls": "1"}) == "b,bb | 1"

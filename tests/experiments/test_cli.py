@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app, parse_count
+from engines import available_games
+from experiments.cli import app
+from experiments.clikit import parse_count
 
 runner = CliRunner()
 
@@ -174,16 +176,16 @@ def test_ctrl_c_says_how_to_resume(args: list[str], tmp_path: Path, monkeypatch)
     def stopped(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("experiments.runner.play_chunk", stopped)
+    monkeypatch.setattr("experiments.run.chunk.play_chunk", stopped)
     result = invoke(*args, "--jobs", "1", "--quiet", "--out", str(tmp_path))
     hint = "interrupted: finished chunks are saved; run the same command again to resume"
     assert result.exit_code == 130 and result.stderr.strip() == hint
 
 
 def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path, monkeypatch) -> None:
-    from experiments import runner as runner_module
+    from experiments.run import chunk
 
-    play, played = runner_module.play_chunk, []
+    play, played = chunk.play_chunk, []
 
     def counted(*args, **kwargs):
         if len(played) == limit:
@@ -191,7 +193,7 @@ def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path
         played.append(args[1:3])
         return play(*args, **kwargs)
 
-    monkeypatch.setattr("experiments.runner.play_chunk", counted)
+    monkeypatch.setattr("experiments.run.chunk.play_chunk", counted)
     args = ["tournament", "pantolino", "--policies", "greedy,random,keep-jokers", "-n", "2000", "--jobs", "1", "-q"]
     limit = 2  # of the 6 chunks: 3 x 2 seatings of two players, each played once, one chunk each
     assert invoke(*args, "--out", str(tmp_path / "t")).exit_code == 130
@@ -353,3 +355,23 @@ def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: P
     assert result.stderr.strip().splitlines() == [
         "error: faces='majority' is not allowed in solo; the solo face of card 4 is space"
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "key"),
+    [
+        (["tournament", "pantolino", "--policies", "greedy,random", "-n", "300"], "pairs"),
+        (["sweep", "pantolino", "--set", "rolls=2,3", "-n", "300"], "rows"),
+        (["ladder", "pantolino", "-n", "200", "--budgets", "4"], "ratings"),
+    ],
+)
+def test_every_command_that_plays_prints_one_json_object(tmp_path: Path, args: list[str], key: str) -> None:
+    result = invoke(*args, "--json", "--jobs", "1", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert key in json.loads(result.stdout)
+
+
+def test_list_prints_one_json_object() -> None:
+    games = json.loads(invoke("list", "--json").stdout)["games"]
+    assert [g["game"] for g in games] == available_games()
+    assert {k["knob"] for k in json.loads(invoke("list", "pantolino", "--json").stdout)["knobs"]} >= {"dice", "rolls"}

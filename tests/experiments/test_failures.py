@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.runner import RunSpec, run
+from experiments.run import MemoryStore, RunSpec, open_executor, play
 
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 ARGS = ["pantolino", "-p", "keep-jokers", "-n", "240000", "--chunk-size", "6000", "--seed", "7", "--json"]
@@ -160,14 +160,16 @@ def test_a_local_dask_cluster_matches_loky_exactly() -> None:
     spec = RunSpec(
         "pantolino", ("greedy", "keep-jokers", "random"), 3_000, seed=11, chunk_size=500, variant="escaping-boots"
     )
-    loky = run(spec, jobs=2).summary.to_arrays()
-    dask = run(spec, jobs=2, backend="dask").summary.to_arrays()
+    with open_executor("loky", 2) as executor:
+        loky = play([spec], MemoryStore(), executor)[0].summary.to_arrays()
+    with open_executor("dask", 2) as executor:
+        dask = play([spec], MemoryStore(), executor)[0].summary.to_arrays()
     assert loky.keys() == dask.keys() and all(np.array_equal(loky[k], dask[k]) for k in loky)
 
 
 def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None:
     pytest.importorskip("dask.distributed")
-    from experiments.runner import dask_client
+    from experiments.run.cluster import dask_client
 
     with dask_client(None, 3) as client:
         assert sorted(client.ncores().values()) == [1, 1, 1]
@@ -177,7 +179,7 @@ def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None
 
 def test_a_local_dask_cluster_leaves_port_8787_to_others() -> None:
     pytest.importorskip("dask.distributed")
-    from experiments.runner import dask_client
+    from experiments.run.cluster import dask_client
 
     with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

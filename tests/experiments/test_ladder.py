@@ -71,7 +71,7 @@ def test_pair_points_count_the_lone_seat_and_half_its_shared_wins() -> None:
 
 @pytest.fixture(scope="module")
 def pantolino_ladder() -> lad.Ladder:
-    return lad.ladder("pantolino", n_games=600, budgets=(4,), seed=3, jobs=1)
+    return lad.ladder("pantolino", n_games=600, budgets=(4,), seed=3)
 
 
 def test_pantolino_ladder_rates_heuristics_above_random(pantolino_ladder: lad.Ladder) -> None:
@@ -90,13 +90,15 @@ def test_pantolino_ladder_rates_heuristics_above_random(pantolino_ladder: lad.La
 
 
 def test_three_players_balance_seats_so_pairs_are_fair(tmp_path: Path) -> None:
-    result = lad.ladder("pantolino", players=3, n_games=500, seed=1, jobs=1, policies=["random", "keep-jokers"])
+    result = lad.ladder("pantolino", players=3, n_games=500, seed=1, policies=["random", "keep-jokers"])
     row = result.pairs.iloc[0]
     assert row["games"] == 3000 and row["policy"] == "random" and row["win_rate"] < 0.2
 
 
 def test_ladder_command_prints_and_writes_tables_and_figure(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setitem(lad.GAME_BUDGETS, "cargolino", ())  # heuristics only: the expert plays a few games a second
+    monkeypatch.setattr(
+        lad, "default_budgets", lambda game: ()
+    )  # heuristics only: the expert plays a few games a second
     out = runner.invoke(app, ["ladder", "cargolino", "-n", "300", "--jobs", "1", "--quiet", "--out", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert "skill chain:" in out.stdout and "luck share:" in out.stdout and "no expert rungs" in out.stdout

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from experiments.output import arrow_table, csv_bytes, write_run_folder
-from experiments.runner import RunSpec, run, worker_pool
+from experiments.run import RunSpec, local_runner
+from experiments.run.loky import worker_pool
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "random", "turn-optimal"), 3_000, seed=5, chunk_size=1_000)
 FILES = ("summary.parquet", "summary.csv", "metrics.json", "score_distribution.png", "game_length.png", "run.json")
@@ -18,7 +19,7 @@ FILES = ("summary.parquet", "summary.csv", "metrics.json", "score_distribution.p
 
 @pytest.fixture(scope="module")
 def result():
-    return run(SPEC, jobs=1)
+    return local_runner().play([SPEC])[0]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -67,7 +68,7 @@ def test_a_write_failure_leaves_the_previous_set_whole(tmp_path: Path, result, m
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(output, failing, fail_midway)
-    larger = run(RunSpec("pantolino", SPEC.seats, 4_000, seed=5, chunk_size=1_000), jobs=1)
+    larger = local_runner().play([RunSpec("pantolino", SPEC.seats, 4_000, seed=5, chunk_size=1_000)])[0]
     with pytest.raises(OSError, match="No space"):
         write_run_folder(larger, tmp_path, save_games=False, command=["simulate", "new"])
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -75,7 +75,7 @@ def test_the_losing_token_choice_is_listed_first_with_its_exact_loss_in_the_inte
 
 def test_a_game_of_a_run_is_replayed_as_the_run_played_it() -> None:
     from engines.pantolino import play
-    from experiments.runner import chunk_rng
+    from experiments.run.seeds import chunk_rng
 
     seats, seed, chunk = ("keep-jokers", "expert:4"), 9, 6
     setup, seen = sources.from_run("pantolino", seats, seed, SMALL, None, chunk, 8)

@@ -114,8 +114,8 @@ def test_rungs_grow_by_eta_and_end_at_the_full_trial() -> None:
 
 
 def test_same_seed_same_trials_and_pruning_saves_games(tmp_path: Path) -> None:
-    a = tn.tune(tiny(), tmp_path / "a", jobs=1)
-    b = tn.tune(tiny(), tmp_path / "b", jobs=1)
+    a = tn.tune(tiny(), tmp_path / "a")
+    b = tn.tune(tiny(), tmp_path / "b")
     assert a.best == b.best and a.trials.equals(b.trials)
     assert (a.trials["state"] == "pruned").any()  # some settings were stopped early ...
     assert a.games_used < len(a.trials) * 1200  # ... so fewer games than every trial in full
@@ -124,11 +124,11 @@ def test_same_seed_same_trials_and_pruning_saves_games(tmp_path: Path) -> None:
 
 
 def test_a_resumed_run_keeps_its_trials_and_a_different_question_is_refused(tmp_path: Path) -> None:
-    first = tn.tune(tiny(trials=3), tmp_path, jobs=1)
-    more = tn.tune(tiny(trials=5), tmp_path, jobs=1)
+    first = tn.tune(tiny(trials=3), tmp_path)
+    more = tn.tune(tiny(trials=5), tmp_path)
     assert more.trials["trial"].tolist()[:3] == first.trials["trial"].tolist() and len(more.trials) == 5
     with pytest.raises(tn.TuneError, match="another tuning question"):
-        tn.tune(tiny(seed=4, trials=5), tmp_path, jobs=1)
+        tn.tune(tiny(seed=4, trials=5), tmp_path)
 
 
 KILLER = """
@@ -139,24 +139,25 @@ from experiments import variants
 sys.path.insert(0, {tests!r})
 from test_tune import tiny
 calls = [0]
-play = tn.run_many
-def run_many(*args, **kwargs):
+from experiments.run import loop
+real_play = loop.play
+def play(*args, **kwargs):
     calls[0] += 1
     if calls[0] == {kill_at}:
         os.kill(os.getpid(), signal.SIGKILL)
-    return play(*args, **kwargs)
-tn.run_many = run_many
-tn.tune(tiny(), Path({folder!r}), jobs=1)
+    return real_play(*args, **kwargs)
+loop.play = play
+tn.tune(tiny(), Path({folder!r}))
 """
 
 
 def test_a_run_killed_mid_trial_resumes_and_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
-    whole = tn.tune(tiny(), tmp_path / "whole", jobs=1)
+    whole = tn.tune(tiny(), tmp_path / "whole")
     folder = tmp_path / "killed"
     code = KILLER.format(tests=str(Path(__file__).parent), kill_at=6, folder=str(folder))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr
-    resumed = tn.tune(tiny(), folder, jobs=1)
+    resumed = tn.tune(tiny(), folder)
     kept = resumed.trials  # the trials before the kill were kept, the killed one played again
     assert kept[["state", "objective"]].equals(whole.trials[["state", "objective"]])
     assert resumed.best == whole.best

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from experiments import variants
-from experiments.runner import RunSpec
+from experiments.run import RunSpec
 
 
 @pytest.fixture(autouse=True)

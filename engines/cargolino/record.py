@@ -1,0 +1,27 @@
+"""What the shared layers need about Cargolino Valentino (see :mod:`engines.record`)."""
+
+from engines.record import Balance, Bench, Record, Tuning
+
+RECORD = Record(
+    balance=Balance(
+        "detective",
+        2,
+        Tuning(
+            "how many races bring the first seat's advantage closest to fair?",
+            {"races": ("1", "2", "3", "4", "5")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    bench=Bench(("selfish",) * 4, 100_000, 1_000, 5_000, "detective", 200),
+    ladder_budgets=(4, 32),  # its expert plays a few games a second at 32 (its 2-player default)
+    report_budgets=(),  # too slow for a report's arms: `simulate ladder cargolino` rates it
+    looks={
+        "selfish": (1, "P"),
+        "blocker": (4, "d"),
+        "detective": (0, "H"),
+        "oracle": (5, "8"),
+        "hindmost": (9, "v"),
+        "expert-oracle": (8, "*"),
+    },
+    more_players=((4, 1_000), (6, 600)),
+)

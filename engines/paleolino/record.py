@@ -1,0 +1,30 @@
+"""What the shared layers need about Paleolino (see :mod:`engines.record`)."""
+
+from engines.paleolino.rules import COST_PRESETS
+from engines.record import Balance, Bench, Record, Tuning
+
+RECORD = Record(
+    balance=Balance(
+        "planner",
+        2,
+        Tuning(
+            "which invention-cost preset and chips pulled per turn bring a 2-player planner table to winning about "
+            "half its games?",
+            {
+                "inventions": tuple(",".join(COST_PRESETS[c]) for c in ("cheap", "ours", "lumpy", "dear")),
+                "pulls": ("1", "2", "3"),
+            },
+            "table_win_rate=0.5",
+            share=1,  # as many games as the rule sets: the 2-pull points are the default and cost-* arms themselves
+            names={",".join(costs): f"{name} costs" for name, costs in COST_PRESETS.items()},
+        ),
+        notes=(
+            "Cooperative: the table wins or loses together, so it has a table win rate but no seat advantage, "
+            "decisiveness or drama. Publisher's (rulebook): the rules of play and 2 chips pulled a turn. Ours: 11 "
+            "of the 15 invention costs (the cost presets: engines/paleolino/README.md), even cave odds, memory and "
+            "backpack swaps, on which every figure here rests.",
+        ),
+    ),
+    bench=Bench(("greedy",) * 3, 100_000, 1_000, 5_000, "planner", 200),  # the expert at a table with a planner
+    search_games=12,
+)

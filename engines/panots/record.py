@@ -1,0 +1,22 @@
+"""What the shared layers need about Panots (see :mod:`engines.record`)."""
+
+from engines.record import Balance, Bench, Record, Tuning
+
+RECORD = Record(
+    balance=Balance(
+        "planner",
+        2,
+        Tuning(
+            "how many cards per player bring the first seat's advantage closest to fair?",
+            {"cards_per_player": ("6", "7", "8", "9", "10")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    bench=Bench(("greedy",) * 4, 5_000, 50, 5_000, "planner", 200),
+    # ending at the expert's default; ~4 games a second at 16 on one core (planner playouts cost ~2.5 ms a game)
+    ladder_budgets=(4, 16),
+    report_budgets=(16,),
+    looks={"denier": (5, "d"), "majority-aware": (6, "s")},
+    soundness_games=300,  # the slowest engine; its heuristics win over 99% against random
+    search_games=4,
+)

@@ -1,0 +1,22 @@
+"""What the shared layers need about Pantolino (see :mod:`engines.record`)."""
+
+from engines.record import Balance, Bench, Record, Tuning
+
+RECORD = Record(
+    balance=Balance(
+        "turn-optimal",
+        2,
+        Tuning(
+            "which token set and number of colours bring the first seat's advantage closest to fair?",
+            {"colours": ("5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    bench=Bench(("keep-jokers", "keep-jokers"), 200_000, 2_000, 2_000, "turn-optimal", 1000),
+    # ending at the expert's default; it plays ~50 games a second on 2 cores at 512
+    ladder_budgets=(4, 16, 64, 512),
+    report_budgets=(512,),
+    looks={"win-optimal": (0, "D"), "turn-optimal": (9, "^"), "keep-jokers": (2, "o"), "reroll-jokers": (4, "v")},
+    search_games=30,
+    reference_options={"exact": False},  # the last throw rolled die by die, as the reference engine rolls it
+)

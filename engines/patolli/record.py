@@ -1,0 +1,27 @@
+"""What the shared layers need about Patolli (see :mod:`engines.record`)."""
+
+from engines.record import Balance, Bench, Record, Tuning
+
+RECORD = Record(
+    balance=Balance(
+        "balanced",
+        2,
+        Tuning(
+            "how many starting tokens bring the first player's advantage closest to fair?",
+            {"tokens": ("6", "8", "10", "12", "15", "20")},
+            "first_seat_advantage=0",
+        ),
+    ),
+    bench=Bench(("balanced", "balanced"), 50_000, 300, 20_000, "balanced", 400),
+    # ending at the expert's default; about 9 games a second on one core at 256 (its playouts are compiled)
+    ladder_budgets=(16, 64, 256),
+    report_budgets=(256,),
+    looks={
+        "runner": (2, "p"),
+        "aggressive": (4, "<"),
+        "cautious": (9, ">"),
+        "balanced": (0, "h"),
+        "home-stretch": (6, "o"),
+    },
+    search_games=6,
+)

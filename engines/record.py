@@ -1,0 +1,84 @@
+"""A game's record: everything the shared layers need to know about a game, declared by the game itself.
+
+DESIGN.md §2d: the ladder's and the reports' budgets, its balance question, how its policies look in figures, and
+its test and benchmark sizes live in the game package (``RECORD`` in ``engines/<game>/__init__.py``), so that no
+shared module names a game and a game from outside needs no edit anywhere else. Plain data only: the shared
+layers (experiments, analysis, tests, benchmarks) decide what to do with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """A balance page's tuning question: a grid of knob values (text, as ``--set`` takes it) and a target."""
+
+    ask: str  # the designer's question, in words
+    grid: Mapping[str, tuple[str, ...]]
+    target: str  # metric=value or metric=lo..hi
+    share: int = 4  # each setting plays 1/share of the chapter's games per arm
+    names: Mapping[str, str] = field(default_factory=dict)  # short names of long values (text -> name), for the page
+
+    def describe(self, point: Mapping[str, str]) -> str:
+        """``knob=value, ...`` of a grid point, long values by their short names."""
+        return ", ".join(f"{k}={self.names.get(v, v)}" for k, v in point.items())
+
+    def short(self, point: Mapping[str, str]) -> str:
+        """``value | value`` of a grid point, long values by their short names."""
+        return " | ".join(self.names.get(v, v) for v in point.values())
+
+
+@dataclass(frozen=True)
+class Balance:
+    """How a game's balance page plays: everyone's policy, the player count, and its tuning question."""
+
+    policy: str
+    players: int = 2
+    question: Tuning | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What ``make bench`` plays of the game: engine speed against the reference engine, and one search chunk."""
+
+    seats: tuple[str, ...]  # the seats of the engine's and the reference engine's games
+    games: int  # games of ``play`` timed
+    reference_games: int  # games of the reference engine timed
+    stream: int  # random numbers drawn per reference game (its scripted stream's length)
+    rival: str  # the expert's opponent in the search benchmark
+    search_games: int  # games with one expert seat at its default budget (one chunk)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the shared layers need about one game.
+
+    ``balance`` None: the balance page plays the first policy at the smallest table of at least 2, no question.
+    ``bench`` None: ``make bench`` skips the game. ``ladder_budgets`` None: the ladder's own default rungs.
+    ``report_budgets``: the expert's rungs on the report's skill page (empty: no expert there). ``looks``: palette
+    index and marker of the game's own policies in every figure (policies several games share are drawn alike, see
+    :mod:`analysis.style`). ``soundness_games``: games per seating with which each heuristic must beat ``random``;
+    ``search_games`` likewise for the expert against each heuristic; ``more_players``: further ``(players, games
+    per seating)`` to check. ``reference_options``: what ``play`` takes to draw chance as the reference engine does
+    (for :mod:`engines.checker`'s differential).
+    """
+
+    balance: Balance | None = None
+    bench: Bench | None = None
+    ladder_budgets: tuple[int, ...] | None = None
+    report_budgets: tuple[int, ...] = ()
+    looks: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+    soundness_games: int = 2_000
+    search_games: int = 4
+    more_players: tuple[tuple[int, int], ...] = ()
+    reference_options: Mapping[str, object] = field(default_factory=dict)
+
+
+def record_of(module: object) -> Record:
+    """The record a game package declares (``RECORD``), or the defaults for one that declares none."""
+    found = getattr(module, "RECORD", None)
+    return found if isinstance(found, Record) else Record()

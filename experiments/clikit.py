@@ -1,0 +1,205 @@
+"""What every `simulate` command shares: its options, input parsing, errors as one line, progress and output.
+
+Heavy libraries are imported inside the functions so that ``simulate --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from engines import core
+
+
+class UserError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
+
+# options several commands share
+VariantsFile = Annotated[
+    Path | None, typer.Option("--variants-file", help="A TOML file of named variants (see `simulate tune`).")
+]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
+Backend = Annotated[str, typer.Option(help="loky (this machine) or dask (a Dask cluster).")]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)."),
+]
+
+
+@contextlib.contextmanager
+def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
+    """Turn the library's complaints about input into one line on stderr and exit code 2.
+
+    Ctrl-C prints ``on_interrupt`` and exits with 130 (by default how to resume: every command that plays games
+    saves its finished chunks).
+    """
+    from experiments.run import RunError
+
+    try:
+        yield
+    except (UserError, ValueError, RunError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as err:
+        typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo(on_interrupt, err=True)
+        raise typer.Exit(130) from None
+
+
+def parse_count(text: str, option: str = "-n") -> int:
+    """A positive whole number written as ``1e6``, ``1_000_000`` or ``1000000``."""
+    from experiments.run import MAX_GAMES
+
+    cleaned = text.strip().replace("_", "")
+    value: float | int | None = None
+    if re.fullmatch(r"\d{1,30}", cleaned):
+        value = int(cleaned)
+    elif re.fullmatch(r"\d+(\.\d+)?[eE]\+?\d{1,3}", cleaned):
+        number = float(cleaned)
+        value = int(number) if number.is_integer() else None
+    if value is None or value < 1:
+        raise UserError(f"{option} {text!r} is not a positive whole number (write e.g. 1e6, 1_000_000 or 1000000)")
+    if value > MAX_GAMES:
+        raise UserError(f"{option} {text} is more than the maximum of {MAX_GAMES:.0e} games")
+    return value
+
+
+def folder_option(text: str) -> Path:
+    """An ``--out`` value: a path that is not empty (an empty one would mean the current folder)."""
+    if not text.strip():
+        raise typer.BadParameter("must name a folder, not be empty")
+    return Path(text)
+
+
+def parse_settings(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """``knob=value`` pairs from repeated ``--set`` options."""
+    pairs = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--set {item!r} is not of the form knob=value")
+        pairs.append((name.strip().replace("-", "_"), value.strip()))
+    return tuple(pairs)
+
+
+def seats_from(module: Any, policy: str | None, seats: str | None, players: int | None) -> tuple[str, ...]:
+    """The seat policies from ``--policy`` / ``--seats`` / ``--players`` (checked against the game)."""
+    if policy is not None and seats is not None:
+        raise UserError("give either --policy or --seats, not both")
+    if players is not None:
+        core.check_players(module.INFO, players)
+    if seats is not None:
+        chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+        if players is not None and players != len(chosen):
+            raise UserError(f"--seats names {len(chosen)} policies but --players is {players}")
+    else:
+        count = players if players is not None else max(module.INFO.min_players, min(2, module.INFO.max_players))
+        chosen = (policy or next(iter(module.POLICIES)),) * count
+    core.check_players(module.INFO, len(chosen))
+    core.resolve_policies(module.POLICIES, chosen)
+    return chosen
+
+
+class ProgressBar:
+    """A rich progress bar on stderr: games done, games per second, time left."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(),
+            console=(console := Console(stderr=True)),
+            transient=True,
+            disable=not (enabled and console.is_terminal),  # elsewhere it only adds a blank line
+        )
+        self.task = self.progress.add_task("games", total=total, rate="")
+
+    def __enter__(self) -> ProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+
+    def set_total(self, total: int) -> None:
+        """A precision-targeted run has grown to ``total`` games."""
+        self.progress.update(self.task, total=total)
+
+    def advance(self, games: int) -> None:
+        """Count ``games`` more games as done."""
+        self.progress.advance(self.task, games)
+        task = self.progress.tasks[0]
+        if task.speed:
+            self.progress.update(self.task, rate=f"{task.speed:,.0f} games/s")
+
+
+def use_variants_file(path: Path | None) -> None:
+    """Make the named variants of a variants file known to this run (bad file: one line, exit 2)."""
+    if path is None:
+        return
+    from experiments import variants
+
+    with user_errors("interrupted"):
+        variants.load(path)
+
+
+def progress_total(total: int, quiet: bool) -> ProgressBar:
+    """A progress bar over ``total`` games, shown unless ``quiet``."""
+    return ProgressBar(total, enabled=not quiet)
+
+
+def parse_precision(text: str | None) -> float | None:
+    """A ``--precision`` value: a number strictly between 0 and 0.5, or None."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"--precision {text!r} is not a number") from None
+    if not 0 < value < 0.5:
+        raise UserError(f"--precision {text} is out of range; allowed between 0 and 0.5 (e.g. 0.002)")
+    return value
+
+
+def print_frame(frame: Any, title: str) -> None:
+    """A DataFrame as a rich table on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(str(column))
+    for row in frame.itertuples(index=False):
+        table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
+    Console(width=max(120, Console().width)).print(table)
+
+
+def emit_json(record: dict[str, Any]) -> None:
+    """Print ``record`` as one JSON object on stdout (numpy values and frames made plain)."""
+    from analysis.tables import json_ready
+
+    typer.echo(json.dumps(json_ready(record)))
+
+
+def frame_records(frame: Any) -> list[dict[str, Any]]:
+    """A DataFrame as a list of row objects, for ``--json``."""
+    return frame.to_dict(orient="records")

@@ -1,0 +1,1 @@
+"""The `simulate` commands, one module each; :mod:`experiments.cli` registers them on the app."""

@@ -1,0 +1,95 @@
+"""`simulate ladder GAME`: every policy against every other, rated; the skill chain and the luck share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Fresh,
+    Jobs,
+    Quiet,
+    Scheduler,
+    UserError,
+    emit_json,
+    frame_records,
+    parse_count,
+    print_frame,
+    progress_total,
+    user_errors,
+)
+
+
+def ladder_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    players: Annotated[
+        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per seating (default 2000).")] = "2000",
+    budgets: Annotated[
+        str | None, typer.Option(help="The expert's search budgets, e.g. 4,16,64 (default: the game's).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the tables and the PNG (default: runs/GAME-ladder).")
+    ] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+    as_json: AsJson = False,
+) -> None:
+    """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
+    with user_errors():
+        from experiments import ladder as lad
+        from experiments.run import open_runner
+
+        module, count = lad.check_game(game, players)
+        n_games = parse_count(n)
+        chosen = lad.default_budgets(game) if budgets is None else lad.parse_budgets(budgets)
+        if jobs is not None and jobs < 1:
+            raise UserError(f"--jobs {jobs} must be at least 1")
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        policies, notes = lad.ladder_policies(module, count, chosen)
+        folder = out or Path("runs") / f"{game}-ladder"
+        with open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
+            result = lad.ladder(
+                game,
+                count,
+                n_games,
+                chosen,
+                seed,
+                runner,
+                lambda total: progress_total(total, quiet or as_json),
+                policies,
+            )
+        result.notes = notes
+        paths = result.save(folder)
+    if as_json:
+        emit_json(
+            {
+                "game": game,
+                "players": count,
+                "ratings": frame_records(result.ratings),
+                "pairs": frame_records(result.pairs),
+                "chain": frame_records(result.chain_frame()),
+                "lines": result.lines(),
+                "written": [str(p) for p in paths],
+            }
+        )
+        return
+    shown = result.ratings.sort_values("rating", ascending=False)[
+        ["policy", "rating", "rating_lo", "rating_hi", "score", "games"]
+    ]
+    print_frame(shown, f"{game}, {count} players: Bradley–Terry ratings in Elo points vs random (95% CI)")
+    pairs = result.pairs[["policy", "opponent", "games", "win_rate", "win_lo", "win_hi", "weaker", "weaker_win_rate"]]
+    print_frame(pairs, f"{game}: win rate of policy against opponent; how often the weaker one wins")
+    for line in result.lines():
+        typer.echo(line)
+    typer.echo(f"written: {', '.join(str(p) for p in paths)}")

@@ -1,0 +1,106 @@
+"""`simulate list [GAME]`: the games, or one game's policies, knobs, variants and metrics."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from engines import available_games, get_game
+from experiments.clikit import AsJson, VariantsFile, emit_json, use_variants_file, user_errors
+
+
+def list_command(
+    game: Annotated[str | None, typer.Argument(help="A game to describe in full.")] = None,
+    variants_file: VariantsFile = None,
+    as_json: AsJson = False,
+) -> None:
+    """List the games, or one game's policies, knobs, variants and metrics."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    use_variants_file(variants_file)
+    with user_errors("interrupted"):
+        if as_json:
+            emit_json(describe(game))
+            return
+        if game is None:
+            table = Table(title="games")
+            for column in ("game", "name", "players", "policies", "variants"):
+                table.add_column(column)
+            for gid in available_games():
+                m = get_game(gid).module
+                table.add_row(
+                    gid,
+                    m.INFO.name,
+                    f"{m.INFO.min_players}–{m.INFO.max_players}",
+                    ", ".join(m.POLICIES),
+                    ", ".join(m.VARIANTS) or "—",
+                )
+            console.print(table)
+            return
+        m = get_game(game).module
+        policies = Table(title=f"{m.INFO.name} policies")
+        policies.add_column("policy")
+        policies.add_column("what it does")
+        policies.add_column("argument (policy:ARG)")
+        for p in m.POLICIES.values():
+            policies.add_row(p.name, p.description, p.argument or "none")
+        knobs = _knobs_table(m)
+        variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
+        variants.add_column("variant")
+        variants.add_column("sets")
+        from experiments.variants import loaded
+
+        for name, overrides in (m.VARIANTS | loaded(game)).items():
+            variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
+        console.print(policies, knobs, variants)
+        console.print(
+            f"players: {m.INFO.min_players}–{m.INFO.max_players}; turn cap {m.INFO.turn_cap}; "
+            f"chunks of {m.INFO.chunk_games:,} games; "
+            f"metrics: {', '.join(m.METRICS)}",
+            highlight=False,
+        )
+
+
+def _knobs_table(module: Any) -> Any:
+    """A game's knobs for ``simulate list GAME``: default, allowed values, meaning and where the default comes from."""
+    from rich.table import Table
+
+    knobs = Table(title=f"{module.INFO.name} knobs (--set knob=value)")
+    for column in ("knob", "default", "allowed", "meaning", "source of the default"):
+        knobs.add_column(column)
+    for k in module.Params.knobs():
+        knobs.add_row(k.name, str(k.default), k.allowed, k.doc, k.source or "not declared")
+    return knobs
+
+
+def describe(game: str | None) -> dict[str, Any]:
+    """``simulate list --json``: every game in brief, or one game's policies, knobs, variants and metrics."""
+    from experiments.variants import loaded
+
+    if game is None:
+        games = []
+        for gid in available_games():
+            m = get_game(gid).module
+            games.append({"game": gid, "name": m.INFO.name, "players": [m.INFO.min_players, m.INFO.max_players],
+                          "policies": list(m.POLICIES), "variants": list(m.VARIANTS)})  # fmt: skip
+        return {"games": games}
+    m = get_game(game).module
+    return {
+        "game": game,
+        "name": m.INFO.name,
+        "players": [m.INFO.min_players, m.INFO.max_players],
+        "turn_cap": m.INFO.turn_cap,
+        "chunk_games": m.INFO.chunk_games,
+        "policies": [
+            {"policy": p.name, "description": p.description, "argument": p.argument} for p in m.POLICIES.values()
+        ],
+        "knobs": [
+            {"knob": k.name, "default": k.default, "allowed": k.allowed, "meaning": k.doc, "source": k.source}
+            for k in m.Params.knobs()
+        ],
+        "variants": {name: dict(overrides) for name, overrides in (m.VARIANTS | loaded(game)).items()},
+        "metrics": list(m.METRICS),
+    }

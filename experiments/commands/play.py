@@ -1,0 +1,270 @@
+"""`simulate GAME`: play one game's seats and print (or ``--json``) the summary; one command per registered game."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from engines import core, get_game
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Fresh,
+    Jobs,
+    ProgressBar,
+    Scheduler,
+    UserError,
+    VariantsFile,
+    emit_json,
+    folder_option,
+    parse_count,
+    parse_precision,
+    parse_settings,
+    seats_from,
+    use_variants_file,
+    user_errors,
+)
+
+
+def print_summary(result: Any) -> None:
+    """The seat table and the game's metrics on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis import stats
+    from analysis.tables import format_interval
+
+    spec, summary = result.spec, result.summary
+    module = spec.module
+    console = Console(width=max(110, Console().width))
+    title = (
+        f"{module.INFO.name}: {summary.n_games:,} games, seed {spec.seed}"
+        f"{', variant ' + spec.variant if spec.variant else ''} ({result.elapsed_s:.1f} s)"
+    )
+    table = Table(title=title)
+    for column in ("seat", "policy", "win rate [95% CI]", "shared win", f"mean {module.INFO.score_label} [95% CI]"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for row in result.seat_rows():
+        table.add_row(
+            str(row["seat"]),
+            row["policy"],
+            format_interval(row["win_rate"], row["win_lo"], row["win_hi"], True),
+            f"{100 * row['shared_win_rate']:.2f}%",
+            format_interval(row["mean_score"], row["score_lo"], row["score_hi"]),
+        )
+    console.print(table)
+    if module.INFO.cooperative:  # every seat shares the table's result
+        low, high = stats.wilson(summary.shared_wins[0], summary.n_games)
+        share = summary.shared_wins[0] / summary.n_games
+        console.print(
+            f"the table wins {format_interval(share, float(low), float(high), True)} of games", highlight=False
+        )
+    metrics = result.metrics()
+    lines = [f"mean game length: {format_interval(metrics['mean_turns'], *metrics['mean_turns_ci'])} turns"]
+    for name, metric in module.METRICS.items():
+        value = metrics[name]
+        if metric.kind == "counts":
+            names = metric.labels or tuple(str(k) for k in range(len(value)))
+            shares = ", ".join(f"{name}: {100 * v:.2f}%" for name, v in zip(names, value, strict=False))
+            lines.append(f"{metric.label}: {shares}")
+        elif metric.kind == "seat":
+            lines.append(f"{metric.label} per game, by seat: " + ", ".join(f"{v:.3f}" for v in value))
+        else:
+            lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
+    for line in lines:
+        console.print(line, highlight=False)
+    print_game_metrics(console, result.game_metrics())
+
+
+def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
+    """The game metrics (same names for every game) as a table: value and 95% interval."""
+    from rich.table import Table
+
+    from analysis import game_metrics
+
+    table = Table(title="game metrics (absent: not defined for this game)")
+    for column in ("metric", "value [95% CI]", "meaning"):
+        table.add_column(column)
+    for name, definition in game_metrics.DEFINITIONS.items():
+        if isinstance(value := metrics.get(name), game_metrics.Value):
+            table.add_row(name, game_metrics.format_value(name, value), definition.label)
+    if isinstance(seats := metrics.get("seat_advantage"), list):
+        shown = ", ".join(game_metrics.format_value("seat_advantage", v) for v in seats)
+        table.add_row("seat_advantage", shown, "each seat's share of wins minus the fair share")
+    console.print(table)
+
+
+def run_game(
+    game: str,
+    policy: str | None,
+    seats: str | None,
+    n: str,
+    players: int | None,
+    seed: int,
+    settings: list[str],
+    variant: str | None,
+    jobs: int | None,
+    out: Path | None,
+    save_games: bool,
+    as_json: bool,
+    quiet: bool,
+    fresh: bool,
+    overwrite: bool,
+    chunk_size: int | None,
+    precision: str | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+) -> None:
+    """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
+    from experiments.run import RunSpec, check_jobs, folder_lock, open_executor, rule, run_in_folder
+    from experiments.run.chunk import check_playable
+    from experiments.run.executors import check_backend
+    from experiments.run.loky import stop_worker_pool
+
+    with user_errors():
+        module = get_game(game).module
+        target = parse_precision(precision)
+        chosen = seats_from(module, policy, seats, players)
+        chunk = core.default_chunk(module.INFO, module.POLICIES, chosen) if chunk_size is None else chunk_size
+        if n.strip().lower() == "auto":
+            if target is None:
+                raise UserError("-n auto needs --precision (e.g. --precision 0.002)")
+            n_games = 4 * chunk
+        else:
+            n_games = parse_count(n)
+        check_backend(backend, scheduler)
+        workers = check_jobs(jobs, scheduler)
+        if chunk < 1:
+            raise UserError(f"--chunk-size {chunk} must be at least 1")
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        spec = RunSpec(
+            game,
+            chosen,
+            n_games,
+            seed,
+            parse_settings(settings),
+            variant,
+            chunk,
+        )
+        check_playable(spec)  # the game's checks of its knobs against the seats, before the folder is made
+        run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
+        if run_dir.exists() and not run_dir.is_dir():
+            raise UserError(f"cannot write to {run_dir}: not a folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not _writable(run_dir):
+            raise UserError(f"cannot write to {run_dir}")
+        with folder_lock(run_dir), open_executor(backend, workers, scheduler) as executor:
+            pool = start_workers(workers) if backend == "loky" and workers > 1 else None
+            with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
+                result = run_in_folder(
+                    spec,
+                    run_dir,
+                    executor,
+                    save_games=save_games,
+                    fresh=fresh,
+                    overwrite=overwrite,
+                    stop=rule(target),
+                    progress=bar.advance,
+                    on_target=bar.set_total,
+                )
+            if result.chunks_recomputed:
+                typer.echo(
+                    f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
+                    f"(chunks {', '.join(map(str, result.chunks_recomputed))})",
+                    err=True,
+                )
+            from experiments.output import write_run_folder
+
+            write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
+        stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
+        if as_json:
+            emit_json({**result.as_json(), "run_dir": str(run_dir)})
+        elif not quiet:
+            print_summary(result)
+            typer.echo(f"run folder: {run_dir}")
+
+
+def _writable(folder: Path) -> bool:
+    probe = folder / ".write-probe"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def make_game_command(game: str) -> Any:
+    """The ``simulate GAME`` command of one registered game (the same options for every game)."""
+
+    def command(
+        policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+        seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. greedy,random.")] = None,
+        n: Annotated[str, typer.Option("-n", "--games", help="Games: 1e6, 1_000_000, 1000000, or auto.")] = "1e5",
+        precision: Annotated[
+            str | None, typer.Option(help="Add games until every win rate's 95% half-width is at most this.")
+        ] = None,
+        players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
+        seed: Annotated[int, typer.Option(help="Root seed; the same seed gives the same games.")] = 0,
+        settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+        variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
+        jobs: Jobs = None,
+        out: Annotated[
+            Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-<hash>).")
+        ] = None,
+        save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
+        as_json: AsJson = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
+        fresh: Fresh = False,
+        overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
+        chunk_size: Annotated[
+            int | None,
+            typer.Option(help="Games per chunk (part of the seeding); default: the game's, see `simulate list GAME`."),
+        ] = None,
+        backend: Backend = "loky",
+        scheduler: Scheduler = None,
+        variants_file: VariantsFile = None,
+    ) -> None:
+        use_variants_file(variants_file)
+        run_game(
+            game,
+            policy,
+            seats,
+            n,
+            players,
+            seed,
+            settings or [],
+            variant,
+            jobs,
+            out,
+            save_games,
+            as_json,
+            quiet,
+            fresh,
+            overwrite,
+            chunk_size,
+            precision,
+            backend,
+            scheduler,
+        )
+
+    command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."
+    return command
+
+
+def start_workers(jobs: int) -> Any:
+    """Start the run's ``jobs - 1`` loky workers (only once its options are checked) and return the pool.
+
+    The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
+    the other cores while this process starts playing; the run then finds the same pool.
+    """
+    from experiments.output import load_writer_libraries
+    from experiments.run.loky import worker_pool
+
+    pool = worker_pool(jobs)
+    pool.submit(load_writer_libraries)
+    return pool

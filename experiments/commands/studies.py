@@ -1,0 +1,142 @@
+"""`simulate experiment` (a declarative study) and `simulate report` (a game's chapter, every chapter, a study)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Fresh,
+    Jobs,
+    Quiet,
+    Scheduler,
+    UserError,
+    emit_json,
+    folder_option,
+    frame_records,
+    parse_count,
+    parse_precision,
+    print_frame,
+    progress_total,
+    user_errors,
+)
+
+
+def report_command(
+    target: Annotated[
+        str, typer.Argument(help="A game with a report chapter, 'all' (every chapter in one book), or a study file.")
+    ],
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per arm.")] = "20000",
+    precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
+    seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(parser=folder_option, help="PDF path (default: reports/<name>.pdf; the HTML twin beside it)."),
+    ] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+    as_json: AsJson = False,
+) -> None:
+    """Write a multi-page PDF report answering a game's design questions (or one study's), and its HTML twin.
+
+    ``all`` writes every chapter into one PDF and HTML behind a page comparing the games. Finished chunks are
+    kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
+    """
+    with user_errors():
+        n_games = parse_count(n)
+        target_precision = parse_precision(precision)
+        if jobs is not None and jobs < 1:
+            raise UserError(f"--jobs {jobs} must be at least 1")
+        from analysis.book import html_path
+        from experiments.reporting import build_report, report_path
+        from experiments.run import open_runner
+
+        pdf = out or report_path(target)
+        with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), fresh, backend, jobs, scheduler) as runner:
+            path, headlines = build_report(
+                target,
+                n_games,
+                target_precision,
+                seed,
+                runner,
+                pdf,
+                lambda total: progress_total(total, quiet or as_json),
+            )
+    if as_json:
+        emit_json({"headlines": list(headlines), "report": str(path), "html": str(html_path(path))})
+        return
+    for line in headlines:
+        typer.echo(f"- {line}")
+    typer.echo(f"report: {path}")
+    typer.echo(f"html: {html_path(path)}")
+
+
+def experiment_command(
+    file: Annotated[str, typer.Argument(help="A study file (TOML), or the name of a shipped study.")],
+    precision: Annotated[str | None, typer.Option(help="Override the study's precision target.")] = None,
+    jobs: Jobs = None,
+    out: Annotated[Path | None, typer.Option(parser=folder_option, help="Folder for the study's tables.")] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+    as_json: AsJson = False,
+) -> None:
+    """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
+    with user_errors():
+        from analysis.files import atomic_write
+        from experiments.run import open_runner
+        from experiments.spec import load_study, resolve_study
+        from experiments.study import run_study
+
+        study = load_study(resolve_study(file))
+        target = parse_precision(precision)
+        total = sum(a.spec.n_games for a in study.arms)
+        folder = out or Path("runs") / f"study-{study.name}"
+        with (
+            progress_total(total, quiet or as_json) as bar,
+            open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner,
+        ):
+            result = run_study(study, runner, target, bar.advance)
+        folder.mkdir(parents=True, exist_ok=True)
+        table = result.table(study.metrics)
+        comparisons = result.comparisons()
+        atomic_write(folder / "arms.csv", table.to_csv(index=False).encode())
+        atomic_write(folder / "comparisons.csv", comparisons.to_csv(index=False).encode())
+    written = [str(folder / "arms.csv"), str(folder / "comparisons.csv")]
+    if as_json:
+        emit_json(
+            {
+                "study": study.name,
+                "arms": frame_records(table),
+                "comparisons": frame_records(comparisons),
+                "written": written,
+            }
+        )
+        return
+    shown = table[
+        [
+            "arm",
+            "seat",
+            "policy",
+            "games",
+            "win_rate",
+            "win_lo",
+            "win_hi",
+            "shared_win_rate",
+            "mean_score",
+            "mean_turns",
+            *(c for c in table.columns if c.split(":")[0] in study.metrics and not c.endswith(("_lo", "_hi"))),
+        ]
+    ]
+    print_frame(shown, study.title)
+    if len(comparisons):
+        print_frame(comparisons.drop(columns="p_value"), f"against '{study.arms[0].label}' (unit: chunks when paired)")
+    typer.echo(f"written: {', '.join(written)}")

@@ -1,0 +1,135 @@
+"""`simulate tune GAME`: search knob settings whose game metrics come closest to targets (Optuna; resumable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from engines import get_game
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Fresh,
+    Jobs,
+    Scheduler,
+    UserError,
+    VariantsFile,
+    emit_json,
+    folder_option,
+    parse_count,
+    parse_settings,
+    seats_from,
+    use_variants_file,
+    user_errors,
+)
+from experiments.commands.play import print_game_metrics
+
+
+def tune_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    vary: Annotated[list[str], typer.Option("--vary", help="knob=lo..hi or knob=a,b,c to search (repeatable).")],
+    target: Annotated[
+        list[str], typer.Option("--target", help="metric=value or metric=lo..hi, optionally @weight (repeatable).")
+    ],
+    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
+    players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value kept fixed (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant to start from.")] = None,
+    variants_file: VariantsFile = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games of a trial played in full.")] = "20000",
+    chunk_size: Annotated[int, typer.Option(help="Games per chunk: the step at which trials are compared.")] = 2500,
+    trials: Annotated[int, typer.Option(help="Trials in all (a resumed run counts those done).")] = 40,
+    max_games: Annotated[str, typer.Option(help="Games in all, each setting's chunks counted once.")] = "1e9",
+    seed: Annotated[int, typer.Option(help="Root seed: every trial plays chunk i from the same seed.")] = 0,
+    name: Annotated[str, typer.Option(help="Variant name the best setting is written under.")] = "tuned",
+    storage: Annotated[
+        str | None, typer.Option(help="Optuna storage URL to share one study (default: study.db in --out).")
+    ] = None,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-tune).")
+    ] = None,
+    as_json: AsJson = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no tables.")] = False,
+    fresh: Fresh = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+) -> None:
+    """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README)."""
+    use_variants_file(variants_file)
+    with user_errors():
+        from experiments import tune as tn
+        from experiments.run import open_executor
+
+        module = get_game(game).module
+        chosen = seats_from(module, policy, seats, players)
+        fixed = parse_settings(settings or [])
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        knobs = tuple(tn.parse_vary(game, text) for text in vary)
+        defined = tn.defined_metrics(game, chosen, fixed, variant)
+        targets = tuple(tn.parse_target(game, text, defined) for text in target)
+        spec = tn.TuneSpec(
+            game,
+            chosen,
+            knobs,
+            targets,
+            fixed,
+            variant,
+            seed,
+            parse_count(n),
+            chunk_size,
+            trials,
+            parse_count(max_games, "--max-games"),
+        )
+        folder = out or Path("runs") / f"{game}-tune"
+
+        def say(row: dict[str, Any]) -> None:
+            if not (quiet or as_json):
+                shown = ", ".join(f"{k}={v}" for k, v in row["setting"].items())
+                value = row["objective"]
+                typer.echo(
+                    f"trial {row['number']}: {shown}: {row['state']} after {row['chunks']} chunk(s)"
+                    + (f", objective {value.value:.4g}" if value is not None else ""),
+                    err=True,
+                )
+
+        with open_executor(backend, jobs, scheduler) as executor:
+            result = tn.tune(spec, folder, executor, storage, fresh, say)
+        variant_file = folder / "variants.toml"
+        from analysis.files import atomic_write
+
+        atomic_write(variant_file, result.variant_text(name).encode())
+    if as_json:
+        emit_json({**tn.summary(result), "variants_file": str(variant_file)})
+    elif not quiet:
+        print_tune_result(result, name, variant_file)
+
+
+def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
+    """The best setting with every metric and its interval, the knobs' importances, and where files went."""
+    from rich.console import Console
+
+    from analysis import game_metrics
+
+    console = Console(width=max(110, Console().width))
+    best = result.best
+    shown = ", ".join(f"{k}={v}" for k, v in best["setting"].items())
+    objective = best["objective"]
+    console.print(
+        f"best setting (trial {best['trial']}, {best['games']:,} games): {shown}; objective "
+        f"{objective['value']:.4g} [{objective['ci'][0]:.4g}, {objective['ci'][1]:.4g}]",
+        highlight=False,
+    )
+    values = {k: game_metrics.Value(v["value"], *v["ci"]) for k, v in best["metrics"].items()}
+    print_game_metrics(console, values)
+    for knob, share in result.importances.items():
+        console.print(f"importance of {knob}: {share:.2f}", highlight=False)
+    console.print(
+        f"{len(result.trials)} trials, {result.games_used:,} games; written: "
+        f"{', '.join(str(p) for p in result.files)}; winner as variant '{name}' in {variant_file}",
+        highlight=False,
+    )

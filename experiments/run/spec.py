@@ -1,0 +1,132 @@
+"""What to play (:class:`RunSpec`), checked before any game is played, and the identity its chunks carry.
+
+Limits: at most :data:`MAX_GAMES` games and :data:`MAX_CHUNKS` chunks per run, at most :data:`MAX_CHUNK_GAMES`
+games per chunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from engines import core, get_game
+from experiments.run.chunkfile import CHECKPOINT_FORMAT
+
+MAX_GAMES = 10**12  # games per run
+MAX_CHUNKS = 100_000  # chunks per run: their summaries are kept in memory until the run is merged
+MAX_CHUNK_GAMES = 1_000_000  # games per chunk: a chunk's per-game arrays live in one worker at once
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What to play: a game, its knobs, the seats' policies, how many games, from which seed."""
+
+    game: str
+    seats: tuple[str, ...]
+    n_games: int
+    seed: int = 0
+    settings: tuple[tuple[str, str], ...] = ()  # knob overrides as text, applied after the variant's
+    variant: str | None = None
+    chunk_size: int | None = None  # games per chunk; None: the game's own (``INFO.chunk_games``)
+    variant_sets: tuple[tuple[str, str], ...] | None = None  # the variant's knobs; None: looked up by name
+
+    def __post_init__(self) -> None:
+        """Check everything that can be checked before any game is played.
+
+        A variant's knobs are looked up here (the game's own, or one from a variants file loaded in this
+        process, see :mod:`experiments.variants`) and carried by the spec, so worker processes need no file.
+        """
+        if self.variant is not None and self.variant_sets is None:
+            from experiments import variants
+
+            found = variants.settings_of(self.game, self.variant)
+            if found is None:
+                raise ValueError(
+                    f"unknown variant '{self.variant}' for {self.game}"
+                    f"{core.did_you_mean(self.variant, variants.names(self.game))}"
+                )
+            object.__setattr__(self, "variant_sets", tuple(found.items()))
+        if isinstance(self.n_games, bool) or not isinstance(self.n_games, int) or self.n_games < 1:
+            raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
+        if self.n_games > MAX_GAMES:
+            raise ValueError(f"n_games={self.n_games} is out of range; allowed 1..{MAX_GAMES:.0e}")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
+        module = self.module
+        if self.chunk_size is None:
+            object.__setattr__(self, "chunk_size", core.default_chunk(module.INFO, module.POLICIES, self.seats))
+        if isinstance(self.chunk_size, bool) or not isinstance(self.chunk_size, int) or self.chunk_size < 1:
+            raise ValueError(f"chunk_size={self.chunk_size!r} must be a positive whole number")
+        if self.chunk_size > MAX_CHUNK_GAMES:
+            raise ValueError(f"chunk_size={self.chunk_size} is out of range; allowed 1..{MAX_CHUNK_GAMES:,}")
+        if (chunks := -(-self.n_games // self.chunk_size)) > MAX_CHUNKS:
+            raise ValueError(
+                f"n_games={self.n_games:,} in chunks of {self.chunk_size:,} games makes {chunks:,} chunks; "
+                f"allowed at most {MAX_CHUNKS:,} (fewer games or larger chunks)"
+            )
+        core.check_players(module.INFO, len(self.seats))
+        policies = core.resolve_policies(module.POLICIES, self.seats)
+        params = self.params  # validates variant and knobs
+        for policy in dict.fromkeys(policies):  # a policy with tables to build builds them here, once, not per worker
+            if hasattr(policy.impl, "prepare"):
+                core.instantiate(policy, params).prepare(len(self.seats))
+
+    @property
+    def module(self) -> Any:
+        """The game package."""
+        return get_game(self.game).module
+
+    @property
+    def params(self) -> core.Params:
+        """The game's ``Params`` with the variant's and then the explicit knob settings applied.
+
+        A setting that gives a knob of the variant another value is refused (neither silently wins).
+        """
+        module = self.module
+        chosen = dict(self.variant_sets or ())
+        params = module.Params().with_strings(chosen)
+        settings = dict(self.settings)
+        final = params.with_strings(settings)
+        for name, text in settings.items():
+            key = name.replace("-", "_")
+            if key in chosen and getattr(final, key) != getattr(params, key):
+                raise ValueError(
+                    f"{key}={text} conflicts with variant '{self.variant}', which sets {key}={chosen[key]}; "
+                    "give one or the other"
+                )
+        return final
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """``(index, games)`` of every chunk."""
+        full, rest = divmod(self.n_games, self.chunk_size)
+        return [(i, self.chunk_size) for i in range(full)] + ([(full, rest)] if rest else [])
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that determines a chunk's games (not ``n_games``: a longer run reuses earlier chunks)."""
+        module = self.module
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "game": self.game,
+            "version": module.INFO.version,
+            "params": self.params.as_dict(),
+            "seats": list(self.seats),
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+        }
+
+    def identity_text(self) -> str:
+        """The identity as canonical JSON text: what chunk stores key an arm's chunks by."""
+        return json.dumps(self.identity(), sort_keys=True)
+
+    def key(self) -> str:
+        """A short hash of the identity and ``n_games``, naming the default run folder."""
+        text = json.dumps({**self.identity(), "n_games": self.n_games}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def identity_key(identity: dict[str, Any] | str) -> str:
+    """The SHA-256 (hex) of an identity (or of its JSON text): what every chunk file of that identity records."""
+    text = identity if isinstance(identity, str) else json.dumps(identity, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()

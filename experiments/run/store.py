@@ -1,0 +1,181 @@
+"""Chunk stores: where finished chunks are kept, by arm identity, chunk index and games.
+
+Every store answers the same three calls (:class:`Store`): :meth:`~Store.load` a chunk (its summary and label, or
+None when absent or damaged), :meth:`~Store.save` one, and :attr:`~Store.where` (the folder, for messages).
+
+- :class:`MemoryStore`: for one process's lifetime (notebooks, tests, a command without a folder);
+- :class:`FolderStore`: many arms in one folder, one sub-folder per arm (reports, tournaments, sweeps, studies,
+  ladders, tuning), so that a stopped command resumes;
+- :class:`RunFolder`: one arm's ``chunks/`` in a run folder, beside ``checkpoint.json`` (``simulate GAME``).
+
+Chunk files use :mod:`experiments.run.chunkfile`; a damaged one is deleted, played again and its index noted in
+:attr:`~Store.corrupt`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Protocol
+
+from analysis.files import atomic_write
+from analysis.summary import Summary
+from experiments.run.chunkfile import chunk_label, chunk_name, read_checkpoint, write_checkpoint
+from experiments.run.errors import RunError
+from experiments.run.locks import clear_folder
+from experiments.run.spec import RunSpec, identity_key
+
+Stored = tuple[Summary, dict[str, Any]]
+"""A stored chunk: its summary and its label (which may record the digest of its saved games)."""
+
+
+class Store(Protocol):
+    """Finished chunks by ``(identity text, chunk index, games)``."""
+
+    corrupt: list[int]
+    """Indices of chunks found damaged (and deleted) since the store was opened."""
+
+    @property
+    def where(self) -> Path | None:
+        """The folder the chunks are kept in; None in memory."""
+        ...
+
+    def load(self, identity: str, index: int, games: int) -> Stored | None:
+        """The stored chunk, or None when absent or damaged."""
+        ...
+
+    def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
+        """Keep a finished chunk (with the digest of its saved games when there are some)."""
+        ...
+
+
+class MemoryStore:
+    """Chunks kept in this process only."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[tuple[str, int, int], Stored] = {}
+        self.corrupt: list[int] = []
+
+    @property
+    def where(self) -> Path | None:
+        """None: nothing survives the process."""
+        return None
+
+    def load(self, identity: str, index: int, games: int) -> Stored | None:
+        """The chunk if this process saved it."""
+        return self._chunks.get((identity, index, games))
+
+    def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
+        """Keep the chunk for later calls."""
+        label = chunk_label(identity_key(identity), index, summary.n_games)
+        if games_sha256 is not None:
+            label["games_sha256"] = games_sha256
+        self._chunks[(identity, index, summary.n_games)] = (summary, label)
+
+
+class _Files:
+    """Chunk files in folders: the reading and writing :class:`FolderStore` and :class:`RunFolder` share."""
+
+    corrupt: list[int]
+
+    def _folder(self, identity: str) -> Path:
+        raise NotImplementedError
+
+    def load(self, identity: str, index: int, games: int) -> Stored | None:
+        """The chunk file's summary and label if intact and this arm's, else None (a damaged file is deleted)."""
+        path = self._folder(identity) / chunk_name(index, games)
+        if not path.exists():
+            return None
+        found = read_checkpoint(path, chunk_label(identity_key(identity), index, games))
+        if found is None:
+            self.corrupt.append(index)
+            path.unlink(missing_ok=True)
+        return found
+
+    def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
+        """Write the chunk file atomically."""
+        label = chunk_label(identity_key(identity), index, summary.n_games)
+        if games_sha256 is not None:
+            label["games_sha256"] = games_sha256
+        write_checkpoint(self._folder(identity) / chunk_name(index, summary.n_games), summary, label)
+
+
+class FolderStore(_Files):
+    """Many arms in one folder: ``ROOT/<arm digest>/chunk-NNNNNN-GAMES.ckpt`` with ``identity.json`` beside.
+
+    The caller holds the folder's lock (:func:`experiments.run.locks.folder_lock`).
+    """
+
+    def __init__(self, root: Path, fresh: bool = False) -> None:
+        """Use the chunks already in ``root`` (``fresh``: delete them first)."""
+        if fresh:
+            clear_folder(root)
+        self.root = root
+        self.corrupt = []
+
+    @property
+    def where(self) -> Path | None:
+        """The store's folder."""
+        return self.root
+
+    def _folder(self, identity: str) -> Path:
+        return self.root / identity_key(identity)[:16]
+
+    def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
+        """Write the chunk file atomically (and the arm's ``identity.json`` with its first chunk)."""
+        if not (record := self._folder(identity) / "identity.json").exists():
+            atomic_write(record, identity.encode())
+        super().save(identity, index, summary, games_sha256)
+
+
+class RunFolder(_Files):
+    """One arm's chunks in a run folder: ``RUN/chunks/chunk-NNNNNN-GAMES.ckpt`` next to ``RUN/checkpoint.json``.
+
+    ``checkpoint.json`` records the run's identity for people and for refusing another run's folder; when it is
+    lost or unreadable, the chunks' own labels tell whose they are, and it is written again. The caller holds
+    the run folder's lock.
+    """
+
+    def __init__(self, run_dir: Path, spec: RunSpec, fresh: bool = False, overwrite: bool = False) -> None:
+        """Open (or start) the checkpoints of ``spec`` in ``run_dir``; refuse those of a different spec unless told."""
+        self.dir = run_dir / "chunks"
+        identity_file = run_dir / "checkpoint.json"
+        identity = spec.identity()
+        self.identity = spec.identity_text()
+        self.corrupt = []
+        if fresh and self.dir.exists():
+            shutil.rmtree(self.dir)
+        if self.dir.exists():
+            try:
+                stored = json.loads(identity_file.read_text())
+            except (OSError, ValueError):  # lost or damaged: the chunks' labels decide
+                stored = None if self._foreign_chunks() else identity
+            if stored != identity:
+                if not overwrite:
+                    raise RunError(
+                        f"{run_dir} holds checkpoints of a different run; use --overwrite to replace "
+                        "them or --out for another folder"
+                    )
+                shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(identity_file, json.dumps(identity, indent=1, sort_keys=True).encode())
+
+    @property
+    def where(self) -> Path | None:
+        """The run's ``chunks/`` folder."""
+        return self.dir
+
+    def _foreign_chunks(self) -> bool:
+        """Whether an intact chunk file in the folder belongs to another run."""
+        key = identity_key(self.identity)
+        for path in self.dir.glob("chunk-*.ckpt"):
+            found = read_checkpoint(path)
+            if found is not None and found[1].get("run") != key:
+                return True
+        return False
+
+    def _folder(self, identity: str) -> Path:
+        if identity != self.identity:
+            raise RunError("a run folder holds the chunks of one run only")
+        return self.dir

@@ -1,0 +1,1 @@
+"""Tests of the run package (experiments/run), one module per unit."""
