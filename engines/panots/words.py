@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.panots.decisions import Point
-from engines.panots.rules import CARD_FACES, CARDS, COLOURS, DIRS, EMPTY, FACE_VP, FACES, GRID, SHAPES, TOKENS
+from engines.panots.geometry import CARD_FACES, CARDS, COLOURS, DIRS, EMPTY, FACE_VP, FACES, GRID, SHAPES, TOKENS
 from engines.panots.seats import Placement
 
 SHAPE_LETTERS = ("F", "P", "E", "X")  #: flower, pills, ensaimada, four-eyes

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from engines import available_games
+
 Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
 Variant = Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")]
 Seed = Annotated[int, typer.Option(help="The game's seed: the same seed and moves give the same game.")]
@@ -100,7 +102,9 @@ def play(
             path = save or resume
         else:
             if game is None:
-                raise ValueError("name a game, e.g. simulate play pantolino --seats human,expert:64")
+                raise ValueError(
+                    f"name a game ({', '.join(available_games())}), e.g. simulate play GAME --seats human,expert:64"
+                )
             if seats is None:
                 raise ValueError("give --seats, e.g. --seats human,expert:64")
             chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
