@@ -25,7 +25,7 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
-from engines.pantolino import solver
+from engines.pantolino import learned, solver
 from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.dice import ThrowSampler
 from engines.pantolino.rules import Params, Turn, fits, highest_bit
@@ -320,4 +320,18 @@ POLICIES: dict[str, Policy] = {
 }
 POLICIES["expert"] = expert_policy(
     partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``turn-optimal``."""
+
+    baseline = TurnOptimal
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value model of the position after each token (trained by self-play once, cached); keeps by the exact turn "
+    "programme over those values.",
+    LearnedPlayer,
 )
