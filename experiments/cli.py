@@ -32,7 +32,7 @@ app = typer.Typer(
     help="Play millions of seeded games of tabletop games and report what wins.",
 )
 
-COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder", "tune")
+COMMANDS = ("list", "report", "tournament", "sweep", "experiment", "ladder", "tune", "train")
 
 
 class UserError(Exception):
@@ -826,6 +826,35 @@ def _print_frame(frame: Any, title: str) -> None:
     for row in frame.itertuples(index=False):
         table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
     Console(width=max(120, Console().width)).print(table)
+
+
+@app.command("train")
+def train_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    players: Annotated[int | None, typer.Option(help="Seats (default: the game's minimum).")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
+    games: Annotated[
+        str, typer.Option("--games", help="Self-play games (the default trains what `learned` plays).")
+    ] = "60000",
+    seed: Annotated[int, typer.Option(help="Root seed of the self-play chunks.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Processes.")] = 1,
+    retrain: Annotated[bool, typer.Option("--retrain", help="Train even if the model is cached.")] = False,
+    quiet: Quiet = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
+    with user_errors():
+        from experiments.train import train_model
+
+        count = parse_count(games, "--games")
+        with ProgressBar(count, enabled=not quiet and not as_json) as bar:
+            done = [0]
+            tick = lambda now, total: (bar.advance(now - done[0]), done.__setitem__(0, now))  # noqa: E731
+            result = train_model(
+                game, players, parse_settings(settings or []), variant, count, seed, jobs, tick, retrain
+            )
+        typer.echo(json.dumps(result.as_dict()) if as_json else f"{result.how}: {result.path} ({result.seconds:.1f} s)")
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import Budget, Search, default_playouts
+from engines.pantolino import learned
 from engines.pantolino.rules import (
     Params,
     State,
@@ -105,6 +106,15 @@ class Point:
             self.rolls_left,
             self.key[rows],
         )
+
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer`` (default: the deciding seat) sees it (the learned players' hook).
+
+        Pantolino hides nothing, so the features read the whole position; see :mod:`engines.pantolino.learned`.
+        """
+        viewer = self.seat if viewer is None else np.asarray(viewer, dtype=np.int64)
+        view = learned.view_of(self.params, self.players, self.state.owner, self.state.taken_at, viewer)
+        return learned.features_of(self.params, view)
 
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""

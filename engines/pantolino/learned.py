@@ -21,13 +21,14 @@ the token choice.
 
 from __future__ import annotations
 
-import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from engines.learned import cache, training
+from engines.learned import store, training
 from engines.learned.model import FORMAT, ValueModel
 from engines.pantolino import keepdp
 from engines.pantolino.rules import (
@@ -44,7 +45,7 @@ from engines.pantolino.rules import (
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 SETTINGS = training.Settings()  #: how the models ``learned`` plays are trained (ours; see the README)
-TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model (commands then fail in one line)
+SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
 def n_features(params: Params, players: int) -> int:
@@ -165,7 +166,7 @@ def candidate_views(turn: Turn) -> View:
             rows = np.arange(n)[:, None]
             v = victim[:, :t]
             stealable[rows, tokens[None], tokens[None], v] = False  # the token leaves its victim (v > 0) ...
-            stealable[:, tokens, :, 0] = eye[None, :t, :]  # ... and is the mover's new tail
+            stealable[:, :t, :, 0] = eye[None, :t, :]  # ... and is the mover's new tail
             prev = previous[rows, v]
             r_idx, c_idx = np.nonzero((v > 0) & (prev >= 0))  # the victim's token before it is its tail again
             stealable[r_idx, c_idx, prev[r_idx, c_idx], v[r_idx, c_idx]] = True
@@ -201,6 +202,19 @@ class Learned:
         self.colour, self.value = token_colour(params), token_value(params)
         self.sparse = keepdp.Sparse.of(self.tables)
         self.stash: tuple | None = None
+
+    @classmethod
+    def train(
+        cls,
+        params: Params,
+        players: int,
+        settings: training.Settings,
+        mapper: training.Mapper = training.serial,
+        progress: training.Progress | None = None,
+        retrain: bool = False,
+    ) -> tuple[ValueModel, Path, str]:
+        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``."""
+        return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain)
 
     def prepare(self, players: int) -> None:
         """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
@@ -296,26 +310,24 @@ class SelfPlay:
 
 
 def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
-    """The cached model for these knobs and players; trained now (and cached) if missing or unusable.
+    """The model ``learned`` plays for these knobs and players: shipped, cached, or trained now (said on stderr).
 
     Raises:
         ValueError: when the model is missing and training is turned off (``BOARDLAB_TRAIN=0``).
     """
-    key = model_key(params, players)
-    path = cache.cache_dir() / cache.file_name(key)
-    width = n_features(params, players)
-    try:
-        return cache.load(path, key, width)
-    except FileNotFoundError:
-        reason = "no learned model"
-    except (OSError, ValueError) as error:
-        reason = f"the learned model {path.name} is unusable: {error};"
-    if os.environ.get(TRAIN_ENV, "1") == "0":
-        raise ValueError(
-            f"{reason} for pantolino with {players} players and these knobs, and {TRAIN_ENV}=0 forbids training; "
-            f"run `simulate train pantolino --players {players}` with the same --set/--variant first"
-        )
-    print(f"{reason} for pantolino with {players} players; training it now, once (cached as {path})", file=sys.stderr)
-    model = training.train(sampler, params, players, SETTINGS)
-    cache.save(path, key, model)
-    return model
+    return obtain(params, players, sampler, SETTINGS, say=lambda text: print(text, file=sys.stderr))[0]
+
+
+def obtain(
+    params: Params,
+    players: int,
+    sampler: SelfPlay,
+    settings: training.Settings,
+    say: Callable[[str], None] | None = None,
+    mapper: training.Mapper = training.serial,
+    progress: training.Progress | None = None,
+    retrain: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """:func:`engines.learned.store.obtain` for Pantolino: ``(model, path, "shipped" | "cached" | "trained")``."""
+    key = model_key(params, players, settings)
+    return store.obtain(sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain)
