@@ -5,9 +5,11 @@ before each reroll is then the one that maximises the expected terminal value ov
 :meth:`engines.pantolino.solver.Solver.optimise_turn`. numpy would do this as a dense ``(keeps x throws)`` matrix
 product per roll and a gather over every throw's keep options; the transition matrix is mostly zeros (keeping
 ``k`` dice leaves ``dice - k`` to roll: 1,365 non-zero entries of 26,460 with four dice and six faces) and only the
-options of the throw on the table matter at the last roll, so a loop per game does a twentieth of the work
-(``benchmarks/bench.py``'s learned line). Ties within :data:`NEAR` go to the first keep in
-:attr:`~engines.pantolino.dice.DiceTables.keep_options` order (more dice, then the smaller code).
+options of the throw on the table matter at each decision, so a loop per position does a twentieth of the work
+(``benchmarks/bench.py``'s learned line). Values per throw are computed once per distinct position of a turn
+(:func:`advance`); each game then only scores the keep options of its own throw (:func:`pick`). Ties within
+:data:`NEAR` go to the first keep in :attr:`~engines.pantolino.dice.DiceTables.keep_options` order (more dice,
+then the smaller code).
 """
 
 from __future__ import annotations
@@ -73,9 +75,23 @@ def _terminal(take, stay, colour, value, eff):  # pragma: no cover - compiled
     return out
 
 
-def best_keeps(terminal: np.ndarray, throw: np.ndarray, rolls_left: int, sparse: Sparse) -> np.ndarray:
-    """For each game, the index (into the tables' multisets) of the best keep of ``throw`` with ``rolls_left``."""
-    return _best_keeps(terminal, throw, rolls_left, sparse.start, sparse.throw, sparse.chance, sparse.options)
+def advance(w: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Values of every throw with one more roll left, from ``w`` (values with one roll fewer): ``(U, F)``."""
+    return _advance(w, sparse.start, sparse.throw, sparse.chance, sparse.options)
+
+
+def pick(w: np.ndarray, rows: np.ndarray, throw: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Best keep (index of a multiset) of each game's ``throw`` when its rerolls end in values ``w[rows]``."""
+    return _pick(w, rows, throw, sparse.start, sparse.throw, sparse.chance, sparse.options)
+
+
+def turn_values(terminal: np.ndarray, rolls: int, sparse: Sparse) -> np.ndarray:
+    """Each row's expected terminal value over a whole turn of ``rolls`` rolls under the best keeps: ``(U,)``."""
+    w = terminal
+    for _ in range(rolls - 1):
+        w = advance(w, sparse)
+    lo, hi = sparse.start[sparse.first_roll], sparse.start[sparse.first_roll + 1]
+    return w[:, sparse.throw[lo:hi]] @ sparse.chance[lo:hi]
 
 
 @njit(cache=True)
@@ -101,46 +117,29 @@ def _best_option(row, expected, options):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _best_keeps(terminal, throw_now, rolls_left, start, throw, chance, options):  # pragma: no cover - compiled
-    n, f_count = terminal.shape
+def _advance(w, start, throw, chance, options):  # pragma: no cover - compiled
+    n, f_count = w.shape
     k_count = len(start) - 1
-    out = np.empty(n, np.int64)
-    w = np.empty(f_count)
+    out = np.empty((n, f_count))
     expected = np.empty(k_count)
     for b in range(n):
-        w[:] = terminal[b]
-        for _ in range(rolls_left - 1):  # values of every throw with one more roll left, up to rolls_left - 1
-            for k in range(k_count):
-                expected[k] = _expect(w, k, start, throw, chance)
-            for f in range(f_count):
-                w[f] = _best_option(f, expected, options)[1]
+        for k in range(k_count):
+            expected[k] = _expect(w[b], k, start, throw, chance)
+        for f in range(f_count):
+            out[b, f] = _best_option(f, expected, options)[1]
+    return out
+
+
+@njit(cache=True)
+def _pick(w, rows, throw_now, start, throw, chance, options):  # pragma: no cover - compiled
+    n = len(rows)
+    out = np.empty(n, np.int64)
+    expected = np.empty(len(start) - 1)
+    for b in range(n):
         f = throw_now[b]
         for j in range(options.shape[1]):
             k = options[f, j]
             if k >= 0:
-                expected[k] = _expect(w, k, start, throw, chance)
+                expected[k] = _expect(w[rows[b]], k, start, throw, chance)
         out[b] = _best_option(f, expected, options)[0]
-    return out
-
-
-def turn_values(terminal: np.ndarray, rolls: int, sparse: Sparse) -> np.ndarray:
-    """Each game's expected terminal value over a whole turn of ``rolls`` rolls under the best keeps: ``(B,)``."""
-    return _turn_values(terminal, rolls, sparse.start, sparse.throw, sparse.chance, sparse.options, sparse.first_roll)
-
-
-@njit(cache=True)
-def _turn_values(terminal, rolls, start, throw, chance, options, first_roll):  # pragma: no cover - compiled
-    n, f_count = terminal.shape
-    k_count = len(start) - 1
-    out = np.empty(n)
-    w = np.empty(f_count)
-    expected = np.empty(k_count)
-    for b in range(n):
-        w[:] = terminal[b]
-        for _ in range(rolls - 1):
-            for k in range(k_count):
-                expected[k] = _expect(w, k, start, throw, chance)
-            for f in range(f_count):
-                w[f] = _best_option(f, expected, options)[1]
-        out[b] = _expect(w, first_roll, start, throw, chance)
     return out

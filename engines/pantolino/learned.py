@@ -221,38 +221,77 @@ class Learned:
         if players not in self.models:
             self.models[players] = ensure_model(self.params, players, SelfPlay(self.baseline))
 
-    def successor_values(self, turn: Turn) -> tuple[np.ndarray, np.ndarray]:
-        """``(take, stay)``: the mover's value after each token (``(B, T)``, -inf if not available) and after none."""
+    def successor_values(self, turn: Turn) -> TurnValues:
+        """The model's values after each candidate of this turn, per distinct position (computed once a turn)."""
         key = (turn.games, turn.mover, turn.owner, turn.supply_bits)
         if self.stash is not None and all(
             a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.stash[0], key, strict=True)
         ):
             return self.stash[1]
         self.prepare(turn.players)
-        view = candidate_views(turn)
+        first, inverse = distinct_positions(turn)
+        unique = turn.subset(first)
+        view = candidate_views(unique)
         n, width = view.supply.shape[:2]
         flat = features_of(self.params, view).reshape(n * width, -1)
         values = self.models[turn.players].predict(flat).reshape(n, width).astype(np.float64)
-        take = np.where(turn.available, values[:, :-1], -np.inf)
-        result = (take, values[:, -1])
+        take = np.where(unique.available, values[:, :-1], -np.inf)
+        terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
+        result = TurnValues(take, inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The keep that maximises the expected value of where the turn ends."""
-        take, stay = self.successor_values(turn)
-        terminal = keepdp.terminal_values(take, stay, self.colour, self.value, self.sparse.eff)
+        values = self.successor_values(turn)
+        while len(values.by_rolls) < rolls_left:
+            values.by_rolls.append(keepdp.advance(values.by_rolls[-1], self.sparse))
         throw = self.tables.full_position[self.tables.index_of_code[code]].astype(np.int64)
-        return self.tables.codes[keepdp.best_keeps(terminal, throw, rolls_left, self.sparse)]
+        kept = keepdp.pick(values.by_rolls[rolls_left - 1], values.inverse, throw, self.sparse)
+        return self.tables.codes[kept]
 
     def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
         """The best valued token the throw allows (near-ties to the preferred token), or -1."""
-        take = self.successor_values(turn)[0]
-        masked = np.where(fits(turn, throw), take, -np.inf)
+        values = self.successor_values(turn)
+        masked = np.where(fits(turn, throw), values.take[values.inverse], -np.inf)
         best = masked.max(axis=1, keepdims=True)
         near = masked >= best - keepdp.NEAR
         preferred = masked.shape[1] - 1 - near[:, ::-1].argmax(axis=1)
         return np.where(np.isneginf(best[:, 0]), -1, preferred)
+
+
+@dataclass
+class TurnValues:
+    """One turn's model values, per distinct position: what every keep and the token choice read."""
+
+    take: np.ndarray  # (U, T): the mover's value after taking each token, -inf where it is not available
+    inverse: np.ndarray  # (B,): each game's distinct position
+    by_rolls: list[np.ndarray]  # [r]: (U, F) value of each throw with r rolls left (r = 0: where the turn ends)
+
+
+def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: one game per distinct position as its mover sees it, and each game's position.
+
+    Games in lock-step meet the same positions often (in 2-player games of 20,000, five times per position on
+    average), and a position determines the model's values and so the keep tables. The position is what the
+    features and candidates read: supply and boots by relative seat, or, where colours or steals matter, every
+    token's relative owner and each seat's last two tokens.
+    """
+    params, players = turn.params, turn.players
+    rel = relative_owner(turn.owner, turn.mover, players)
+    if not params.escaping_boots and not tie_possible(params, players):
+        seats = np.arange(players)
+        boots = ((rel[:, None, :] == seats[None, :, None]) * turn.value).sum(axis=2)
+        parts = np.concatenate([turn.supply_bits[:, None], boots], axis=1)
+    elif params.escaping_boots and params.steal_from == "tail":
+        parts = np.concatenate([rel, *tails(params, rel, turn.state.taken_at, players)], axis=1)
+    else:
+        parts = rel
+    rows = np.ascontiguousarray(parts.astype(np.int64))
+    _, first, inverse = np.unique(
+        rows.view(np.dtype((np.void, rows.shape[1] * 8))).ravel(), return_index=True, return_inverse=True
+    )
+    return first, inverse.ravel()
 
 
 class Recorder:

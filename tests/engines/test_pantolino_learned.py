@@ -76,10 +76,12 @@ def test_the_keep_programme_is_the_exact_solvers_for_the_same_values() -> None:
     np.testing.assert_array_equal(terminal, np.where(np.isneginf(fit), stay[:, None], fit))
     value, _, keeps = exact.optimise_turn(fit, stay)
     sparse = keepdp.Sparse.of(tables)
+    w = terminal
     for left in range(1, params.rolls):
         for throw in range(len(tables.full)):
-            got = keepdp.best_keeps(terminal, np.full(n, throw), left, sparse)
+            got = keepdp.pick(w, np.arange(n), np.full(n, throw), sparse)
             np.testing.assert_array_equal(got, keeps[:, left, throw])
+        w = keepdp.advance(w, sparse)
     np.testing.assert_allclose(keepdp.turn_values(terminal, params.rolls, sparse), value, atol=1e-12)
 
 
