@@ -3,7 +3,9 @@
 A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws from
 ``numpy.random.SeedSequence(seed, spawn_key=(i,))``, so the samples do not depend on how chunks are spread over
 workers, and they are merged in chunk order. Round 0 plays the game's baseline policy; every later round plays the
-learned policy of the model fitted so far (each round's fit starts from the last one's weights). The fit is
+learned policy of the model fitted so far (each round's fit starts from the last one's weights). Each round first
+fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times, on the backed-up
+values of the same positions under the model just fitted (fitted value iteration). The fit is
 scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited to one
 thread, so the same settings give the same model bytes on any machine layout.
 """
@@ -22,7 +24,7 @@ from engines.learned.model import ValueModel
 
 
 class Sampler(Protocol):
-    """What a game offers training: self-play samples of positions and the share of the win that followed."""
+    """What a game offers training: self-play positions, the win shares that followed, and one-turn backups."""
 
     def n_features(self, params: Params, players: int) -> int:
         """Features of one position."""
@@ -30,12 +32,21 @@ class Sampler(Protocol):
 
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, Any]:
         """Play ``n_games`` self-play games (the baseline when ``model`` is None, else the learned policy).
 
-        Returns ``(features, targets)``: one row per decision taken, the position it led to as the deciding seat
-        sees it, and that seat's eventual share of the win (or a better estimate of it, such as a search's).
+        Returns ``(features, targets, positions)``: one row per decision taken, the position it led to as the
+        deciding seat sees it, that seat's eventual share of the win (or a better estimate of it, such as a
+        search's), and the positions themselves in whatever form :meth:`backup` reads.
         """
+        ...
+
+    def merge(self, parts: list[Any]) -> Any:
+        """The positions of several chunks, in order."""
+        ...
+
+    def backup(self, params: Params, players: int, model: ValueModel, positions: Any) -> np.ndarray | None:
+        """Better targets for ``positions`` from ``model`` (an exact expectation one turn ahead), or ``None``."""
         ...
 
 
@@ -46,7 +57,8 @@ class Settings:
     games: int = 60_000  #: self-play games over all rounds (ours: enough that a 2-player model is stable)
     rounds: int = 3  #: round 0 plays the baseline, later rounds the model so far (ours)
     hidden: tuple[int, ...] = (64,)  #: hidden layer widths (ours)
-    epochs: int = 12  #: passes over each round's samples (ours)
+    epochs: int = 12  #: passes over each round's samples per fit (ours)
+    sweeps: int = 3  #: fits on one-turn backups after each round's fit on returns, where the game has them (ours)
     seed: int = 0
     chunk_games: int = 5_000  #: games per seeded chunk
 
@@ -67,7 +79,7 @@ def serial(function: Callable[..., Any], jobs: Sequence[tuple]) -> Iterable[Any]
 
 def play_chunk(
     sampler: Sampler, params: Params, players: int, model: ValueModel | None, n_games: int, seed: int, index: int
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, Any]:
     """One chunk's samples, from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     return sampler.samples(params, players, model, n_games, rng)
@@ -88,7 +100,6 @@ def train(
 ) -> ValueModel:
     """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play."""
     from sklearn.neural_network import MLPRegressor
-    from threadpoolctl import threadpool_limits
 
     per_round = chunk_sizes(settings.games, -(-settings.games // settings.rounds))
     net = MLPRegressor(
@@ -115,10 +126,23 @@ def train(
                 progress(done, settings.games)
         features = np.concatenate([p[0] for p in parts])
         targets = np.concatenate([p[1] for p in parts])
-        with threadpool_limits(1), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # max_iter reached is the plan, not a problem
-            net.fit(features, targets)
-        model = ValueModel(
-            tuple(w.astype(np.float32) for w in net.coefs_), tuple(b.astype(np.float32) for b in net.intercepts_)
-        )
+        positions = sampler.merge([p[2] for p in parts])
+        model = fit(net, features, targets)
+        for _ in range(settings.sweeps):
+            backed = sampler.backup(params, players, model, positions)
+            if backed is None:
+                break
+            model = fit(net, features, backed)
     return model
+
+
+def fit(net: Any, features: np.ndarray, targets: np.ndarray) -> ValueModel:
+    """Go on fitting ``net`` (warm start) on these samples, on one BLAS thread; the fitted model."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter reached is the plan, not a problem
+        net.fit(features, targets)
+    return ValueModel(
+        tuple(w.astype(np.float32) for w in net.coefs_), tuple(b.astype(np.float32) for b in net.intercepts_)
+    )

@@ -85,11 +85,12 @@ def pick(w: np.ndarray, rows: np.ndarray, throw: np.ndarray, sparse: Sparse) -> 
     return _pick(w, rows, throw, sparse.start, sparse.throw, sparse.chance, sparse.options)
 
 
-def turn_values(terminal: np.ndarray, rolls: int, sparse: Sparse) -> np.ndarray:
-    """Each row's expected terminal value over a whole turn of ``rolls`` rolls under the best keeps: ``(U,)``."""
-    w = terminal
-    for _ in range(rolls - 1):
-        w = advance(w, sparse)
+def first_roll(w: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Each row's expected value of a turn's first roll (every die) when throws are worth ``w``: ``(U,)``.
+
+    With ``w`` the values with ``rolls - 1`` rolls left (``advance`` applied that often to the terminal values),
+    this is the whole turn's value under the best keeps.
+    """
     lo, hi = sparse.start[sparse.first_roll], sparse.start[sparse.first_roll + 1]
     return w[:, sparse.throw[lo:hi]] @ sparse.chance[lo:hi]
 

@@ -35,9 +35,13 @@ from engines.pantolino.rules import (
     INFO,
     SUPPLY,
     Params,
+    State,
     Turn,
+    finished,
     fits,
     play_with,
+    score,
+    take_token,
     tie_possible,
     token_colour,
     token_value,
@@ -45,6 +49,7 @@ from engines.pantolino.rules import (
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 SETTINGS = training.Settings()  #: how the models ``learned`` plays are trained (ours; see the README)
+BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
@@ -241,11 +246,21 @@ class Learned:
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
 
+    def throw_values(self, turn: Turn, rolls_left: int) -> TurnValues:
+        """This turn's values, with the value of every throw known up to ``rolls_left`` rolls left."""
+        values = self.successor_values(turn)
+        while len(values.by_rolls) <= rolls_left:
+            values.by_rolls.append(keepdp.advance(values.by_rolls[-1], self.sparse))
+        return values
+
+    def turn_value(self, turn: Turn) -> np.ndarray:
+        """Each mover's expected model value of where its turn ends, under the best keeps: ``(B,)``."""
+        values = self.throw_values(turn, self.tables.rolls - 1)
+        return keepdp.first_roll(values.by_rolls[self.tables.rolls - 1], self.sparse)[values.inverse]
+
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The keep that maximises the expected value of where the turn ends."""
-        values = self.successor_values(turn)
-        while len(values.by_rolls) < rolls_left:
-            values.by_rolls.append(keepdp.advance(values.by_rolls[-1], self.sparse))
+        values = self.throw_values(turn, rolls_left - 1)
         throw = self.tables.full_position[self.tables.index_of_code[code]].astype(np.int64)
         kept = keepdp.pick(values.by_rolls[rolls_left - 1], values.inverse, throw, self.sparse)
         return self.tables.codes[kept]
@@ -295,7 +310,7 @@ def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Recorder:
-    """Plays like ``inner`` and records, for every turn, the position it led to as its mover sees it."""
+    """Plays like ``inner``; records the position every turn led to, itself and as features from its mover's view."""
 
     def __init__(self, inner: object) -> None:
         """Wrap the policy implementation ``inner``."""
@@ -303,6 +318,7 @@ class Recorder:
         self.features: list[np.ndarray] = []
         self.games: list[np.ndarray] = []
         self.seats: list[np.ndarray] = []
+        self.after: list[State] = []
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The inner policy's keep."""
@@ -311,23 +327,30 @@ class Recorder:
     def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
         """The inner policy's token; the position after it is recorded."""
         choice = self.inner.choose(turn, throw)
-        view = candidate_views(turn)
-        rows = np.arange(len(choice))
-        picked = View(
-            view.supply[rows, choice],
-            view.boots[rows, choice],
-            None if view.colour_boots is None else view.colour_boots[rows, choice],
-            None if view.stealable is None else view.stealable[rows, choice],
-        )
-        self.features.append(features_of(turn.params, picked))
+        after = turn.state.keep_rows(np.arange(len(choice)))
+        take_token(Turn(turn.params, turn.players, turn.source, after, turn.mover), choice)
+        seen = view_of(turn.params, turn.players, after.owner, after.taken_at, turn.mover)
+        self.features.append(features_of(turn.params, seen))
         self.games.append(turn.games)
         self.seats.append(turn.mover)
+        self.after.append(after)
         return choice
+
+
+def concat_states(parts: list[State]) -> State:
+    """The rows of several states, in order."""
+    return State(*(np.concatenate([getattr(p, name) for p in parts]) for name in State.__slots__))
 
 
 @dataclass(frozen=True)
 class SelfPlay:
-    """Training samples for :func:`engines.learned.training.train`: self-play, the final share as the target."""
+    """Training samples for :func:`engines.learned.training.train`: self-play, then exact one-turn backups.
+
+    A sample is the position a turn led to, as its mover saw it. Its first target is the share of the win the mover
+    went on to get (a Monte Carlo return). With two players, :meth:`backup` then gives each sample the exact
+    expectation, over the opponent's whole next turn, of the model's value: one minus the opponent's best
+    expected value of where its turn ends (fitted value iteration; a finished game's target is its result).
+    """
 
     baseline: type  #: round 0's policy implementation class
 
@@ -337,15 +360,40 @@ class SelfPlay:
 
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Every turn's resulting position and its mover's eventual share of the win."""
+    ) -> tuple[np.ndarray, np.ndarray, State]:
+        """Every turn's resulting position (features and state) and its mover's eventual share of the win."""
         inner = self.baseline(params) if model is None else Learned(params, {players: model})
         recorder = Recorder(inner)
         out = play_with(params, [recorder] * players, n_games, rng, metrics=False)
         winners = out["winners"].astype(np.float64)
         share = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
         games, seats = np.concatenate(recorder.games), np.concatenate(recorder.seats)
-        return np.concatenate(recorder.features), share[games, seats].astype(np.float32)
+        after = concat_states(recorder.after)
+        after.game = seats  # the seat whose view the sample takes (the state's own game numbers are not needed)
+        return np.concatenate(recorder.features), share[games, seats].astype(np.float32), after
+
+    def merge(self, parts: list[State]) -> State:
+        """Positions of several chunks, in order."""
+        return concat_states(parts)
+
+    def backup(self, params: Params, players: int, model: ValueModel, positions: State) -> np.ndarray | None:
+        """Exact one-turn backups of every position's value (two players; ``None`` for more)."""
+        if players != 2:
+            return None
+        impl = Learned(params, {players: model})
+        out = np.empty(len(positions.game), dtype=np.float32)
+        for lo in range(0, len(out), BACKUP_ROWS):
+            rows = np.arange(lo, min(lo + BACKUP_ROWS, len(out)))
+            part = positions.keep_rows(rows)
+            seat = part.game
+            done = finished(part)
+            _, _, winners = score(params, part.owner[done], players)
+            out[rows[done]] = winners[np.arange(done.sum()), seat[done]] / winners.sum(axis=1)
+            live = part.keep_rows(~done)
+            if len(live.game):
+                mover = (live.turn % players).astype(np.int64)
+                out[rows[~done]] = 1.0 - impl.turn_value(Turn(params, players, None, live, mover))
+        return out
 
 
 def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
