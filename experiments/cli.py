@@ -849,11 +849,8 @@ def train_command(
 
         count = parse_count(games, "--games")
         with ProgressBar(count, enabled=not quiet and not as_json) as bar:
-            done = [0]
-            tick = lambda now, total: (bar.advance(now - done[0]), done.__setitem__(0, now))  # noqa: E731
-            result = train_model(
-                game, players, parse_settings(settings or []), variant, count, seed, jobs, tick, retrain
-            )
+            knobs = parse_settings(settings or [])
+            result = train_model(game, players, knobs, variant, count, seed, jobs, bar.advance, retrain)
         typer.echo(json.dumps(result.as_dict()) if as_json else f"{result.how}: {result.path} ({result.seconds:.1f} s)")
 
 

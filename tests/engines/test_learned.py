@@ -95,7 +95,7 @@ def test_the_store_trains_once_rebuilds_corrupt_files_and_refuses_when_told(tmp_
     assert store.obtain(Toy(), KEY, Params(), 2, SMALL, shipped=shipped)[2] == "shipped"
     path.write_bytes(b"corrupt")
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
-    with pytest.raises(ValueError, match="unusable.*BOARDLAB_TRAIN=0 forbids training; run `simulate train toy"):
+    with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0 forbids training; run `simulate train toy"):
         store.obtain(Toy(), KEY, Params(), 2, SMALL)
     monkeypatch.delenv("BOARDLAB_TRAIN")
     rebuilt, _, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
