@@ -319,7 +319,7 @@ POLICIES: dict[str, Policy] = {
     )
 }
 POLICIES["expert"] = expert_policy(
-    partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK
+    partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
 )
 
 
