@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from engines import core
+from engines.learned import cache
 from engines.learned.choice import Featured, best_candidates
 from engines.learned.model import ValueModel
 from engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
@@ -115,3 +118,44 @@ def test_learned_plays_whole_games_with_a_given_model() -> None:
     out = play_with(params, [impl, impl], 300, np.random.default_rng(6))
     assert (out["score"].sum(axis=1) == 45).all()
     assert not out["capped"].any()
+
+
+def test_shipped_models_are_what_the_current_code_would_train_and_check_out() -> None:
+    files = sorted(learned.SHIPPED.glob("*.model"))
+    assert any(f.name == cache.file_name(learned.model_key(Params(), 2)) for f in files)  # the default game
+    for path in files:
+        header = json.loads(path.read_bytes().partition(b"\n")[0])
+        params = Params(**{k: tuple(v) if isinstance(v, list) else v for k, v in header["key"]["knobs"].items()})
+        players = header["key"]["players"]
+        key = learned.model_key(params, players)  # today's game version, features, format and training
+        assert path.name == cache.file_name(key), f"{path.name} is stale: retrain it with `simulate train`"
+        cache.load(path, key, learned.n_features(params, players))
+
+
+SMALL = {"colours": "3"}  # 9 tokens, 27 boots: the exact 2-player table builds in a second
+
+
+class ExactValues:
+    """A "model" reading the exact 2-player values from the solver's table, through the features."""
+
+    def __init__(self, params: Params) -> None:
+        self.params, self.values = params, solver.Solver(params, [solver.OPTIMISE]).solve()[0]
+        self.total = sum(params.token_values) * params.colours
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        t = self.params.n_tokens
+        supply = (features[:, :t].astype(np.int64) << np.arange(t)).sum(axis=1)
+        d = np.rint((features[:, t] - features[:, t + 1]) * self.total).astype(np.int64)  # the viewer's lead
+        after = 1.0 - self.values[supply, np.clip(self.total - d, 0, 2 * self.total)]  # the opponent moves next
+        return np.where(supply == 0, (d > 0).astype(np.float64), after)
+
+
+def test_with_exact_values_the_unit_plays_the_games_of_win_optimal(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    params = Params().with_strings(SMALL)
+    impl = learned.Learned(params, {2: ExactValues(params)})
+    (exact,) = core.policy_instances(POLICIES, ["win-optimal"], params)
+    ours = play_with(params, [impl, impl], 400, np.random.default_rng(8))
+    theirs = play_with(params, [exact, exact], 400, np.random.default_rng(8))
+    for column in ("score", "turns"):
+        np.testing.assert_array_equal(ours[column], theirs[column])
