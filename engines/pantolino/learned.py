@@ -89,6 +89,23 @@ def features_of(params: Params, view: View) -> np.ndarray:
     return np.concatenate([np.asarray(p, dtype=np.float32) for p in parts], axis=-1)
 
 
+def decided(params: Params, view: View) -> np.ndarray:
+    """The viewer's share where the game's result is already certain (1 won, 0 lost), else -1.
+
+    Without escaping boots no seat loses boots, so a viewer ahead of every rival by more than the supply's boots
+    has won, and one behind a rival by more has lost. A model's values there are only close to 1 or 0; with
+    noise a mover to whom every choice is worth a win may prefer to take nothing and draw a decided game out
+    for hundreds of turns.
+    """
+    if params.escaping_boots:
+        return np.full(view.boots.shape[:-1], -1.0)
+    left = view.supply @ token_value(params)
+    own, rivals = view.boots[..., 0], view.boots[..., 1:]
+    won = own > rivals.max(axis=-1) + left
+    lost = (rivals > own[..., None] + left[..., None]).any(axis=-1)
+    return np.where(won, 1.0, np.where(lost, 0.0, -1.0))
+
+
 def relative_owner(owner: np.ndarray, viewer: np.ndarray, players: int) -> np.ndarray:
     """Owner seats relative to ``viewer`` (0 = the viewer), supply and removed tokens kept as their codes."""
     owner = owner.astype(np.int64)
@@ -199,6 +216,9 @@ class Learned:
     """
 
     baseline: type
+    #: worth of a boot when model values tie (ours): a decided game is still played to its end, not drawn out for
+    #: hundreds of turns by a mover to whom every choice is worth exactly a win (or a loss)
+    boots_tiebreak = 1e-9
 
     def __init__(self, params: Params, models: dict[int, ValueModel] | None = None) -> None:
         """Play ``params``; models by player count are loaded (or trained) on first use unless given."""
@@ -240,7 +260,9 @@ class Learned:
         n, width = view.supply.shape[:2]
         flat = features_of(self.params, view).reshape(n * width, -1)
         values = self.models[turn.players].predict(flat).reshape(n, width).astype(np.float64)
-        take = np.where(unique.available, values[:, :-1], -np.inf)
+        certain = decided(self.params, view)
+        values = np.where(certain >= 0, certain, values)
+        take = np.where(unique.available, values[:, :-1] + self.boots_tiebreak * self.value, -np.inf)
         terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
         result = TurnValues(take, inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)

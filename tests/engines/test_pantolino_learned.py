@@ -111,6 +111,16 @@ def lead_model(width: int, column: int) -> ValueModel:
     )
 
 
+def test_a_decided_game_is_played_to_its_end() -> None:
+    params = Params()
+    flat = ValueModel((np.zeros((learned.n_features(params, 2), 1), np.float32),), (np.ones(1, np.float32),))
+    impl = learned.Learned(params, {2: flat})  # every position is worth a win: boots break the ties
+    (greedy,) = core.policy_instances(POLICIES, ["turn-optimal"], params)
+    ours = play_with(params, [impl, impl], 300, np.random.default_rng(7))["turns"]
+    theirs = play_with(params, [greedy, greedy], 300, np.random.default_rng(7))["turns"]
+    assert ours.max() < 100 and abs(ours.mean() - theirs.mean()) < 1
+
+
 def test_learned_plays_whole_games_with_a_given_model() -> None:
     params = Params()
     lead = params.n_tokens + 2  # supply flags, both seats' boots, then the lead
@@ -154,6 +164,7 @@ def test_with_exact_values_the_unit_plays_the_games_of_win_optimal(tmp_path, mon
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     params = Params().with_strings(SMALL)
     impl = learned.Learned(params, {2: ExactValues(params)})
+    impl.boots_tiebreak = 0.0  # win-optimal breaks ties between equal values by its own order only
     (exact,) = core.policy_instances(POLICIES, ["win-optimal"], params)
     ours = play_with(params, [impl, impl], 400, np.random.default_rng(8))
     theirs = play_with(params, [exact, exact], 400, np.random.default_rng(8))
