@@ -46,3 +46,11 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         assert result.exit_code == 2, (args, result.output)
         assert result.stderr.count("\n") == 1, result.stderr
     assert "no learned player" in invoke("train", "patolli", "--quiet").stderr
+
+
+def test_designer_commands_seat_learned(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped 2-player model
+    args = ["tournament", "pantolino", "--policies", "learned,keep-jokers", "-n", "100", "--jobs", "1", "-q"]
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "learned" in result.stdout
