@@ -35,11 +35,13 @@ def obtain(
     mapper: Mapper = serial,
     progress: Progress | None = None,
     retrain: bool = False,
+    explicit: bool = False,
 ) -> tuple[ValueModel, Path, str]:
     """The model for ``key``: ``(model, path, how)``, ``how`` being ``"shipped"``, ``"cached"`` or ``"trained"``.
 
     A shipped file (in the folder ``shipped``) or a cached one is used if its key matches and it checks out;
-    otherwise the model is trained (``say`` is told why first) and cached, unless training is off.
+    otherwise the model is trained (``say`` is told why first) and cached, unless training is off and the
+    training was not asked for ``explicit``-ly (``simulate train`` always trains).
 
     Raises:
         ValueError: when training is needed but turned off (one line naming the remedy).
@@ -56,7 +58,7 @@ def obtain(
                 return cache.load(where, key, width), where, how
             except (OSError, ValueError) as error:
                 reason = f"the learned model {where} is unusable ({error})"
-    if not training_allowed() and not retrain:
+    if not training_allowed() and not explicit:
         raise ValueError(
             f"{reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
             f"training; run `simulate train {key['game']} --players {players}` with the same --set/--variant first"

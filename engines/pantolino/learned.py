@@ -124,7 +124,7 @@ def tails(params: Params, rel: np.ndarray, taken_at: np.ndarray, players: int) -
 
 
 def stealable_of(params: Params, rel: np.ndarray, tail: np.ndarray, players: int) -> np.ndarray:
-    """``(N, T, P)``: token t can be stolen from seat r (r >= 1) by the viewer's next opponent ... or anyone."""
+    """``(N, T, P)``: token t could be stolen from seat r (its tail token, or any token under ``steal_from=any``)."""
     seats = np.arange(players)
     if params.steal_from == "any":
         return rel[:, :, None] == seats[None, None, :]
@@ -239,7 +239,7 @@ class Learned:
         retrain: bool = False,
     ) -> tuple[ValueModel, Path, str]:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``."""
-        return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain)
+        return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain, True)
 
     def prepare(self, players: int) -> None:
         """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
@@ -436,7 +436,8 @@ def obtain(
     mapper: training.Mapper = training.serial,
     progress: training.Progress | None = None,
     retrain: bool = False,
+    explicit: bool = False,
 ) -> tuple[ValueModel, Path, str]:
     """:func:`engines.learned.store.obtain` for Pantolino: ``(model, path, "shipped" | "cached" | "trained")``."""
     key = model_key(params, players, settings)
-    return store.obtain(sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain)
+    return store.obtain(sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit)

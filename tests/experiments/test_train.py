@@ -54,3 +54,11 @@ def test_designer_commands_seat_learned(tmp_path: Path, monkeypatch) -> None:
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "learned" in result.stdout
+
+
+def test_simulate_train_trains_even_with_implicit_training_off(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    result = invoke("train", "pantolino", *SMALL, "--games", "100", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["how"] == "trained"
