@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engines import core
-from engines.learned import cache
+from engines.learned import cache, training
 from engines.learned.choice import Featured, best_candidates
 from engines.learned.model import ValueModel
 from engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
@@ -170,3 +170,19 @@ def test_with_exact_values_the_unit_plays_the_games_of_win_optimal(tmp_path, mon
     theirs = play_with(params, [exact, exact], 400, np.random.default_rng(8))
     for column in ("score", "turns"):
         np.testing.assert_array_equal(ours[column], theirs[column])
+
+
+def test_learned_values_approach_the_exact_ones_on_a_small_game() -> None:
+    """A quick training on 9 tokens: its values of positions met in play, against the exact 2-player table.
+
+    Measured: mean absolute error 0.18, where the constant 1/2 is 0.43 off (README: 0.057 for the shipped model).
+    """
+    params = Params().with_strings(SMALL)
+    settings = training.Settings(games=2_000, rounds=2, epochs=8, sweeps=2, chunk_games=1_000)
+    sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
+    model = training.train(sampler, params, 2, settings)
+    features, _, after = sampler.samples(params, 2, model, 500, np.random.default_rng(3))
+    exact = ExactValues(params).predict(features)
+    live = after.supply_bits != 0
+    error, constant = np.abs(model.predict(features) - exact)[live].mean(), np.abs(0.5 - exact)[live].mean()
+    assert error < 0.5 * constant, (error, constant)
