@@ -48,6 +48,7 @@ from engines.pantolino.rules import (
 )
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+UNIT = 2  #: bump when the unit's decisions change (training plays it): 2 = decided games, the boots tie-break
 SETTINGS = training.Settings()  #: how the models ``learned`` plays are trained (ours; see the README)
 BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
@@ -203,6 +204,7 @@ def model_key(params: Params, players: int, settings: training.Settings = SETTIN
         "players": players,
         "knobs": params.as_dict(),
         "features": FEATURES,
+        "unit": UNIT,
         "format": FORMAT,
         "training": settings.as_key(),
     }
