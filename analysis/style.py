@@ -62,6 +62,7 @@ POLICY_LOOKS: dict[str, tuple[int, str]] = {
     "turn-optimal": (9, "^"),
     "keep-jokers": (2, "o"),
     "reroll-jokers": (4, "v"),
+    "learned": (6, "P"),
     # Patolli
     "runner": (2, "p"),
     "aggressive": (4, "<"),
