@@ -58,6 +58,7 @@ SHARED_LOOKS: dict[str, tuple[int, str]] = {
     "greedy": (1, "s"),
     "expert": (3, "*"),
     "planner": (2, ">"),
+    "learned": (6, "P"),
 }
 """Palette index and marker of the policies several games share; each game's record adds its own."""
 

@@ -1,7 +1,8 @@
 """`make bench`: games per second of each engine's batched `play` and of its reference engine, their ratio,
-and peak memory; the expert's games/s and search playouts/s on one core; then end-to-end figures of `simulate
-pantolino`: wall time at n = 1e6, --jobs 2 against --jobs 1 (also for the library's `run` alone), the Dask backend
-against loky, peak memory at n = 1e5 against 1e7, and what checkpoints cost.
+and peak memory; the expert's games/s and search playouts/s on one core; the learned player's games/s (CPU time)
+and the time to load its model; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2
+against --jobs 1 (also for the library's `run` alone), the Dask backend against loky, peak memory at n = 1e5
+against 1e7, and what checkpoints cost.
 
 Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick] [--repeats R]. Figures are printed, never
 asserted.
@@ -100,6 +101,31 @@ def bench_search(game: str) -> dict:
         "games": n_games / wall,
         "playouts": counted["playouts"] / counted["seconds"],
         "per_game": counted["playouts"] / n_games,
+    }
+
+
+# game -> (seat policies, games): the learned player, its model loaded (or trained) before the clock starts
+LEARNED_CONFIGS = {"pantolino": (["learned", "learned"], 50_000)}
+
+
+def bench_learned(game: str) -> dict:
+    """The learned player's games/s (process CPU time: one core) and the seconds to load its cached model."""
+    module = get_game(game).module
+    seats, n_games = LEARNED_CONFIGS[game]
+    params = module.Params()
+    module.play(params, seats, 1_000, np.random.default_rng(0))  # train if missing, compile, warm caches
+    impl = module.POLICIES["learned"].impl
+    start = time.perf_counter()
+    impl(params).prepare(len(seats))
+    load = time.perf_counter() - start
+    start = time.process_time()
+    module.play(params, seats, n_games, np.random.default_rng(1))
+    return {
+        "game": game,
+        "seats": ",".join(seats),
+        "n": n_games,
+        "games": n_games / (time.process_time() - start),
+        "load": load,
     }
 
 
@@ -299,6 +325,10 @@ def main() -> None:
             f"{r['per_game']:>14,.0f}",
             flush=True,
         )
+    print(f"\n{'learned':<10} {'seats':<34} {'n':>8} {'games/s':>13} {'load s':>12}")
+    for game in [g for g in args.games if g in LEARNED_CONFIGS]:
+        r = bench_learned(game)
+        print(f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['games']:>13,.0f} {r['load']:>12.3f}", flush=True)
     if not args.no_cli:
         bench_cli(args.quick, args.repeats)
 

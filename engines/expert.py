@@ -63,12 +63,26 @@ def describe_budget(default: Budget) -> str:
     return ", ".join([*parts, f"{default[counts[-1]]} with {counts[-1]} or more"])
 
 
-def parse_playouts(text: str | None, default: Budget) -> int | None:
-    """Parse the ``N`` of ``expert:N``; one-line ``ValueError`` when out of range.
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """The argument of ``expert:N@P``: ``N`` playouts per decision (``None``: the default) with ``P`` in every seat."""
+
+    playouts: int | None
+    rollout: str
+
+
+def parse_playouts(text: str | None, default: Budget, rollouts: tuple[str, ...] = ()) -> int | Rollout | None:
+    """Parse the ``N`` of ``expert:N`` (or ``expert:N@P`` and ``expert:@P``, ``P`` one of ``rollouts``).
 
     No text gives ``default`` when it is one number, else ``None``: the adapter picks the budget for its table
-    with :func:`default_playouts` once it knows the number of players.
+    with :func:`default_playouts` once it knows the number of players. Out-of-range text: one-line ``ValueError``.
     """
+    if text is not None and "@" in text:
+        budget, _, rollout = text.partition("@")
+        if rollout not in rollouts:
+            allowed = f"one of {', '.join(rollouts)}" if rollouts else "none here"
+            raise ValueError(f"expert:{text}: the playout policy after @ must be {allowed}")
+        return Rollout(parse_playouts(budget or None, default) if budget else None, rollout)
     if text is None:
         return default if isinstance(default, int) else None
     try:
@@ -80,12 +94,18 @@ def parse_playouts(text: str | None, default: Budget) -> int | None:
     return value
 
 
-def expert_policy(make: Callable[..., object], rollout: str, default: Budget, chunk_games: int) -> Policy:
+def expert_policy(
+    make: Callable[..., object], rollout: str, default: Budget, chunk_games: int, rollouts: tuple[str, ...] = ()
+) -> Policy:
     """The ``expert`` entry of a game's policy registry; ``make(params, playouts)`` builds the game's adapter.
 
     ``chunk_games`` caps the games per chunk of a run with an expert seat: enough games that every decision is
-    searched in large batches, few enough that a chunk takes about a minute.
+    searched in large batches, few enough that a chunk takes about a minute. ``rollouts`` names the other playout
+    policies ``expert:N@P`` may ask for; the adapter then gets a :class:`Rollout`.
     """
+    other = ""
+    if rollouts:
+        other = f"; expert:N@P plays out with P, one of {', '.join(rollouts)} (e.g. expert:64@{rollouts[0]})"
     return Policy(
         "expert",
         f"Monte Carlo search improving on {rollout}: N playouts per decision ({rollout} in every seat) try the "
@@ -93,8 +113,8 @@ def expert_policy(make: Callable[..., object], rollout: str, default: Budget, ch
         "seat's information.",
         make,
         argument=f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {describe_budget(default)}); e.g. "
-        f"expert:{default_playouts(default, 2) * 4}",
-        parse_arg=partial(parse_playouts, default=default),
+        f"expert:{default_playouts(default, 2) * 4}{other}",
+        parse_arg=partial(parse_playouts, default=default, rollouts=rollouts),
         chunk_games=chunk_games,
     )
 

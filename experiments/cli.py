@@ -17,7 +17,7 @@ try:
     import typer
 
     from engines import available_games, core
-    from experiments.commands import compare, ladder, listing, play, studies, tune
+    from experiments.commands import compare, ladder, listing, play, studies, train, tune
     from experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
@@ -38,6 +38,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "experiment": studies.experiment_command,
     "ladder": ladder.ladder_command,
     "tune": tune.tune_command,
+    "train": train.train_command,
     "play": playtest.play,
     "review": playtest.review,
 }

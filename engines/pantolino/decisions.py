@@ -17,7 +17,8 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.expert import Budget, Search, default_playouts
+from engines.expert import Budget, Rollout, Search, default_playouts
+from engines.pantolino import learned
 from engines.pantolino.rules import (
     Params,
     State,
@@ -26,6 +27,7 @@ from engines.pantolino.rules import (
     end_turn,
     fits,
     play_on,
+    prepare,
     roll_dice,
     score,
     take_token,
@@ -106,6 +108,15 @@ class Point:
             self.key[rows],
         )
 
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer`` (default: the deciding seat) sees it (the learned players' hook).
+
+        Pantolino hides nothing, so the features read the whole position; see :mod:`engines.pantolino.learned`.
+        """
+        viewer = self.seat if viewer is None else np.asarray(viewer, dtype=np.int64)
+        view = learned.view_of(self.params, self.players, self.state.owner, self.state.taken_at, viewer)
+        return learned.features_of(self.params, view)
+
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""
 
@@ -136,16 +147,27 @@ class Point:
 
 
 class Expert:
-    """``expert``: every keep and every token chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
+    """``expert``: every keep and token chosen by :class:`~engines.expert.Search` (``ROLLOUT`` or ``P`` playouts)."""
 
-    def __init__(self, params: Params, playouts: int | None, policies: Mapping[str, Policy], defaults: Budget) -> None:
-        """Search with ``playouts`` per decision, or ``defaults`` for the table's player count when ``None``."""
-        self.params, self.policies = params, policies
-        self.playouts, self.defaults = playouts, defaults
+    def __init__(
+        self, params: Params, playouts: int | Rollout | None, policies: Mapping[str, Policy], defaults: Budget
+    ) -> None:
+        """Search with ``playouts`` per decision, or ``defaults`` for the table's player count when ``None``.
+
+        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``.
+        """
+        self.params, self.policies, self.defaults = params, policies, defaults
+        self.rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
+        self.playouts = playouts.playouts if isinstance(playouts, Rollout) else playouts
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        (impl,) = core.policy_instances(self.policies, [self.rollout], self.params)
+        prepare(impl, players)
 
     def search(self, players: int) -> Search:
         """The search for a table of ``players``."""
-        return Search(self.playouts or default_playouts(self.defaults, players), ROLLOUT)
+        return Search(self.playouts or default_playouts(self.defaults, players), self.rollout)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The searched keep of every game."""

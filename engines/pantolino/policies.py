@@ -25,9 +25,9 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
-from engines.pantolino import solver
+from engines.pantolino import learned, solver
 from engines.pantolino.decisions import ROLLOUT, Expert
-from engines.pantolino.heuristics import HEURISTICS
+from engines.pantolino.heuristics import HEURISTICS, TurnOptimal
 from engines.pantolino.rules import Params, Turn
 
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
@@ -101,5 +101,20 @@ WIN_OPTIMAL = Policy(
 ORDER = ("keep-jokers", "reroll-jokers", "greedy", "turn-optimal", "win-optimal", "random")  # as `simulate list` shows
 POLICIES: dict[str, Policy] = {name: WIN_OPTIMAL if name == "win-optimal" else HEURISTICS[name] for name in ORDER}
 POLICIES["expert"] = expert_policy(
-    partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK
+    partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``turn-optimal``."""
+
+    baseline = TurnOptimal
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each token; keeps by the exact turn programme over those values. Models "
+    "for 2 and 3 players ship; others are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; "
+    "training settings ours: 60,000 games, seed 0).",
+    LearnedPlayer,
 )

@@ -13,7 +13,8 @@ Each game is played at its default knobs with the CLI's default player count (``
   random's, one-sided two-proportion z-test at the 5% level.
 
 Excluded: ``random`` itself, policies that cheat (``oracle`` reads hidden information), ``win-optimal``, and any
-``expert...`` (search players, added separately). Seeds are fixed, so every case is deterministic.
+``expert...`` (search players) and ``learned`` (added separately: they must beat every heuristic). Seeds are
+fixed, so every case is deterministic.
 
 Game counts (each game's record: ``soundness_games``, ``search_games`` for the expert at its default budget,
 enough to catch an expert that loses clearly, and ``more_players``). With N games in all, a heuristic whose true
@@ -36,7 +37,7 @@ from engines.record import record_of
 from experiments.clikit import seats_from
 
 SEED = 20_261_130
-EXCLUDED = {"random", "oracle", "win-optimal"}
+EXCLUDED = {"random", "oracle", "win-optimal", "learned"}
 
 # Heuristics known to lose to random (or not to beat it significantly), each with its measured figure; their
 # cases are expected failures until the game's owner fixes them. Keyed by (game, policy).
@@ -185,3 +186,32 @@ def test_the_expert_spoils_no_cooperative_table(game: str, policy: str) -> None:
     ]
     _, high = wilson(rates[0] * n, n)
     assert high >= rates[1], f"{game}: the expert spoils a {policy} table: {rates[0]:.1%} vs {rates[1]:.1%}"
+
+
+LEARNED_GAMES_PER_SEATING = {game: record_of(get_game(game).module).learned_games for game in available_games()}
+"""Games per seating of ``learned`` (its shipped model) against each heuristic, 2 players (each game's record)."""
+
+
+@pytest.mark.parametrize(
+    ("game", "policy"),
+    [
+        pytest.param(game, policy, id=f"{game}-learned-vs-{policy}")
+        for game, counts in LEARNED_GAMES_PER_SEATING.items()
+        for policy in counts
+        if counts
+    ],
+)
+def test_learned_beats_every_heuristic(game: str, policy: str, monkeypatch) -> None:
+    """Seat-averaged share of ``learned`` from its shipped model: the lower end of the 95% interval above 50%."""
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped model must do: no training inside the suite
+    module = get_game(game).module
+    assert set(LEARNED_GAMES_PER_SEATING[game]) == {*heuristics(game), "random"}
+    n = LEARNED_GAMES_PER_SEATING[game][policy]
+    total = 0.0
+    for seat in range(2):
+        seats = [policy, policy]
+        seats[seat] = "learned"
+        winners = module.play(module.Params(), seats, n, np.random.default_rng([SEED, seat]))["winners"]
+        total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
+    low, high = wilson(total, 2 * n)
+    assert low > 0.5, f"{game}: learned does not beat {policy}: {total / (2 * n):.1%} [{low:.1%}, {high:.1%}]"

@@ -1,0 +1,77 @@
+"""Learned models on disk, beside the solver tables: keyed, written atomically, checked before use.
+
+A model file is one JSON header line (the key it was trained for and the SHA-256 of the model bytes) followed by
+the model's ``.npz`` bytes (:meth:`engines.learned.model.ValueModel.to_bytes`). Its name carries a digest of the
+key, which holds everything that determines the bytes: the game's id and version, every knob, the player count,
+the feature and model formats and the training settings. A file is read only if its header's key is the one
+asked for and its checksum, shapes and values check out; anything else is reported in one line and rebuilt (or
+refused when training is off).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engines.learned.model import ValueModel, checksum
+
+
+def cache_dir() -> Path:
+    """Where models are kept: ``$BOARDLAB_CACHE``, else ``~/.cache/boardlab`` (shared with the solver tables)."""
+    return Path(os.environ.get("BOARDLAB_CACHE") or Path.home() / ".cache" / "boardlab")
+
+
+def digest(key: Mapping[str, Any]) -> str:
+    """A short, stable digest of a model's key."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def file_name(key: Mapping[str, Any]) -> str:
+    """``<game>-learned-<players>p-<digest>.model``."""
+    return f"{key['game']}-learned-{key['players']}p-{digest(key)}.model"
+
+
+def encode(key: Mapping[str, Any], model: ValueModel) -> bytes:
+    """A model file's bytes: the header line, then the model."""
+    data = model.to_bytes()
+    header = json.dumps({"key": key, "sha256": checksum(data)}, sort_keys=True).encode()
+    return header + b"\n" + data
+
+
+def decode(blob: bytes, key: Mapping[str, Any], n_features: int) -> ValueModel:
+    """The model in a file's bytes, if it was trained for ``key`` and is intact.
+
+    Raises:
+        ValueError: naming what is wrong (not a model file, another key, a bad checksum, bad shapes or values).
+    """
+    header, newline, data = blob.partition(b"\n")
+    try:
+        meta = json.loads(header) if newline else None
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict) or "key" not in meta or "sha256" not in meta:
+        raise ValueError("not a learned-model file")
+    if meta["key"] != json.loads(json.dumps(key)):
+        raise ValueError("trained for another setting (its key differs)")
+    if meta["sha256"] != checksum(data):
+        raise ValueError("checksum mismatch (the file is corrupt)")
+    return ValueModel.from_bytes(data, n_features)
+
+
+def load(path: Path, key: Mapping[str, Any], n_features: int) -> ValueModel:
+    """Read and check the model at ``path`` (see :func:`decode`); ``OSError`` if it cannot be read."""
+    return decode(path.read_bytes(), key, n_features)
+
+
+def save(path: Path, key: Mapping[str, Any], model: ValueModel) -> None:
+    """Write the model whole (a temporary name in the same folder, then a rename) or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+        handle.write(encode(key, model))
+    os.chmod(handle.name, 0o644)
+    os.replace(handle.name, path)

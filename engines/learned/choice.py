@@ -1,0 +1,43 @@
+"""The generic learned decision: per row, the legal candidate whose resulting position the model values most.
+
+It needs only the decision-point contract (:class:`engines.core.DecisionPoint`) and the one hook a learned player
+adds, :class:`Featured`. A game whose decisions are followed by chance (Pantolino's keeps) does better with its
+own unit that takes the expectation over the dice exactly; this is the rule for decisions that lead straight to
+a position, and the reference such a unit's last step must agree with.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from engines.core import DecisionPoint
+from engines.learned.model import ValueModel
+
+
+@runtime_checkable
+class Featured(Protocol):
+    """A decision point that can describe its rows' positions for a value model."""
+
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """``(B, n_features)`` float32: each row's position as seat ``viewer[b]`` sees it (default: the deciding seat).
+
+        A feature may use only what that seat can see: hidden information never enters, so that two positions
+        the seat cannot tell apart get the same features (the expert's invariance rule).
+        """
+        ...
+
+
+def best_candidates(point: DecisionPoint, model: ValueModel) -> np.ndarray:
+    """``(B,)``: each row's legal candidate whose resulting position ``model`` values most for the deciding seat.
+
+    Ties go to the highest-numbered candidate.
+    """
+    legal = point.legal()
+    rows, candidates = np.nonzero(legal)
+    after = point.take(rows)
+    after.apply(candidates)
+    values = np.full(legal.shape, -np.inf)
+    values[rows, candidates] = model.predict(after.features(point.seat[rows]))
+    return legal.shape[1] - 1 - values[:, ::-1].argmax(axis=1)

@@ -1,0 +1,85 @@
+"""The value model: a small fully connected network whose play-time inference is batched numpy.
+
+It maps a position's features, as the deciding seat sees them, to that seat's predicted share of the win (a
+shared win among ``k`` counts ``1/k``). Weights are fitted by scikit-learn (:mod:`engines.learned.training`);
+here they are only evaluated and serialised. Inference runs in float32: a value model's own error is far above
+float32 rounding, and half-width arrays halve the memory traffic that dominates the cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+FORMAT = 1  #: bump when the serialised layout or the meaning of the weights changes: old files are refused
+
+
+@dataclass(frozen=True)
+class ValueModel:
+    """Layers ``(weights, bias)``: ReLU between them, the identity at the end, the output clipped to [0, 1]."""
+
+    weights: tuple[np.ndarray, ...]  # layer i: (inputs, outputs) float32
+    biases: tuple[np.ndarray, ...]  # layer i: (outputs,) float32
+
+    @property
+    def n_features(self) -> int:
+        """Inputs the model expects."""
+        return self.weights[0].shape[0]
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """Predicted share of the win of each row of ``features`` (``(N, n_features)``): ``(N,)`` in [0, 1]."""
+        h = np.asarray(features, dtype=np.float32)
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = h @ w
+            h += b
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        return np.clip(h[:, 0], 0.0, 1.0)
+
+    def to_bytes(self) -> bytes:
+        """The model as ``.npz`` bytes (deterministic: no timestamps, arrays in layer order)."""
+        arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
+        arrays["format"] = np.array([FORMAT], dtype=np.int64)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, n_features: int) -> ValueModel:
+        """Read :meth:`to_bytes` output, checking format, shapes (``n_features`` inputs) and finite values.
+
+        Raises:
+            ValueError: naming what is wrong with the data.
+        """
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        except (OSError, ValueError, EOFError) as error:
+            raise ValueError(f"not a model file ({error})") from None
+        if arrays.pop("format", np.zeros(1)).tolist() != [FORMAT]:
+            raise ValueError(f"model format is not {FORMAT}")
+        layers = len(arrays) // 2
+        try:
+            weights = tuple(arrays[f"w{i}"].astype(np.float32) for i in range(layers))
+            biases = tuple(arrays[f"b{i}"].astype(np.float32) for i in range(layers))
+        except KeyError as error:
+            raise ValueError(f"model file lacks layer {error}") from None
+        inputs = n_features
+        for w, b in zip(weights, biases, strict=True):
+            if w.ndim != 2 or w.shape[0] != inputs or b.shape != (w.shape[1],):
+                raise ValueError(f"model layer of shape {w.shape} does not take {inputs} inputs")
+            inputs = w.shape[1]
+        if inputs != 1 or not layers:
+            raise ValueError("model does not end in one output")
+        if not all(np.isfinite(a).all() for a in (*weights, *biases)):
+            raise ValueError("model has non-finite weights")
+        return cls(weights, biases)
+
+
+def checksum(data: bytes) -> str:
+    """SHA-256 of a model's bytes, as stored beside it."""
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,70 @@
+"""Getting a model to play with: from the shipped files, the cache, or training it now.
+
+Training is on by default; ``BOARDLAB_TRAIN=0`` turns it off, so that a missing model makes a command fail in one
+line instead of training (for CI, or a machine that must not spend minutes unasked).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from engines.core import Params
+from engines.learned import cache
+from engines.learned.model import ValueModel
+from engines.learned.training import Mapper, Progress, Sampler, Settings, serial, train
+
+TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
+
+
+def training_allowed() -> bool:
+    """Whether a missing model may be trained now (``BOARDLAB_TRAIN`` is not ``0``)."""
+    return os.environ.get(TRAIN_ENV, "1").strip() != "0"
+
+
+def obtain(
+    sampler: Sampler,
+    key: Mapping[str, Any],
+    params: Params,
+    players: int,
+    settings: Settings,
+    shipped: Path | None = None,
+    say: Callable[[str], None] | None = None,
+    mapper: Mapper = serial,
+    progress: Progress | None = None,
+    retrain: bool = False,
+    explicit: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """The model for ``key``: ``(model, path, how)``, ``how`` being ``"shipped"``, ``"cached"`` or ``"trained"``.
+
+    A shipped file (in the folder ``shipped``) or a cached one is used if its key matches and it checks out;
+    otherwise the model is trained (``say`` is told why first) and cached, unless training is off and the
+    training was not asked for ``explicit``-ly (``simulate train`` always trains).
+
+    Raises:
+        ValueError: when training is needed but turned off (one line naming the remedy).
+    """
+    name = cache.file_name(key)
+    path = cache.cache_dir() / name
+    width = sampler.n_features(params, players)
+    reason = "no learned model"
+    if not retrain:
+        for where, how in ((shipped / name if shipped else None, "shipped"), (path, "cached")):
+            if where is None or not where.exists():
+                continue
+            try:
+                return cache.load(where, key, width), where, how
+            except (OSError, ValueError) as error:
+                reason = f"the learned model {where} is unusable ({error})"
+    if not training_allowed() and not explicit:
+        raise ValueError(
+            f"{reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
+            f"training; run `simulate train {key['game']} --players {players}` with the same --set/--variant first"
+        )
+    if say is not None:
+        say(f"{reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
+    model = train(sampler, params, players, settings, mapper, progress)
+    cache.save(path, key, model)
+    return model, path, "trained"

@@ -1,0 +1,148 @@
+"""Fitting a value model from self-play, game-agnostically: rounds of seeded chunks, then a deterministic fit.
+
+A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws from
+``numpy.random.SeedSequence(seed, spawn_key=(i,))``, so the samples do not depend on how chunks are spread over
+workers, and they are merged in chunk order. Round 0 plays the game's baseline policy; every later round plays the
+learned policy of the model fitted so far (each round's fit starts from the last one's weights). Each round first
+fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times, on the backed-up
+values of the same positions under the model just fitted (fitted value iteration). The fit is
+scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited to one
+thread, so the same settings give the same model bytes on any machine layout.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from engines.core import Params
+from engines.learned.model import ValueModel
+
+
+class Sampler(Protocol):
+    """What a game offers training: self-play positions, the win shares that followed, and one-turn backups."""
+
+    def n_features(self, params: Params, players: int) -> int:
+        """Features of one position."""
+        ...
+
+    def samples(
+        self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, Any]:
+        """Play ``n_games`` self-play games (the baseline when ``model`` is None, else the learned policy).
+
+        Returns ``(features, targets, positions)``: one row per decision taken, the position it led to as the
+        deciding seat sees it, that seat's eventual share of the win (or a better estimate of it, such as a
+        search's), and the positions themselves in whatever form :meth:`backup` reads.
+        """
+        ...
+
+    def merge(self, parts: list[Any]) -> Any:
+        """The positions of several chunks, in order."""
+        ...
+
+    def backup(self, params: Params, players: int, model: ValueModel, positions: Any) -> np.ndarray | None:
+        """Better targets for ``positions`` from ``model`` (an exact expectation one turn ahead), or ``None``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a model is trained; every field is part of the model's cache key."""
+
+    games: int = 60_000  #: self-play games over all rounds (ours: enough that a 2-player model is stable)
+    rounds: int = 3  #: round 0 plays the baseline, later rounds the model so far (ours)
+    hidden: tuple[int, ...] = (64,)  #: hidden layer widths (ours)
+    epochs: int = 12  #: passes over each round's samples per fit (ours)
+    sweeps: int = 3  #: fits on one-turn backups after each round's fit on returns, where the game has them (ours)
+    seed: int = 0
+    chunk_games: int = 5_000  #: games per seeded chunk
+
+    def as_key(self) -> dict[str, Any]:
+        """JSON-friendly fields."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+Mapper = Callable[[Callable[..., Any], Sequence[tuple]], Iterable[Any]]
+"""Runs ``function(*args)`` for each args tuple and yields the results in order (serial, joblib, ...)."""
+Progress = Callable[[int, int], None]  # (games done, games in all)
+
+
+def serial(function: Callable[..., Any], jobs: Sequence[tuple]) -> Iterable[Any]:
+    """The in-process mapper."""
+    return (function(*args) for args in jobs)
+
+
+def play_chunk(
+    sampler: Sampler, params: Params, players: int, model: ValueModel | None, n_games: int, seed: int, index: int
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """One chunk's samples, from ``SeedSequence(seed, spawn_key=(index,))``."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+    return sampler.samples(params, players, model, n_games, rng)
+
+
+def chunk_sizes(games: int, chunk: int) -> list[int]:
+    """Split ``games`` into chunks of ``chunk`` (the last one smaller)."""
+    return [min(chunk, games - lo) for lo in range(0, games, chunk)]
+
+
+def train(
+    sampler: Sampler,
+    params: Params,
+    players: int,
+    settings: Settings,
+    mapper: Mapper = serial,
+    progress: Progress | None = None,
+) -> ValueModel:
+    """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play."""
+    from sklearn.neural_network import MLPRegressor
+
+    per_round = chunk_sizes(settings.games, -(-settings.games // settings.rounds))
+    net = MLPRegressor(
+        hidden_layer_sizes=settings.hidden,
+        max_iter=settings.epochs,
+        batch_size=512,
+        learning_rate_init=1e-3,
+        random_state=settings.seed,
+        warm_start=True,
+        shuffle=True,
+        tol=0.0,
+        n_iter_no_change=settings.epochs + 1,
+    )
+    model, index, done = None, 0, 0
+    for games in per_round:
+        sizes = chunk_sizes(games, settings.chunk_games)
+        jobs = [(sampler, params, players, model, n, settings.seed, index + i) for i, n in enumerate(sizes)]
+        index += len(sizes)
+        parts = []
+        for part, n in zip(mapper(play_chunk, jobs), sizes, strict=True):
+            parts.append(part)
+            done += n
+            if progress is not None:
+                progress(done, settings.games)
+        features = np.concatenate([p[0] for p in parts])
+        targets = np.concatenate([p[1] for p in parts])
+        positions = sampler.merge([p[2] for p in parts])
+        model = fit(net, features, targets)
+        for _ in range(settings.sweeps):
+            backed = sampler.backup(params, players, model, positions)
+            if backed is None:
+                break
+            model = fit(net, features, backed)
+    return model
+
+
+def fit(net: Any, features: np.ndarray, targets: np.ndarray) -> ValueModel:
+    """Go on fitting ``net`` (warm start) on these samples, on one BLAS thread; the fitted model."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter reached is the plan, not a problem
+        net.fit(features, targets)
+    return ValueModel(
+        tuple(w.astype(np.float32) for w in net.coefs_), tuple(b.astype(np.float32) for b in net.intercepts_)
+    )

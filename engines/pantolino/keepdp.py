@@ -1,0 +1,146 @@
+"""Compiled (numba) per-turn dynamic programme over dice keeps, for terminal values given per game.
+
+The learned player values the position after each token it could take (and after taking nothing); the best keep
+before each reroll is then the one that maximises the expected terminal value over the rolls left, exactly as in
+:meth:`engines.pantolino.solver.Solver.optimise_turn`. numpy would do this as a dense ``(keeps x throws)`` matrix
+product per roll and a gather over every throw's keep options; the transition matrix is mostly zeros (keeping
+``k`` dice leaves ``dice - k`` to roll: 1,365 non-zero entries of 26,460 with four dice and six faces) and only the
+options of the throw on the table matter at each decision, so a loop per position does a twentieth of the work
+(``benchmarks/bench.py``'s learned line). Values per throw are computed once per distinct position of a turn
+(:func:`advance`); each game then only scores the keep options of its own throw (:func:`pick`). Ties within
+:data:`NEAR` go to the first keep in :attr:`~engines.pantolino.dice.DiceTables.keep_options` order (more dice,
+then the smaller code).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engines.pantolino.dice import DiceTables
+
+NEAR = 1e-12  #: keeps (and tokens) whose values are this close count as tied, as in the exact solver
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """The dice tables in the flat arrays the kernels read."""
+
+    start: np.ndarray  # (K + 1,) int64: row k of the transition is entries start[k]:start[k + 1]
+    throw: np.ndarray  # (nnz,) int64: the complete throw (index into the full throws) of each entry
+    chance: np.ndarray  # (nnz,) float64: its probability
+    options: np.ndarray  # (F, J) int64: keep options of each throw (indices of multisets), -1 padding
+    eff: np.ndarray  # (F, C) int64: each colour's count in each throw, jokers included
+    first_roll: int  # index of the empty multiset: the first roll of every die
+
+    @classmethod
+    def of(cls, tables: DiceTables) -> Sparse:
+        """Flatten ``tables``' transition (exact integer weights, divided by the unit once)."""
+        rows, cols = np.nonzero(tables.transition)
+        chance = tables.transition[rows, cols] / float(tables.unit)
+        start = np.searchsorted(rows, np.arange(len(tables.codes) + 1))
+        eff = tables.effective_counts(tables.codes[tables.full]).astype(np.int64)
+        return cls(start, cols.astype(np.int64), chance, tables.keep_options, eff, int(tables.index_of_code[0]))
+
+
+def terminal_values(take: np.ndarray, stay: np.ndarray, colour: np.ndarray, value: np.ndarray, eff: np.ndarray):
+    """``(B, F)``: each last throw's value, the best fitting token's (``take``, -inf where absent) or ``stay``."""
+    return _terminal(take, stay, colour, value, eff)
+
+
+@njit(cache=True)
+def _terminal(take, stay, colour, value, eff):  # pragma: no cover - compiled
+    n, t = take.shape
+    f_count, c_count = eff.shape
+    top = eff.max()
+    out = np.empty((n, f_count))
+    best = np.empty((c_count, top + 1))
+    for b in range(n):
+        best[:] = -np.inf
+        for j in range(t):
+            v = take[b, j]
+            c = colour[j]
+            for x in range(value[j], top + 1):
+                if v > best[c, x]:
+                    best[c, x] = v
+        for f in range(f_count):
+            m = -np.inf
+            for c in range(c_count):
+                w = best[c, eff[f, c]]
+                if w > m:
+                    m = w
+            out[b, f] = stay[b] if m == -np.inf else m
+    return out
+
+
+def advance(w: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Values of every throw with one more roll left, from ``w`` (values with one roll fewer): ``(U, F)``."""
+    return _advance(w, sparse.start, sparse.throw, sparse.chance, sparse.options)
+
+
+def pick(w: np.ndarray, rows: np.ndarray, throw: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Best keep (index of a multiset) of each game's ``throw`` when its rerolls end in values ``w[rows]``."""
+    return _pick(w, rows, throw, sparse.start, sparse.throw, sparse.chance, sparse.options)
+
+
+def first_roll(w: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """Each row's expected value of a turn's first roll (every die) when throws are worth ``w``: ``(U,)``.
+
+    With ``w`` the values with ``rolls - 1`` rolls left (``advance`` applied that often to the terminal values),
+    this is the whole turn's value under the best keeps.
+    """
+    lo, hi = sparse.start[sparse.first_roll], sparse.start[sparse.first_roll + 1]
+    return w[:, sparse.throw[lo:hi]] @ sparse.chance[lo:hi]
+
+
+@njit(cache=True)
+def _expect(w, k, start, throw, chance):  # pragma: no cover - compiled
+    s = 0.0
+    for e in range(start[k], start[k + 1]):
+        s += chance[e] * w[throw[e]]
+    return s
+
+
+@njit(cache=True)
+def _best_option(row, expected, options):  # pragma: no cover - compiled
+    best = -np.inf
+    for j in range(options.shape[1]):
+        k = options[row, j]
+        if k >= 0 and expected[k] > best:
+            best = expected[k]
+    for j in range(options.shape[1]):
+        k = options[row, j]
+        if k >= 0 and expected[k] >= best - NEAR:
+            return k, best
+    return -1, best
+
+
+@njit(cache=True)
+def _advance(w, start, throw, chance, options):  # pragma: no cover - compiled
+    n, f_count = w.shape
+    k_count = len(start) - 1
+    out = np.empty((n, f_count))
+    expected = np.empty(k_count)
+    for b in range(n):
+        for k in range(k_count):
+            expected[k] = _expect(w[b], k, start, throw, chance)
+        for f in range(f_count):
+            out[b, f] = _best_option(f, expected, options)[1]
+    return out
+
+
+@njit(cache=True)
+def _pick(w, rows, throw_now, start, throw, chance, options):  # pragma: no cover - compiled
+    n = len(rows)
+    out = np.empty(n, np.int64)
+    expected = np.empty(len(start) - 1)
+    for b in range(n):
+        f = throw_now[b]
+        for j in range(options.shape[1]):
+            k = options[f, j]
+            if k >= 0:
+                expected[k] = _expect(w[rows[b]], k, start, throw, chance)
+        out[b] = _best_option(f, expected, options)[0]
+    return out

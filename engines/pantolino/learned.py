@@ -1,0 +1,445 @@
+"""Pantolino's learned player: features of a position as a seat sees it, and the per-turn unit that uses them.
+
+Features (:func:`features_of`) describe the position right after a seat's turn, from that seat's view; seats are
+numbered relative to it (0 = the viewer, 1 = the next to move, ...). Pantolino hides nothing, so every feature is
+public; the rule for any game is that a feature may use only what the viewing seat can see. In order:
+
+- one flag per token: still in the supply (``T``);
+- boots on each seat's centipede, over the game's total boots (``P``);
+- the viewer's lead over the strongest opponent, and the boots left in the supply, over the total (2);
+- with escaping boots, per token and seat: the token can be stolen from that seat (its tail token under
+  ``steal_from=tail``, any of its tokens under ``any``) (``T * P``);
+- where the colour tie-break can decide (:func:`~engines.pantolino.rules.tie_possible`), each seat's most boots
+  of one colour, over the total (``P``).
+
+The unit (:class:`Learned`): at the start of a turn the model values the position after each token the mover
+could take and after taking nothing; the keeps are then the exact per-turn dynamic programme over the dice that
+maximises the expected value of where the turn ends (:mod:`engines.pantolino.keepdp`), and the token is the best
+valued one the last throw allows. Model values are computed once per turn and reused by every roll's keep and by
+the token choice.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engines.learned import store, training
+from engines.learned.model import FORMAT, ValueModel
+from engines.pantolino import keepdp
+from engines.pantolino.rules import (
+    INFO,
+    SUPPLY,
+    Params,
+    State,
+    Turn,
+    finished,
+    fits,
+    play_with,
+    score,
+    take_token,
+    tie_possible,
+    token_colour,
+    token_value,
+)
+
+FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+UNIT = 2  #: bump when the unit's decisions change (training plays it): 2 = decided games, the boots tie-break
+SETTINGS = training.Settings()  #: how the models ``learned`` plays are trained (ours; see the README)
+BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
+SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
+
+
+def n_features(params: Params, players: int) -> int:
+    """Length of a position's feature vector for these knobs and players."""
+    t = params.n_tokens
+    return (
+        t
+        + players
+        + 2
+        + (t * players if params.escaping_boots else 0)
+        + (players if tie_possible(params, players) else 0)
+    )
+
+
+@dataclass
+class View:
+    """Positions as their viewer sees them (seats relative to the viewer), the parts features are made of."""
+
+    supply: np.ndarray  # (N, T) bool
+    boots: np.ndarray  # (N, P) int64, seat 0 = the viewer
+    colour_boots: np.ndarray | None  # (N, P, C) int64 when the colour tie-break can decide
+    stealable: np.ndarray | None  # (N, T, P) bool with escaping boots: token t can be stolen from seat r
+
+
+def features_of(params: Params, view: View) -> np.ndarray:
+    """``(N, n_features)`` float32 features (see the module docstring)."""
+    total = float(sum(params.token_values) * params.colours)
+    value = token_value(params).astype(np.float32)
+    parts = [view.supply.astype(np.float32), view.boots / total]
+    lead = view.boots[..., 0] - view.boots[..., 1:].max(axis=-1)
+    parts += [lead[..., None] / total, (view.supply @ value)[..., None] / total]
+    if view.stealable is not None:
+        parts.append(view.stealable.reshape(*view.stealable.shape[:-2], -1))
+    if view.colour_boots is not None:
+        parts.append(view.colour_boots.max(axis=-1) / total)
+    return np.concatenate([np.asarray(p, dtype=np.float32) for p in parts], axis=-1)
+
+
+def decided(params: Params, view: View) -> np.ndarray:
+    """The viewer's share where the game's result is already certain (1 won, 0 lost), else -1.
+
+    Without escaping boots no seat loses boots, so a viewer ahead of every rival by more than the supply's boots
+    has won, and one behind a rival by more has lost. A model's values there are only close to 1 or 0; with
+    noise a mover to whom every choice is worth a win may prefer to take nothing and draw a decided game out
+    for hundreds of turns.
+    """
+    if params.escaping_boots:
+        return np.full(view.boots.shape[:-1], -1.0)
+    left = view.supply @ token_value(params)
+    own, rivals = view.boots[..., 0], view.boots[..., 1:]
+    won = own > rivals.max(axis=-1) + left
+    lost = (rivals > own[..., None] + left[..., None]).any(axis=-1)
+    return np.where(won, 1.0, np.where(lost, 0.0, -1.0))
+
+
+def relative_owner(owner: np.ndarray, viewer: np.ndarray, players: int) -> np.ndarray:
+    """Owner seats relative to ``viewer`` (0 = the viewer), supply and removed tokens kept as their codes."""
+    owner = owner.astype(np.int64)
+    return np.where(owner >= 0, (owner - viewer[:, None]) % players, owner)
+
+
+def tails(params: Params, rel: np.ndarray, taken_at: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(tail, previous)``, each ``(N, P)``: each seat's last-added token and the one before it, -1 for none."""
+    seats = np.arange(players)
+    on_seat = rel[:, None, :] == seats[None, :, None]  # (N, P, T)
+    when = np.where(on_seat, taken_at[:, None, :].astype(np.int64), -1)
+    order = np.argsort(-when, axis=2, kind="stable")
+    tail, previous = order[:, :, 0], order[:, :, 1] if rel.shape[1] > 1 else order[:, :, 0]
+    has = np.take_along_axis(when, order[:, :, :2], axis=2) >= 0
+    return np.where(has[:, :, 0], tail, -1), np.where(has[:, :, 1], previous, -1)
+
+
+def stealable_of(params: Params, rel: np.ndarray, tail: np.ndarray, players: int) -> np.ndarray:
+    """``(N, T, P)``: token t could be stolen from seat r (its tail token, or any token under ``steal_from=any``)."""
+    seats = np.arange(players)
+    if params.steal_from == "any":
+        return rel[:, :, None] == seats[None, None, :]
+    tokens = np.arange(rel.shape[1])
+    return tail[:, None, :] == tokens[None, :, None]
+
+
+def view_of(params: Params, players: int, owner: np.ndarray, taken_at: np.ndarray, viewer: np.ndarray) -> View:
+    """The positions given by ``owner`` and ``taken_at`` as seat ``viewer`` of each row sees them."""
+    rel = relative_owner(owner, viewer, players)
+    value = token_value(params)
+    seats = np.arange(players)
+    held = rel[:, None, :] == seats[None, :, None]  # (N, P, T)
+    colour_boots = None
+    if tie_possible(params, players):
+        by_colour = token_colour(params)[None, :] == np.arange(params.colours)[:, None]  # (C, T)
+        colour_boots = (held * value) @ by_colour.T.astype(np.int64)
+    stealable = None
+    if params.escaping_boots:
+        stealable = stealable_of(params, rel, tails(params, rel, taken_at, players)[0], players)
+    return View(rel == SUPPLY, (held * value).sum(axis=2), colour_boots, stealable)
+
+
+def candidate_views(turn: Turn) -> View:
+    """The position after each candidate of the mover, as the mover sees it: rows ``(B, T + 1)``.
+
+    Candidate ``t < T`` takes token ``t`` (from the supply or an opponent; meaningless where not available);
+    candidate ``T`` takes nothing (and, under ``remove-smallest``, removes a smallest supply token).
+    """
+    params, players = turn.params, turn.players
+    n, t = turn.owner.shape
+    value, colour = token_value(params), token_colour(params)
+    rel = relative_owner(turn.owner, turn.mover, players)
+    base = view_of(params, players, turn.owner, turn.state.taken_at, turn.mover)
+    eye = np.eye(t + 1, t, dtype=bool)
+    supply = base.supply[:, None, :] & ~eye[None]
+    if params.no_token_rule == "remove-smallest":
+        lowest = np.where(base.supply.any(axis=1), base.supply.argmax(axis=1), -1)  # token 0 is a smallest
+        rows = np.flatnonzero(lowest >= 0)
+        supply[rows, t, lowest[rows]] = False
+    victim = np.concatenate([np.where(rel >= 1, rel, 0), np.zeros((n, 1), np.int64)], axis=1)  # (B, T + 1)
+    gain = np.r_[value, 0]
+    seats = np.arange(players)
+    delta = gain * (
+        (seats[:, None] == 0).astype(np.int64) - (seats[:, None] == victim[:, None, :]) * (victim[:, None, :] > 0)
+    )
+    boots = base.boots[:, None, :] + delta.transpose(0, 2, 1)  # (B, T + 1, P)
+    colour_boots = None
+    if base.colour_boots is not None:
+        hit = np.eye(params.colours, dtype=np.int64)[np.r_[colour, 0]] * (np.arange(t + 1) < t)[:, None]  # (T+1, C)
+        colour_boots = base.colour_boots[:, None] + delta.transpose(0, 2, 1)[..., None] * hit[None, :, None, :]
+    stealable = None
+    if base.stealable is not None:
+        stealable = np.repeat(base.stealable[:, None], t + 1, axis=1)  # (B, T + 1, T, P)
+        tokens = np.arange(t)
+        if params.steal_from == "any":
+            stealable[:, tokens, tokens, :] = False
+            stealable[:, tokens, tokens, 0] = True
+        else:
+            previous = tails(params, rel, turn.state.taken_at, players)[1]
+            rows = np.arange(n)[:, None]
+            v = victim[:, :t]
+            stealable[rows, tokens[None], tokens[None], v] = False  # the token leaves its victim (v > 0) ...
+            stealable[:, :t, :, 0] = eye[None, :t, :]  # ... and is the mover's new tail
+            prev = previous[rows, v]
+            r_idx, c_idx = np.nonzero((v > 0) & (prev >= 0))  # the victim's token before it is its tail again
+            stealable[r_idx, c_idx, prev[r_idx, c_idx], v[r_idx, c_idx]] = True
+    return View(supply, boots, colour_boots, stealable)
+
+
+def model_key(params: Params, players: int, settings: training.Settings = SETTINGS) -> dict:
+    """Everything that determines a model's bytes."""
+    return {
+        "game": INFO.id,
+        "version": INFO.version,
+        "players": players,
+        "knobs": params.as_dict(),
+        "features": FEATURES,
+        "unit": UNIT,
+        "format": FORMAT,
+        "training": settings.as_key(),
+    }
+
+
+class Learned:
+    """``learned``: the value model's per-turn unit (see the module docstring).
+
+    ``baseline`` (a policy implementation class) plays round 0 of training; the registry sets it, so this module
+    needs no policy registry.
+    """
+
+    baseline: type
+    #: worth of a boot when model values tie (ours): a decided game is still played to its end, not drawn out for
+    #: hundreds of turns by a mover to whom every choice is worth exactly a win (or a loss)
+    boots_tiebreak = 1e-9
+
+    def __init__(self, params: Params, models: dict[int, ValueModel] | None = None) -> None:
+        """Play ``params``; models by player count are loaded (or trained) on first use unless given."""
+        self.params, self.tables = params, params.tables
+        self.models = dict(models or {})
+        self.colour, self.value = token_colour(params), token_value(params)
+        self.sparse = keepdp.Sparse.of(self.tables)
+        self.stash: tuple | None = None
+
+    @classmethod
+    def train(
+        cls,
+        params: Params,
+        players: int,
+        settings: training.Settings,
+        mapper: training.Mapper = training.serial,
+        progress: training.Progress | None = None,
+        retrain: bool = False,
+    ) -> tuple[ValueModel, Path, str]:
+        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``."""
+        return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain, True)
+
+    def prepare(self, players: int) -> None:
+        """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
+        if players not in self.models:
+            self.models[players] = ensure_model(self.params, players, SelfPlay(self.baseline))
+
+    def successor_values(self, turn: Turn) -> TurnValues:
+        """The model's values after each candidate of this turn, per distinct position (computed once a turn)."""
+        key = (turn.games, turn.mover, turn.owner, turn.supply_bits)
+        if self.stash is not None and all(
+            a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.stash[0], key, strict=True)
+        ):
+            return self.stash[1]
+        self.prepare(turn.players)
+        first, inverse = distinct_positions(turn)
+        unique = turn.subset(first)
+        view = candidate_views(unique)
+        n, width = view.supply.shape[:2]
+        flat = features_of(self.params, view).reshape(n * width, -1)
+        values = self.models[turn.players].predict(flat).reshape(n, width).astype(np.float64)
+        certain = decided(self.params, view)
+        values = np.where(certain >= 0, certain, values)
+        take = np.where(unique.available, values[:, :-1] + self.boots_tiebreak * self.value, -np.inf)
+        terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
+        result = TurnValues(take, inverse, [terminal])
+        self.stash = (tuple(np.copy(a) for a in key), result)
+        return result
+
+    def throw_values(self, turn: Turn, rolls_left: int) -> TurnValues:
+        """This turn's values, with the value of every throw known up to ``rolls_left`` rolls left."""
+        values = self.successor_values(turn)
+        while len(values.by_rolls) <= rolls_left:
+            values.by_rolls.append(keepdp.advance(values.by_rolls[-1], self.sparse))
+        return values
+
+    def turn_value(self, turn: Turn) -> np.ndarray:
+        """Each mover's expected model value of where its turn ends, under the best keeps: ``(B,)``."""
+        values = self.throw_values(turn, self.tables.rolls - 1)
+        return keepdp.first_roll(values.by_rolls[self.tables.rolls - 1], self.sparse)[values.inverse]
+
+    def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
+        """The keep that maximises the expected value of where the turn ends."""
+        values = self.throw_values(turn, rolls_left - 1)
+        throw = self.tables.full_position[self.tables.index_of_code[code]].astype(np.int64)
+        kept = keepdp.pick(values.by_rolls[rolls_left - 1], values.inverse, throw, self.sparse)
+        return self.tables.codes[kept]
+
+    def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
+        """The best valued token the throw allows (near-ties to the preferred token), or -1."""
+        values = self.successor_values(turn)
+        masked = np.where(fits(turn, throw), values.take[values.inverse], -np.inf)
+        best = masked.max(axis=1, keepdims=True)
+        near = masked >= best - keepdp.NEAR
+        preferred = masked.shape[1] - 1 - near[:, ::-1].argmax(axis=1)
+        return np.where(np.isneginf(best[:, 0]), -1, preferred)
+
+
+@dataclass
+class TurnValues:
+    """One turn's model values, per distinct position: what every keep and the token choice read."""
+
+    take: np.ndarray  # (U, T): the mover's value after taking each token, -inf where it is not available
+    inverse: np.ndarray  # (B,): each game's distinct position
+    by_rolls: list[np.ndarray]  # [r]: (U, F) value of each throw with r rolls left (r = 0: where the turn ends)
+
+
+def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: one game per distinct position as its mover sees it, and each game's position.
+
+    Games in lock-step meet the same positions often (in 2-player games of 20,000, five times per position on
+    average), and a position determines the model's values and so the keep tables. The position is what the
+    features and candidates read: supply and boots by relative seat, or, where colours or steals matter, every
+    token's relative owner and each seat's last two tokens.
+    """
+    params, players = turn.params, turn.players
+    rel = relative_owner(turn.owner, turn.mover, players)
+    if not params.escaping_boots and not tie_possible(params, players):
+        seats = np.arange(players)
+        boots = ((rel[:, None, :] == seats[None, :, None]) * turn.value).sum(axis=2)
+        parts = np.concatenate([turn.supply_bits[:, None], boots], axis=1)
+    elif params.escaping_boots and params.steal_from == "tail":
+        parts = np.concatenate([rel, *tails(params, rel, turn.state.taken_at, players)], axis=1)
+    else:
+        parts = rel
+    rows = np.ascontiguousarray(parts.astype(np.int64))
+    _, first, inverse = np.unique(
+        rows.view(np.dtype((np.void, rows.shape[1] * 8))).ravel(), return_index=True, return_inverse=True
+    )
+    return first, inverse.ravel()
+
+
+class Recorder:
+    """Plays like ``inner``; records the position every turn led to, itself and as features from its mover's view."""
+
+    def __init__(self, inner: object) -> None:
+        """Wrap the policy implementation ``inner``."""
+        self.inner = inner
+        self.features: list[np.ndarray] = []
+        self.games: list[np.ndarray] = []
+        self.seats: list[np.ndarray] = []
+        self.after: list[State] = []
+
+    def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
+        """The inner policy's keep."""
+        return self.inner.keep(turn, code, rolls_left)
+
+    def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
+        """The inner policy's token; the position after it is recorded."""
+        choice = self.inner.choose(turn, throw)
+        after = turn.state.keep_rows(np.arange(len(choice)))
+        take_token(Turn(turn.params, turn.players, turn.source, after, turn.mover), choice)
+        seen = view_of(turn.params, turn.players, after.owner, after.taken_at, turn.mover)
+        self.features.append(features_of(turn.params, seen))
+        self.games.append(turn.games)
+        self.seats.append(turn.mover)
+        self.after.append(after)
+        return choice
+
+
+def concat_states(parts: list[State]) -> State:
+    """The rows of several states, in order."""
+    return State(*(np.concatenate([getattr(p, name) for p in parts]) for name in State.__slots__))
+
+
+@dataclass(frozen=True)
+class SelfPlay:
+    """Training samples for :func:`engines.learned.training.train`: self-play, then exact one-turn backups.
+
+    A sample is the position a turn led to, as its mover saw it. Its first target is the share of the win the mover
+    went on to get (a Monte Carlo return). With two players, :meth:`backup` then gives each sample the exact
+    expectation, over the opponent's whole next turn, of the model's value: one minus the opponent's best
+    expected value of where its turn ends (fitted value iteration; a finished game's target is its result).
+    """
+
+    baseline: type  #: round 0's policy implementation class
+
+    def n_features(self, params: Params, players: int) -> int:
+        """See :func:`n_features`."""
+        return n_features(params, players)
+
+    def samples(
+        self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, State]:
+        """Every turn's resulting position (features and state) and its mover's eventual share of the win."""
+        inner = self.baseline(params) if model is None else Learned(params, {players: model})
+        recorder = Recorder(inner)
+        out = play_with(params, [recorder] * players, n_games, rng, metrics=False)
+        winners = out["winners"].astype(np.float64)
+        share = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
+        games, seats = np.concatenate(recorder.games), np.concatenate(recorder.seats)
+        after = concat_states(recorder.after)
+        after.game = seats  # the seat whose view the sample takes (the state's own game numbers are not needed)
+        return np.concatenate(recorder.features), share[games, seats].astype(np.float32), after
+
+    def merge(self, parts: list[State]) -> State:
+        """Positions of several chunks, in order."""
+        return concat_states(parts)
+
+    def backup(self, params: Params, players: int, model: ValueModel, positions: State) -> np.ndarray | None:
+        """Exact one-turn backups of every position's value (two players; ``None`` for more)."""
+        if players != 2:
+            return None
+        impl = Learned(params, {players: model})
+        out = np.empty(len(positions.game), dtype=np.float32)
+        for lo in range(0, len(out), BACKUP_ROWS):
+            rows = np.arange(lo, min(lo + BACKUP_ROWS, len(out)))
+            part = positions.keep_rows(rows)
+            seat = part.game
+            done = finished(part)
+            _, _, winners = score(params, part.owner[done], players)
+            out[rows[done]] = winners[np.arange(done.sum()), seat[done]] / winners.sum(axis=1)
+            live = part.keep_rows(~done)
+            if len(live.game):
+                mover = (live.turn % players).astype(np.int64)
+                out[rows[~done]] = 1.0 - impl.turn_value(Turn(params, players, None, live, mover))
+        return out
+
+
+def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
+    """The model ``learned`` plays for these knobs and players: shipped, cached, or trained now (said on stderr).
+
+    Raises:
+        ValueError: when the model is missing and training is turned off (``BOARDLAB_TRAIN=0``).
+    """
+    return obtain(params, players, sampler, SETTINGS, say=lambda text: print(text, file=sys.stderr))[0]
+
+
+def obtain(
+    params: Params,
+    players: int,
+    sampler: SelfPlay,
+    settings: training.Settings,
+    say: Callable[[str], None] | None = None,
+    mapper: training.Mapper = training.serial,
+    progress: training.Progress | None = None,
+    retrain: bool = False,
+    explicit: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """:func:`engines.learned.store.obtain` for Pantolino: ``(model, path, "shipped" | "cached" | "trained")``."""
+    key = model_key(params, players, settings)
+    return store.obtain(sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit)

@@ -1,0 +1,51 @@
+"""`simulate train GAME`: fit (or find cached) a game's learned model for one setting."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Jobs,
+    ProgressBar,
+    Quiet,
+    Scheduler,
+    emit_json,
+    parse_count,
+    parse_settings,
+    user_errors,
+)
+from experiments.train import train_model
+
+
+def train_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    players: Annotated[int | None, typer.Option(help="Seats (default: the game's minimum).")] = None,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
+    games: Annotated[
+        str, typer.Option("--games", help="Self-play games (the default trains what `learned` plays).")
+    ] = "60000",
+    seed: Annotated[int, typer.Option(help="Root seed of the self-play chunks.")] = 0,
+    jobs: Jobs = None,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+    retrain: Annotated[bool, typer.Option("--retrain", help="Train even if the model is cached.")] = False,
+    quiet: Quiet = False,
+    as_json: AsJson = False,
+) -> None:
+    """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
+    with user_errors():
+        count = parse_count(games, "--games")
+        knobs = parse_settings(settings or [])
+        with ProgressBar(count, enabled=not quiet and not as_json) as bar:
+            result = train_model(
+                game, players, knobs, variant, count, seed, jobs, bar.advance, retrain, backend, scheduler
+            )
+    if as_json:
+        emit_json(result.as_dict())
+    elif not quiet:
+        typer.echo(f"{result.how}: {result.path} ({result.seconds:.1f} s)")

@@ -1,0 +1,103 @@
+"""The game-agnostic learned-player core: the value model, its files, the store and the training loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engines.learned import cache, store, training
+from engines.learned.model import ValueModel
+from engines.pantolino import Params
+
+KEY = {"game": "toy", "players": 2, "knobs": {"a": 1}, "format": 1}
+WIDTH = 3
+
+
+class Toy:
+    """A sampler whose positions are random features and whose value is a fixed smooth function of them."""
+
+    def n_features(self, params, players):
+        return WIDTH
+
+    def samples(self, params, players, model, n_games, rng):
+        features = rng.random((n_games, WIDTH)).astype(np.float32)
+        return features, (0.2 + 0.6 * features[:, 0] * features[:, 1]).astype(np.float32), np.arange(n_games)
+
+    def merge(self, parts):
+        return np.concatenate(parts)
+
+    def backup(self, params, players, model, positions):
+        return None
+
+
+SMALL = training.Settings(games=4_000, rounds=2, hidden=(8,), epochs=40, chunk_games=1_000)
+
+
+def toy_model() -> ValueModel:
+    return training.train(Toy(), Params(), 2, SMALL)
+
+
+def reversed_mapper(function, jobs):
+    """Runs the chunks last first (as workers may finish), yielding results in chunk order."""
+    results = [function(*args) for args in reversed(jobs)]
+    return reversed(results)
+
+
+def test_training_is_deterministic_and_independent_of_chunk_order() -> None:
+    first, again = toy_model(), training.train(Toy(), Params(), 2, SMALL, reversed_mapper)
+    assert first.to_bytes() == again.to_bytes()
+    other = training.train(Toy(), Params(), 2, training.Settings(**{**SMALL.__dict__, "seed": 1}))
+    assert other.to_bytes() != first.to_bytes()
+    x = np.random.default_rng(9).random((500, WIDTH)).astype(np.float32)
+    assert np.abs(first.predict(x) - (0.2 + 0.6 * x[:, 0] * x[:, 1])).mean() < 0.05  # it learned the function
+
+
+def test_chunks_draw_from_spawned_seed_sequences() -> None:
+    class Spy(Toy):
+        def samples(self, params, players, model, n_games, rng):
+            return rng.random((1, WIDTH)), np.zeros(1), np.zeros(1)
+
+    got = training.play_chunk(Spy(), Params(), 2, None, 1, 5, 3)[0]
+    expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(3,))).random((1, WIDTH))
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_model_files_round_trip_and_refuse_what_is_wrong() -> None:
+    model = toy_model()
+    blob = cache.encode(KEY, model)
+    assert cache.decode(blob, KEY, WIDTH).to_bytes() == model.to_bytes()
+    header, _, data = blob.partition(b"\n")
+    broken = bytearray(data)
+    broken[len(broken) // 2] ^= 0xFF
+    cases = {
+        "another setting": (blob, {**KEY, "players": 3}, WIDTH),
+        "checksum": (header + b"\n" + bytes(broken), KEY, WIDTH),
+        "not a learned-model file": (b"garbage", KEY, WIDTH),
+        "does not take 4 inputs": (blob, KEY, WIDTH + 1),
+    }
+    for message, (data_in, key, width) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            cache.decode(data_in, key, width)
+    bad = ValueModel((model.weights[0] * np.nan, *model.weights[1:]), model.biases)
+    with pytest.raises(ValueError, match="non-finite"):
+        ValueModel.from_bytes(bad.to_bytes(), WIDTH)
+
+
+def test_the_store_trains_once_rebuilds_corrupt_files_and_refuses_when_told(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    said = []
+    model, path, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
+    assert how == "trained" and len(said) == 1 and path.parent == tmp_path
+    assert store.obtain(Toy(), KEY, Params(), 2, SMALL)[2] == "cached"
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / path.name).write_bytes(path.read_bytes())
+    assert store.obtain(Toy(), KEY, Params(), 2, SMALL, shipped=shipped)[2] == "shipped"
+    path.write_bytes(b"corrupt")
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0 forbids training; run `simulate train toy"):
+        store.obtain(Toy(), KEY, Params(), 2, SMALL)
+    monkeypatch.delenv("BOARDLAB_TRAIN")
+    rebuilt, _, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
+    assert how == "trained" and rebuilt.to_bytes() == model.to_bytes()
+    assert "unusable (not a learned-model file)" in said[-1]

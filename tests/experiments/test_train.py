@@ -1,0 +1,65 @@
+"""`simulate train` (experiments/train.py): the model for a setting, the same bytes for any --jobs, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from experiments.cli import app
+
+runner = CliRunner()
+SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_same_seed_same_model_bytes_for_any_jobs(tmp_path: Path, monkeypatch) -> None:
+    blobs = []
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / jobs))
+        result = invoke("train", "pantolino", *SMALL, "--games", "300", "--jobs", jobs, "--json")
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["how"] == "trained" and report["players"] == 2
+        blobs.append(Path(report["path"]).read_bytes())
+    assert blobs[0] == blobs[1]
+    again = invoke("train", "pantolino", *SMALL, "--games", "300")
+    assert again.exit_code == 0 and again.stdout.startswith("cached: ")
+    assert invoke("train", "pantolino", *SMALL, "--games", "300", "--quiet").stdout == ""
+
+
+def test_a_missing_model_with_training_off_fails_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    seats = ("--seats", "learned,turn-optimal")
+    result = invoke("pantolino", *seats, *SMALL, "-n", "100", "--quiet", "--out", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "BOARDLAB_TRAIN=0 forbids training" in result.stderr
+
+
+def test_bad_input_is_one_line_and_exit_2() -> None:
+    for args in (("--players", "9"), ("--games", "0"), ("--set", "colours=99"), ("--variant", "nope")):
+        result = invoke("train", "pantolino", *args, "--quiet")
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.count("\n") == 1, result.stderr
+    assert "no learned player" in invoke("train", "patolli", "--quiet").stderr
+
+
+def test_designer_commands_seat_learned(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped 2-player model
+    args = ["tournament", "pantolino", "--policies", "learned,keep-jokers", "-n", "100", "--jobs", "1", "-q"]
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "learned" in result.stdout
+
+
+def test_simulate_train_trains_even_with_implicit_training_off(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    result = invoke("train", "pantolino", *SMALL, "--games", "100", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["how"] == "trained"
