@@ -111,7 +111,7 @@ def check_seeds(module: Any, n: int = 200) -> None:
     _require(not np.array_equal(a["score"], c["score"]), module.INFO.id, "seeds", "another seed, the same games")
 
 
-def check_reference(module: Any, n: int = 8) -> None:
+def check_reference(module: Any, n: int = 4) -> None:
     """The reference engine plays ``play``'s games on the same scripted streams (every column it returns)."""
     record = record_of(module)
     if record.bench is None:  # no seats declared that the reference engine plays

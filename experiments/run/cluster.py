@@ -1,7 +1,7 @@
 """The Dask executor: tasks run on the workers of a Dask cluster, local or at a scheduler's address.
 
 Every worker needs boardlab installed (the same version) and, for policies with tables (the exact 2-player
-Pantolino solution), the same cache folder or the time to build it once (see the README's "On a cluster").
+Pantolino solution), the same cache folder or the time to build it once (see the README's "Running on a cluster").
 """
 
 from __future__ import annotations
