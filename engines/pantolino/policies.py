@@ -114,7 +114,7 @@ class LearnedPlayer(learned.Learned):
 POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each token; keeps by the exact turn programme over those values. Models "
-    "for 2 and 3 players ship; others are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; "
-    "training settings ours: 60,000 games, seed 0).",
+    "for 2-4 players and 2-player escaping boots ship; others are trained by self-play on first use and cached "
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
     LearnedPlayer,
 )
