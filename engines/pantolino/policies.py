@@ -1,20 +1,9 @@
-"""Pantolino policies: how many dice to keep before each reroll, and which token to take.
+"""Pantolino's policy registry: the heuristics, the exact solution, the search and the learned player.
 
-Every policy decides for a whole batch at once. ``keep(turn, code, rolls_left)`` gets the current throw as a
-multiset code per game and returns the code of the dice to keep (the rest are rerolled; keeping all means
-stopping); ``rolls_left`` counts the rolls still allowed, the coming one included. ``choose(turn, throw)``
-gets the index of the last throw and returns the token taken, or -1 for none. A policy whose keeps depend
-only on a small key of the position (``turn_key``) also offers a ``sampler`` that draws the last throw whole.
-
-The shared choice rule (every policy but ``random`` and ``win-optimal``) takes the token that leaves the mover
-the largest lead over the strongest opponent. The game is won against whoever has most boots, so this is
-the quantity a one-turn rule should push: a supply token of ``v`` boots adds ``v`` to the lead; with escaping
-boots, stealing ``v`` from the leader adds up to ``2v`` (exactly ``2v`` with 2 players; with more, the leader's
-loss counts only until the runner-up becomes the strongest opponent), and stealing from anyone else adds
-``v``, like the supply. Ties go to the higher value, then the supply (a steal must gain something), then the
-victim with most boots and the next in turn order, then the colour in which the mover already holds most boots
-(it decides a tie on boots; used only where a tie on boots can happen: 3+ players, an even total of boots or
-``remove-smallest``), then the lowest colour.
+How a policy decides (``keep``, ``choose``, an optional whole-turn ``sampler``) and the shared token rule are
+described in :mod:`engines.pantolino.heuristics`, which holds every policy that neither solves nor searches nor
+learns. This module adds ``win-optimal`` (:mod:`engines.pantolino.solver`), ``expert``
+(:mod:`engines.pantolino.decisions`) and ``learned`` (:mod:`engines.pantolino.learned`).
 """
 
 from __future__ import annotations
