@@ -104,14 +104,13 @@ def bench_search(game: str) -> dict:
     }
 
 
-# game -> (seat policies, games): the learned player, its model loaded (or trained) before the clock starts
-LEARNED_CONFIGS = {"pantolino": (["learned", "learned"], 50_000)}
-
-
 def bench_learned(game: str) -> dict:
-    """The learned player's games/s (process CPU time: one core) and the seconds to load its cached model."""
+    """The learned player's games/s (process CPU time: one core) and the seconds to load its cached model.
+
+    Two ``learned`` seats play the record's ``learned_games``; the model is loaded (or trained) before the clock.
+    """
     module = get_game(game).module
-    seats, n_games = LEARNED_CONFIGS[game]
+    seats, n_games = ["learned", "learned"], bench_sizes(game).learned_games
     params = module.Params()
     module.play(params, seats, 1_000, np.random.default_rng(0))  # train if missing, compile, warm caches
     impl = module.POLICIES["learned"].impl
@@ -326,7 +325,7 @@ def main() -> None:
             flush=True,
         )
     print(f"\n{'learned':<10} {'seats':<34} {'n':>8} {'games/s':>13} {'load s':>12}")
-    for game in [g for g in args.games if g in LEARNED_CONFIGS]:
+    for game in [g for g in args.games if bench_sizes(g).learned_games]:
         r = bench_learned(game)
         print(f"{r['game']:<10} {r['seats']:<34} {r['n']:>8} {r['games']:>13,.0f} {r['load']:>12.3f}", flush=True)
     if not args.no_cli:

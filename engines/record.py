@@ -51,6 +51,7 @@ class Bench:
     stream: int  # random numbers drawn per reference game (its scripted stream's length)
     rival: str  # the expert's opponent in the search benchmark
     search_games: int  # games with one expert seat at its default budget (one chunk)
+    learned_games: int = 0  # games of two ``learned`` seats timed (0: the game has no learned player yet)
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,10 @@ class Record:
     index and marker of the game's own policies in every figure (policies several games share are drawn alike, see
     :mod:`analysis.style`). ``soundness_games``: games per seating with which each heuristic must beat ``random``;
     ``search_games`` likewise for the expert against each heuristic; ``more_players``: further ``(players, games
-    per seating)`` to check; ``learned_games``: games per seating with which ``learned`` (its shipped model) must beat
-    each heuristic and ``random`` (empty: the game has no learned player yet). ``reference_options``: what ``play``
-    takes to draw chance as the reference engine does (for :mod:`engines.checker`'s differential).
+    per seating)`` to check; ``learned_soundness_games``: games per seating with which ``learned`` (its shipped
+    model) must beat each heuristic and ``random`` (empty: the game has no learned player yet).
+    ``reference_options``: what ``play`` takes to draw chance as the reference engine does (for
+    :mod:`engines.checker`'s differential).
     """
 
     balance: Balance | None = None
@@ -76,7 +78,7 @@ class Record:
     soundness_games: int = 2_000
     search_games: int = 4
     more_players: tuple[tuple[int, int], ...] = ()
-    learned_games: Mapping[str, int] = field(default_factory=dict)
+    learned_soundness_games: Mapping[str, int] = field(default_factory=dict)
     reference_options: Mapping[str, object] = field(default_factory=dict)
 
 

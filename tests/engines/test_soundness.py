@@ -188,7 +188,9 @@ def test_the_expert_spoils_no_cooperative_table(game: str, policy: str) -> None:
     assert high >= rates[1], f"{game}: the expert spoils a {policy} table: {rates[0]:.1%} vs {rates[1]:.1%}"
 
 
-LEARNED_GAMES_PER_SEATING = {game: record_of(get_game(game).module).learned_games for game in available_games()}
+LEARNED_GAMES_PER_SEATING = {
+    game: record_of(get_game(game).module).learned_soundness_games for game in available_games()
+}
 """Games per seating of ``learned`` (its shipped model) against each heuristic, 2 players (each game's record)."""
 
 
