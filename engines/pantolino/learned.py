@@ -113,7 +113,7 @@ def relative_owner(owner: np.ndarray, viewer: np.ndarray, players: int) -> np.nd
     return np.where(owner >= 0, (owner - viewer[:, None]) % players, owner)
 
 
-def tails(params: Params, rel: np.ndarray, taken_at: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
+def tails(rel: np.ndarray, taken_at: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(tail, previous)``, each ``(N, P)``: each seat's last-added token and the one before it, -1 for none."""
     seats = np.arange(players)
     on_seat = rel[:, None, :] == seats[None, :, None]  # (N, P, T)
@@ -145,7 +145,7 @@ def view_of(params: Params, players: int, owner: np.ndarray, taken_at: np.ndarra
         colour_boots = (held * value) @ by_colour.T.astype(np.int64)
     stealable = None
     if params.escaping_boots:
-        stealable = stealable_of(params, rel, tails(params, rel, taken_at, players)[0], players)
+        stealable = stealable_of(params, rel, tails(rel, taken_at, players)[0], players)
     return View(rel == SUPPLY, (held * value).sum(axis=2), colour_boots, stealable)
 
 
@@ -185,7 +185,7 @@ def candidate_views(turn: Turn) -> View:
             stealable[:, tokens, tokens, :] = False
             stealable[:, tokens, tokens, 0] = True
         else:
-            previous = tails(params, rel, turn.state.taken_at, players)[1]
+            previous = tails(rel, turn.state.taken_at, players)[1]
             rows = np.arange(n)[:, None]
             v = victim[:, :t]
             stealable[rows, tokens[None], tokens[None], v] = False  # the token leaves its victim (v > 0) ...
@@ -323,7 +323,7 @@ def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
         boots = ((rel[:, None, :] == seats[None, :, None]) * turn.value).sum(axis=2)
         parts = np.concatenate([turn.supply_bits[:, None], boots], axis=1)
     elif params.escaping_boots and params.steal_from == "tail":
-        parts = np.concatenate([rel, *tails(params, rel, turn.state.taken_at, players)], axis=1)
+        parts = np.concatenate([rel, *tails(rel, turn.state.taken_at, players)], axis=1)
     else:
         parts = rel
     rows = np.ascontiguousarray(parts.astype(np.int64))
