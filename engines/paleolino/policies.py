@@ -28,17 +28,27 @@ import numpy as np
 from engines.core import Policy
 from engines.expert import expert_policy
 from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, Expert, parse_budget
-from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, pack
+from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, cards_cost, pack
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 CRYSTAL_VALUE = 100  # keep-rule value of a crystal; a resource is worth 10 + the chips of it the tops ask for
 
 
-def keep_best(left: np.ndarray, demand: np.ndarray, capacity: int | np.ndarray) -> np.ndarray:
-    """The keep rule on counts, over any leading axes: chips kept out of ``left`` given tops' ``demand``."""
+def keep_order(demand: np.ndarray) -> np.ndarray:
+    """Chip types in the keep rule's order of preference given tops' ``demand``, over any leading axes."""
     value = np.concatenate([10 + demand, np.full((*demand.shape[:-1], 1), CRYSTAL_VALUE)], axis=-1)
     key = value * 4 + (3 - np.arange(4))  # ties to the lower chip type
-    order = np.argsort(-key, axis=-1, kind="stable")
+    return np.argsort(-key, axis=-1, kind="stable")
+
+
+def keep_best(
+    left: np.ndarray, demand: np.ndarray, capacity: int | np.ndarray, order: np.ndarray | None = None
+) -> np.ndarray:
+    """The keep rule on counts, over any leading axes: chips kept out of ``left`` given tops' ``demand``.
+
+    ``order`` is :func:`keep_order` of ``demand`` when the caller has it already.
+    """
+    order = keep_order(demand) if order is None else order
     counts = np.take_along_axis(left, order, axis=-1)
     before = np.cumsum(counts, axis=-1) - counts
     room = np.asarray(capacity)[..., None] if np.ndim(capacity) else capacity
@@ -55,7 +65,8 @@ def chip_value(chips: np.ndarray, demand: np.ndarray) -> np.ndarray:
 
 def top_demand(turn: Turn, taken: np.ndarray | None = None) -> np.ndarray:
     """Chips per resource the stack tops ask for in all (counts), after ``taken`` cards (default now)."""
-    return turn.tables.cost[turn.tops(taken)].sum(axis=1)
+    spread = turn.tables.cost_spread[turn.tops(taken)].sum(axis=1)  # one byte per resource, no carries
+    return (spread[:, None] >> (8 * np.arange(3))) & 0xFF
 
 
 def offers(turn: Turn) -> np.ndarray:
@@ -122,23 +133,19 @@ def iterative_builds(turn: Turn, pick) -> np.ndarray:
 
 def cards_need(turn: Turn, k: np.ndarray) -> np.ndarray:
     """Chips per resource of the cards ``k`` builds (counts ``(B, 3)``; the cards are revealed as built)."""
-    t = turn.tables
-    depth = np.arange(turn.deck.shape[2])
-    chosen = (depth >= turn.taken[:, :, None]) & (depth < (turn.taken + k)[:, :, None])
-    return (t.cost[turn.deck.astype(np.int64)] * chosen[..., None]).sum(axis=(1, 2))
+    return cards_cost(turn.tables, turn.deck, turn.taken, k)
 
 
-def pay_in_order(turn: Turn, k: np.ndarray, own_first: bool) -> np.ndarray:
-    """Takes per holder (middle, then each seat) paying for ``k``: see the module docstring for the two orders.
+def pay_in_order(turn: Turn, need: np.ndarray, offered: np.ndarray, own_first: bool) -> np.ndarray:
+    """Takes per holder (middle, then each seat) paying ``need``: see the module docstring for the two orders.
 
-    Holders in order: the middle, the mover's backpack, the offers of the other seats in turn order after the
-    mover. ``own_first`` pays from the middle and the mover's backpack (matching, then crystals) before any help.
+    ``need`` is :func:`cards_need` of the builds, ``offered`` the other seats' :func:`offers`. Holders in order:
+    the middle, the mover's backpack, the offers of the other seats in turn order after the mover. ``own_first``
+    pays from the middle and the mover's backpack (matching, then crystals) before any help.
     """
-    need = cards_need(turn, k)
     n = len(turn)
     counts = turn.counts
     seats = [turn.mover, *turn.helper_seats]
-    offered = offers(turn)
     holders = [counts(turn.state.middle[turn.rows].astype(np.int64))] + [
         counts(turn.own if s == turn.mover else offered[:, s]) for s in seats
     ]
@@ -168,17 +175,18 @@ def pay_in_order(turn: Turn, k: np.ndarray, own_first: bool) -> np.ndarray:
 
 def best_payment(turn: Turn, k: np.ndarray, demand_after: np.ndarray) -> np.ndarray:
     """Of the two payment orders, the one leaving the backpacks the more valuable chips (ties: matching first)."""
-    options = [pay_in_order(turn, k, own_first) for own_first in (False, True)]
-    values = []
+    need, offered = cards_need(turn, k), offers(turn)
+    options = [pay_in_order(turn, need, offered, own_first) for own_first in (False, True)]
+    values, order = [], keep_order(demand_after)
     for takes in options:
         middle = turn.counts(turn.state.middle[turn.rows].astype(np.int64) - takes[:, 0])
         packs = turn.counts(turn.backpacks - takes[:, 1:])
         own = packs[:, turn.mover]
         others = packs.sum(axis=1) - own
         if turn.params.backpack_swap:
-            kept = keep_best(middle + own, demand_after, turn.capacity)
+            kept = keep_best(middle + own, demand_after, turn.capacity, order)
         else:
-            kept = own + keep_best(middle, demand_after, turn.capacity - own.sum(axis=1))
+            kept = own + keep_best(middle, demand_after, turn.capacity - own.sum(axis=1), order)
         values.append(chip_value(others + kept, demand_after))
     return np.where((values[1] > values[0])[:, None], options[1], options[0])
 
@@ -207,7 +215,7 @@ class Random:
 
     def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
         """Matching chips from any holder before crystals."""
-        return pay_in_order(turn, k, own_first=False)
+        return pay_in_order(turn, cards_need(turn, k), offers(turn), own_first=False)
 
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
         """Up to the room left, one draw per chip picks a uniformly random chip (in type order)."""

@@ -262,6 +262,12 @@ def bag_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return counts.astype(np.uint8), counts.sum(axis=1).astype(np.uint8), spread
 
 
+@lru_cache(maxsize=1)
+def wide_counts() -> np.ndarray:
+    """Per bag: counts by type ``(BAGS, 4)`` as int64 (policies' arithmetic type, without a cast per lookup)."""
+    return bag_tables()[0].astype(np.int64)
+
+
 def bag_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Type-by-type minimum of two spread bags (one byte per type, each below 128)."""
     a_at_least_b = (((a | BYTE_HIGH) - b) >> 7) & 0x01010101
@@ -451,15 +457,16 @@ class Turn:
         """
         st = self.state
         counts = bag_tables()[0]
-        chips = np.array(self.params.chips, dtype=np.int64)
+        # the holders' chips are disjoint parts of the game's chips, so their bags add without carries
         seen = (
-            counts[st.axe[self.rows]].astype(np.int64)
-            + counts[st.pit[self.rows]]
-            + counts[st.middle[self.rows]]
-            + counts[st.backpack[self.rows]].sum(axis=1)
+            st.axe[self.rows].astype(np.int64)
+            + st.pit[self.rows]
+            + st.middle[self.rows]
+            + st.backpack[self.rows].sum(axis=1, dtype=np.int64)
+            + self.belief.sum(axis=1, dtype=np.int64)
         )
+        unplaced = (np.array(self.params.chips, dtype=np.int64) - counts[seen]).astype(np.float64)  # (B, 4)
         belief = counts[self.belief].astype(np.float64)
-        unplaced = (chips - seen) - belief.sum(axis=1)  # (B, 4)
         weight = counts[st.forgotten[self.rows]] * self.params.cave_shares[None, :, None]
         total = weight.sum(axis=1, keepdims=True)
         return belief + np.where(total > 0, weight / np.where(total > 0, total, 1) * unplaced[:, None, :], 0.0)
@@ -482,7 +489,7 @@ class Turn:
 
     def counts(self, bags: np.ndarray) -> np.ndarray:
         """Chips by type of each bag: shape ``bags.shape + (4,)``, int64."""
-        return bag_tables()[0][bags].astype(np.int64)
+        return wide_counts()[bags]
 
     def tops(self, taken: np.ndarray | None = None) -> np.ndarray:
         """Invention id on top of each stack (dummy when empty), ``(B, S)``, after ``taken`` cards (default now).
@@ -578,6 +585,20 @@ def check_payment(
         raise ValueError("a policy's payment does not match the cost of its builds")
 
 
+def cards_cost(tables: Tables, deck: np.ndarray, taken: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Chips per resource of the ``k[i, s]`` cards under the first ``taken[i, s]`` of each stack, ``(B, 3)``.
+
+    One pass per card depth built (a turn builds few), not over the whole deck.
+    """
+    spread = np.zeros(len(k), dtype=np.int64)  # one byte per resource: at most 24 cards of 4 chips
+    last = deck.shape[2] - 1
+    for j in range(int(k.max(initial=0))):
+        at = np.minimum(taken + j, last)
+        ids = np.take_along_axis(deck, at[:, :, None], axis=2)[:, :, 0]
+        spread += (tables.cost_spread[ids] * (j < k)).sum(axis=1)
+    return (spread[:, None] >> (8 * np.arange(3))) & 0xFF
+
+
 def pay_builds(
     params: Params,
     tables: Tables,
@@ -598,10 +619,7 @@ def pay_builds(
     taken = state.taken[rows].astype(np.int64)
     if np.any(taken + k > tables.stack_len) or np.any(k.sum(axis=1) > limit):
         raise ValueError("a policy built more inventions than the stacks hold or the turn allows")
-    deck = state.deck[rows].astype(np.int64)
-    depth = np.arange(deck.shape[2])
-    chosen = (depth[None, None, :] >= taken[:, :, None]) & (depth[None, None, :] < (taken + k)[:, :, None])
-    need = (tables.cost[deck] * chosen[..., None]).sum(axis=(1, 2))
+    need = cards_cost(tables, state.deck[rows], taken, k)
     holders = np.concatenate([state.middle[rows, None], state.backpack[rows]], axis=1).astype(np.int64)
     takes = np.asarray(takes, dtype=np.int64)
     check_payment(params, tables, need, takes, holders, mover)
