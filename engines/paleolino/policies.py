@@ -27,11 +27,12 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.paleolino import kernels
 from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, Expert, parse_budget
+from engines.paleolino.kernels import CRYSTAL_VALUE
 from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, cards_cost, pack
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
-CRYSTAL_VALUE = 100  # keep-rule value of a crystal; a resource is worth 10 + the chips of it the tops ask for
 
 
 def keep_order(demand: np.ndarray) -> np.ndarray:
@@ -56,11 +57,6 @@ def keep_best(
     keep = np.zeros_like(left)
     np.put_along_axis(keep, order, kept_sorted, axis=-1)
     return keep
-
-
-def chip_value(chips: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """Value of chips (counts) to the table, given the tops' ``demand`` per resource."""
-    return (chips[..., :3] * (10 + demand)).sum(axis=-1) + chips[..., CRYSTAL] * CRYSTAL_VALUE
 
 
 def top_demand(turn: Turn, taken: np.ndarray | None = None) -> np.ndarray:
@@ -136,59 +132,33 @@ def cards_need(turn: Turn, k: np.ndarray) -> np.ndarray:
     return cards_cost(turn.tables, turn.deck, turn.taken, k)
 
 
-def pay_in_order(turn: Turn, need: np.ndarray, offered: np.ndarray, own_first: bool) -> np.ndarray:
-    """Takes per holder (middle, then each seat) paying ``need``: see the module docstring for the two orders.
+def pay_in_order(turn: Turn, k: np.ndarray, own_first: bool) -> np.ndarray:
+    """Takes per holder (middle, then each seat) paying for ``k``: see the module docstring for the two orders.
 
-    ``need`` is :func:`cards_need` of the builds, ``offered`` the other seats' :func:`offers`. Holders in order:
-    the middle, the mover's backpack, the offers of the other seats in turn order after the mover. ``own_first``
-    pays from the middle and the mover's backpack (matching, then crystals) before any help.
+    Holders in order: the middle, the mover's backpack, the offers of the other seats in turn order after the
+    mover. ``own_first`` pays from the middle and the mover's backpack (matching, then crystals) before any help.
     """
-    n = len(turn)
-    counts = turn.counts
-    seats = [turn.mover, *turn.helper_seats]
-    holders = [counts(turn.state.middle[turn.rows].astype(np.int64))] + [
-        counts(turn.own if s == turn.mover else offered[:, s]) for s in seats
-    ]
-    takes = [np.zeros((n, 4), dtype=np.int64) for _ in holders]
-    short = need.copy()  # resources still unpaid; crystals stand in first for what later holders cannot match
-    groups = [[0, 1], list(range(2, len(holders)))] if own_first else [list(range(len(holders)))]
-    for g, group in enumerate(groups):
-        for h in group:
-            got = np.minimum(short, holders[h][:, :3])
-            takes[h][:, :3] += got
-            short -= got
-        later = sum((holders[h][:, :3] for grp in groups[g + 1 :] for h in grp), np.zeros_like(short))
-        for h in group:
-            got = np.minimum(short.sum(axis=1), holders[h][:, CRYSTAL])
-            takes[h][:, CRYSTAL] += got
-            for part in (np.maximum(short - later, 0), short):  # first what later holders cannot match
-                for r in range(3):
-                    covered = np.minimum(part[:, r], got)
-                    short[:, r] -= covered
-                    got = got - covered
-    out = np.zeros((n, 1 + turn.players), dtype=np.int64)
-    out[:, 0] = pack(takes[0])
-    for s, take in zip(seats, takes[1:], strict=True):
-        out[:, 1 + s] = pack(take)
-    return out
+    middle = turn.state.middle[turn.rows].astype(np.int64)
+    helpers = np.array(turn.helper_seats, dtype=np.int64)
+    return kernels.pay_in_order(
+        middle, turn.backpacks, offers(turn), cards_need(turn, k), turn.mover, helpers, own_first
+    )
 
 
 def best_payment(turn: Turn, k: np.ndarray, demand_after: np.ndarray) -> np.ndarray:
     """Of the two payment orders, the one leaving the backpacks the more valuable chips (ties: matching first)."""
-    need, offered = cards_need(turn, k), offers(turn)
-    options = [pay_in_order(turn, need, offered, own_first) for own_first in (False, True)]
-    values, order = [], keep_order(demand_after)
-    for takes in options:
-        middle = turn.counts(turn.state.middle[turn.rows].astype(np.int64) - takes[:, 0])
-        packs = turn.counts(turn.backpacks - takes[:, 1:])
-        own = packs[:, turn.mover]
-        others = packs.sum(axis=1) - own
-        if turn.params.backpack_swap:
-            kept = keep_best(middle + own, demand_after, turn.capacity, order)
-        else:
-            kept = own + keep_best(middle, demand_after, turn.capacity - own.sum(axis=1), order)
-        values.append(chip_value(others + kept, demand_after))
-    return np.where((values[1] > values[0])[:, None], options[1], options[0])
+    return kernels.best_payment(
+        turn.state.middle[turn.rows].astype(np.int64),
+        turn.backpacks,
+        offers(turn),
+        cards_need(turn, k),
+        demand_after,
+        keep_order(demand_after),
+        turn.mover,
+        np.array(turn.helper_seats, dtype=np.int64),
+        turn.capacity,
+        turn.params.backpack_swap,
+    )
 
 
 class Random:
@@ -215,7 +185,7 @@ class Random:
 
     def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
         """Matching chips from any holder before crystals."""
-        return pay_in_order(turn, cards_need(turn, k), offers(turn), own_first=False)
+        return pay_in_order(turn, k, own_first=False)
 
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
         """Up to the room left, one draw per chip picks a uniformly random chip (in type order)."""

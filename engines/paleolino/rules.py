@@ -31,6 +31,7 @@ import numpy as np
 
 from engines import core
 from engines.core import GameInfo, Metric, Outcome, knob
+from engines.paleolino import kernels
 
 INFO = GameInfo(
     id="paleolino",
@@ -455,21 +456,17 @@ class Turn:
         over the caves in proportion to each cave's weight share times the chips of that type pulled unplaced
         since the cave was last opened. Public information only.
         """
-        st = self.state
-        counts = bag_tables()[0]
-        # the holders' chips are disjoint parts of the game's chips, so their bags add without carries
-        seen = (
-            st.axe[self.rows].astype(np.int64)
-            + st.pit[self.rows]
-            + st.middle[self.rows]
-            + st.backpack[self.rows].sum(axis=1, dtype=np.int64)
-            + self.belief.sum(axis=1, dtype=np.int64)
+        st, rows = self.state, self.rows
+        return kernels.expected_caves(
+            st.axe[rows].astype(np.int64),
+            st.pit[rows].astype(np.int64),
+            st.middle[rows].astype(np.int64),
+            self.backpacks,
+            self.belief.astype(np.int64),
+            st.forgotten[rows].astype(np.int64),
+            np.array(self.params.chips, dtype=np.int64),
+            self.params.cave_shares,
         )
-        unplaced = (np.array(self.params.chips, dtype=np.int64) - counts[seen]).astype(np.float64)  # (B, 4)
-        belief = counts[self.belief].astype(np.float64)
-        weight = counts[st.forgotten[self.rows]] * self.params.cave_shares[None, :, None]
-        total = weight.sum(axis=1, keepdims=True)
-        return belief + np.where(total > 0, weight / np.where(total > 0, total, 1) * unplaced[:, None, :], 0.0)
 
     @cached_property
     def deck(self) -> np.ndarray:

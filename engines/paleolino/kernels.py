@@ -1,0 +1,223 @@
+"""Compiled per-row loops of Paleolino's batched engine (numba); imports nothing from its package.
+
+A bag is a 16-bit chip set, one 4-bit count per type (wood, stone, berry, crystal; see :mod:`.rules`). These
+loops do in one pass per row what would otherwise be dozens of small array operations per turn; they compute
+the very integers and floats of the array code they replace (the same operations in the same order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CRYSTAL = 3
+CRYSTAL_VALUE = 100  # keep-rule value of a crystal; a resource is worth 10 + the chips of it the tops ask for
+
+
+@njit(cache=True)
+def _count(bag: int, kind: int) -> int:
+    return (bag >> (4 * kind)) & 15
+
+
+@njit(cache=True)
+def _pay_row(holders: np.ndarray, need: np.ndarray, own_first: bool, takes: np.ndarray, short: np.ndarray) -> None:
+    """Pay ``need`` (per resource) out of ``holders`` (counts ``(H, 4)``: middle, own, then offers) into ``takes``.
+
+    Matching chips first, holder by holder, then crystals holder by holder, each crystal standing in first for
+    what later holders cannot match; with ``own_first`` the middle and the mover's backpack do both before the
+    offers are touched. ``short`` is scratch space for the resources still unpaid.
+    """
+    n_holders = holders.shape[0]
+    takes[:] = 0
+    short[:] = need
+    bounds = (0, 2, n_holders) if own_first else (0, n_holders, n_holders)
+    for g in range(2):
+        lo, hi = bounds[g], bounds[g + 1]
+        for h in range(lo, hi):
+            for r in range(3):
+                got = min(short[r], holders[h, r])
+                takes[h, r] += got
+                short[r] -= got
+        for h in range(lo, hi):
+            got = min(short[0] + short[1] + short[2], holders[h, CRYSTAL])
+            takes[h, CRYSTAL] += got
+            for r in range(3):  # first what later holders cannot match
+                later = 0
+                for later_h in range(hi, n_holders):
+                    later += holders[later_h, r]
+                covered = min(max(short[r] - later, 0), got)
+                short[r] -= covered
+                got -= covered
+            for r in range(3):
+                covered = min(short[r], got)
+                short[r] -= covered
+                got -= covered
+
+
+@njit(cache=True)
+def _holders(middle: int, own: int, offered: np.ndarray, helpers: np.ndarray, holders: np.ndarray) -> None:
+    """Counts ``(H, 4)`` of the middle, the mover's backpack and each helper's offer, in that order."""
+    for t in range(4):
+        holders[0, t] = _count(middle, t)
+        holders[1, t] = _count(own, t)
+        for j in range(len(helpers)):
+            holders[2 + j, t] = _count(offered[helpers[j]], t)
+
+
+@njit(cache=True)
+def _pack(counts: np.ndarray) -> int:
+    return counts[0] + 16 * counts[1] + 256 * counts[2] + 4096 * counts[3]
+
+
+@njit(cache=True)
+def _write(takes: np.ndarray, mover: int, helpers: np.ndarray, out: np.ndarray) -> None:
+    """Takes per holder as bags: out[0] the middle, out[1 + seat] each seat's backpack."""
+    out[:] = 0
+    out[0] = _pack(takes[0])
+    out[1 + mover] = _pack(takes[1])
+    for j in range(len(helpers)):
+        out[1 + helpers[j]] = _pack(takes[2 + j])
+
+
+@njit(cache=True)
+def pay_in_order(
+    middle: np.ndarray,
+    backpacks: np.ndarray,
+    offered: np.ndarray,
+    need: np.ndarray,
+    mover: int,
+    helpers: np.ndarray,
+    own_first: bool,
+) -> np.ndarray:
+    """Per row, bags taken from each holder (middle, then each seat) to pay ``need`` in one order (see _pay_row)."""
+    n, players = backpacks.shape
+    out = np.zeros((n, 1 + players), dtype=np.int64)
+    takes, holders = np.zeros((2 + len(helpers), 4), np.int64), np.zeros((2 + len(helpers), 4), np.int64)
+    short = np.zeros(3, np.int64)
+    for i in range(n):
+        _holders(middle[i], backpacks[i, mover], offered[i], helpers, holders)
+        _pay_row(holders, need[i], own_first, takes, short)
+        _write(takes, mover, helpers, out[i])
+    return out
+
+
+@njit(cache=True)
+def _kept(left: np.ndarray, order: np.ndarray, room: int, kept: np.ndarray) -> None:
+    """The keep rule: up to ``room`` chips of ``left`` (counts), best type of ``order`` first, into ``kept``."""
+    kept[:] = 0
+    before = 0
+    for j in range(4):
+        t = order[j]
+        kept[t] = min(max(room - before, 0), left[t])
+        before += left[t]
+
+
+@njit(cache=True)
+def _value(chips: np.ndarray, demand: np.ndarray) -> int:
+    return (
+        chips[0] * (10 + demand[0])
+        + chips[1] * (10 + demand[1])
+        + chips[2] * (10 + demand[2])
+        + (chips[CRYSTAL] * CRYSTAL_VALUE)
+    )
+
+
+@njit(cache=True)
+def best_payment(
+    middle: np.ndarray,
+    backpacks: np.ndarray,
+    offered: np.ndarray,
+    need: np.ndarray,
+    demand_after: np.ndarray,
+    order: np.ndarray,
+    mover: int,
+    helpers: np.ndarray,
+    capacity: int,
+    swap: bool,
+) -> np.ndarray:
+    """Per row, of the two payment orders the one leaving the backpacks the more valuable chips (ties: matching).
+
+    The value: the other seats' backpack chips plus what the mover keeps after the keep rule (``order``, its
+    preference by type), each worth :func:`_value` against ``demand_after``; without ``swap`` the mover's own
+    chips stay and the rule fills the room left from the middle.
+    """
+    n, players = backpacks.shape
+    out = np.zeros((n, 1 + players), dtype=np.int64)
+    option = np.zeros(1 + players, dtype=np.int64)
+    takes, holders = np.zeros((2 + len(helpers), 4), np.int64), np.zeros((2 + len(helpers), 4), np.int64)
+    left, kept, chips, short = (
+        np.zeros(4, np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(4, np.int64),
+        np.zeros(3, np.int64),
+    )
+    for i in range(n):
+        _holders(middle[i], backpacks[i, mover], offered[i], helpers, holders)
+        best = -1
+        for o in range(2):
+            _pay_row(holders, need[i], o == 1, takes, short)
+            _write(takes, mover, helpers, option)
+            rest_middle = middle[i] - option[0]
+            own = backpacks[i, mover] - option[1 + mover]
+            for t in range(4):
+                chips[t] = 0
+                for s in range(players):
+                    if s != mover:
+                        chips[t] += _count(backpacks[i, s] - option[1 + s], t)
+            if swap:
+                for t in range(4):
+                    left[t] = _count(rest_middle, t) + _count(own, t)
+                _kept(left, order[i], capacity, kept)
+            else:
+                room = capacity
+                for t in range(4):
+                    left[t] = _count(rest_middle, t)
+                    room -= _count(own, t)
+                _kept(left, order[i], room, kept)
+                for t in range(4):
+                    kept[t] += _count(own, t)
+            for t in range(4):
+                chips[t] += kept[t]
+            value = _value(chips, demand_after[i])
+            if value > best:  # the second order only when strictly better
+                best = value
+                out[i] = option
+    return out
+
+
+@njit(cache=True)
+def expected_caves(
+    axe: np.ndarray,
+    pit: np.ndarray,
+    middle: np.ndarray,
+    backpacks: np.ndarray,
+    belief: np.ndarray,
+    forgotten: np.ndarray,
+    chips: np.ndarray,
+    shares: np.ndarray,
+) -> np.ndarray:
+    """Expected chips by type in each cave, ``(B, V, 4)``: remembered ones plus the unplaced ones spread out.
+
+    The chips not seen anywhere else (hand axe, pit, middle, backpacks, remembered in a cave) lie unplaced in
+    the caves; each cave gets a part of each type's in proportion to its share times that type's chips pulled
+    unplaced since it was last opened (none when no cave has any).
+    """
+    n, caves = belief.shape
+    out = np.zeros((n, caves, 4))
+    weight = np.zeros((caves, 4))
+    for i in range(n):
+        seen = axe[i] + pit[i] + middle[i]  # disjoint parts of the game's chips: bags add without carries
+        for s in range(backpacks.shape[1]):
+            seen += backpacks[i, s]
+        for v in range(caves):
+            seen += belief[i, v]
+        for t in range(4):
+            unplaced = float(chips[t] - _count(seen, t))
+            total = 0.0
+            for v in range(caves):
+                weight[v, t] = _count(forgotten[i, v], t) * shares[v]
+                total += weight[v, t]
+            for v in range(caves):
+                spread = weight[v, t] / total * unplaced if total > 0 else 0.0
+                out[i, v, t] = _count(belief[i, v], t) + spread
+    return out
