@@ -1,5 +1,5 @@
-"""`make bench`: games per second of each engine's batched `play` and of its reference engine, their ratio,
-and peak memory; the expert's games/s and search playouts/s on one core; the learned player's games/s (CPU time)
+"""`make bench`: games per second of each engine's batched `play` and of its reference engine (process CPU time,
+so other processes on a shared machine slow the figure little), their ratio, and peak memory; the expert's games/s and search playouts/s on one core; the learned player's games/s (CPU time)
 and the time to load its model; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2
 against --jobs 1 (also for the library's `run` alone), the Dask backend against loky, peak memory at n = 1e5
 against 1e7, and what checkpoints cost.
@@ -34,14 +34,15 @@ def bench_sizes(game: str) -> Bench | None:
 
 
 def bench_game(game: str) -> dict:
+    """Games/s (CPU time of this process) of ``play`` and of the reference engine, and ``play``'s peak memory."""
     module = get_game(game).module
     sizes = bench_sizes(game)
     seats, n_play, n_ref, length = list(sizes.seats), sizes.games, sizes.reference_games, sizes.stream
     params = module.Params()
     module.play(params, seats, 1_000, np.random.default_rng(0))  # warm caches and imports
-    start = time.perf_counter()
+    start = time.process_time()
     module.play(params, seats, n_play, np.random.default_rng(1))
-    play_rate = n_play / (time.perf_counter() - start)
+    play_rate = n_play / (time.process_time() - start)
 
     tracemalloc.start()
     module.play(params, seats, n_play, np.random.default_rng(1))
@@ -53,10 +54,10 @@ def bench_game(game: str) -> dict:
     reference = import_module(f"{module.__name__}.reference")
     source = ScriptedSource.from_seed(2, n_ref, length)
     streams = [source.one_game(g) for g in range(n_ref)]
-    start = time.perf_counter()
+    start = time.process_time()
     for stream in streams:
         reference.play_one(params, seats, stream)
-    ref_rate = n_ref / (time.perf_counter() - start)
+    ref_rate = n_ref / (time.process_time() - start)
     return {
         "game": game,
         "seats": ",".join(seats),
