@@ -10,7 +10,8 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
 - ``batch``: a batch of B games equals B batches of one on the same scripted stream;
 - ``seeds``: the same seed plays the same games, another seed others;
 - ``reference``: the reference engine plays the same games as ``play`` on the same scripted streams (the seats
-  the game's record benchmarks, every column the reference engine returns; floats to 1e-9, NaN equal to NaN).
+  the game's record names for it, else those it benchmarks; every column the reference engine returns; floats
+  to 1e-9, NaN equal to NaN).
 
 Searching policies are checked at a budget of 4 (the contract, not their strength). Each check plays a few games.
 """
@@ -114,10 +115,11 @@ def check_seeds(module: Any, n: int = 200) -> None:
 def check_reference(module: Any, n: int = 4) -> None:
     """The reference engine plays ``play``'s games on the same scripted streams (every column it returns)."""
     record = record_of(module)
-    if record.bench is None:  # no seats declared that the reference engine plays
+    seats = list(record.reference_seats or (record.bench.seats if record.bench else ()))
+    if not seats:  # no seats declared that the reference engine plays
         return
     reference = importlib.import_module(f"{module.__name__}.reference")
-    seats, params = list(record.bench.seats), module.Params()
+    params = module.Params()
     source = ScriptedSource.from_seed(3, n, STREAM)
     batched = module.play(params, seats, n, source, **record.reference_options)
     for g in range(n):
