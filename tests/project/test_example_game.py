@@ -1,0 +1,159 @@
+"""The worked example game from outside (``tests/example_game``, installed by ``make install``) gets every command.
+
+It registers through the ``boardlab.games`` entry point only, so these tests also show that the workers of a run
+(loky and Dask) see a game the registry found in installed metadata. Every command runs from the command line
+in a subprocess, with tiny sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from engines import GROUP, get_game
+from engines.checker import check_game
+
+GAME = "swine"
+SIMULATE = Path(sys.executable).with_name("simulate")
+
+
+def simulate(*args: str, cwd: Path) -> dict:
+    """Run ``simulate ARGS --json`` in ``cwd``; its JSON output (the command must succeed)."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    done = subprocess.run(
+        [str(SIMULATE), *args, "--json"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_game_comes_from_its_entry_point_and_passes_the_checker() -> None:
+    assert [p.value for p in entry_points(group=GROUP) if p.name == GAME] == [GAME]
+    module = get_game(GAME).module
+    assert Path(module.__file__).parent.parent.name == "example_game"
+    check_game(module)
+
+
+def test_list_and_a_run_with_an_expert_seat_give_the_same_games_on_loky_and_dask(tmp_path: Path) -> None:
+    listed = simulate("list", cwd=tmp_path)
+    assert GAME in [g["game"] for g in listed["games"]]
+    assert {k["knob"] for k in simulate("list", GAME, cwd=tmp_path)["knobs"]} == {"target", "faces", "bust"}
+    common = (GAME, "--seats", "chase,hold-at-20,expert:4", "-n", "600", "--chunk-size", "200", "--jobs", "2")
+    runs = [
+        simulate(*common, *backend, "--out", str(tmp_path / name), cwd=tmp_path)
+        for name, backend in (
+            ("loky", ()),
+            ("dask", ("--backend", "dask")),
+        )
+    ]
+    for run in runs:
+        run.pop("elapsed_s"), run.pop("run_dir")
+    assert runs[0] == runs[1]
+    assert runs[0]["n_games"] == 600 and [s["policy"] for s in runs[0]["seats"]][2] == "expert:4"
+
+
+def test_tournament_sweep_ladder_and_tune(tmp_path: Path) -> None:
+    tournament = simulate(
+        "tournament",
+        GAME,
+        "--policies",
+        "chase,hold-at-10",
+        "-n",
+        "200",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path / "t"),
+        cwd=tmp_path,
+    )
+    assert {(p["policy"], p["opponent"]) for p in tournament["pairs"]} >= {("chase", "hold-at-10")}
+    sweep = simulate(
+        "sweep",
+        GAME,
+        "--set",
+        "target=30,80",
+        "--policy",
+        "chase",
+        "-n",
+        "200",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path / "s"),
+        cwd=tmp_path,
+    )
+    assert {r["value"] for r in sweep["rows"]} == {"30", "80"}
+    ladder = simulate(
+        "ladder", GAME, "-n", "40", "--budgets", "4", "--jobs", "1", "--out", str(tmp_path / "l"), cwd=tmp_path
+    )
+    assert {r["policy"] for r in ladder["ratings"]} == {"random", "hold-at-20", "hold-at-10", "chase", "expert:4"}
+    tune = simulate(
+        "tune",
+        GAME,
+        "--policy",
+        "chase",
+        "--vary",
+        "target=20..80",
+        "--target",
+        "first_seat_advantage=0",
+        "--trials",
+        "2",
+        "-n",
+        "400",
+        "--chunk-size",
+        "200",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path / "u"),
+        cwd=tmp_path,
+    )
+    assert 20 <= int(tune["best"]["setting"]["target"]) <= 80
+
+
+def test_report_uses_the_generic_chapter(tmp_path: Path) -> None:
+    out = tmp_path / "swine.pdf"
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    done = subprocess.run(
+        [str(SIMULATE), "report", GAME, "-n", "80", "--jobs", "1", "--out", str(out)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    html = out.with_suffix(".html").read_text()
+    for page in ("Seat balance", "Game length", "The game&#x27;s metrics", "Head to head", "How much skill matters"):
+        assert page in html or page.replace("&#x27;", "'") in html, page
+    assert out.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("problem", ["clash", "malformed", "unimportable"])
+def test_a_bad_entry_point_is_one_line_and_never_shadows_a_built_in(tmp_path: Path, problem: str) -> None:
+    name, value = {
+        "clash": ("pantolino", "swine"),
+        "malformed": ("Bad Name", "swine"),
+        "unimportable": ("ghost", "no_such_package_here"),
+    }[problem]
+    info = tmp_path / "site" / "fake_games-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-games\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\n{name} = {value}\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    listed = subprocess.run(
+        [str(SIMULATE), "list", "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    games = {g["game"]: g for g in json.loads(listed.stdout)["games"]} if listed.returncode == 0 else {}
+    if problem == "unimportable":
+        assert listed.returncode == 2 and listed.stderr.count("\n") == 1
+        assert "game 'ghost' (entry point no_such_package_here in boardlab.games) cannot be imported" in listed.stderr
+        return
+    assert listed.returncode == 0 and listed.stderr.count("\n") == 1 and "ignoring entry point" in listed.stderr
+    assert games["pantolino"]["name"] == "Pantolino" and "Bad Name" not in games
