@@ -103,30 +103,34 @@ def check_columns(module: Any, n: int = 16) -> None:
                 need(out[column].shape == (n, players), f"seat metric {column} must be (n, P)")
 
 
-def honest(module: Any, searching: bool = False) -> list[str]:
-    """The policies that do not cheat (their description says so), and that do not search unless ``searching``."""
-    return [
-        name
-        for name, p in module.POLICIES.items()
-        if "cheat" not in p.description.lower() and (searching or p.chunk_games is None)
-    ]
+def honest(module: Any) -> list[str]:
+    """The policies that neither search nor cheat (their description says so)."""
+    return [n for n, p in module.POLICIES.items() if "cheat" not in p.description.lower() and p.chunk_games is None]
 
 
-def check_batch(module: Any, policies: list[str] | None = None, params: Any = None, n: int = 6, seed: int = 1) -> None:
-    """A batch of ``n`` games equals ``n`` batches of one on the same scripted stream, for every policy given.
+def check_batch(
+    module: Any,
+    seats: list[str] | None = None,
+    params: Any = None,
+    n: int = 6,
+    seed: int = 1,
+    length: int = STREAM,
+) -> None:
+    """A batch of ``n`` games equals ``n`` batches of one on the same scripted stream.
 
-    By default every policy that does not search (a search seeds itself from the game's index in the batch).
+    For ``seats`` when given, else for every policy that does not search in every seat (a search seeds itself
+    from the game's index in the batch).
     """
     params = module.Params() if params is None else params
-    for policy in policies or [p for p, v in module.POLICIES.items() if v.chunk_games is None]:
-        seats = seats_for(module, policy)
-        source = ScriptedSource.from_seed(seed, n, STREAM)
-        together = module.play(params, seats, n, source)
+    searchless = [p for p, v in module.POLICIES.items() if v.chunk_games is None]
+    for seating in [seats] if seats else [seats_for(module, p) for p in searchless]:
+        source = ScriptedSource.from_seed(seed, n, length)
+        together = module.play(params, seating, n, source)
         for g in range(n):
-            alone = module.play(params, seats, 1, ScriptedSource(source.uniforms[g : g + 1]))
+            alone = module.play(params, seating, 1, ScriptedSource(source.uniforms[g : g + 1]))
             for column, value in alone.items():
                 same = np.array_equal(value[0], together[column][g], equal_nan=True)
-                problem = f"{policy}: game {g}'s {column} differs when played alone"
+                problem = f"{','.join(seating)}: game {g}'s {column} differs when played alone"
                 _require(same, module.INFO.id, "batch", problem)
 
 
@@ -139,12 +143,18 @@ def check_seeds(module: Any, n: int = 200) -> None:
 
 
 def check_reference(
-    module: Any, params: Any = None, seats: list[str] | None = None, n: int = 4, seed: int = 3, **options: Any
+    module: Any,
+    params: Any = None,
+    seats: list[str] | None = None,
+    n: int = 4,
+    seed: int = 3,
+    length: int = STREAM,
+    **options: Any,
 ) -> None:
     """The reference engine plays ``play``'s games on the same scripted streams (every column it returns).
 
     ``seats`` default to the record's ``reference_seats``, else its bench's (neither: nothing to check);
-    ``options`` to the record's ``reference_options``.
+    ``options`` to the record's ``reference_options``. Each game's stream holds ``length`` uniforms.
     """
     record = record_of(module)
     seats = list(seats or record.reference_seats or (record.bench.seats if record.bench else ()))
@@ -152,7 +162,7 @@ def check_reference(
         return
     reference = importlib.import_module(f"{module.__name__}.reference")
     params = module.Params() if params is None else params
-    source = ScriptedSource.from_seed(seed, n, STREAM)
+    source = ScriptedSource.from_seed(seed, n, length)
     batched = module.play(params, seats, n, source, **(options or record.reference_options))
     for g in range(n):
         for column, value in reference.play_one(params, seats, source.one_game(g)).items():
@@ -262,7 +272,12 @@ CHECKS: dict[str, Callable[[Any], None]] = {
 """Every check, by name, in the order :func:`check_game` runs them."""
 
 
-def check_game(module: Any) -> None:
-    """Run every check on the game package ``module``; the first problem raises :class:`CheckError`."""
-    for check in CHECKS.values():
-        check(module)
+def check_game(module: Any, only: tuple[str, ...] = ()) -> None:
+    """Run every check (or those named in ``only``) on the game package ``module``.
+
+    Raises:
+        CheckError: at the first problem, naming the game, the check and what is wrong.
+    """
+    for name, check in CHECKS.items():
+        if not only or name in only:
+            check(module)

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import get_game
+from engines import get_game, paleolino
+from engines.checker import check_batch, check_reference
 from engines.core import GameStream, ScriptedSource
 from engines.paleolino import INFO, POLICIES, Params, play
 from engines.paleolino import reference as ref
@@ -34,13 +35,15 @@ W, S, B, C = np.eye(4, dtype=np.int64)  # one wood, stone, berry, crystal as cou
 
 
 def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int) -> None:
-    source = ScriptedSource.from_seed(seed, n_games, 700)
-    batched = play(params, seats, n_games, source)
-    for game in range(n_games):
-        one = ref.play_one(params, seats, source.one_game(game))
-        assert set(one) == set(batched) - {"components"}
-        for column, value in one.items():
-            assert np.array_equal(np.asarray(value), batched[column][game]), (column, game, value)
+    """The checker's reference differential with these knobs and seats."""
+    check_reference(paleolino, params, seats, n_games, seed, length=700)
+
+
+def test_the_reference_engine_returns_every_column_but_the_components() -> None:
+    one = ref.play_one(Params(), ["greedy", "random"], ScriptedSource.from_seed(1, 1, 700).one_game(0))
+    assert set(one) == set(play(Params(), ["greedy", "random"], 1, ScriptedSource.from_seed(1, 1, 700))) - {
+        "components"
+    }
 
 
 # --- the batched engine plays the reference engine's games -------------------------------------------------
@@ -148,12 +151,7 @@ def test_invariants(players, policy, easy, expert, remove_singles, memory, backp
 
 
 def test_batch_equals_single_games() -> None:
-    source = ScriptedSource.from_seed(4, 5, 400)
-    together = play(Params(), ["random", "planner"], 5, source)
-    for g in range(5):
-        alone = play(Params(), ["random", "planner"], 1, ScriptedSource(source.uniforms[g : g + 1]))
-        for column, value in alone.items():
-            assert np.array_equal(value[0], together[column][g]), (column, g)
+    check_batch(paleolino, ["random", "planner"], n=5, seed=4, length=400)
 
 
 def test_blocks_of_games_do_not_change_results(monkeypatch) -> None:
