@@ -17,10 +17,11 @@ import pandas as pd
 
 from analysis import plots, stats
 from analysis.book import Page
+from analysis.wording import games, pct
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, pct, play_pages, provenance
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, provenance
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -80,7 +81,7 @@ class GenericChapter:
             ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + "."),
             (
                 "arms",
-                f"everyone {policy} at each table size ({games_text(n_games // SHARE)} each); the skill ladder's "
+                f"everyone {policy} at each table size ({games(n_games // SHARE)} each); the skill ladder's "
                 "pairs of policies at 2 players; the balance page's rules.",
             ),
             ("games", f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms"),
@@ -155,7 +156,7 @@ class GenericChapter:
         return page, title
 
     def _games(self, results: dict[str, RunResult]) -> str:
-        return f"{games_text(results[_label(self.tables()[0])].summary.n_games)} per table size"
+        return f"{games(results[_label(self.tables()[0])].summary.n_games)} per table size"
 
     def length_page(self, results: dict[str, RunResult]) -> tuple[Page, str]:
         """Mean game length in turns at every table size, and the spread of lengths."""
@@ -290,11 +291,6 @@ def quantiles(histogram: np.ndarray, shares: tuple[float, ...]) -> tuple[int, ..
     """The game lengths below which each share of the games ends (from the length histogram)."""
     cumulative = np.cumsum(histogram) / max(histogram.sum(), 1)
     return tuple(int(np.searchsorted(cumulative, share)) for share in shares)
-
-
-def games_text(n: int) -> str:
-    """``"5,000 games"``."""
-    return f"{n:,} game{'s' * (n != 1)}"
 
 
 def chapter(game: str) -> GenericChapter:

@@ -18,10 +18,11 @@ import pandas as pd
 
 from analysis import plots, ratings
 from analysis.book import Page
+from analysis.wording import pct
 from engines import get_game
 from engines.record import record_of
 from experiments import ladder as lad
-from experiments.chapters.common import Plan, pct, proportion
+from experiments.chapters.common import Plan, proportion
 from experiments.run import RunResult
 
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
