@@ -31,6 +31,6 @@ def p_clause(p: float) -> str:
     return f"p {p_value(p)}" if p < P_SMALLEST else f"p = {p_value(p)}"
 
 
-def games(n: int) -> str:
-    """``"5,000 games"``, ``"1 game"``."""
-    return f"{n:,} game{'s' * (n != 1)}"
+def count(n: int, noun: str) -> str:
+    """``"5,000 games"``, ``"1 player"``: ``n`` and the noun, plural but for one."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"

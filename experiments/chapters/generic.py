@@ -9,6 +9,7 @@ play)``, to a game. Every arm is played from the chapter's seed (common random n
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ import pandas as pd
 
 from analysis import plots, stats
 from analysis.book import Page
-from analysis.wording import games, pct
+from analysis.wording import count, pct, points
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters import Chapter, balance, skill
@@ -81,7 +82,7 @@ class GenericChapter:
             ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + "."),
             (
                 "arms",
-                f"everyone {policy} at each table size ({games(n_games // SHARE)} each); the skill ladder's "
+                f"everyone {policy} at each table size ({count(n_games // SHARE, 'game')} each); the skill ladder's "
                 "pairs of policies at 2 players; the balance page's rules.",
             ),
             ("games", f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms"),
@@ -92,7 +93,17 @@ class GenericChapter:
                 "generic chapter of a game without a chapter of its own (experiments/chapters/generic.py).",
             ),
         ]
-        return Chapter(f"{module.INFO.name}: balance, length, skill", front, played.pages, played.headlines)
+        pages = [*played.pages[:-1], self._with_tuned_knobs(played.pages[-1])]
+        return Chapter(f"{module.INFO.name}: balance, length, skill", front, pages, played.headlines)
+
+    def _with_tuned_knobs(self, page: Page) -> Page:
+        """The balance page, naming the knobs its tuning question varied (for the front page's Assumptions box)."""
+        question = balance.setup(self.game).question
+        if question is None:
+            return page
+        metric = question.target.split("=")[0]
+        measured = {knob: f"{metric} at {knob} = {', '.join(values)}" for knob, values in question.grid.items()}
+        return dataclasses.replace(page, depends_on=measured)
 
     def _tables_text(self) -> str:
         tables = self.tables()
@@ -102,53 +113,36 @@ class GenericChapter:
         return {players: results[_label(players)] for players in self.tables()}
 
     def seats_page(self, results: dict[str, RunResult]) -> tuple[Page, str]:
-        """Each seat's advantage (its share of the wins less the fair share) at every table size."""
+        """Each seat's advantage (its share of the wins less the fair share) at every table size.
+
+        A cooperative game has no seats to compare: the page gives the table's win rate instead.
+        """
+        cooperative = self.module.INFO.cooperative
         rows = []
         for players, result in self._by_table(results).items():
             metrics = result.game_metrics()
-            if self.module.INFO.cooperative:
-                value = metrics["table_win_rate"]
-                rows.append(
-                    {"players": players, "seat": "table", "value": value.value, "low": value.low, "high": value.high}
-                )
-                continue
-            for seat, value in enumerate(metrics["seat_advantage"]):
-                rows.append(
-                    {
-                        "players": players,
-                        "seat": f"seat {seat}",
-                        "value": value.value,
-                        "low": value.low,
-                        "high": value.high,
-                    }
-                )
-        frame = pd.DataFrame(rows)
-        first = frame[frame["players"] == self.tables()[0]].iloc[0]
-        what = "the table wins" if self.module.INFO.cooperative else "seat 0's advantage is"
-        title = (
-            f"Seat balance: with {self.tables()[0]} players {what} {first['value']:+.1%} "
-            f"({first['low']:+.1%} to {first['high']:+.1%})"
-        )
-        table = frame.assign(
-            value=[
-                f"{v:+.1%} ({lo:+.1%} to {hi:+.1%})"
-                for v, lo, hi in frame[["value", "low", "high"]].itertuples(index=False)
+            values = [metrics["table_win_rate"]] if cooperative else metrics["seat_advantage"]
+            names = ["table"] if cooperative else [f"seat {seat}" for seat in range(players)]
+            rows += [
+                {"players": players, "seat": name, "value": v.value, "low": v.low, "high": v.high}
+                for name, v in zip(names, values, strict=True)
             ]
-        )[["players", "seat", "value"]]
+        frame = pd.DataFrame(rows)
+        word = pct if cooperative else lambda *v: f"{points(*v)} points"
+        first = frame.iloc[0]
+        what = "the table wins" if cooperative else "seat 0's share of the wins is off the fair share by"
+        title = (
+            f"Seat balance: with {first['players']} players {what} {word(first['value'], first['low'], first['high'])}"
+        )
+        table = frame.assign(value=[word(*v) for v in frame[["value", "low", "high"]].itertuples(index=False)])
+        table = table[["players", "seat", "value"]]
 
         def draw(fig: Any) -> None:
             shown = frame.assign(players=frame["players"].astype(str))
+            label = "table win rate" if cooperative else "share of the wins less the fair share"
+            reference = None if cooperative else 0.0
             plots.interval_bars(
-                shown,
-                "players",
-                "value",
-                "low",
-                "high",
-                "seat",
-                "share of wins less fair share",
-                "players",
-                fig=fig,
-                reference=0.0,
+                shown, "players", "value", "low", "high", "seat", label, "players", fig=fig, reference=reference
             )
 
         notes = [f"Everyone plays {balance.setup(self.game).policy}; {self._games(results)}; a shared win counts 1/k."]
@@ -156,7 +150,7 @@ class GenericChapter:
         return page, title
 
     def _games(self, results: dict[str, RunResult]) -> str:
-        return f"{games(results[_label(self.tables()[0])].summary.n_games)} per table size"
+        return f"{count(results[_label(self.tables()[0])].summary.n_games, 'game')} per table size"
 
     def length_page(self, results: dict[str, RunResult]) -> tuple[Page, str]:
         """Mean game length in turns at every table size, and the spread of lengths."""
@@ -167,7 +161,8 @@ class GenericChapter:
             rows.append({"players": str(players), "value": mean, "low": low, "high": high, "quantiles": quartiles})
         frame = pd.DataFrame(rows)
         title = "Game length: " + "; ".join(
-            f"{r.players} players {r.value:.1f} turns ({r.low:.1f}–{r.high:.1f})" for r in frame.itertuples()
+            f"{count(int(r.players), 'player')} {r.value:.1f} turns ({r.low:.1f}–{r.high:.1f})"
+            for r in frame.itertuples()
         )
         table = pd.DataFrame(
             {
@@ -215,11 +210,14 @@ class GenericChapter:
         if frame.empty:
             title = f"{self.module.INFO.name} declares no metrics of its own beyond the contract's columns"
         else:
-            top = frame.iloc[0]
-            title = (
-                f"Its metrics: {top['metric']} {top['value']:.2f} ({top['low']:.2f}–{top['high']:.2f}) with "
-                f"{top['players']} players ({top['who']})"
-            )
+            smallest = frame[frame["players"] == frame["players"].iloc[0]]
+            parts = [
+                f"{label} {part['value'].iloc[0]:.2f} ({part['low'].iloc[0]:.2f}–{part['high'].iloc[0]:.2f})"
+                if len(part) == 1
+                else f"{label} {part['value'].min():.2f} to {part['value'].max():.2f} across seats"
+                for label, part in smallest.groupby("metric", sort=False)
+            ]
+            title = f"Its metrics with {count(int(smallest['players'].iloc[0]), 'player')}: " + "; ".join(parts)
         table = frame.assign(
             value=[
                 f"{v:.2f} ({lo:.2f}–{hi:.2f})" for v, lo, hi in frame[["value", "low", "high"]].itertuples(index=False)
@@ -256,9 +254,12 @@ class GenericChapter:
         mean = matrix.mean(axis=1).sort_values(ascending=False)
         best = mean.index[0]
         worst = matrix.loc[best].drop(best).idxmin()
+        pair = pairs[pairs["policy"].isin([best, worst]) & pairs["opponent"].isin([best, worst])].iloc[0]
+        theirs = pair["points"] if pair["policy"] == worst else pair["games"] - pair["points"]
+        low, high = stats.wilson(theirs, pair["games"])
         title = (
             f"Head to head: {best} takes the most wins against the others; its closest opponent, {worst}, "
-            f"still gets {1 - matrix.loc[best, worst]:.1%} of their games"
+            f"still gets {pct(theirs / pair['games'], float(low), float(high))} of their games"
         )
         table = pd.DataFrame(
             {

@@ -16,5 +16,5 @@ def test_a_p_value_reads_alike_in_a_cell_and_in_a_sentence() -> None:
     assert [wording.p_clause(p) for p in (0.00004, 0.0421)] == ["p < 0.001", "p = 0.042"]
 
 
-def test_game_counts() -> None:
-    assert [wording.games(n) for n in (1, 5000)] == ["1 game", "5,000 games"]
+def test_counts_are_plural_but_for_one() -> None:
+    assert [wording.count(n, "game") for n in (1, 5000)] == ["1 game", "5,000 games"]
