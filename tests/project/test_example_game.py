@@ -157,3 +157,15 @@ def test_a_bad_entry_point_is_one_line_and_never_shadows_a_built_in(tmp_path: Pa
         return
     assert listed.returncode == 0 and listed.stderr.count("\n") == 1 and "ignoring entry point" in listed.stderr
     assert games["pantolino"]["name"] == "Pantolino" and "Bad Name" not in games
+
+
+def test_a_table_needs_the_words_the_example_does_not_have(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(SIMULATE), "play", GAME, "--seats", "human,chase"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"error: {GAME} cannot be played at a table yet: it has no words module\n"
