@@ -82,8 +82,8 @@ class GenericChapter:
             ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + "."),
             (
                 "arms",
-                f"everyone {policy} at each table size ({count(n_games // SHARE, 'game')} each); the skill ladder's "
-                "pairs of policies at 2 players; the balance page's rules.",
+                f"everyone {policy} at each table size ({count(max(1, n_games // SHARE), 'game')} each); the skill "
+                "ladder's pairs of policies at 2 players; the balance page's rules.",
             ),
             ("games", f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms"),
             *provenance(seed),
