@@ -9,10 +9,11 @@ N ?= 1e6
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/example_game/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e ".[test,cluster]"
+	$(BIN)/pip install --quiet -e tests/example_game  # the worked example game from outside (engines/README.md)
 	touch $(STAMP)
 
 demo: install

@@ -7,12 +7,24 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
 - ``contract``: ``INFO``, a frozen ``Params`` whose knobs are documented and sourced, the policy registry, the
   metrics, variants that apply;
 - ``columns``: for every policy, the standard outcome columns' shapes, dtypes and bounds, and each metric's;
-- ``batch``: a batch of B games equals B batches of one on the same scripted stream;
+- ``batch``: for every policy that does not search, a batch of B games equals B batches of one on the same
+  scripted stream;
 - ``seeds``: the same seed plays the same games, another seed others;
 - ``reference``: the reference engine plays the same games as ``play`` on the same scripted streams (the seats
-  the game's record benchmarks, every column the reference engine returns; floats to 1e-9, NaN equal to NaN).
+  the game's record names for it, else those it benchmarks; every column the reference engine returns; floats
+  to 1e-9, NaN equal to NaN).
 
-Searching policies are checked at a budget of 4 (the contract, not their strength). Each check plays a few games.
+- ``decisions``: the decision points met in a few games (read through the game's ``seats`` module, which hands
+  every decision to a hook; a game without one has none checked): legal masks (every row has a candidate, and
+  what each honest policy suggests is legal), copies (``take`` rows, ``determinise``, ``apply`` and
+  ``play_out`` leave the original as it was; equal copies on equal streams play equal games), determinisation
+  leaving the deciding seat's view unchanged (its legal moves, what every honest policy suggests, its
+  ``features`` where the point has them) and playouts (``(B, P)`` winners and scores; a competitive game has a
+  winner in every row).
+
+Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
+description says so) are left out of the determinisation check. Each check plays a few games. The checks that
+play take the params, seats and sizes a game's own tests want (``check_reference(module, params, seats)``).
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from engines.core import GameInfo, Metric, Policy, ScriptedSource
+from engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
 from engines.record import record_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
@@ -91,16 +103,35 @@ def check_columns(module: Any, n: int = 16) -> None:
                 need(out[column].shape == (n, players), f"seat metric {column} must be (n, P)")
 
 
-def check_batch(module: Any, n: int = 6) -> None:
-    """A batch of ``n`` games equals ``n`` batches of one on the same scripted stream."""
-    seats = seats_for(module, next(iter(module.POLICIES)))
-    source = ScriptedSource.from_seed(1, n, STREAM)
-    together = module.play(module.Params(), seats, n, source)
-    for g in range(n):
-        alone = module.play(module.Params(), seats, 1, ScriptedSource(source.uniforms[g : g + 1]))
-        for column, value in alone.items():
-            same = np.array_equal(value[0], together[column][g], equal_nan=True)
-            _require(same, module.INFO.id, "batch", f"game {g}'s {column} differs when played alone")
+def honest(module: Any) -> list[str]:
+    """The policies that neither search nor cheat (their description says so)."""
+    return [n for n, p in module.POLICIES.items() if "cheat" not in p.description.lower() and p.chunk_games is None]
+
+
+def check_batch(
+    module: Any,
+    seats: list[str] | None = None,
+    params: Any = None,
+    n: int = 6,
+    seed: int = 1,
+    length: int = STREAM,
+) -> None:
+    """A batch of ``n`` games equals ``n`` batches of one on the same scripted stream.
+
+    For ``seats`` when given, else for every policy that does not search in every seat (a search seeds itself
+    from the game's index in the batch).
+    """
+    params = module.Params() if params is None else params
+    searchless = [p for p, v in module.POLICIES.items() if v.chunk_games is None]
+    for seating in [seats] if seats else [seats_for(module, p) for p in searchless]:
+        source = ScriptedSource.from_seed(seed, n, length)
+        together = module.play(params, seating, n, source)
+        for g in range(n):
+            alone = module.play(params, seating, 1, ScriptedSource(source.uniforms[g : g + 1]))
+            for column, value in alone.items():
+                same = np.array_equal(value[0], together[column][g], equal_nan=True)
+                problem = f"{','.join(seating)}: game {g}'s {column} differs when played alone"
+                _require(same, module.INFO.id, "batch", problem)
 
 
 def check_seeds(module: Any, n: int = 200) -> None:
@@ -111,15 +142,28 @@ def check_seeds(module: Any, n: int = 200) -> None:
     _require(not np.array_equal(a["score"], c["score"]), module.INFO.id, "seeds", "another seed, the same games")
 
 
-def check_reference(module: Any, n: int = 4) -> None:
-    """The reference engine plays ``play``'s games on the same scripted streams (every column it returns)."""
+def check_reference(
+    module: Any,
+    params: Any = None,
+    seats: list[str] | None = None,
+    n: int = 4,
+    seed: int = 3,
+    length: int = STREAM,
+    **options: Any,
+) -> None:
+    """The reference engine plays ``play``'s games on the same scripted streams (every column it returns).
+
+    ``seats`` default to the record's ``reference_seats``, else its bench's (neither: nothing to check);
+    ``options`` to the record's ``reference_options``. Each game's stream holds ``length`` uniforms.
+    """
     record = record_of(module)
-    if record.bench is None:  # no seats declared that the reference engine plays
+    seats = list(seats or record.reference_seats or (record.bench.seats if record.bench else ()))
+    if not seats:  # no seats declared that the reference engine plays
         return
     reference = importlib.import_module(f"{module.__name__}.reference")
-    seats, params = list(record.bench.seats), module.Params()
-    source = ScriptedSource.from_seed(3, n, STREAM)
-    batched = module.play(params, seats, n, source, **record.reference_options)
+    params = module.Params() if params is None else params
+    source = ScriptedSource.from_seed(seed, n, length)
+    batched = module.play(params, seats, n, source, **(options or record.reference_options))
     for g in range(n):
         for column, value in reference.play_one(params, seats, source.one_game(g)).items():
             mine, theirs = np.asarray(batched[column][g]), np.asarray(value)
@@ -127,7 +171,94 @@ def check_reference(module: Any, n: int = 4) -> None:
             same = (
                 np.allclose(mine, theirs, rtol=0, atol=1e-9, equal_nan=True) if floats else np.array_equal(mine, theirs)
             )
-            _require(same, module.INFO.id, "reference", f"game {g}'s {column} differs from the reference engine's")
+            problem = f"{','.join(seats)}: game {g}'s {column} differs from the reference engine's"
+            _require(same, module.INFO.id, "reference", problem)
+
+
+def decision_points(module: Any, policy: str | None = None, n: int = 4, seed: int = 7, per_kind: int = 2) -> list:
+    """``(point, proposal)`` of the decisions met in ``n`` games, ``per_kind`` batches of each kind at most.
+
+    Every seat plays ``policy`` (default: the ``ROLLOUT`` of the game's ``seats`` module); a kind is the point's
+    class and stage. Copies are kept (``take``), with what the policy chose. A game without a ``seats`` module
+    gives none; points that are not :class:`~engines.core.DecisionPoint` (a seat's own choices) are skipped.
+    """
+    try:
+        seats_module = importlib.import_module(f"{module.__name__}.seats")
+    except ModuleNotFoundError:
+        return []
+    names = seats_for(module, policy or seats_module.ROLLOUT)
+    params = module.Params()
+    found: dict[tuple[str, Any], list] = {}
+
+    def keep(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        chosen = np.asarray(propose())
+        kind = found.setdefault((type(point).__name__, getattr(point, "stage", None)), [])
+        if isinstance(point, DecisionPoint) and len(kind) < per_kind:
+            kind.append((point.take(np.arange(len(games))), chosen.copy()))
+        return chosen
+
+    watched: dict[int, object] = {}
+    impls = seats_module.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seats_module.Seat(impl, keep, False)) for impl in impls]
+    seats_module.play(params, seats, n, ScriptedSource.from_seed(seed, n, STREAM))
+    return [entry for kind in found.values() for entry in kind]
+
+
+def fingerprint(value: Any, depth: int = 4) -> Any:
+    """Every array (and plain value) a point holds, as bytes: equal fingerprints, equal positions."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, bool | int | float | str | bytes | np.generic) or value is None:
+        return repr(value)
+    if depth == 0 or isinstance(value, Params | Policy | type) or callable(value) or hasattr(value, "keys"):
+        return type(value).__name__  # knobs and policy registries are frozen or shared, not the position
+    if isinstance(value, list | tuple):
+        return tuple(fingerprint(v, depth - 1) for v in value)
+    names = getattr(value, "__dict__", None) or {k: getattr(value, k) for k in _slots(value) if hasattr(value, k)}
+    return tuple((k, fingerprint(v, depth - 1)) for k, v in sorted(names.items()))
+
+
+def _slots(value: Any) -> list[str]:
+    return [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
+
+
+def _streams(point: Any, salt: int) -> StreamSource:
+    return StreamSource(mix64(np.asarray(point.key, dtype=np.uint64) ^ np.uint64(salt)))
+
+
+def _view(point: Any, policies: list[str]) -> tuple:
+    """What the deciding seat sees: its legal moves, what each honest policy suggests, its features if any."""
+    features = point.features() if hasattr(point, "features") else None
+    return fingerprint((point.legal(), [point.suggest(p) for p in policies], features))
+
+
+def check_decisions(module: Any) -> None:
+    """Legal masks, copies, determinisation and playouts of the decision points met in a few games."""
+    game, cooperative = module.INFO.id, module.INFO.cooperative
+    policies = honest(module)
+    for point, proposal in decision_points(module):
+        kind = f"{type(point).__name__} point"
+        need = lambda ok, problem, k=kind: _require(ok, game, "decisions", f"{k}: {problem}")  # noqa: E731
+        legal = point.legal()
+        rows = np.arange(len(legal))
+        need(legal.dtype == bool and legal.ndim == 2 and len(point.seat) == len(point.key) == len(legal), "legal()")
+        need(bool(legal.any(axis=1).all()), "a row with no legal candidate")
+        need(bool(legal[rows, proposal].all()), "the policy's own choice is not legal")
+        for policy in policies:
+            need(bool(legal[rows, point.suggest(policy)].all()), f"suggest('{policy}') is not legal")
+        before, view = fingerprint(point), _view(point, policies)
+        copy = point.take(rows)
+        copy.determinise(_streams(point, 1))
+        need(_view(copy, policies) == view, "determinise changed what the deciding seat sees")
+        copy.apply(proposal)
+        winners, score = copy.play_out([policies[0]] * point.players, _streams(point, 2))
+        need(fingerprint(point) == before, "a copy determinised, applied and played out changed the original")
+        need(winners.shape == score.shape == (len(rows), point.players) and winners.dtype == bool, "play_out's shapes")
+        need(cooperative or bool(winners.any(axis=1).all()), "a played-out competitive game without a winner")
+        twins = point.take(np.repeat(rows[:1], 2))
+        twins.apply(np.repeat(proposal[:1], 2))
+        again = twins.play_out([policies[0]] * point.players, StreamSource(np.repeat(point.key[:1], 2)))
+        need(all(np.array_equal(a[0], a[1]) for a in again), "equal copies on equal streams played different games")
 
 
 CHECKS: dict[str, Callable[[Any], None]] = {
@@ -136,11 +267,17 @@ CHECKS: dict[str, Callable[[Any], None]] = {
     "batch": check_batch,
     "seeds": check_seeds,
     "reference": check_reference,
+    "decisions": check_decisions,
 }
 """Every check, by name, in the order :func:`check_game` runs them."""
 
 
-def check_game(module: Any) -> None:
-    """Run every check on the game package ``module``; the first problem raises :class:`CheckError`."""
-    for check in CHECKS.values():
-        check(module)
+def check_game(module: Any, only: tuple[str, ...] = ()) -> None:
+    """Run every check (or those named in ``only``) on the game package ``module``.
+
+    Raises:
+        CheckError: at the first problem, naming the game, the check and what is wrong.
+    """
+    for name, check in CHECKS.items():
+        if not only or name in only:
+            check(module)

@@ -66,8 +66,9 @@ class Record:
     ``search_games`` likewise for the expert against each heuristic; ``more_players``: further ``(players, games
     per seating)`` to check; ``learned_soundness_games``: games per seating with which ``learned`` (its shipped
     model) must beat each heuristic and ``random`` (empty: the game has no learned player yet).
-    ``reference_options``: what ``play`` takes to draw chance as the reference engine does (for
-    :mod:`engines.checker`'s differential).
+    ``reference_seats``: the seats of :mod:`engines.checker`'s reference differential (empty: the bench's seats;
+    neither: no differential). ``reference_options``: what ``play`` takes to draw chance as the reference engine
+    does (for that differential).
     """
 
     balance: Balance | None = None
@@ -79,6 +80,7 @@ class Record:
     search_games: int = 4
     more_players: tuple[tuple[int, int], ...] = ()
     learned_soundness_games: Mapping[str, int] = field(default_factory=dict)
+    reference_seats: tuple[str, ...] = ()
     reference_options: Mapping[str, object] = field(default_factory=dict)
 
 

@@ -68,16 +68,6 @@ def parse_budget(text: str | None) -> int | None:
     return None if text is None else parse_playouts(text, PLAYOUTS)
 
 
-@lru_cache(maxsize=64)
-def _instance(policy: Policy, params: Params, players: int) -> object:
-    return policy.impl(params, players)
-
-
-def instances(policies: Mapping[str, Policy], names: Sequence[str], params: Params, players: int) -> list[object]:
-    """One implementation per seat name (heuristics only), built once per process."""
-    return [_instance(p, params, players) for p in core.resolve_policies(policies, names)]
-
-
 @lru_cache(maxsize=4)
 def keep_options(capacity: int) -> np.ndarray:
     """Every bag of at most ``capacity`` chips, fewest chips first, then by bag value."""
@@ -134,7 +124,7 @@ class Point:
 
     def suggest(self, policy: str) -> np.ndarray:
         """The named policy's cave or keep (as its number among the keep options)."""
-        (impl,) = instances(self.policies, [policy], self.params, self.players)
+        (impl,) = core.policy_instances(self.policies, [policy], self.params)
         turn = self.turn(core.StreamSource(self.key))
         if self.stage == CAVE:
             return impl.cave(turn)
@@ -208,7 +198,7 @@ class Point:
         """Finish the turn, then play on to the end; every row's winners (the whole table) and inventions."""
         if not self.applied:
             raise ValueError("a decision point is played out after its decision is applied")
-        impls = instances(self.policies, seat_policies, self.params, self.players)
+        impls = core.policy_instances(self.policies, seat_policies, self.params)
         out = self.state.keep_rows(np.arange(len(self.state.game)))
         play_on(self.params, impls, self.state, source, out, mid_turn=self.stage == CAVE)
         result = outcome(self.params, out)
@@ -218,11 +208,11 @@ class Point:
 class Expert:
     """``expert``: caves and keeps chosen by :class:`~engines.expert.Search`; builds and payment as ``ROLLOUT``."""
 
-    def __init__(self, params: Params, players: int, playouts: int | None, policies: Mapping[str, Policy]) -> None:
+    def __init__(self, params: Params, playouts: int | None, policies: Mapping[str, Policy]) -> None:
         """Search with ``playouts`` per decision (``None``: :func:`default_playouts`), playouts from ``policies``."""
         self.policies = policies
         self.search = Search(default_playouts(params) if playouts is None else playouts, ROLLOUT)
-        (self.rollout,) = instances(policies, [ROLLOUT], params, players)
+        (self.rollout,) = core.policy_instances(policies, [ROLLOUT], params)
         self.capacity = params.backpack
 
     def cave(self, turn: Turn) -> np.ndarray:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from engines.expert import expert_policy
 from engines.paleolino import kernels
 from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, Expert, parse_budget
 from engines.paleolino.kernels import CRYSTAL_VALUE
-from engines.paleolino.rules import BAGS, CRYSTAL, Params, Turn, bag_tables, cards_cost, pack
+from engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 
@@ -164,7 +164,7 @@ def best_payment(turn: Turn, k: np.ndarray, demand_after: np.ndarray) -> np.ndar
 class Random:
     """Open a random cave; build random affordable tops while any fits; pay matching chips first; keep at random."""
 
-    def __init__(self, params: Params, players: int) -> None:
+    def __init__(self, params: Params) -> None:
         """Nothing to prepare."""
         self.params = params
 
@@ -207,7 +207,7 @@ class Random:
 class Greedy:
     """Open the cave with the most expected chips; build the most expensive affordable top first."""
 
-    def __init__(self, params: Params, players: int) -> None:
+    def __init__(self, params: Params) -> None:
         """Nothing to prepare."""
         self.params = params
 
@@ -229,6 +229,13 @@ class Greedy:
         return keep_chips(turn, left, top_demand(turn))
 
 
+@lru_cache(maxsize=8)
+def visible_sets(stacks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every set of visible tops, at most one per stack, ``(M, S)`` 0/1, and the cards in each ``(M,)``."""
+    subsets = np.array(list(itertools.product((0, 1), repeat=stacks)), dtype=np.int64)
+    return subsets, subsets.sum(axis=1)
+
+
 class Planner:
     """Plan over the visible tops, replanning after each reveal; cave by sure builds, then expected chips.
 
@@ -242,35 +249,32 @@ class Planner:
     (empty hand axe) only builds count.
     """
 
-    def __init__(self, params: Params, players: int) -> None:
-        """Enumerate the sets of visible tops."""
+    def __init__(self, params: Params) -> None:
+        """Nothing to prepare: the sets of visible tops depend on the table's stacks (:func:`visible_sets`)."""
         self.params = params
-        self.tables = params.tables(players)
-        self.subsets = np.array(list(itertools.product((0, 1), repeat=self.tables.stacks)), dtype=np.int64)  # (M, S)
-        self.n_cards = self.subsets.sum(axis=1)
 
-    def score(self, tops: np.ndarray, supply: np.ndarray, limit: np.ndarray, last: np.ndarray) -> np.ndarray:
+    def score(self, t: Tables, tops: np.ndarray, supply: np.ndarray, limit: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Score of every set of visible tops ``(R, M)`` (-1: not affordable) for ``supply`` counts ``(R, 4)``.
 
-        On a ``last`` turn only the cards built count.
+        ``t`` is the table's cards; on a ``last`` turn only the cards built count.
         """
-        t = self.tables
+        subsets, n_cards = visible_sets(t.stacks)
         cost = t.cost[tops]  # (R, S, 3)
         real = tops != t.dummy
-        valid = ((self.subsets[None] <= real[:, None, :]).all(axis=2)) & (self.n_cards[None] <= limit[:, None])
-        need = (self.subsets[None, :, :, None] * cost[:, None]).sum(axis=2)  # (R, M, 3)
+        valid = ((subsets[None] <= real[:, None, :]).all(axis=2)) & (n_cards[None] <= limit[:, None])
+        need = (subsets[None, :, :, None] * cost[:, None]).sum(axis=2)  # (R, M, 3)
         matching = np.minimum(need, supply[:, None, :3])
         short = (need - matching).sum(axis=2)
         valid &= short <= supply[:, None, CRYSTAL]
         left = supply[:, None, :] - np.concatenate([matching, short[..., None]], axis=2)  # (R, M, 4)
-        rest = (1 - self.subsets)[None] * real[:, None, :]  # visible tops not in the set
+        rest = (1 - subsets)[None] * real[:, None, :]  # visible tops not in the set
         gap = np.maximum(cost[:, None] - left[:, :, None, :3], 0).sum(axis=3)  # (R, M, S)
         reach = ((gap <= left[:, :, None, CRYSTAL]) & (rest > 0)).sum(axis=2)
         demand = (rest[..., None] * cost[:, None]).sum(axis=2)
         useful = np.minimum(left[..., :3], demand).sum(axis=2)
         spent = need.sum(axis=2)
         extras = spent * 10**8 + reach * 10**6 + left[..., CRYSTAL] * 10**4 + useful * 100 + left.sum(axis=2)
-        value = self.n_cards[None] * 10**10 + np.where(last[:, None], 0, extras)
+        value = n_cards[None] * 10**10 + np.where(last[:, None], 0, extras)
         return np.where(valid, value, -1)
 
     def builds(self, turn: Turn) -> np.ndarray:
@@ -280,8 +284,8 @@ class Planner:
         def pick(
             rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, left: np.ndarray
         ) -> np.ndarray:
-            score = self.score(tops, counts[supply].astype(np.int64), left, turn.axe_chips[rows] == 0)
-            best = self.subsets[score.argmax(axis=1)]
+            score = self.score(turn.tables, tops, counts[supply].astype(np.int64), left, turn.axe_chips[rows] == 0)
+            best = visible_sets(turn.tables.stacks)[0][score.argmax(axis=1)]
             return np.where(best.any(axis=1), best.argmax(axis=1), -1)
 
         return iterative_builds(turn, pick)
@@ -293,12 +297,14 @@ class Planner:
         supply = believed + turn.counts(turn.own + offers(turn).sum(axis=1))[:, None, :]
         tops = turn.tops()
         score = self.score(
+            turn.tables,
             np.repeat(tops, v, axis=0),
             supply.reshape(n * v, 4),
             np.repeat(turn.limit, v),
             np.repeat(turn.axe_chips == 0, v),
         )
-        sure = self.n_cards[score.argmax(axis=1)].reshape(n, v) * (score.max(axis=1) >= 0).reshape(n, v)
+        cards = visible_sets(turn.tables.stacks)[1]
+        sure = cards[score.argmax(axis=1)].reshape(n, v) * (score.max(axis=1) >= 0).reshape(n, v)
         demand = top_demand(turn)
         weight = np.concatenate([np.where(demand > 0, 1.0, 0.5), np.full((n, 1), 2.0)], axis=1)
         worth = (turn.expected() * weight[:, None, :]).sum(axis=2)

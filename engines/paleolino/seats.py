@@ -29,12 +29,8 @@ def hint_policy(params: Params, players: int) -> str:
 
 
 def instances(params: Params, names: Sequence[str], players: int) -> list[object]:
-    """One implementation per seat name for a table of ``players``, as the game's ``play`` builds them."""
-    made = {
-        p.name: p.impl(params, players, p.arg) if p.parse_arg else p.impl(params, players)
-        for p in core.resolve_policies(POLICIES, list(dict.fromkeys(names)))
-    }
-    return [made[name] for name in names]
+    """One implementation per seat name, shared by seats of the same name (as a run builds them)."""
+    return core.policy_instances(POLICIES, list(names), params)
 
 
 @dataclass(slots=True)

@@ -5,7 +5,8 @@ own size unless told, so the command can size its progress bar) and ``build(n_ga
 progress) -> Chapter`` (plays them on one pool with :func:`experiments.study.run_arms` and writes the pages).
 A registered game has one when this package has a module named by its id (:func:`chapter_games`; ``balance``,
 ``skill`` and ``common`` are the pages and helpers chapters share); ``simulate report GAME`` writes ``reports/GAME.pdf``
-from it.
+from it, or from the generic chapter (:mod:`experiments.chapters.generic`) for a game without one. ``simulate report
+all`` builds the games with a chapter of their own.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import importlib
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
+from typing import Any, Protocol
 
 from analysis.book import Page
 from engines import available_games
@@ -31,12 +32,25 @@ class Chapter:
     headlines: Sequence[str]
 
 
-def chapter_module(game: str) -> ModuleType:
-    """The chapter of ``game``; a game without one raises ``ValueError``."""
-    games = chapter_games()
-    if game not in games:
-        raise ValueError(f"no report chapter for '{game}' yet{did_you_mean(game, games)}")
-    return importlib.import_module(f"{__name__}.{game}")
+class ChapterModule(Protocol):
+    """What a chapter offers the report: a module of this package, or the generic chapter bound to a game."""
+
+    def plan(self, n: int, seed: int, chunk: int | None = None) -> Any:
+        """Every arm the chapter plays (a :class:`~experiments.chapters.common.Plan`)."""
+        ...
+
+    def build(self, n_games: int, precision: float | None, seed: int, play: Any = None) -> Chapter:
+        """Play (or look up) the arms and write the pages."""
+        ...
+
+
+def chapter_module(game: str) -> ChapterModule:
+    """The chapter of ``game``: its own module here, else the generic chapter; an unknown game raises ``ValueError``."""
+    if game not in available_games():
+        raise ValueError(f"unknown game '{game}'{did_you_mean(game, available_games())}")
+    if game in chapter_games():
+        return importlib.import_module(f"{__name__}.{game}")  # type: ignore[return-value]
+    return importlib.import_module(f"{__name__}.generic").chapter(game)
 
 
 def chapter_games() -> list[str]:

@@ -17,20 +17,11 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.book import Page
 from analysis.summary import Summary
+from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import (
-    Plan,
-    Play,
-    knobs_line,
-    local_play,
-    pct,
-    play_pages,
-    points,
-    proportion,
-    provenance,
-)
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -222,7 +213,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "fair share": f"{100 * fair:.1f}%",
                     "seat 0 edge, pts": points(*seat_edge(s, 0)),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                    "p (seat 0 = last)": _p_text(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
+                    "p (seat 0 = last)": p_value(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
                 }
             )
     table = pd.DataFrame(table)
@@ -266,10 +257,6 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
     ]
     return Page(title, draw, table, notes), title
-
-
-def _p_text(p: float) -> str:
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 # --- 2. hidden information ------------------------------------------------------------------------------------

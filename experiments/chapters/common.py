@@ -1,4 +1,4 @@
-"""What every report chapter shares: the plan of arms, the package version, rates and their wording."""
+"""What every report chapter shares: the plan of arms, the package version, rates (their wording: analysis/wording)."""
 
 from __future__ import annotations
 
@@ -106,14 +106,3 @@ def proportion(wins: int, n: int) -> tuple[float, float, float]:
     """A proportion and its 95% Wilson interval."""
     low, high = stats.wilson(wins, n)
     return wins / n, float(low), float(high)
-
-
-def pct(value: float, low: float, high: float) -> str:
-    """``"64.2% (62.7–65.7%)"``; rare events (upper bound under 0.5%) get two decimals."""
-    d = 2 if high < 0.005 else 1
-    return f"{100 * value:.{d}f}% ({100 * low:.{d}f}–{100 * high:.{d}f}%)"
-
-
-def points(value: float, low: float, high: float) -> str:
-    """A difference of rates in percentage points with its interval: ``"+3.1 (+1.2 to +5.0)"``."""
-    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"

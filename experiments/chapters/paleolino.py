@@ -23,11 +23,12 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.book import Page
 from analysis.summary import Summary
+from analysis.wording import p_clause, p_value, pct
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
 from experiments.chapters import Chapter, balance
-from experiments.chapters.common import Plan, Play, local_play, pct, play_pages, provenance
+from experiments.chapters.common import Plan, Play, local_play, play_pages, provenance
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -389,7 +390,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"Our defaults; every seat plays the named policy; the star is the expert (2 players, {expert['n']:,} "
         "games). Planner arms have fewer games than greedy and random (slower), hence their wider intervals.",
         f"Planner minus greedy at 2 players: {_points(two['planner'], two['greedy'])}, "
-        f"p = {_p(two['planner'], two['greedy']):.2g}. Solo games use 3 stacks, 2–4 players 2 stacks.",
+        f"{p_clause(_p(two['planner'], two['greedy']))}. Solo games use 3 stacks, 2–4 players 2 stacks.",
         PROVENANCE,
     ]
     return Page(title, draw, table, notes), title, answer
@@ -643,7 +644,7 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     notes = [
         "2 players, everyone plays planner. cave_weights w:1:1:1: a chip falls in the favoured cave with chance "
         "w/(w+3). The rulebook gives no odds: even caves (1:1:1:1) are our default, not a measured mountain. "
-        f"Memory 1, favoured cave at 50% vs even: {_points(half, even)}, p = {_p(half, even):.2g}.",
+        f"Memory 1, favoured cave at 50% vs even: {_points(half, even)}, {p_clause(_p(half, even))}.",
         PROVENANCE,
     ]
     return Page(title, draw, pd.DataFrame(table_rows), notes), title, answer
@@ -775,7 +776,7 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
                     "step": f"{weaker} → {stronger}",
                     "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
                     "gain": _points(a, b),
-                    "p": f"{_p(a, b):.2g}",
+                    "p": p_value(_p(a, b)),
                     "games": f"{int(b['n']):,} / {int(a['n']):,}",
                 }
             )

@@ -20,20 +20,11 @@ import pandas as pd
 from analysis import plots, stats
 from analysis.book import Page
 from analysis.summary import Summary
+from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import (
-    Plan,
-    Play,
-    knobs_line,
-    local_play,
-    pct,
-    play_pages,
-    points,
-    proportion,
-    provenance,
-)
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
 from experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -163,10 +154,6 @@ def _knob(name: str, value: Any) -> str:
     if isinstance(value, tuple):
         return ",".join(str(v) for v in value)
     return str(value)
-
-
-def _p_text(p: float) -> str:
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def contrast(parts: Sequence[tuple[Summary, np.ndarray]]) -> tuple[float, float, float, float]:
@@ -411,7 +398,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
                     "fair share": f"{100 * fair:.1f}%",
                     "seat 0 edge, pts": points(*contrast([(s, w)])[:3]),
-                    "p (seat 0 = last)": _p_text(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
+                    "p (seat 0 = last)": p_value(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                     f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
                 }
@@ -589,7 +576,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats "
         f"({int(frame['games'].iloc[0]):,} games); dashed line: a fair share of the sole wins. "
         f"{best['policy']} minus {second['policy']} at the table: "
-        f"{points(*gap[:3])} points, p {_p_text(gap[3])} (z-test, same games). Grab priority random per round.",
+        f"{points(*gap[:3])} points, {p_clause(gap[3])} (z-test, same games). Grab priority random per round.",
     ]
     return Page(title, draw, table, notes), title
 

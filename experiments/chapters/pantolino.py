@@ -16,11 +16,12 @@ import pandas as pd
 
 from analysis import plots, stats
 from analysis.book import Page
+from analysis.wording import pct
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 

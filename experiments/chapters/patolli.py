@@ -18,10 +18,11 @@ import pandas as pd
 
 from analysis import plots, stats
 from analysis.book import Page
+from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, pct, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -203,10 +204,6 @@ def _p_half(rate: float, n: int) -> float:
     return float(2 * sp.norm.sf(abs(rate - 0.5) / np.sqrt(0.25 / n)))
 
 
-def _p_text(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 # --- 1. first-player advantage --------------------------------------------------------------------------------
 
 
@@ -252,9 +249,9 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "both seats play": p,
                 "games": f"{int(part['n'].iloc[0]):,}",
                 "first player wins": pct(*part.iloc[0][["rate", "low", "high"]]),
-                "p (first = 50%)": _p_text(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
+                "p (first = 50%)": p_value(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
                 "seat 0 wins": pct(*part.iloc[1][["rate", "low", "high"]]),
-                "p (seat 0 = 50%)": _p_text(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
+                "p (seat 0 = 50%)": p_value(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
             }
             for p, part in frame.groupby("policy", sort=False)
         ]
@@ -596,15 +593,15 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             {
                 "rule": name,
                 "turns/game": f"{r['turns']:.1f} ({r['turns_lo']:.1f}–{r['turns_hi']:.1f})",
-                "Δ turns (p)": "—" if name == "base rules" else f"{d_turns:+.1f} ({_p_text(p_turns)})",
+                "Δ turns (p)": "—" if name == "base rules" else f"{d_turns:+.1f} ({p_value(p_turns)})",
                 "bankruptcy": pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
                 "Δ bankruptcy (p)": "—"
                 if name == "base rules"
-                else f"{100 * (r['bankrupt'] - base['bankrupt']):+.1f} pts ({_p_text(p_bank)})",
+                else f"{100 * (r['bankrupt'] - base['bankrupt']):+.1f} pts ({p_value(p_bank)})",
                 "first player wins": pct(r["first"], r["first_lo"], r["first_hi"]),
                 "Δ first (p)": "—"
                 if name == "base rules"
-                else f"{100 * (r['first'] - base['first']):+.1f} pts ({_p_text(first_p[name])})",
+                else f"{100 * (r['first'] - base['first']):+.1f} pts ({p_value(first_p[name])})",
                 f"{STRONG} vs {STRONG}": strong,
             }
         )

@@ -18,10 +18,11 @@ import pandas as pd
 
 from analysis import plots, ratings
 from analysis.book import Page
+from analysis.wording import pct
 from engines import get_game
 from engines.record import record_of
 from experiments import ladder as lad
-from experiments.chapters.common import Plan, pct, proportion
+from experiments.chapters.common import Plan, proportion
 from experiments.run import RunResult
 
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
@@ -29,7 +30,8 @@ PLAYERS = 2
 LABEL = "skill"
 
 
-def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
+def ladder_arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str], list[Any]]:
+    """The ladder's policies, its notes and its arms ``(a, b, seats, arm)`` (labels depend on policies and seatings)."""
     module = get_game(game).module
     policies, notes = lad.ladder_policies(module, PLAYERS, record_of(module).report_budgets)
     return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL, EXPERT_SHARE)
@@ -37,7 +39,7 @@ def _arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], list[str
 
 def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Add the ladder's arms to a chapter's plan."""
-    for *_, seats, arm in _arms(plan.game, n, seed, chunk)[2]:
+    for *_, seats, arm in ladder_arms(plan.game, n, seed, chunk)[2]:
         plan.add(arm.label, seats, arm.spec.n_games, seed, arm.spec.chunk_size)
 
 
@@ -48,7 +50,7 @@ def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
 
 def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     """Ladder ratings with intervals, the skill chain and the luck share; the title names the policies."""
-    policies, notes, arms = _arms(game, 1, 0, 1)  # labels depend on the policies and seatings only
+    policies, notes, arms = ladder_arms(game, 1, 0, 1)  # labels depend on the policies and seatings only
     result = lad.analyse(game, PLAYERS, policies, lad.pairs_table(arms, results), notes)
     members = result.chain_members()
     share, low, high = result.luck

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
@@ -18,7 +19,8 @@ class Setup:
     """A game to play: ``seats`` name a policy (``expert:64``) or :data:`HUMAN` per seat.
 
     Raises:
-        ValueError: (one line) for an unknown game, variant, knob or policy, or a wrong number of seats.
+        ValueError: (one line) for an unknown game, variant, knob or policy, a wrong number of seats, or a game
+            without the ``seats`` and ``words`` modules a table needs.
     """
 
     game: str
@@ -30,6 +32,9 @@ class Setup:
     def __post_init__(self) -> None:
         """Check the game, seats, seed and knobs now."""
         module = self.module
+        missing = [m for m in ("seats", "words") if importlib.util.find_spec(f"{module.__name__}.{m}") is None]
+        if missing:
+            raise ValueError(f"{self.game} cannot be played at a table yet: it has no {' or '.join(missing)} module")
         core.check_players(module.INFO, len(self.seats))
         core.resolve_policies(module.POLICIES, [s for s in self.seats if s != HUMAN])
         if not 0 <= self.seed < 2**63:

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import core
+from engines import cargolino, core
 from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, reference, rules
 from engines.cargolino.policies import EXPERT_HIDE
+from engines.checker import check_batch, check_reference
 from engines.expert import by_table_size
 
 HEURISTICS = sorted(name for name in POLICIES if not name.startswith("expert"))  # the reference plays these
@@ -18,21 +19,6 @@ R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, pur
 # Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue
 # 9 red 10 green 11 yellow 12 white | 13 .. 18 | 19 .. 24 (same cycle) | 25 finish
 # Shells: start and 1..8 -> 3, 9..16 -> 2, 17..24 and finish -> 1.
-
-
-def scripted(n: int, seed: int = 0, length: int = 3000) -> core.ScriptedSource:
-    return core.ScriptedSource.from_seed(seed, n, length)
-
-
-def assert_same(batched: dict, ref: dict, i: int) -> None:
-    for name, value in ref.items():
-        got = batched[name][i]
-        if name == "belief_accuracy":
-            np.testing.assert_allclose(
-                np.asarray(got, float), np.asarray(value, float), atol=1e-9, err_msg=f"game {i} {name}"
-            )
-        else:
-            assert np.array_equal(np.asarray(got), np.asarray(value)), (i, name, got, value)
 
 
 # --- (a) differential tests --------------------------------------------------------------------------------
@@ -52,33 +38,17 @@ SEATINGS = [
 
 @pytest.mark.parametrize("seats", SEATINGS, ids=lambda s: "-".join(s))
 def test_play_matches_reference(seats: list[str]) -> None:
-    n = 8
-    source = scripted(n, seed=len(seats))
-    out = play(Params(), seats, n, source)
-    for i in range(n):
-        assert_same(out, reference.play_one(Params(), seats, source.one_game(i)), i)
+    check_reference(cargolino, Params(), seats, n=8, seed=len(seats), length=3000)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_variants_match_reference(variant: str) -> None:
     params = Params().with_strings(VARIANTS[variant])
-    seats = ["detective", "blocker", "random", "selfish"]
-    n = 6
-    source = scripted(n, seed=7)
-    out = play(params, seats, n, source)
-    for i in range(n):
-        assert_same(out, reference.play_one(params, seats, source.one_game(i)), i)
+    check_reference(cargolino, params, ["detective", "blocker", "random", "selfish"], n=6, seed=7, length=3000)
 
 
 def test_batch_equals_batches_of_one() -> None:
-    seats = ["detective", "random", "oracle"]
-    n = 5
-    together = play(Params(), seats, n, scripted(n, seed=3))
-    for i in range(n):
-        single = core.ScriptedSource(scripted(n, seed=3).uniforms[i : i + 1])
-        alone = play(Params(), seats, 1, single)
-        for name, value in alone.items():
-            np.testing.assert_array_equal(together[name][i], value[0], err_msg=name)
+    check_batch(cargolino, ["detective", "random", "oracle"], n=5, seed=3, length=3000)
 
 
 @st.composite
@@ -108,11 +78,7 @@ def knobs(draw: st.DrawFn) -> Params:
     seed=st.integers(0, 10**6),
 )
 def test_random_knobs_match_reference(params: Params, seats: list[str], seed: int) -> None:
-    n = 3
-    source = scripted(n, seed=seed, length=6000)
-    out = play(params, seats, n, source)
-    for i in range(n):
-        assert_same(out, reference.play_one(params, seats, source.one_game(i)), i)
+    check_reference(cargolino, params, seats, n=3, seed=seed, length=6000)
 
 
 # --- (b) invariants ------------------------------------------------------------------------------------------

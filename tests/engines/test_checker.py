@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from engines import get_game
-from engines.checker import CheckError, check_batch, check_columns, check_contract, check_reference
+from engines.checker import CheckError, check_batch, check_columns, check_contract, check_decisions, check_reference
 
 
 def broken(**changes) -> SimpleNamespace:
@@ -36,7 +37,9 @@ def test_a_game_whose_draws_depend_on_the_batch_is_caught() -> None:
         out = real(params, seats, n, source, **kwargs)
         return {**out, "turns": out["turns"] + (n > 1)}  # as if a game read another game's dice
 
-    with pytest.raises(CheckError, match="pantolino: batch: game 0's turns differs when played alone"):
+    with pytest.raises(
+        CheckError, match="pantolino: batch: keep-jokers,keep-jokers: game 0's turns differs when played alone"
+    ):
         check_batch(broken(play=play))
 
 
@@ -45,5 +48,40 @@ def test_a_policy_name_with_a_space_and_a_reference_mismatch_are_caught() -> Non
     policies = {**module.POLICIES, "Keep Jokers": module.POLICIES["keep-jokers"]}
     with pytest.raises(CheckError, match="contract: policy names must be kebab-case"):
         check_contract(broken(POLICIES=policies))
-    with pytest.raises(CheckError, match="reference: game 0's score differs"):
+    with pytest.raises(CheckError, match="reference: keep-jokers,keep-jokers: game 0's score differs"):
         check_reference(broken(RECORD=type(module.RECORD)(bench=module.RECORD.bench)))  # without exact=False
+
+
+def swine_points(monkeypatch: pytest.MonkeyPatch, **methods) -> object:
+    """The example game (tests/example_game) with some of its decision point's methods replaced."""
+    module = get_game("swine").module
+    point = importlib.import_module("swine.decisions").Point
+    for name, method in methods.items():
+        monkeypatch.setattr(point, name, method)
+    return module
+
+
+def test_a_copy_that_shares_the_original_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def take(self, rows):
+        self.state.game = self.state.game[rows]
+        return self
+
+    with pytest.raises(CheckError, match=r"swine: decisions: Point point: a copy .* changed the original"):
+        check_decisions(swine_points(monkeypatch, take=take))
+
+
+def test_a_determinisation_the_seat_could_see_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def determinise(self, source):
+        self.state.total = self.state.total * 0  # as if the turn's points were hidden from the seat that made them
+
+    with pytest.raises(CheckError, match="determinise changed what the deciding seat sees"):
+        check_decisions(swine_points(monkeypatch, determinise=determinise))
+
+
+def test_an_illegal_suggestion_and_a_row_without_candidates_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.import_module("swine.decisions").Point.legal
+    with pytest.raises(CheckError, match="a row with no legal candidate"):
+        check_decisions(swine_points(monkeypatch, legal=lambda self: real(self) & False))
+    only_hold = lambda self: real(self) & np.array([True, False])  # noqa: E731
+    with pytest.raises(CheckError, match="the policy's own choice is not legal"):
+        check_decisions(swine_points(monkeypatch, legal=only_hold))

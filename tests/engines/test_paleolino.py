@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import get_game
+from engines import get_game, paleolino
+from engines.checker import check_batch, check_reference
 from engines.core import GameStream, ScriptedSource
 from engines.paleolino import INFO, POLICIES, Params, play
 from engines.paleolino import reference as ref
@@ -34,13 +35,15 @@ W, S, B, C = np.eye(4, dtype=np.int64)  # one wood, stone, berry, crystal as cou
 
 
 def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int) -> None:
-    source = ScriptedSource.from_seed(seed, n_games, 700)
-    batched = play(params, seats, n_games, source)
-    for game in range(n_games):
-        one = ref.play_one(params, seats, source.one_game(game))
-        assert set(one) == set(batched) - {"components"}
-        for column, value in one.items():
-            assert np.array_equal(np.asarray(value), batched[column][game]), (column, game, value)
+    """The checker's reference differential with these knobs and seats."""
+    check_reference(paleolino, params, seats, n_games, seed, length=700)
+
+
+def test_the_reference_engine_returns_every_column_but_the_components() -> None:
+    one = ref.play_one(Params(), ["greedy", "random"], ScriptedSource.from_seed(1, 1, 700).one_game(0))
+    assert set(one) == set(play(Params(), ["greedy", "random"], 1, ScriptedSource.from_seed(1, 1, 700))) - {
+        "components"
+    }
 
 
 # --- the batched engine plays the reference engine's games -------------------------------------------------
@@ -148,12 +151,7 @@ def test_invariants(players, policy, easy, expert, remove_singles, memory, backp
 
 
 def test_batch_equals_single_games() -> None:
-    source = ScriptedSource.from_seed(4, 5, 400)
-    together = play(Params(), ["random", "planner"], 5, source)
-    for g in range(5):
-        alone = play(Params(), ["random", "planner"], 1, ScriptedSource(source.uniforms[g : g + 1]))
-        for column, value in alone.items():
-            assert np.array_equal(value[0], together[column][g]), (column, g)
+    check_batch(paleolino, ["random", "planner"], n=5, seed=4, length=400)
 
 
 def test_blocks_of_games_do_not_change_results(monkeypatch) -> None:
@@ -224,7 +222,7 @@ def reference_position(
 def play_both(players: int, stacks, caves, backpacks, axe, uniforms, turn=0, policy="greedy", **knobs):
     """One turn of ``policy`` on the same position in both engines; returns (params, state, reference game)."""
     params, state = position(players, stacks, caves, backpacks, axe, turn, **knobs)
-    impl = POLICIES[policy].impl(params, players)
+    impl = POLICIES[policy].impl(params)
     step(params, params.tables(players), players, [impl] * players, state, ScriptedSource(np.array([uniforms])))
     game = reference_position(params, players, stacks, caves, backpacks, axe, turn, uniforms)
     ref.play_turn(game, ref.REFERENCE_POLICIES[policy]())
@@ -414,8 +412,8 @@ def test_greedy_opens_the_cave_with_most_expected_chips() -> None:
     state.forgotten[0, 1:] = pack(2 * W)
     turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((1, 1))), state, 0, slice(None))
     assert np.allclose(turn.expected()[0, :, 0], [0.0, 0.5, 0.5, 1.0])
-    assert POLICIES["greedy"].impl(params, 2).cave(turn).tolist() == [3]
-    assert POLICIES["planner"].impl(params, 2).cave(turn).tolist() == [3]
+    assert POLICIES["greedy"].impl(params).cave(turn).tolist() == [3]
+    assert POLICIES["planner"].impl(params).cave(turn).tolist() == [3]
 
 
 def test_greedy_wins_without_memory() -> None:
@@ -430,7 +428,7 @@ def test_planner_never_reads_under_the_tops() -> None:
     rng = np.random.default_rng(5)
     state = State.initial(params, 1, 300, ScriptedSource(rng.random((300, 20))))
     state.middle[:] = pack(rng.integers(0, 3, size=(300, 4)))
-    impl = POLICIES["planner"].impl(params, 1)
+    impl = POLICIES["planner"].impl(params)
     first = impl.builds(Turn(params, params.tables(1), ScriptedSource(np.zeros((300, 1))), state, 0, slice(None)))
     other = state.keep_rows(np.arange(300))
     tops = other.deck[:, :, :1].copy()
@@ -494,7 +492,7 @@ def midgame(players: int = 2, n: int = 48, turns: int = 5, **knobs) -> tuple[Par
     params = Params(**{"memory": 0.5, **knobs})
     source = ScriptedSource.from_seed(9, n, 400)
     state = State.initial(params, players, n, source)
-    impls = [POLICIES["planner"].impl(params, players)] * players
+    impls = [POLICIES["planner"].impl(params)] * players
     for _ in range(turns):
         step(params, params.tables(players), players, impls, state, source)
     state = state.keep_rows(state.built < params.goal)
@@ -532,7 +530,7 @@ def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
     truth.determinise(ScriptedSource.from_seed(2, n, 400))  # another truth the table cannot tell apart
     other.caves[:], other.deck[:] = truth.state.caves, truth.state.deck
     assert not np.array_equal(other.caves, state.caves)
-    expert = Expert(params, 2, 8, POLICIES)
+    expert = Expert(params, 8, POLICIES)
     mover = int(state.turn[0]) % 2
     choices = [
         expert.cave(Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), s, mover, slice(None)))
@@ -555,9 +553,9 @@ def test_the_experts_default_budget_grows_when_the_table_remembers_nothing() -> 
 
     plain, bound = resolve_policies(POLICIES, ["expert", "expert:8"])
     assert (plain.arg, bound.arg) == (None, 8)  # no argument: the budget is chosen from the knobs
-    assert Expert(Params(), 2, plain.arg, POLICIES).search.playouts == PLAYOUTS
-    assert Expert(Params(memory=0.0), 2, plain.arg, POLICIES).search.playouts == MEMORYLESS_PLAYOUTS > PLAYOUTS
-    assert Expert(Params(memory=0.0), 2, bound.arg, POLICIES).search.playouts == 8  # expert:N always wins
+    assert Expert(Params(), plain.arg, POLICIES).search.playouts == PLAYOUTS
+    assert Expert(Params(memory=0.0), plain.arg, POLICIES).search.playouts == MEMORYLESS_PLAYOUTS > PLAYOUTS
+    assert Expert(Params(memory=0.0), bound.arg, POLICIES).search.playouts == 8  # expert:N always wins
     assert f"{MEMORYLESS_PLAYOUTS} with memory=0" in POLICIES["expert"].argument
     with pytest.raises(ValueError, match=r"1\.\.65536"):
         resolve_policies(POLICIES, ["expert:0"])

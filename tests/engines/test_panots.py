@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.stats import wilson
-from engines import core
+from engines import core, panots
+from engines.checker import check_batch, check_reference
 from engines.core import ScriptedSource
 from engines.panots import POLICIES, Params, play
 from engines.panots import reference as ref
@@ -43,12 +44,8 @@ def t(colour: int, shape: int) -> int:
 
 
 def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int) -> None:
-    source = ScriptedSource.from_seed(seed, n_games, 2_000)
-    batched = play(params, seats, n_games, source)
-    for game in range(n_games):
-        one = ref.play_one(params, seats, source.one_game(game))
-        for column, value in one.items():
-            assert np.array_equal(np.asarray(value), batched[column][game]), (column, game, value)
+    """The checker's reference differential with these knobs and seats."""
+    check_reference(panots, params, seats, n_games, seed, length=2_000)
 
 
 # --- the batched engine plays the reference engine's games -------------------------------------------------
@@ -102,13 +99,7 @@ def test_variants_replay_reference_games(variant: dict, seats: list[str]) -> Non
 
 
 def test_batch_of_many_equals_many_batches_of_one() -> None:
-    source = ScriptedSource.from_seed(4, 5, 2_000)
-    seats = ["random", "greedy", "denier"]
-    together = play(Params(cards_per_player=5), seats, 5, source)
-    for game in range(5):
-        alone = play(Params(cards_per_player=5), seats, 1, ScriptedSource(source.uniforms[game : game + 1]))
-        for column, value in alone.items():
-            assert np.array_equal(value[0], together[column][game]), (column, game)
+    check_batch(panots, ["random", "greedy", "denier"], Params(cards_per_player=5), n=5, seed=4, length=2_000)
 
 
 # --- invariants --------------------------------------------------------------------------------------------------

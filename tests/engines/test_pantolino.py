@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import core
+from engines import core, pantolino
+from engines.checker import check_batch, check_reference
 from engines.core import ScriptedSource
 from engines.pantolino import POLICIES, Params, play
 from engines.pantolino import reference as ref
@@ -21,12 +22,8 @@ POLICY_NAMES = sorted(set(POLICIES) - {"win-optimal", "expert", "learned"})  # e
 
 
 def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int, length: int = 20_000) -> None:
-    source = ScriptedSource.from_seed(seed, n_games, length)
-    batched = play(params, seats, n_games, source, exact=False)
-    for game in range(n_games):
-        one = ref.play_one(params, seats, source.one_game(game))
-        for column, value in one.items():
-            assert np.array_equal(np.asarray(value), batched[column][game]), (column, game, value)
+    """The checker's reference differential with these knobs and seats (the last throw rolled die by die)."""
+    check_reference(pantolino, params, seats, n_games, seed, length)
 
 
 # --- the batched engine plays the reference engine's games -------------------------------------------------
@@ -68,13 +65,7 @@ def test_designer_knobs_replay_reference_games() -> None:
 
 
 def test_batch_of_many_equals_many_batches_of_one() -> None:
-    source = ScriptedSource.from_seed(4, 20, 20_000)
-    together = play(Params(), ["keep-jokers", "turn-optimal"], 20, source)
-    for game in range(20):
-        alone = ScriptedSource(source.uniforms[game : game + 1])
-        one = play(Params(), ["keep-jokers", "turn-optimal"], 1, alone)
-        for column, value in one.items():
-            assert np.array_equal(value[0], together[column][game]), column
+    check_batch(pantolino, ["keep-jokers", "turn-optimal"], n=20, seed=4, length=20_000)
 
 
 # --- invariants ---------------------------------------------------------------------------------------------

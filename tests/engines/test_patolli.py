@@ -30,7 +30,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.stats import wilson
-from engines import core, get_game
+from engines import core, get_game, patolli
+from engines.checker import check_batch, check_reference
 from engines.core import ScriptedSource
 from engines.expert import Search
 from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
@@ -65,12 +66,8 @@ STARTS = (12, 38)
 
 
 def assert_same(params: Params, seats: list[str], n: int = 12, seed: int = 7, length: int = 4000) -> None:
-    source = ScriptedSource.from_seed(seed, n, length)
-    batched = play(params, seats, n, source)
-    for g in range(n):
-        ref = reference.play_one(params, seats, source.one_game(g))
-        for column, value in ref.items():
-            assert np.array_equal(batched[column][g], np.asarray(value)), (seats, g, column)
+    """The checker's reference differential with these knobs and seats."""
+    check_reference(patolli, params, seats, n, seed, length)
 
 
 @pytest.mark.parametrize("policy", HEURISTICS)
@@ -103,12 +100,7 @@ def test_reference_matches_engine_knobs(knobs: dict) -> None:
 
 
 def test_batch_equals_batches_of_one() -> None:
-    source = ScriptedSource.from_seed(3, 10, 4000)
-    together = play(TEST, ["random", "balanced"], 10, source)
-    for g in (0, 4, 9):
-        alone = play(TEST, ["random", "balanced"], 1, ScriptedSource(source.uniforms[g : g + 1]))
-        for column in together:
-            assert np.array_equal(together[column][g], alone[column][0]), column
+    check_batch(patolli, ["random", "balanced"], TEST, n=10, seed=3, length=4000)
 
 
 # --- invariants ----------------------------------------------------------------------------------------------

@@ -1,0 +1,68 @@
+"""Swine's policies: hold or roll, for a whole batch of rows at once (``decide(view) -> (B,) bool``, True: roll).
+
+The engine asks only where holding is legal (the turn's total is above zero).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from engines.core import Policy
+from engines.expert import expert_policy
+from swine.decisions import ROLLOUT, Expert
+from swine.rules import Params, View
+
+EXPERT_PLAYOUTS = 64  # the expert's default playouts per decision
+EXPERT_CHUNK = 500  # games per chunk with an expert seat
+
+
+class Random:
+    """Hold or roll with even odds (one uniform from the row's stream)."""
+
+    def __init__(self, params: Params) -> None:
+        self.params = params
+
+    def decide(self, view: View) -> np.ndarray:
+        """Roll when the row's uniform is below one half."""
+        return view.source.uniform(view.state.game)[:, 0] < 0.5
+
+
+class HoldAt:
+    """Roll until the turn's total reaches ``threshold``, or would win the game if banked."""
+
+    def __init__(self, params: Params, threshold: int) -> None:
+        self.params, self.threshold = params, threshold
+
+    def decide(self, view: View) -> np.ndarray:
+        """Roll while under the threshold and short of the target."""
+        total = view.state.total
+        return (total < self.threshold) & (view.own + total < self.params.target)
+
+
+class Chase:
+    """Hold at 20, at 25 when behind; when an opponent is within 10 of the target, roll until reaching it."""
+
+    def __init__(self, params: Params) -> None:
+        self.params = params
+
+    def decide(self, view: View) -> np.ndarray:
+        """The threshold for each row's situation, then as :class:`HoldAt`."""
+        need = self.params.target - view.own
+        other = view.best_other
+        threshold = np.where(self.params.target - other <= 10, need, np.where(view.own < other, 25, 20))
+        return (view.state.total < threshold) & (view.state.total < need)
+
+
+POLICIES: dict[str, Policy] = {
+    "random": Policy("random", "holds or rolls with even odds.", Random),
+    "hold-at-20": Policy(
+        "hold-at-20", "rolls until the turn's total reaches 20 (or would win).", partial(HoldAt, threshold=20)
+    ),
+    "hold-at-10": Policy(
+        "hold-at-10", "rolls until the turn's total reaches 10 (or would win).", partial(HoldAt, threshold=10)
+    ),
+    "chase": Policy("chase", "holds at 20, at 25 when behind, and goes for the win when an opponent is close.", Chase),
+}
+POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)

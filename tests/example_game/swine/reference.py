@@ -1,0 +1,52 @@
+"""Swine, one game at a time in plain Python: the rules as written, to check the batched engine against.
+
+Chance is read from ``stream`` in the batched engine's order: ``random``'s uniform (only where holding is legal),
+then the face of a roll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engines import core
+from swine.rules import INFO, Params
+
+
+def wants_roll(policy: str, params: Params, scores: list[int], seat: int, total: int, stream: core.GameStream) -> bool:
+    """Whether ``policy`` rolls again with ``total`` points this turn (holding is legal)."""
+    own, other = scores[seat], max(s for i, s in enumerate(scores) if i != seat)
+    need = params.target - own
+    if policy == "random":
+        return stream.uniform() < 0.5
+    if policy in ("hold-at-10", "hold-at-20"):
+        return total < int(policy.rsplit("-", 1)[1]) and total < need
+    if policy == "chase":
+        threshold = need if params.target - other <= 10 else (25 if own < other else 20)
+        return total < threshold and total < need
+    raise ValueError(f"the reference engine does not play {policy}")
+
+
+def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStream) -> dict:
+    """One game: the contract's columns for it."""
+    players = len(seat_policies)
+    scores, busts = [0] * players, [0] * players
+    turn = rolls = 0
+    while turn < INFO.turn_cap:
+        seat, total = turn % players, 0
+        while total == 0 or wants_roll(seat_policies[seat], params, scores, seat, total, stream):
+            rolls += 1
+            face = stream.integer(params.faces) + 1
+            if face <= params.bust:
+                busts[seat] += 1
+                total = 0
+                break
+            total += face
+        scores[seat] += total
+        turn += 1
+        if scores[seat] >= params.target:
+            winners = [i == seat for i in range(players)]
+            break
+    else:
+        winners = [s == max(scores) for s in scores]
+    winner = winners.index(True) if sum(winners) == 1 else -1
+    return {"score": scores, "winner": winner, "winners": winners, "turns": turn, "rolls": rolls, "busts": busts}
