@@ -84,7 +84,7 @@ def load_toml(path: Path | str, what: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: not valid TOML ({err})") from None
+        raise ValueError(f"{path}: this {what} is not valid TOML ({err})") from None
     except RecursionError:
         raise ValueError(f"{path}: this {what} nests more than {MAX_DEPTH} levels deep") from None
     return _shallow(data, what, path)
@@ -96,7 +96,7 @@ def load_json(path: Path | str, what: str) -> Any:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from None
+        raise ValueError(f"{path}: this {what} is not valid JSON ({err})") from None
     except RecursionError:
         raise ValueError(f"{path}: this {what} nests more than {MAX_DEPTH} levels deep") from None
     return _shallow(data, what, path)
