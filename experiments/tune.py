@@ -532,9 +532,10 @@ def tune(
     variants.check_name(spec.game, name)
     optuna = _optuna()
     url = storage_url(storage, folder)
+    shared = None if storage is None else open_study(spec, url, fresh)  # a bad one is refused before the folder
     folder.mkdir(parents=True, exist_ok=True)
     with folder_lock(folder):
-        study = open_study(spec, url, fresh, own=storage is None)
+        study = shared or open_study(spec, url, fresh, own=True)
         with folder_lock(folder / "chunks"):
             runner = Runner(FolderStore(folder / "chunks", fresh), executor or InProcess())
             while True:

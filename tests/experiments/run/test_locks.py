@@ -50,7 +50,18 @@ FRESH_COMMANDS = {
     "sweep": ["sweep", "pantolino", "--set", "rolls=2,3", "-p", "greedy", "-n", "200"],
     "experiment": ["experiment", "pantolino-joker-value"],
     "ladder": ["ladder", "pantolino", "-n", "100", "--budgets", "1"],
-    "tune": ["tune", "pantolino", "--vary", "rolls=2..3", "--target", "duration=15", "-n", "200", "--chunk-size", "100"],
+    "tune": [
+        "tune",
+        "pantolino",
+        "--vary",
+        "rolls=2..3",
+        "--target",
+        "duration=15",
+        "-n",
+        "200",
+        "--chunk-size",
+        "100",
+    ],
 }
 
 
