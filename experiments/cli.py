@@ -50,8 +50,22 @@ for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
 
 
+def stop_on_sigterm() -> None:
+    """Treat SIGTERM (``timeout``, job schedulers, service managers) as Ctrl-C: a clean stop saying how to resume.
+
+    Unless SIGTERM is ignored (then this process was asked not to stop on it).
+    """
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point of the ``simulate`` script."""
+    stop_on_sigterm()
     argv = sys.argv[1:]
     if argv and not argv[0].startswith("-") and argv[0] not in (*COMMANDS, *available_games()):
         typer.echo(
@@ -65,7 +79,8 @@ def main() -> None:
         typer.echo("interrupted", err=True)
         code = 130
     finally:  # after bad options too: the exit should not wait for workers still loading libraries
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # leaving anyway: a second Ctrl-C must not print a traceback
+        for stop in (signal.SIGINT, signal.SIGTERM):  # leaving anyway: a second signal must not print a traceback
+            signal.signal(stop, signal.SIG_IGN)
         if "experiments.run.loky" in sys.modules:  # otherwise no pool was started
             sys.modules["experiments.run.loky"].stop_worker_pool()
     raise SystemExit(code)

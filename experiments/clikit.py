@@ -60,6 +60,17 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
+def check_pool(backend: str, jobs: int | None, scheduler: str | None) -> int:
+    """The ``--backend``, ``--jobs`` and ``--scheduler`` options checked together; returns the number of jobs."""
+    from experiments.run import check_jobs
+    from experiments.run.executors import check_backend
+
+    check_backend(backend, scheduler)
+    if jobs is not None and jobs < 1:
+        raise UserError(f"--jobs {jobs} must be at least 1")
+    return check_jobs(jobs, scheduler if backend == "dask" else None)
+
+
 def parse_count(text: str, option: str = "-n") -> int:
     """A positive whole number written as ``1e6``, ``1_000_000`` or ``1000000``."""
     from experiments.run import MAX_GAMES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -12,12 +13,13 @@ import numpy as np
 
 from analysis import stats
 from engines import core, get_game
+from experiments import validate
 from experiments.run import Runner, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 from experiments.study import StudyResult, run_arms
 
 ProgressFactory = Callable[[int], Any]
-MAX_GRID = 10_000
+MAX_GRID = validate.MAX_ARMS
 """Points of a sweep's grid (each is an arm of its own)."""
 
 
@@ -76,22 +78,33 @@ class Tournament:
         return frame.reset_index(names="policy")
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ``tournament.csv`` and ``tournament.png`` into ``folder``."""
+        """Write ``tournament.csv`` and ``tournament.png`` into ``folder``, replacing the old pair together."""
         import matplotlib.pyplot as plt
 
         from analysis import plots
-        from analysis.files import atomic_write
+        from analysis.files import replacing_together
 
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "tournament.csv", self.long().to_csv(index=False).encode())
         label = "win rate of row policy" + (f" (1 against {self.players - 1})" if self.players > 2 else "")
-        fig = plots.heatmap(self.rates().astype(float), label)
-        fig.savefig(folder / "tournament.png", dpi=110)
-        plt.close(fig)
+        with replacing_together(folder, last="tournament.csv") as stage:
+            (stage / "tournament.csv").write_bytes(self.long().to_csv(index=False).encode())
+            fig = plots.heatmap(self.rates().astype(float), label)
+            fig.savefig(stage / "tournament.png", dpi=110)
+            plt.close(fig)
         return [folder / "tournament.csv", folder / "tournament.png"]
 
 
-def tournament(
+@dataclass(frozen=True)
+class TournamentPlan:
+    """A tournament's arms, checked before anything is played: which pair and seat each arm is."""
+
+    game: str
+    policies: tuple[str, ...]
+    players: int
+    arms: tuple[Arm, ...]
+    cells: tuple[tuple[str, str, int], ...]  # (row policy, column policy, the row policy's seat) per arm
+
+
+def plan_tournament(
     game: str,
     policies: Sequence[str],
     players: int | None,
@@ -99,20 +112,24 @@ def tournament(
     seed: int,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
-    runner: Runner | None = None,
-    progress: ProgressFactory | None = None,
-) -> Tournament:
-    """Play every ordered pair of distinct policies: one seat to the first, the rest to the second, rotated."""
-    import pandas as pd
+) -> TournamentPlan:
+    """Every ordered pair of distinct policies: one seat to the first, the rest to the second, rotated.
 
+    Refused before any arm is built: fewer than two policies, a policy named twice, more arms than a command may
+    play (:mod:`experiments.validate`).
+    """
     module = get_game(game).module
+    policies = [validate.text(p, "policies") for p in policies]
     if len(set(policies)) < 2:
         raise ValueError("a tournament needs at least two different policies")
-    core.resolve_policies(module.POLICIES, policies)
+    if twice := sorted({p for p in policies if policies.count(p) > 1}):
+        raise ValueError(f"the tournament names {', '.join(twice)} twice; name each policy once")
     players = players if players is not None else max(module.INFO.min_players, 2)
     core.check_players(module.INFO, players)
     if players < 2:
         raise ValueError("a tournament needs at least 2 players")
+    validate.check_arms(len(policies) * (len(policies) - 1) * players, "the tournament")
+    core.resolve_policies(module.POLICIES, policies)
     chunk = arm_chunk(module.INFO, n_games)
     arms, cells = [], []
     for a in policies:
@@ -126,13 +143,40 @@ def tournament(
                     Arm(f"{a} vs {b} @{seat}", RunSpec(game, tuple(seats), n_games, seed, settings, variant, chunk))
                 )
                 cells.append((a, b, seat))
-    result = _play(arms, runner, progress)
-    wins = pd.DataFrame(np.nan, index=list(policies), columns=list(policies))
+    validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for a in arms), "the tournament")
+    return TournamentPlan(game, tuple(policies), players, tuple(arms), tuple(cells))
+
+
+def play_tournament(
+    plan: TournamentPlan, runner: Runner | None = None, progress: ProgressFactory | None = None
+) -> Tournament:
+    """Play a planned tournament and tabulate wins and games per ordered pair."""
+    import pandas as pd
+
+    result = _play(list(plan.arms), runner, progress)
+    policies = list(plan.policies)
+    wins = pd.DataFrame(np.nan, index=policies, columns=policies)
     games = wins.copy()
-    for (a, b, seat), run in zip(cells, result.results, strict=True):
+    for (a, b, seat), run in zip(plan.cells, result.results, strict=True):
         wins.loc[a, b] = (0 if np.isnan(wins.loc[a, b]) else wins.loc[a, b]) + run.summary.wins[seat]
         games.loc[a, b] = (0 if np.isnan(games.loc[a, b]) else games.loc[a, b]) + run.summary.n_games
-    return Tournament(game, list(policies), players, wins, games)
+    return Tournament(plan.game, policies, plan.players, wins, games)
+
+
+def tournament(
+    game: str,
+    policies: Sequence[str],
+    players: int | None,
+    n_games: int,
+    seed: int,
+    settings: tuple[tuple[str, str], ...] = (),
+    variant: str | None = None,
+    runner: Runner | None = None,
+    progress: ProgressFactory | None = None,
+) -> Tournament:
+    """Plan (:func:`plan_tournament`) and play a tournament."""
+    plan = plan_tournament(game, policies, players, n_games, seed, settings, variant)
+    return play_tournament(plan, runner, progress)
 
 
 @dataclass
@@ -148,24 +192,24 @@ class Sweep:
         return self.frame[["value", "seat", "policy", "win_rate", "win_lo", "win_hi", "mean_score", "mean_turns"]]
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ``sweep.csv`` and ``sweep.png`` into ``folder``."""
+        """Write ``sweep.csv`` and ``sweep.png`` into ``folder``, replacing the old pair together."""
         import matplotlib.pyplot as plt
 
         from analysis import plots
-        from analysis.files import atomic_write
+        from analysis.files import replacing_together
 
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "sweep.csv", self.frame.to_csv(index=False).encode())
         frame = self.frame.copy()
         frame["position"] = frame["value"].map({v: i for i, v in enumerate(dict.fromkeys(frame["value"]))})
         frame["seat label"] = [f"seat {s} ({p})" for s, p in zip(frame["seat"], frame["policy"], strict=True)]
-        fig = plots.interval_lines(
-            frame, "position", "win_rate", "win_lo", "win_hi", "seat label", "win rate (fraction)", self.knob
-        )
-        ax = fig.axes[0]
-        ax.set_xticks(range(frame["position"].max() + 1), list(dict.fromkeys(frame["value"])))
-        fig.savefig(folder / "sweep.png", dpi=110)
-        plt.close(fig)
+        with replacing_together(folder, last="sweep.csv") as stage:
+            (stage / "sweep.csv").write_bytes(self.frame.to_csv(index=False).encode())
+            fig = plots.interval_lines(
+                frame, "position", "win_rate", "win_lo", "win_hi", "seat label", "win rate (fraction)", self.knob
+            )
+            ax = fig.axes[0]
+            ax.set_xticks(range(frame["position"].max() + 1), list(dict.fromkeys(frame["value"])))
+            fig.savefig(stage / "sweep.png", dpi=110)
+            plt.close(fig)
         return [folder / "sweep.csv", folder / "sweep.png"]
 
 
@@ -191,6 +235,9 @@ def sweep_grid(
     params_cls = get_game(game).module.Params
     hints = typing.get_type_hints(params_cls)
     swept, fixed = [], []
+    names = [name for name, _ in settings]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise ValueError(f"--set {', '.join(twice)} is given twice; give each knob once (several values: a,b,c)")
     for name, text in settings:
         if name not in hints:
             names = list(hints)
@@ -206,10 +253,63 @@ def sweep_grid(
             "a sweep needs at least one --set knob=v1,v2,... with several values (use ';' between values of a tuple "
             "knob); several such knobs sweep every combination"
         )
+    size = math.prod(len(values) for _, values in swept)
+    if size > MAX_GRID:
+        raise ValueError(f"the sweep's grid has {size:,} points; allowed at most {MAX_GRID:,}")
     grid = list(itertools.product(*(values for _, values in swept)))
-    if len(grid) > MAX_GRID:
-        raise ValueError(f"the sweep's grid has {len(grid):,} points; allowed at most {MAX_GRID:,}")
     return [name for name, _ in swept], grid, tuple(fixed)
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A sweep's arms, checked before anything is played: the swept knobs and each arm's point of the grid."""
+
+    game: str
+    knob: str  # the swept knobs' label
+    names: tuple[str, ...]
+    values: tuple[str, ...]  # each point as a label
+    grid: tuple[tuple[str, ...], ...]
+    arms: tuple[Arm, ...]
+
+
+def plan_sweep(
+    game: str, seats: Sequence[str], settings: tuple[tuple[str, str], ...], n_games: int, seed: int
+) -> SweepPlan:
+    """One arm per point of the swept knobs' grid, every arm on the same chunk seeds (see :func:`sweep_grid`)."""
+    names, grid, fixed = sweep_grid(game, settings)
+    label, values, _ = split_sweep(game, settings)
+    chunk = arm_chunk(get_game(game).module.INFO, n_games)
+    arms = [
+        Arm(
+            ", ".join(f"{k}={v}" for k, v in zip(names, point, strict=True)),
+            RunSpec(game, tuple(seats), n_games, seed, (*fixed, *zip(names, point, strict=True)), None, chunk),
+        )
+        for point in grid
+    ]
+    validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for a in arms), "the sweep")
+    return SweepPlan(game, label, tuple(names), tuple(values), tuple(grid), tuple(arms))
+
+
+def play_sweep(plan: SweepPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Sweep:
+    """Play a planned sweep; each row also holds the point's game metrics (:mod:`analysis.game_metrics`)."""
+    import pandas as pd
+
+    from analysis import game_metrics
+
+    result = _play(list(plan.arms), runner, progress)
+    frames = []
+    for value, point, run in zip(plan.values, plan.grid, result.results, strict=True):
+        seat = run.seat_table()
+        seat.insert(0, "value", value)
+        if len(plan.names) > 1:
+            for k, (name, v) in enumerate(zip(plan.names, point, strict=True)):
+                seat.insert(1 + k, name, v)
+        seat["mean_turns"] = run.summary.mean_turns()[0]
+        for name, metric in run.game_metrics().items():
+            if isinstance(metric, game_metrics.Value):
+                seat[name], seat[f"{name}_lo"], seat[f"{name}_hi"] = metric.value, metric.low, metric.high
+        frames.append(seat)
+    return Sweep(plan.game, plan.knob, pd.concat(frames, ignore_index=True))
 
 
 def sweep(
@@ -221,35 +321,5 @@ def sweep(
     runner: Runner | None = None,
     progress: ProgressFactory | None = None,
 ) -> Sweep:
-    """Play ``seats`` at each point of the swept knobs' grid (same chunk seeds for every point).
-
-    Each row also holds the point's game metrics (:mod:`analysis.game_metrics`) with their intervals.
-    """
-    import pandas as pd
-
-    from analysis import game_metrics
-
-    names, grid, fixed = sweep_grid(game, settings)
-    label, values, _ = split_sweep(game, settings)
-    chunk = arm_chunk(get_game(game).module.INFO, n_games)
-    arms = [
-        Arm(
-            ", ".join(f"{k}={v}" for k, v in zip(names, point, strict=True)),
-            RunSpec(game, tuple(seats), n_games, seed, (*fixed, *zip(names, point, strict=True)), None, chunk),
-        )
-        for point in grid
-    ]
-    result = _play(arms, runner, progress)
-    frames = []
-    for value, point, run in zip(values, grid, result.results, strict=True):
-        seat = run.seat_table()
-        seat.insert(0, "value", value)
-        if len(names) > 1:
-            for k, (name, v) in enumerate(zip(names, point, strict=True)):
-                seat.insert(1 + k, name, v)
-        seat["mean_turns"] = run.summary.mean_turns()[0]
-        for name, metric in run.game_metrics().items():
-            if isinstance(metric, game_metrics.Value):
-                seat[name], seat[f"{name}_lo"], seat[f"{name}_hi"] = metric.value, metric.low, metric.high
-        frames.append(seat)
-    return Sweep(game, label, pd.concat(frames, ignore_index=True))
+    """Plan (:func:`plan_sweep`) and play ``seats`` at each point of the swept knobs' grid."""
+    return play_sweep(plan_sweep(game, seats, settings, n_games, seed), runner, progress)

@@ -32,6 +32,7 @@ import numpy as np
 from analysis import game_metrics, ratings
 from engines import core, get_game
 from engines.record import record_of
+from experiments import validate
 from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
@@ -252,41 +253,43 @@ class Ladder:
         ]
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ratings, pairs and chain (CSV and Parquet), ``ladder.json`` and ``ladder.png`` into ``folder``."""
+        """Write ratings, pairs and chain (CSV and Parquet), ``ladder.json`` and ``ladder.png`` into ``folder``.
+
+        The new files replace the old set together, ``ladder.json`` last.
+        """
         import json
 
         import matplotlib.pyplot as plt
 
         from analysis import plots
-        from analysis.files import atomic_write, replacing
+        from analysis.files import replacing_together
         from analysis.tables import json_ready
 
-        folder.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, frame in (("ratings", self.ratings), ("pairs", self.pairs), ("chain", self.chain_frame())):
-            atomic_write(folder / f"{name}.csv", frame.to_csv(index=False).encode())
-            with replacing(folder / f"{name}.parquet") as tmp:
-                frame.to_parquet(tmp, index=False)
-            written += [folder / f"{name}.csv", folder / f"{name}.parquet"]
-        record = {
-            "game": self.game,
-            "players": self.players,
-            "policies": self.policies,
-            **self.settings,
-            "chain": [asdict(c) for c in self.chain],
-            "luck_share": dict(zip(("share", "low", "high"), self.luck, strict=True)),
-            "chain_margin": {"min_rate": ratings.CHAIN_MIN_RATE, "lower_bound_above": ratings.CHAIN_LOWER_ABOVE},
-            "notes": self.notes,
-            "game_metrics": game_metrics.as_json(self.game_metrics()),
-        }
-        atomic_write(folder / "ladder.json", json.dumps(json_ready(record), indent=1).encode())
-        fig = plots.rating_intervals(
-            self.ratings, "policy", self.chain_members(), xlabel="rating (Elo points; filled: on the skill chain)"
-        )
-        fig.axes[0].set_title(f"{self.game}, {self.players} players: ratings vs random (95% bootstrap intervals)")
-        fig.savefig(folder / "ladder.png", dpi=110)
-        plt.close(fig)
-        return [*written, folder / "ladder.json", folder / "ladder.png"]
+        names = []
+        with replacing_together(folder, last="ladder.json") as stage:
+            for name, frame in (("ratings", self.ratings), ("pairs", self.pairs), ("chain", self.chain_frame())):
+                (stage / f"{name}.csv").write_bytes(frame.to_csv(index=False).encode())
+                frame.to_parquet(stage / f"{name}.parquet", index=False)
+                names += [f"{name}.csv", f"{name}.parquet"]
+            record = {
+                "game": self.game,
+                "players": self.players,
+                "policies": self.policies,
+                **self.settings,
+                "chain": [asdict(c) for c in self.chain],
+                "luck_share": dict(zip(("share", "low", "high"), self.luck, strict=True)),
+                "chain_margin": {"min_rate": ratings.CHAIN_MIN_RATE, "lower_bound_above": ratings.CHAIN_LOWER_ABOVE},
+                "notes": self.notes,
+                "game_metrics": game_metrics.as_json(self.game_metrics()),
+            }
+            fig = plots.rating_intervals(
+                self.ratings, "policy", self.chain_members(), xlabel="rating (Elo points; filled: on the skill chain)"
+            )
+            fig.axes[0].set_title(f"{self.game}, {self.players} players: ratings vs random (95% bootstrap intervals)")
+            fig.savefig(stage / "ladder.png", dpi=110)
+            plt.close(fig)
+            (stage / "ladder.json").write_bytes(json.dumps(json_ready(record), indent=1).encode())
+        return [*(folder / name for name in names), folder / "ladder.json", folder / "ladder.png"]
 
     def chain_members(self) -> list[str]:
         """The policies on the skill chain, from the anchor up."""
@@ -327,6 +330,62 @@ def check_game(game: str, players: int | None) -> tuple[Any, int]:
     return module, players
 
 
+@dataclass(frozen=True)
+class LadderPlan:
+    """A ladder's arms, checked before anything is played."""
+
+    game: str
+    players: int
+    policies: tuple[str, ...]
+    arms: tuple[tuple[str, str, tuple[str, ...], Arm], ...]  # as :func:`ladder_arms` gives them
+    notes: tuple[str, ...]
+    settings: dict[str, Any]
+
+
+def plan_ladder(
+    game: str,
+    players: int | None = None,
+    n_games: int = DEFAULT_GAMES,
+    budgets: Sequence[int] | None = None,
+    seed: int = 0,
+    policies: Sequence[str] | None = None,
+) -> LadderPlan:
+    """The ladder of ``game`` (``n_games`` per seating); ``policies`` overrides the discovery.
+
+    Refused before any arm is built: fewer than two policies, one named twice, more arms than a command may play.
+    """
+    module, players = check_game(game, players)
+    budgets = default_budgets(game) if budgets is None else tuple(budgets)
+    notes: list[str] = []
+    if policies is None:
+        policies, notes = ladder_policies(module, players, budgets)
+    policies = [validate.text(p, "policies") for p in policies]
+    if len(set(policies)) < 2 or len(set(policies)) != len(policies):
+        raise ValueError(f"a ladder needs at least two distinct policies (got {', '.join(policies)})")
+    validate.check_arms(len(policies) * (len(policies) - 1) * players, "the ladder")
+    core.resolve_policies(module.POLICIES, policies)
+    chunk = arm_chunk(module.INFO, n_games)
+    arms = ladder_arms(game, policies, players, n_games, seed, chunk)
+    validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for *_, a in arms), "the ladder")
+    settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
+    return LadderPlan(game, players, tuple(policies), tuple(arms), tuple(notes), settings)
+
+
+def play_ladder(plan: LadderPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Ladder:
+    """Play a planned ladder and rate it."""
+    from experiments.study import run_arms
+
+    to_play = [arm for *_, arm in plan.arms]
+    if progress is None:
+        played = run_arms(to_play, runner or local_runner())
+    else:
+        with progress(sum(a.spec.n_games for a in to_play)) as bar:
+            played = run_arms(to_play, runner or local_runner(), progress=bar.advance)
+    results = {arm.label: r for (*_, arm), r in zip(plan.arms, played.results, strict=True)}
+    pairs = pairs_table(plan.arms, results)
+    return analyse(plan.game, plan.players, plan.policies, pairs, plan.notes, plan.settings)
+
+
 def ladder(
     game: str,
     players: int | None = None,
@@ -337,26 +396,5 @@ def ladder(
     progress: ProgressFactory | None = None,
     policies: Sequence[str] | None = None,
 ) -> Ladder:
-    """Play the ladder of ``game`` (``n_games`` per seating) and rate it; ``policies`` overrides the discovery."""
-    from experiments.study import run_arms
-
-    module, players = check_game(game, players)
-    budgets = default_budgets(game) if budgets is None else tuple(budgets)
-    notes: list[str] = []
-    if policies is None:
-        policies, notes = ladder_policies(module, players, budgets)
-    policies = list(policies)
-    if len(set(policies)) < 2 or len(set(policies)) != len(policies):
-        raise ValueError(f"a ladder needs at least two distinct policies (got {', '.join(policies)})")
-    core.resolve_policies(module.POLICIES, policies)
-    chunk = arm_chunk(module.INFO, n_games)
-    arms = ladder_arms(game, policies, players, n_games, seed, chunk)
-    to_play = [arm for *_, arm in arms]
-    if progress is None:
-        played = run_arms(to_play, runner or local_runner())
-    else:
-        with progress(sum(a.spec.n_games for a in to_play)) as bar:
-            played = run_arms(to_play, runner or local_runner(), progress=bar.advance)
-    results = {arm.label: r for (*_, arm), r in zip(arms, played.results, strict=True)}
-    settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
-    return analyse(game, players, policies, pairs_table(arms, results), notes, settings)
+    """Plan (:func:`plan_ladder`) and play the ladder of ``game``, and rate it."""
+    return play_ladder(plan_ladder(game, players, n_games, budgets, seed, policies), runner, progress)

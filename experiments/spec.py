@@ -16,18 +16,19 @@ seats = ["keep-jokers", "reroll-jokers"] # or: policy = "greedy", players = 3
 set = { joker_faces = 1 }               # optional, on top of the study's
 variant = "escaping-boots"              # optional
 ```
-A malformed file is refused with one line naming the file, the key and what was expected.
+A malformed file is refused with one line naming the file, the key and what was expected; so is a file that is
+not a regular UTF-8 file of at most 1 MiB, nested too deeply, a study of more than 10,000 arms or more games or
+chunks in all than a command may play (:mod:`experiments.validate`), and a name that is not a plain name.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engines import core, get_game
-from experiments import variants
+from experiments import validate, variants
 from experiments.run import RunSpec
 
 STUDY_KEYS = {"name", "title", "question", "game", "seed", "n", "precision", "chunk_size", "set", "metrics"}
@@ -93,11 +94,9 @@ def load_study(path: Path | str) -> Study:
     path = Path(path)
     where = str(path)
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise StudyError(f"{where}: no such file") from None
-    except tomllib.TOMLDecodeError as err:
-        raise StudyError(f"{where}: not valid TOML ({err})") from None
+        data = validate.load_toml(path, "study file")
+    except ValueError as err:
+        raise StudyError(str(err)) from None
     if (beside := path.with_name(variants.FILE_NAME)).is_file():  # designers' variants beside the study
         variants.load(beside)
     return study_from_dict(data, where, path)
@@ -136,7 +135,8 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         "must be a number between 0 and 0.5",
     )
     chunk = head.get("chunk_size", arm_chunk(module.INFO, n))
-    _expect(isinstance(chunk, int) and chunk > 0, where, "study.chunk_size", "must be a positive whole number")
+    whole_chunk = isinstance(chunk, int) and not isinstance(chunk, bool) and chunk > 0
+    _expect(whole_chunk, where, "study.chunk_size", "must be a positive whole number")
     shared = _settings(where, "study.set", head.get("set", {}))
     metrics = head.get("metrics", [])
     _expect(
@@ -147,10 +147,23 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
     )
 
     arms_data = data.get("arm")
-    _expect(isinstance(arms_data, list) and arms_data, where, "arm", "must be one or more [[arm]] tables")
+    _expect(
+        isinstance(arms_data, list) and arms_data and all(isinstance(a, dict) for a in arms_data),
+        where,
+        "arm",
+        "must be one or more [[arm]] tables",
+    )
+    try:
+        validate.check_arms(len(arms_data), f"{where}:")
+        validate.check_sizes(((n, -(-n // chunk)),) * len(arms_data), f"{where}:")
+    except ValueError as err:
+        raise StudyError(str(err)) from None
+    for key in ("name", "title", "question"):
+        _expect(not isinstance(head.get(key, ""), dict | list), where, f"study.{key}", "must be text")
     arms = []
     for i, arm in enumerate(arms_data):
         key = f"arm[{i}]"
+        _expect(not isinstance(arm.get("label", ""), dict | list), where, f"{key}.label", "must be text")
         unknown = set(arm) - ARM_KEYS
         _expect(
             not unknown, where, f"{key}.{next(iter(unknown), '')}", f"is not known; use {', '.join(sorted(ARM_KEYS))}"
@@ -182,8 +195,12 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
             raise StudyError(f"{where}: key '{key}' {err}") from None
         label = arm.get("label") or _default_label(seats, arm)
         arms.append(Arm(str(label), spec))
-    name = head.get("name") or (path.stem if path else "study")
-    return Study(str(name), str(head.get("title", name)), game, seed, n, precision, tuple(arms), tuple(metrics), path)
+    name = str(head.get("name") or (path.stem if path else "study"))
+    try:
+        validate.check_name(name, "study name")  # it names the study's folders
+    except ValueError as err:
+        raise StudyError(f"{where}: key 'study.name': {err}") from None
+    return Study(name, str(head.get("title", name)), game, seed, n, precision, tuple(arms), tuple(metrics), path)
 
 
 def _default_label(seats: list[str], arm: dict[str, Any]) -> str:

@@ -18,11 +18,16 @@ intervals (the smallest and largest distance they allow, summed), so it is conse
   interrupted by a kill is marked failed and played again (from its saved chunks). Several processes or machines
   can share one study through ``--storage`` (see the README).
 - **Budget**: at most ``--trials`` trials and ``--max-games`` games, counting each (setting, chunk) once.
+- **Checks** (:func:`storage_url`, :func:`open_study`): a storage URL that does not parse, or whose driver is
+  not installed, is refused before anything starts; a ``study.db`` that is a folder or not a database is refused
+  in one line (``--fresh`` replaces the run folder's own). Processes opening one SQLite study create its tables
+  one at a time (a lock file beside the database), so starting several at once is safe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import math
 import os
@@ -37,9 +42,10 @@ from typing import Any
 import numpy as np
 
 from analysis import game_metrics
-from analysis.files import atomic_write
 from engines import core, get_game
+from experiments import variants
 from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
+from experiments.run.spec import MAX_CHUNKS
 
 STUDY_NAME = "tune"
 ETA = 3
@@ -329,6 +335,18 @@ class TuneSpec:
             )
         if self.max_games < self.chunk_size:
             raise TuneError(f"--max-games {self.max_games} is less than one chunk ({self.chunk_size} games)")
+        if self.chunks > MAX_CHUNKS:
+            raise TuneError(
+                f"-n {self.games:,} in chunks of {self.chunk_size:,} games makes {self.chunks:,} chunks a trial; "
+                f"allowed at most {MAX_CHUNKS:,} (fewer games or a larger --chunk-size)"
+            )
+        if self.variant is not None:
+            fixed = {k.replace("-", "_") for k in variants.settings_of(self.game, self.variant) or {}}
+            if clash := fixed & set(varied):
+                raise TuneError(
+                    f"{', '.join(sorted(clash))} is both varied (--vary) and set by variant '{self.variant}'; "
+                    "vary it without the variant, or vary other knobs"
+                )
 
     @property
     def chunks(self) -> int:
@@ -392,15 +410,86 @@ def _alive(owner: str) -> bool:
     return True
 
 
-def open_study(spec: TuneSpec, storage: str, fresh: bool) -> Any:
-    """Create or load the study; refuse one made for another question; fail trials whose process is gone."""
+def storage_url(storage: str | None, folder: Path) -> str:
+    """The study's storage URL: ``storage``, checked (it parses, its driver is installed), or ``folder/study.db``.
+
+    A SQLite database that is a folder is refused. Nothing is created.
+    """
+    if storage is None:
+        url = f"sqlite:///{(folder / 'study.db').resolve()}"
+    else:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            parsed = make_url(storage)
+        except ArgumentError:
+            raise TuneError(
+                f"--storage {storage!r} is not a database URL (e.g. sqlite:////path/study.db, postgresql://user@host/db)"
+            ) from None
+        try:
+            parsed.get_dialect().import_dbapi()
+        except ImportError as err:
+            raise TuneError(
+                f"--storage {parsed.get_backend_name()}: its driver is not installed ({err}); install it, e.g. psycopg2"
+            ) from None
+        except Exception as err:  # sqlalchemy's NoSuchModuleError and the like: an unknown database kind
+            raise TuneError(f"--storage {storage!r}: {str(err).splitlines()[0]}") from None
+        url = storage
+    if (path := _sqlite_file(url)) is not None and path.exists() and not path.is_file():
+        raise TuneError(f"the tuning study {path} is not a file; remove it or choose another --out or --storage")
+    return url
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The database file of a SQLite URL (None for other databases and for memory)."""
+    prefix = "sqlite:///"
+    return Path(url[len(prefix) :]) if url.startswith(prefix) and len(url) > len(prefix) else None
+
+
+@contextlib.contextmanager
+def _schema_lock(url: str) -> Any:
+    """For a SQLite study: hold ``DB.lock`` beside the database, so only one process creates its tables at once."""
+    path = _sqlite_file(url)
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def open_study(spec: TuneSpec, storage: str, fresh: bool, own: bool = False) -> Any:
+    """Create or load the study; refuse one made for another question; fail trials whose process is gone.
+
+    ``own``: the storage is the run folder's ``study.db``, which ``fresh`` deletes (even when it is damaged).
+    A storage that cannot be used is refused in one line.
+    """
     optuna = _optuna()
-    if fresh:
-        with contextlib.suppress(KeyError):  # nothing stored yet
-            optuna.delete_study(study_name=STUDY_NAME, storage=storage)
-    study = optuna.create_study(
-        study_name=STUDY_NAME, storage=storage, direction="minimize", load_if_exists=True, pruner=make_pruner(spec.eta)
-    )
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with _schema_lock(storage):
+            if fresh and own and (path := _sqlite_file(storage)) is not None:
+                path.unlink(missing_ok=True)
+            elif fresh:
+                with contextlib.suppress(KeyError):  # nothing stored yet
+                    optuna.delete_study(study_name=STUDY_NAME, storage=storage)
+            study = optuna.create_study(
+                study_name=STUDY_NAME,
+                storage=storage,
+                direction="minimize",
+                load_if_exists=True,
+                pruner=make_pruner(spec.eta),
+            )
+    except (SQLAlchemyError, ImportError) as err:
+        first = str(getattr(err, "orig", None) or err).splitlines()[0]
+        hint = "; --fresh starts a new one" if own else ""
+        raise TuneError(f"cannot use the tuning study {_sqlite_file(storage) or storage}: {first}{hint}") from None
     config = json.dumps(spec.config(), sort_keys=True)
     stored = study.user_attrs.get("config")
     if stored is None:
@@ -434,13 +523,19 @@ def tune(
     storage: str | None = None,
     fresh: bool = False,
     on_trial: Callable[[dict[str, Any]], None] | None = None,
+    name: str = "tuned",
 ) -> TuneResult:
-    """Run (or resume) the tuning of ``spec`` in ``folder``; write its tables and plot; return the result."""
+    """Run (or resume) the tuning of ``spec`` in ``folder``; write its outputs; return the result.
+
+    The outputs are the tables, the plot and the winner as variant ``name`` (``variants.toml``).
+    """
+    variants.check_name(spec.game, name)
     optuna = _optuna()
+    url = storage_url(storage, folder)
+    shared = None if storage is None else open_study(spec, url, fresh)  # a bad one is refused before the folder
     folder.mkdir(parents=True, exist_ok=True)
     with folder_lock(folder):
-        storage = storage or f"sqlite:///{(folder / 'study.db').resolve()}"
-        study = open_study(spec, storage, fresh)
+        study = shared or open_study(spec, url, fresh, own=True)
         with folder_lock(folder / "chunks"):
             runner = Runner(FolderStore(folder / "chunks", fresh), executor or InProcess())
             while True:
@@ -450,7 +545,7 @@ def tune(
                 row = _run_trial(optuna, study, spec, len(counted), runner)
                 if on_trial:
                     on_trial(row)
-        return _finish(spec, study, folder)
+        return _finish(spec, study, folder, name)
 
 
 def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runner) -> dict[str, Any]:
@@ -496,7 +591,7 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runn
     return {"number": index, "state": state, "setting": setting, "chunks": played, "objective": value}
 
 
-def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
+def _finish(spec: TuneSpec, study: Any, folder: Path, variant_name: str) -> TuneResult:
     """The trials table, the best setting, knob importances and the plot, written into ``folder``."""
     import pandas as pd
 
@@ -537,26 +632,31 @@ def _finish(spec: TuneSpec, study: Any, folder: Path) -> TuneResult:
             importances = {}
     used = games_used(counted, spec.chunk_size)
     result = TuneResult(spec, trials, best, importances, used, folder)
-    result.files = _write(result)
+    result.files = _write(result, variant_name)
     return result
 
 
-def _write(result: TuneResult) -> list[Path]:
-    """``trials.csv``, ``trials.parquet``, ``importances.csv``, ``best.json`` and ``tune.png`` (each atomically)."""
+def _write(result: TuneResult, name: str) -> list[Path]:
+    """Write the outputs, replacing the old set together (``best.json`` last).
+
+    They are ``trials.csv``, ``trials.parquet``, ``importances.csv``, ``tune.png``, ``variants.toml`` (the winner
+    as variant ``name``) and ``best.json``.
+    """
     from analysis import run_figures
-    from analysis.files import replacing
+    from analysis.files import replacing_together
 
     folder, trials = result.folder, result.trials
-    atomic_write(folder / "trials.csv", trials.to_csv(index=False).encode())
-    with replacing(folder / "trials.parquet") as tmp:
-        trials.astype({c: str for c in trials.columns if trials[c].dtype == object}).to_parquet(tmp, index=False)
-    lines = "knob,importance\n" + "".join(f"{k},{v}\n" for k, v in result.importances.items())
-    atomic_write(folder / "importances.csv", lines.encode())
-    atomic_write(folder / "best.json", json.dumps(summary(result), indent=1).encode())
-    figure = plot(result)
-    with replacing(folder / "tune.png") as tmp:
-        run_figures.save_png(figure, tmp)
-    return [folder / name for name in ("trials.csv", "trials.parquet", "importances.csv", "best.json", "tune.png")]
+    with replacing_together(folder, last="best.json") as stage:
+        (stage / "trials.csv").write_bytes(trials.to_csv(index=False).encode())
+        objects = {c: str for c in trials.columns if trials[c].dtype == object}
+        trials.astype(objects).to_parquet(stage / "trials.parquet", index=False)
+        lines = "knob,importance\n" + "".join(f"{k},{v}\n" for k, v in result.importances.items())
+        (stage / "importances.csv").write_bytes(lines.encode())
+        run_figures.save_png(plot(result), stage / "tune.png")
+        (stage / variants.FILE_NAME).write_bytes(result.variant_text(name).encode())
+        (stage / "best.json").write_bytes(json.dumps(summary(result), indent=1).encode())
+    names = ("trials.csv", "trials.parquet", "importances.csv", "best.json", "tune.png", variants.FILE_NAME)
+    return [folder / n for n in names]
 
 
 def plot(result: TuneResult) -> Any:

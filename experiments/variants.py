@@ -12,19 +12,20 @@ track_length = 40
 
 ``--variants-file FILE`` (or a ``variants.toml`` beside a study file) adds these names to the game's own
 (``simulate list GAME``): a run, a tournament, a study arm or a tuning run can then say ``--variant NAME``.
-A name may not shadow one of the game's own variants. ``simulate tune`` writes its winner in this format.
+A name may not shadow one of the game's own variants and must be a plain name (no
+path separator). ``simulate tune`` writes its winner in this format.
 Every setting is checked against the game's knobs when the file is read; a bad file is refused with one line
 naming the file, the table and the problem.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from engines import available_games, core, get_game
+from experiments import validate
 
 FILE_NAME = "variants.toml"
 """The name of a variants file found beside a study file or written by a tuning run."""
@@ -48,11 +49,9 @@ def as_text(value: Any) -> str:
 def read(path: Path) -> dict[str, dict[str, dict[str, str]]]:
     """The variants in ``path`` (game -> name -> knob settings as text), each checked against its game."""
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as err:
-        raise VariantsError(f"cannot read variants file {path}: {err.strerror or err}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise VariantsError(f"{path} is not valid TOML: {err}") from None
+        data = validate.load_toml(path, "variants file")
+    except ValueError as err:
+        raise VariantsError(str(err)) from None
     out: dict[str, dict[str, dict[str, str]]] = {}
     for game, table in data.items():
         if game not in available_games():
@@ -61,8 +60,12 @@ def read(path: Path) -> dict[str, dict[str, dict[str, str]]]:
             raise VariantsError(f"{path}: [{game}] must hold one table per variant, e.g. [{game}.my-variant]")
         module = get_game(game).module
         for name, knobs in table.items():
-            if name in module.VARIANTS:
-                raise VariantsError(f"{path}: [{game}.{name}] shadows {game}'s own variant '{name}'; rename it")
+            try:
+                check_name(game, name)
+            except ValueError as err:
+                raise VariantsError(f"{path}: [{game}.{name}]: {err}") from None
+            if any(isinstance(v, dict) for v in knobs.values()):
+                raise VariantsError(f"{path}: [{game}.{name}]: a knob's value must be a number, text or list")
             settings = {key.replace("-", "_"): as_text(value) for key, value in knobs.items()}
             try:
                 module.Params().with_strings(settings)
@@ -70,6 +73,14 @@ def read(path: Path) -> dict[str, dict[str, dict[str, str]]]:
                 raise VariantsError(f"{path}: [{game}.{name}]: {err}") from None
             out.setdefault(game, {})[name] = settings
     return out
+
+
+def check_name(game: str, name: str) -> str:
+    """``name`` if it can name a designer's variant of ``game``: a plain name, not one of the game's own."""
+    validate.check_name(name, "variant name")
+    if name in get_game(game).module.VARIANTS:
+        raise ValueError(f"variant name '{name}' shadows {game}'s own variant; rename it")
+    return name
 
 
 def load(path: Path) -> dict[str, dict[str, dict[str, str]]]:

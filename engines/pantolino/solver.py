@@ -28,6 +28,7 @@ Escaping boots (the state would need the centipedes' tails) and 3+ players are r
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
@@ -214,17 +215,7 @@ class Solver:
         Entry ``[m, S, d + total]`` is the chance that the mover, playing ``rules[m]``, wins from supply ``S``
         with score difference ``d``; positions that cannot be reached are NaN.
         """
-        root = (1 << self.n_tokens) - 1 if root is None else root
-        n_rules = len(self.rules)
-        values = np.full((n_rules, 1 << self.n_tokens, 2 * self.total + 1), np.nan)
-        d_axis = np.arange(-self.total, self.total + 1)
-        below = np.arange(root + 1, dtype=np.int64)
-        below = below[(below & ~root) == 0]
-        left = self.supply_boots[below]
-        values[:, below] = np.where(d_axis > left[:, None], 1.0, np.where(d_axis < -left[:, None], 0.0, np.nan))
-        values[:, 0, self.offset] = 0.5  # an empty supply with level scores: a shared win
-        levels = np.bitwise_count(below)
-        work = [self.positions(below[levels == k]) for k in range(1, int(levels.max(initial=0)) + 1)]
+        values, work = self.skeleton(root)
         total_rows, done = sum(len(w[0]) for w in work), 0
         for supply, d, m in work:
             values[m, supply, d + self.offset] = self.solve_level(values, supply, d, m)
@@ -232,6 +223,46 @@ class Solver:
             if progress is not None:
                 progress(done, total_rows)
         return values
+
+    def skeleton(self, root: int | None = None) -> tuple[np.ndarray, list[tuple[np.ndarray, ...]]]:
+        """The values known before solving (decided positions; NaN elsewhere) and the positions to solve, by level."""
+        root = (1 << self.n_tokens) - 1 if root is None else root
+        values = np.full((len(self.rules), 1 << self.n_tokens, 2 * self.total + 1), np.nan)
+        d_axis = np.arange(-self.total, self.total + 1)
+        below = np.arange(root + 1, dtype=np.int64)
+        below = below[(below & ~root) == 0]
+        left = self.supply_boots[below]
+        values[:, below] = np.where(d_axis > left[:, None], 1.0, np.where(d_axis < -left[:, None], 0.0, np.nan))
+        values[:, 0, self.offset] = 0.5  # an empty supply with level scores: a shared win
+        levels = np.bitwise_count(below)
+        return values, [self.positions(below[levels == k]) for k in range(1, int(levels.max(initial=0)) + 1)]
+
+    def check(self, values: np.ndarray) -> str | None:
+        """None if ``values`` can be this solver's full solution, else what is wrong (a cache's check).
+
+        The shape and type, the decided positions' exact values, a value in [0, 1] at every position to solve
+        and NaN at every unreachable one, and the game's equations at the lowest and the top level (solved again
+        from the table's own values below them: a few positions). So a table of zeros, of NaN or of another game
+        is refused.
+        """
+        known, work = self.skeleton()
+        if values.shape != known.shape or values.dtype != np.float64:
+            return f"shape {values.shape} {values.dtype}, expected {known.shape} float64"
+        decided = ~np.isnan(known)
+        if not np.array_equal(values[decided], known[decided]):
+            return "the decided positions' values are wrong"
+        solved = np.zeros(known.shape, dtype=bool)
+        for supply, d, m in work:
+            solved[m, supply, d + self.offset] = True
+        inside = values[solved]
+        if not (np.isfinite(inside).all() and (inside >= 0).all() and (inside <= 1).all()):
+            return "a position's value is not a chance in [0, 1]"
+        if not np.isnan(values[~solved & ~decided]).all():
+            return "an unreachable position has a value"
+        for supply, d, m in {0: work[0], len(work) - 1: work[-1]}.values() if work else ():
+            if not np.allclose(self.solve_level(values, supply, d, m), values[m, supply, d + self.offset], atol=1e-9):
+                return "its values do not satisfy the game's equations"
+        return None
 
     def solve_level(self, values: np.ndarray, supply: np.ndarray, d: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Values of one level's positions: a fixed point of pairs ``(S, d, m)`` and ``(S, -d, other m)``."""
@@ -346,26 +377,60 @@ def cached_values(
 ) -> np.ndarray:
     """:meth:`Solver.solve` of the full game for ``rules``, read from the cache or solved (and cached) once.
 
-    The default is the equilibrium that ``win-optimal`` plays. A missing, unreadable or malformed cache file is
-    rebuilt; a file is written whole (to a temporary name, then renamed) or not at all.
+    The default is the equilibrium that ``win-optimal`` plays. A cache file is used only when its SHA-256 matches
+    the one recorded beside it (``.sha256``; a file from before checksums gains one when its values pass) and its
+    values pass :meth:`Solver.check`; a missing file is solved, a damaged or wrong one is reported in one line on
+    stderr and solved again. A file is written whole (to a temporary name, then renamed) or not at all.
     """
     check_supported(params)
     path = cache_path(params, rules, folder)
-    shape = (len(rules), 1 << params.n_tokens, 2 * sum(params.token_values) * params.colours + 1)
-    try:
-        values = np.load(path, allow_pickle=False)
-        if values.shape == shape and values.dtype == np.float64:
+    solver = Solver(params, rules)
+    if path.exists():
+        values, problem = _read_cache(path, solver)
+        if problem is None:
             return values
-    except (OSError, ValueError, EOFError):
-        pass
+        sys.stderr.write(f"warning: solver cache {path} is not usable ({problem}); solving again\n")
     with _ProgressHook(progress) as report:
-        values = Solver(params, rules).solve(progress=report)
+        values = solver.solve(progress=report)
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
         np.save(handle, values)
     os.chmod(handle.name, 0o644)
+    _write_checksum(path, Path(handle.name).read_bytes())
     os.replace(handle.name, path)
     return values
+
+
+def checksum_path(path: Path) -> Path:
+    """Where the SHA-256 of cache file ``path`` is kept."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _write_checksum(path: Path, data: bytes) -> None:
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+        handle.write(hashlib.sha256(data).hexdigest())
+    os.chmod(handle.name, 0o644)
+    os.replace(handle.name, checksum_path(path))
+
+
+def _read_cache(path: Path, solver: Solver) -> tuple[np.ndarray | None, str | None]:
+    """A cache file's values if its checksum and values check out, else None and what is wrong."""
+    try:
+        data = path.read_bytes()
+        values = np.load(io.BytesIO(data), allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        return None, f"unreadable: {type(err).__name__}"
+    try:
+        recorded: str | None = checksum_path(path).read_text().strip()
+    except OSError:
+        recorded = None
+    if recorded is not None and recorded != hashlib.sha256(data).hexdigest():
+        return None, "its checksum does not match"
+    if (problem := solver.check(values)) is not None:
+        return None, problem
+    if recorded is None:
+        _write_checksum(path, data)
+    return values, None
 
 
 def start_value(values: np.ndarray, params: Params) -> np.ndarray:

@@ -16,6 +16,7 @@ from experiments.clikit import (
     Quiet,
     Scheduler,
     VariantsFile,
+    check_pool,
     emit_json,
     folder_option,
     frame_records,
@@ -53,24 +54,16 @@ def tournament_command(
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
     use_variants_file(variants_file)
     with user_errors():
-        from experiments.compare import tournament
-        from experiments.run import open_runner
+        from experiments.compare import plan_tournament, play_tournament
+        from experiments.run import folder_lock, open_runner
 
         names = [p.strip() for p in policies.split(",") if p.strip()]
         n_games = parse_count(n)
+        check_pool(backend, jobs, scheduler)
+        plan = plan_tournament(game, names, players, n_games, seed, parse_settings(settings or []), variant)
         folder = out or Path("runs") / f"{game}-tournament"
-        with open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
-            result = tournament(
-                game,
-                names,
-                players,
-                n_games,
-                seed,
-                parse_settings(settings or []),
-                variant,
-                runner,
-                lambda total: progress_total(total, quiet or as_json),
-            )
+        with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
+            result = play_tournament(plan, runner, lambda total: progress_total(total, quiet or as_json))
             paths = result.save(folder)
     if as_json:
         emit_json({"game": game, "pairs": frame_records(result.long()), "written": [str(p) for p in paths]})
@@ -99,24 +92,17 @@ def sweep_command(
 ) -> None:
     """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
     with user_errors():
-        from experiments.compare import split_sweep, sweep
-        from experiments.run import open_runner
+        from experiments.compare import plan_sweep, play_sweep
+        from experiments.run import folder_lock, open_runner
 
         module = get_game(game).module
         chosen = seats_from(module, policy, seats, players)
-        knob_settings = parse_settings(settings)
         n_games = parse_count(n)
-        folder = out or Path("runs") / f"{game}-sweep-{split_sweep(game, knob_settings)[0]}"
-        with open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
-            result = sweep(
-                game,
-                chosen,
-                knob_settings,
-                n_games,
-                seed,
-                runner,
-                lambda total: progress_total(total, quiet or as_json),
-            )
+        check_pool(backend, jobs, scheduler)
+        plan = plan_sweep(game, chosen, parse_settings(settings), n_games, seed)
+        folder = out or Path("runs") / f"{game}-sweep-{plan.knob}"
+        with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
+            result = play_sweep(plan, runner, lambda total: progress_total(total, quiet or as_json))
             paths = result.save(folder)
     if as_json:
         emit_json(

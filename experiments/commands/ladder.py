@@ -15,7 +15,9 @@ from experiments.clikit import (
     Quiet,
     Scheduler,
     UserError,
+    check_pool,
     emit_json,
+    folder_option,
     frame_records,
     parse_count,
     print_frame,
@@ -36,7 +38,8 @@ def ladder_command(
     seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
     jobs: Jobs = None,
     out: Annotated[
-        Path | None, typer.Option(help="Folder for the tables and the PNG (default: runs/GAME-ladder).")
+        Path | None,
+        typer.Option(parser=folder_option, help="Folder for the tables and the PNG (default: runs/GAME-ladder)."),
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
@@ -47,30 +50,19 @@ def ladder_command(
     """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
     with user_errors():
         from experiments import ladder as lad
-        from experiments.run import open_runner
+        from experiments.run import folder_lock, open_runner
 
-        module, count = lad.check_game(game, players)
         n_games = parse_count(n)
-        chosen = lad.default_budgets(game) if budgets is None else lad.parse_budgets(budgets)
-        if jobs is not None and jobs < 1:
-            raise UserError(f"--jobs {jobs} must be at least 1")
+        chosen = None if budgets is None else lad.parse_budgets(budgets)
+        check_pool(backend, jobs, scheduler)
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
-        policies, notes = lad.ladder_policies(module, count, chosen)
+        plan = lad.plan_ladder(game, players, n_games, chosen, seed)
+        count = plan.players
         folder = out or Path("runs") / f"{game}-ladder"
-        with open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
-            result = lad.ladder(
-                game,
-                count,
-                n_games,
-                chosen,
-                seed,
-                runner,
-                lambda total: progress_total(total, quiet or as_json),
-                policies,
-            )
-        result.notes = notes
-        paths = result.save(folder)
+        with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
+            result = lad.play_ladder(plan, runner, lambda total: progress_total(total, quiet or as_json))
+            paths = result.save(folder)
     if as_json:
         emit_json(
             {

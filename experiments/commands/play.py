@@ -18,6 +18,7 @@ from experiments.clikit import (
     Scheduler,
     UserError,
     VariantsFile,
+    check_pool,
     emit_json,
     folder_option,
     parse_count,
@@ -119,9 +120,8 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.run import RunSpec, check_jobs, folder_lock, open_executor, rule, run_in_folder
+    from experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder
     from experiments.run.chunk import check_playable
-    from experiments.run.executors import check_backend
     from experiments.run.loky import stop_worker_pool
 
     with user_errors():
@@ -135,8 +135,7 @@ def run_game(
             n_games = 4 * chunk
         else:
             n_games = parse_count(n)
-        check_backend(backend, scheduler)
-        workers = check_jobs(jobs, scheduler)
+        workers = check_pool(backend, jobs, scheduler)
         if chunk < 1:
             raise UserError(f"--chunk-size {chunk} must be at least 1")
         if seed < 0:

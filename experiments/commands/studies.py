@@ -15,6 +15,7 @@ from experiments.clikit import (
     Quiet,
     Scheduler,
     UserError,
+    check_pool,
     emit_json,
     folder_option,
     frame_records,
@@ -54,10 +55,13 @@ def report_command(
         target_precision = parse_precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
+        check_pool(backend, jobs, scheduler)
         from analysis.book import html_path
         from experiments.reporting import build_report, report_path
         from experiments.run import open_runner
 
+        if out is not None and (out.suffix.lower() != ".pdf" or out.is_dir()):
+            raise UserError(f"--out {out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
         pdf = out or report_path(target)
         with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), fresh, backend, jobs, scheduler) as runner:
             path, headlines = build_report(
@@ -91,25 +95,27 @@ def experiment_command(
 ) -> None:
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
     with user_errors():
-        from analysis.files import atomic_write
-        from experiments.run import open_runner
+        from analysis.files import replacing_together
+        from experiments.run import folder_lock, open_runner
         from experiments.spec import load_study, resolve_study
         from experiments.study import run_study
 
         study = load_study(resolve_study(file))
         target = parse_precision(precision)
+        check_pool(backend, jobs, scheduler)
         total = sum(a.spec.n_games for a in study.arms)
         folder = out or Path("runs") / f"study-{study.name}"
         with (
+            folder_lock(folder),
             progress_total(total, quiet or as_json) as bar,
             open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner,
         ):
             result = run_study(study, runner, target, bar.advance)
-        folder.mkdir(parents=True, exist_ok=True)
-        table = result.table(study.metrics)
-        comparisons = result.comparisons()
-        atomic_write(folder / "arms.csv", table.to_csv(index=False).encode())
-        atomic_write(folder / "comparisons.csv", comparisons.to_csv(index=False).encode())
+            table = result.table(study.metrics)
+            comparisons = result.comparisons()
+            with replacing_together(folder, last="arms.csv") as stage:
+                (stage / "arms.csv").write_bytes(table.to_csv(index=False).encode())
+                (stage / "comparisons.csv").write_bytes(comparisons.to_csv(index=False).encode())
     written = [str(folder / "arms.csv"), str(folder / "comparisons.csv")]
     if as_json:
         emit_json(

@@ -16,6 +16,7 @@ from experiments.clikit import (
     Scheduler,
     UserError,
     VariantsFile,
+    check_pool,
     emit_json,
     folder_option,
     parse_count,
@@ -62,9 +63,11 @@ def tune_command(
     use_variants_file(variants_file)
     with user_errors():
         from experiments import tune as tn
+        from experiments import variants
         from experiments.run import open_executor
 
         module = get_game(game).module
+        variants.check_name(game, name)
         chosen = seats_from(module, policy, seats, players)
         fixed = parse_settings(settings or [])
         if seed < 0:
@@ -86,6 +89,8 @@ def tune_command(
             parse_count(max_games, "--max-games"),
         )
         folder = out or Path("runs") / f"{game}-tune"
+        tn.storage_url(storage, folder)
+        check_pool(backend, jobs, scheduler)
 
         def say(row: dict[str, Any]) -> None:
             if not (quiet or as_json):
@@ -98,11 +103,8 @@ def tune_command(
                 )
 
         with open_executor(backend, jobs, scheduler) as executor:
-            result = tn.tune(spec, folder, executor, storage, fresh, say)
-        variant_file = folder / "variants.toml"
-        from analysis.files import atomic_write
-
-        atomic_write(variant_file, result.variant_text(name).encode())
+            result = tn.tune(spec, folder, executor, storage, fresh, say, name)
+        variant_file = folder / variants.FILE_NAME
     if as_json:
         emit_json({**tn.summary(result), "variants_file": str(variant_file)})
     elif not quiet:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments import validate
 from experiments.playtest.setup import Setup
 
 FORMAT = 1  #: bump when the file's layout changes
@@ -65,12 +66,12 @@ def load(path: Path) -> Record:
     Raises:
         RecordError: one line naming the file and what is wrong with it.
     """
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RecordError(f"{path}: not a saved game ({type(err).__name__})") from None
+    if not path.exists():
+        raise RecordError(f"{path}: no such file")
+    try:  # a regular UTF-8 file of at most 1 MiB, not nested too deeply (a device or a folder is refused)
+        data = validate.load_json(path, "saved game")
+    except ValueError as err:
+        raise RecordError(str(err)) from None
     try:
         return from_json(data)
     except (KeyError, TypeError, AttributeError) as err:

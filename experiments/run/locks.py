@@ -20,9 +20,13 @@ def folder_lock(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``folder`` (created if missing) for the block; nested use in a process is fine.
 
     The lock is ``flock`` on ``folder/.lock``, which names the holding process; the kernel releases it when
-    that process ends, however it ends. Another process holding it raises :class:`RunError` at once.
+    that process ends, however it ends. Another process holding it raises :class:`RunError` at once, and so
+    does a ``folder`` that is a file (or lies under one).
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise RunError(f"cannot write to {folder}: not a folder") from None
     key = folder.resolve()
     if key in _held:  # an enclosing block of this process holds it
         yield

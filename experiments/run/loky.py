@@ -61,23 +61,30 @@ def worker_pool(jobs: int) -> Any:
     return _pool_started
 
 
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+"""What stops a command: Ctrl-C, and what ``timeout``, job schedulers and service managers send."""
+
+
 @contextlib.contextmanager
 def ctrl_c_ignored() -> Iterator[None]:
-    """Ignore SIGINT for the block (from the main thread); processes started in it inherit the ignoring.
+    """Ignore SIGINT and SIGTERM for the block (from the main thread); processes started in it inherit that.
 
-    Ctrl-C reaches the whole process group: such workers leave it to this process, which stops them, instead
-    of each printing a traceback while it starts. A Ctrl-C during the block itself is lost: keep it short.
+    Ctrl-C (and ``timeout``'s SIGTERM) reaches the whole process group: such workers (and loky's resource
+    tracker) leave it to this process, which stops them with SIGKILL and releases their semaphores, instead of
+    each printing a traceback or dying with semaphores held. A signal during the block itself is lost: keep it
+    short.
     """
     import signal
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {name: signal.signal(getattr(signal, name), signal.SIG_IGN) for name in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def _die_with_parent(parent: int) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import core, get_game
+from experiments import validate
 from experiments.run.chunkfile import CHECKPOINT_FORMAT
 
 MAX_GAMES = 10**12  # games per run
@@ -37,7 +38,9 @@ class RunSpec:
 
         A variant's knobs are looked up here (the game's own, or one from a variants file loaded in this
         process, see :mod:`experiments.variants`) and carried by the spec, so worker processes need no file.
+        A field of the wrong type is refused with a ``ValueError`` naming it.
         """
+        self._check_types()
         if self.variant is not None and self.variant_sets is None:
             from experiments import variants
 
@@ -52,8 +55,6 @@ class RunSpec:
             raise ValueError(f"n_games={self.n_games!r} must be a positive whole number")
         if self.n_games > MAX_GAMES:
             raise ValueError(f"n_games={self.n_games} is out of range; allowed 1..{MAX_GAMES:.0e}")
-        if not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
         module = self.module
         if self.chunk_size is None:
             object.__setattr__(self, "chunk_size", core.default_chunk(module.INFO, module.POLICIES, self.seats))
@@ -72,6 +73,24 @@ class RunSpec:
         for policy in dict.fromkeys(policies):  # a policy with tables to build builds them here, once, not per worker
             if hasattr(policy.impl, "prepare"):
                 core.instantiate(policy, params).prepare(len(self.seats))
+
+    def _check_types(self) -> None:
+        """Refuse fields of the wrong type (lists are taken as tuples), before anything uses them."""
+        validate.text(self.game, "game")
+        for name in ("seats", "settings"):
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+        if not isinstance(self.seats, tuple) or not all(isinstance(s, str) for s in self.seats):
+            raise ValueError(f"seats={self.seats!r} must be a tuple of policy names")
+        pairs = self.settings
+        if not isinstance(pairs, tuple) or not all(
+            isinstance(p, tuple | list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs
+        ):
+            raise ValueError(f"settings={pairs!r} must be a tuple of (knob, value) pairs of text")
+        object.__setattr__(self, "settings", tuple(tuple(p) for p in pairs))
+        if self.variant is not None:
+            validate.text(self.variant, "variant")
+        validate.whole(self.seed, "seed", 0, 2**63 - 1)
 
     @property
     def module(self) -> Any:

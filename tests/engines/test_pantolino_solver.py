@@ -113,6 +113,49 @@ def test_cache_round_trip_and_corrupt_file_rebuilt(cache, monkeypatch) -> None:
     assert sv.cache_path(Params(colours=3, token_values=(2, 3), dice=3, rolls=2)) != path
 
 
+def _interior_zeros(values: np.ndarray) -> np.ndarray:
+    """The decided values kept, every value to be solved 0: right shape, right terminals, wrong answer."""
+    out = values.copy()
+    known, _ = sv.Solver(SMALL, (sv.OPTIMISE,)).skeleton()
+    out[np.isnan(known) & ~np.isnan(values)] = 0.0
+    return out
+
+
+@pytest.mark.parametrize(
+    ("damage", "keep_checksum", "reason"),
+    [
+        (np.zeros_like, False, "decided positions"),
+        (lambda v: np.full_like(v, np.nan), False, "decided positions"),
+        (_interior_zeros, False, "equations"),
+        (_interior_zeros, True, "checksum does not match"),
+        (lambda v: np.where(np.isnan(v), 0.5, v), False, "unreachable position"),
+    ],
+)
+def test_a_cache_of_the_right_shape_but_wrong_values_is_solved_again(
+    cache, capsys, damage, keep_checksum: bool, reason: str
+) -> None:
+    built = sv.cached_values(SMALL)
+    path = sv.cache_path(SMALL)
+    assert sv.checksum_path(path).exists()
+    if not keep_checksum:  # as a cache from before checksums: the values alone must be refused
+        sv.checksum_path(path).unlink()
+    np.save(path, damage(built))
+    again = sv.cached_values(SMALL)
+    assert np.array_equal(again, built, equal_nan=True)
+    warning = capsys.readouterr().err.strip().splitlines()
+    assert len(warning) == 1 and reason in warning[0] and "solving again" in warning[0]
+    assert np.array_equal(np.load(path), built, equal_nan=True)
+
+
+def test_a_good_cache_from_before_checksums_is_used_and_gains_one(cache, monkeypatch) -> None:
+    built = sv.cached_values(SMALL)
+    path = sv.cache_path(SMALL)
+    sv.checksum_path(path).unlink()
+    monkeypatch.setattr(sv.Solver, "solve", lambda *a, **k: pytest.fail("solved again although the cache was fine"))
+    assert np.array_equal(sv.cached_values(SMALL), built, equal_nan=True)
+    assert sv.checksum_path(path).exists()
+
+
 @pytest.mark.parametrize(
     ("params", "players", "message"),
     [

@@ -148,7 +148,7 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
         (["pantolino", "--set", "dice=9"], "dice=9 is out of range; allowed 1..6"),
         (["pantolino", "--set", "dice=four"], "dice='four' is not a whole number"),
         (["pantolino", "--set", "dice"], "is not of the form knob=value"),
-        (["pantolino", "--jobs", "0"], "jobs=0 must be at least 1"),
+        (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
         (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
         (["pantolino", "-p", "win-optimal", "--players", "3"], "players=3 is not supported by the exact solution"),
         (["pantolino", "-p", "win-optimal", "--variant", "escaping-boots"], "escaping_boots=True is not supported"),
@@ -318,7 +318,7 @@ def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:
         (["pantolino", "--variant", "escaping-boots", "--set", "escaping_boots=false"], "conflicts with variant"),
         (["tournament", "pantolino", "--policies", "greedy,random", "-n", "1e18"], "is more than the maximum"),
         (["sweep", "pantolino", "--set", "rolls=1,2", "-n", "1e12"], "chunks; allowed at most"),
-        (["sweep", "pantolino", "--set", "rolls=1,2", "--jobs", "0"], "jobs=0 must be at least 1"),
+        (["sweep", "pantolino", "--set", "rolls=1,2", "--jobs", "0"], "--jobs 0 must be at least 1"),
         (["report", "pantolino", "-n", "99999999999999999999"], "is more than the maximum"),
     ],
 )

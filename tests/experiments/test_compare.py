@@ -161,3 +161,33 @@ def test_experiment_tables_show_counts_metrics_as_shares(tmp_path: Path) -> None
     shares = [c for c in arms.columns if c.startswith("turn_best_count: ")]
     assert len(shares) == 5 and arms[shares].sum(axis=1).round(9).eq(1).all()
     assert {"comeback", "comeback_lo", "comeback_hi"} <= set(arms.columns)
+
+
+def _fail_figures(monkeypatch) -> None:
+    """Every figure written from now on fails half-way, as on a full disk."""
+    from matplotlib.figure import Figure
+
+    def full_disk(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"\x89PNG trunc")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", full_disk)
+
+
+def test_a_failed_figure_leaves_the_previous_tournament_and_sweep_whole(tmp_path: Path, monkeypatch) -> None:
+    from experiments.compare import sweep
+
+    played = tournament("pantolino", ["greedy", "random"], None, 200, seed=1)
+    swept = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 200, seed=1)
+    before = {}
+    for result, names in ((played, ("tournament.csv", "tournament.png")), (swept, ("sweep.csv", "sweep.png"))):
+        result.save(tmp_path)
+        before |= {name: (tmp_path / name).read_bytes() for name in names}
+    changed = tournament("pantolino", ["greedy", "random"], None, 300, seed=2)
+    changed_sweep = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 300, seed=2)
+    _fail_figures(monkeypatch)
+    for result in (changed, changed_sweep):
+        with pytest.raises(OSError, match="No space"):
+            result.save(tmp_path)
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)

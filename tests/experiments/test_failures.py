@@ -59,8 +59,8 @@ def start_and_stop(out: Path, sig: int, jobs: str) -> subprocess.CompletedProces
         if proc.poll() is not None:
             pytest.fail(f"run ended before it could be stopped: {proc.stderr.read()}")
         time.sleep(0.01)
-    if sig == signal.SIGKILL:
-        os.killpg(proc.pid, signal.SIGKILL)
+    if sig in (signal.SIGKILL, signal.SIGTERM):  # as `timeout` sends it: to the whole process group
+        os.killpg(proc.pid, sig)
     else:
         proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=120)
@@ -86,13 +86,15 @@ def test_a_killed_run_resumes_to_the_same_result(tmp_path: Path, uninterrupted: 
     assert record["chunks_resumed"] >= saved - 1
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, jobs: str, uninterrupted: dict) -> None:
-    stopped = start_and_stop(tmp_path / "run", signal.SIGINT, jobs)
+@pytest.mark.parametrize(("sig", "jobs"), [(signal.SIGINT, "1"), (signal.SIGINT, "2"), (signal.SIGTERM, "2")])
+def test_ctrl_c_and_sigterm_stop_cleanly_and_say_how_to_resume(
+    tmp_path: Path, sig: int, jobs: str, uninterrupted: dict
+) -> None:
+    stopped = start_and_stop(tmp_path / "run", sig, jobs)
     assert stopped.returncode == 130
     lines = stopped.stderr.strip().splitlines()
     assert lines[-1].startswith("interrupted") and "run the same command again to resume" in lines[-1]
-    assert "Traceback" not in stopped.stderr
+    assert "Traceback" not in stopped.stderr and "leaked" not in stopped.stderr and len(lines) == 1
     resumed = simulate(tmp_path / "run", "--jobs", jobs)
     assert without_timing(resumed.stdout) == uninterrupted
 

@@ -131,3 +131,21 @@ def test_bad_ladder_input_is_one_line_and_exit_2_before_any_work(args: list[str]
     out = runner.invoke(app, [*args, "--quiet", "--out", str(tmp_path / "never")])
     assert out.exit_code == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "never").exists()
+
+
+def test_a_failed_figure_leaves_the_previous_ladder_whole(pantolino_ladder: lad.Ladder, tmp_path, monkeypatch) -> None:
+    import dataclasses
+
+    from matplotlib.figure import Figure
+
+    written = pantolino_ladder.save(tmp_path)
+    before = {p.name: p.read_bytes() for p in written}
+    later = dataclasses.replace(pantolino_ladder, notes=["a later run"])  # its ladder.json differs
+
+    def full_disk(self, path, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        later.save(tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

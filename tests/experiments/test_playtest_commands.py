@@ -54,7 +54,7 @@ def test_a_corrupt_or_foreign_file_is_refused(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     corrupt = tmp_path / "corrupt.json"
     corrupt.write_text(path.read_text()[:40])
-    one_line_error(["play", "--resume", str(corrupt)], "not a saved game")
+    one_line_error(["play", "--resume", str(corrupt)], "this saved game is not valid JSON")
     foreign = tmp_path / "foreign.json"
     foreign.write_text(json.dumps(data | {"version": data["version"] + 1}))
     one_line_error(["review", str(foreign)], f"version {data['version'] + 1}")

@@ -202,3 +202,32 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp
     result = runner.invoke(app, ["tune", "pantolino", *args, "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+OPENER = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from experiments import tune as tn
+from test_tune import tiny
+{patch}
+time.sleep(max(0.0, {start} - time.time()))  # every process opens the new study at the same moment
+tn.open_study(tiny(), {url!r}, False)
+"""
+
+
+def open_together(url: str, tmp_path: Path, patch: str = "", processes: int = 4) -> list[subprocess.CompletedProcess]:
+    import time
+
+    code = OPENER.format(tests=str(Path(__file__).parent), patch=patch, start=time.time() + 4, url=url)
+    started = [
+        subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) for _ in range(processes)
+    ]
+    return [subprocess.CompletedProcess(p.args, p.wait(timeout=120), "", p.stderr.read()) for p in started]
+
+
+def test_processes_opening_one_new_sqlite_study_together_all_succeed(tmp_path: Path) -> None:
+    for attempt in range(2):  # without the schema lock, most attempts fail (tables created twice)
+        url = f"sqlite:///{tmp_path / f'shared-{attempt}.db'}"
+        done = open_together(url, tmp_path)
+        assert all(d.returncode == 0 for d in done), [d.stderr.strip().splitlines()[-1:] for d in done]
+        assert len(optuna.get_all_study_summaries(url)) == 1

@@ -42,3 +42,48 @@ def test_a_folder_in_use_by_another_process_is_refused_until_it_ends(tmp_path) -
         holder.wait()
     with folder_lock(tmp_path), folder_lock(tmp_path):  # free once the holder is gone; nesting is fine
         assert (tmp_path / ".lock").read_text().strip() == str(os.getpid())
+
+
+FRESH_COMMANDS = {
+    "game run": ["pantolino", "-p", "greedy", "-n", "200", "--chunk-size", "100", "--overwrite"],
+    "tournament": ["tournament", "pantolino", "--policies", "greedy,random", "-n", "200"],
+    "sweep": ["sweep", "pantolino", "--set", "rolls=2,3", "-p", "greedy", "-n", "200"],
+    "experiment": ["experiment", "pantolino-joker-value"],
+    "ladder": ["ladder", "pantolino", "-n", "100", "--budgets", "1"],
+    "tune": [
+        "tune",
+        "pantolino",
+        "--vary",
+        "rolls=2..3",
+        "--target",
+        "duration=15",
+        "-n",
+        "200",
+        "--chunk-size",
+        "100",
+    ],
+}
+
+
+@pytest.mark.parametrize("command", list(FRESH_COMMANDS))
+def test_every_command_locks_its_output_folder_and_fresh_leaves_a_held_one_alone(tmp_path, command: str) -> None:
+    """A game run holds ``--out``; every other command on that folder, even with --fresh, stops at once."""
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    chunks = tmp_path / "chunks"
+    chunks.mkdir()
+    (chunks / "chunk-000000-100.ckpt").write_bytes(b"the holder's work")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        args = [*FRESH_COMMANDS[command], "--fresh", "--jobs", "1", "--quiet", "--out", str(tmp_path)]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert f"in use by process {holder.pid}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert (chunks / "chunk-000000-100.ckpt").read_bytes() == b"the holder's work"
+        assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "chunks"]
+    finally:
+        holder.kill()
+        holder.wait()

@@ -1,0 +1,267 @@
+"""Red team: what a careless user or script gives every command ends in one line and exit 2, before any work.
+
+Each case runs the real command line (in this process, with a 20-second alarm as the harness's bound: a case
+that starts playing instead of refusing fails, it is not a speed test) and requires exit code 2, at most 3
+lines on stderr, no traceback, and no output folder made. A few run as real processes, to see the whole stderr.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments import validate
+from experiments.cli import app
+from experiments.compare import plan_sweep, plan_tournament
+from experiments.ladder import plan_ladder
+from experiments.run import RunSpec
+
+BOUND_S = 20
+SIMULATE = str(Path(sys.executable).with_name("simulate"))
+STUDY = "[study]\ngame = 'pantolino'\nn = 200\n"
+ARM = "[[arm]]\nseats = ['greedy', 'random']\n"
+TUNE = ["tune", "pantolino", "--vary", "rolls=2..4", "--target", "duration=15", "-n", "200", "--chunk-size", "100"]
+
+
+def files(root: Path) -> dict[str, Path]:
+    """The bad files the cases name."""
+    made = {
+        "deep": ("[study]\ngame = 'pantolino'\nx = " + "[" * 3000 + "]" * 3000 + "\n").encode(),
+        "deep_ok_parse": (STUDY + "x = " + "[" * 40 + "]" * 40 + "\n" + ARM).encode(),
+        "big": b"# " + b"x" * (validate.MAX_FILE_BYTES + 10) + b"\n",
+        "latin1": "[study]\ngame = 'pantolino'\ntitle = 'caf\u00e9'\n".encode("latin-1"),
+        "arm_int": b"[study]\ngame = 'pantolino'\narm = [1, 2]\n",
+        "arms_20000": (STUDY + ARM * 20_000).encode(),
+        "arms_x_games": ("[study]\ngame = 'pantolino'\nn = 1_000_000_000_000\n" + ARM * 50).encode(),
+        "name_abs": (STUDY + "name = '/tmp/evil'\n" + ARM).encode(),
+        "name_up": (STUDY + "name = '../../evil'\n" + ARM).encode(),
+        "title_table": (STUDY + "title = { a = 1 }\n" + ARM).encode(),
+        "label_list": (STUDY + ARM + "label = [1]\n").encode(),
+        "chunk_bool": (STUDY + "chunk_size = true\n" + ARM).encode(),
+        "seed_float": (STUDY + "seed = 1.5\n" + ARM).encode(),
+        "v_deep": ("[pantolino.a]\nrolls = " + "[" * 3000 + "]" * 3000 + "\n").encode(),
+        "v_slash": b"[pantolino.'a/b']\nrolls = 2\n",
+        "v_dots": b"[pantolino.'..']\nrolls = 2\n",
+        "v_shadow": b"[pantolino.no-jokers]\nrolls = 2\n",
+        "v_table": b"[pantolino.a]\nrolls = { x = 1 }\n",
+        "game_deep": b"[" * 100_000 + b"]" * 100_000,
+        "game_garbage": b"{not json",
+        "corrupt_db": b"this is not a database" * 50,
+    }
+    out = {}
+    for name, data in made.items():
+        out[name] = root / f"{name}.{'json' if name.startswith('game') else 'db' if 'db' in name else 'toml'}"
+        out[name].write_bytes(data)
+    (root / "folder").mkdir()
+    out["folder"] = root / "folder"
+    (root / "dbfolder" / "study.db").mkdir(parents=True)
+    out["dbfolder"] = root / "dbfolder"
+    out["a_file"] = root / "a_file"
+    out["a_file"].write_text("x")
+    return out
+
+
+Case = Callable[[dict[str, Path]], list[str]]
+CASES: dict[str, tuple[Case, str]] = {
+    # files: devices, folders, size, depth, encoding, shape
+    "study /dev/zero": (lambda f: ["experiment", "/dev/zero"], "not a regular file"),
+    "study is a folder": (lambda f: ["experiment", str(f["folder"])], "a folder, not a study file"),
+    "study nested thousands deep": (lambda f: ["experiment", str(f["deep"])], "nests more than 32 levels"),
+    "study nested past the cap": (lambda f: ["experiment", str(f["deep_ok_parse"])], "nests more than 32 levels"),
+    "study over 1 MiB": (lambda f: ["experiment", str(f["big"])], "larger than the 1,048,576 bytes"),
+    "study in latin-1": (lambda f: ["experiment", str(f["latin1"])], "not UTF-8 text (byte 0xe9"),
+    "study arm not a table": (lambda f: ["experiment", str(f["arm_int"])], "study.arm"),
+    "study title a table": (lambda f: ["experiment", str(f["title_table"])], "'study.title' must be text"),
+    "study label a list": (lambda f: ["experiment", str(f["label_list"])], "'arm[0].label' must be text"),
+    "study chunk_size true": (lambda f: ["experiment", str(f["chunk_bool"])], "study.chunk_size"),
+    "study seed 1.5": (lambda f: ["experiment", str(f["seed_float"])], "study.seed"),
+    "variants /dev/zero": (lambda f: ["pantolino", "--variants-file", "/dev/zero"], "not a regular file"),
+    "variants a folder": (lambda f: ["list", "pantolino", "--variants-file", str(f["folder"])], "a folder"),
+    "variants deep": (lambda f: ["pantolino", "--variants-file", str(f["v_deep"])], "nests more than 32"),
+    "variants in latin-1": (lambda f: ["pantolino", "--variants-file", str(f["latin1"])], "not UTF-8"),
+    "variants knob a table": (lambda f: ["pantolino", "--variants-file", str(f["v_table"])], "must be a number"),
+    "tournament variants /dev/zero": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "--variants-file", "/dev/zero"],
+        "not a regular file",
+    ),
+    "saved game /dev/zero": (lambda f: ["review", "/dev/zero"], "not a regular file"),
+    "saved game a folder": (lambda f: ["play", "--resume", str(f["folder"])], "a folder, not a saved game"),
+    "saved game deep": (lambda f: ["review", str(f["game_deep"])], "nests more than 32"),
+    "saved game garbage": (lambda f: ["review", str(f["game_garbage"])], "not valid JSON"),
+    # names that would become paths or shadow built-ins
+    "study name absolute": (lambda f: ["experiment", str(f["name_abs"])], "would be a path"),
+    "study name ..": (lambda f: ["experiment", str(f["name_up"])], "would be a path"),
+    "variant name a/b": (lambda f: ["pantolino", "--variants-file", str(f["v_slash"])], "would be a path"),
+    "variant name ..": (lambda f: ["pantolino", "--variants-file", str(f["v_dots"])], "would be a path"),
+    "variant shadows a built-in": (lambda f: ["pantolino", "--variants-file", str(f["v_shadow"])], "shadows"),
+    "tune --name a/b": (lambda f: [*TUNE, "--name", "a/b"], "would be a path"),
+    "tune --name a built-in": (lambda f: [*TUNE, "--name", "no-jokers"], "shadows pantolino's own"),
+    "tune --name empty": (lambda f: [*TUNE, "--name", ""], "non-empty name"),
+    # sizes, products included, before anything is built
+    "study of 20,000 arms": (lambda f: ["experiment", str(f["arms_20000"])], "allowed at most 10,000"),
+    "study arms x games": (lambda f: ["experiment", str(f["arms_x_games"])], "games in all"),
+    "tournament of 2,000 policies": (
+        lambda f: ["tournament", "pantolino", "--policies", ",".join(f"expert:{b}" for b in range(1, 2001))],
+        "arms; allowed at most 10,000",
+    ),
+    "tournament of 8 players x 1e12": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "--players", "8", "-n", "1e12"],
+        "chunks",
+    ),
+    "ladder of 2,000 budgets": (
+        lambda f: ["ladder", "pantolino", "--budgets", ",".join(map(str, range(1, 2001)))],
+        "arms; allowed at most 10,000",
+    ),
+    "sweep grid 150 x 150": (
+        lambda f: [
+            "sweep",
+            "pantolino",
+            "--set",
+            "rolls=" + ",".join(map(str, range(1, 151))),
+            "--set",
+            "colours=" + ",".join(map(str, range(1, 151))),
+        ],
+        "22,500 points",
+    ),
+    "tune -n 1e12": (lambda f: [*TUNE[:-4], "-n", "1e12"], "chunks a trial; allowed at most 100,000"),
+    "run of 1e9 one-game chunks": (lambda f: ["pantolino", "-n", "1e9", "--chunk-size", "1"], "chunks"),
+    "run --seats of 5,000": (lambda f: ["pantolino", "--seats", ",".join(["greedy"] * 5000)], "players=5000"),
+    # the same thing twice, or contradicting itself
+    "tournament names a policy twice": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,greedy,random"],
+        "names greedy twice",
+    ),
+    "sweep sets a knob twice": (
+        lambda f: ["sweep", "pantolino", "--set", "rolls=2,3", "--set", "rolls=3,4"],
+        "--set rolls is given twice",
+    ),
+    "tune varies a knob twice": (lambda f: [*TUNE, "--vary", "rolls=3..5"], "given twice"),
+    "tune varies what its variant fixes": (
+        lambda f: [*TUNE, "--variant", "no-jokers", "--vary", "joker_faces=0..2"],
+        "set by variant 'no-jokers'",
+    ),
+    # options out of range
+    "tune --jobs 0": (lambda f: [*TUNE, "--jobs", "0"], "--jobs 0 must be at least 1"),
+    "sweep --jobs 0": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,3", "--jobs", "0"], "--jobs 0"),
+    "experiment --jobs 0": (lambda f: ["experiment", "pantolino-joker-value", "--jobs", "0"], "--jobs 0"),
+    "tournament --backend spark": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "--backend", "spark"],
+        "--backend spark",
+    ),
+    "report --jobs 0": (lambda f: ["report", "pantolino", "--jobs", "0"], "--jobs 0"),
+    # storage for tuning
+    "tune --storage not a URL": (lambda f: [*TUNE, "--storage", "not a url"], "is not a database URL"),
+    "tune --storage without its driver": (
+        lambda f: [*TUNE, "--storage", "postgresql://user@localhost:1/x"],
+        "driver is not installed",
+    ),
+    "tune --storage a corrupt file": (
+        lambda f: [*TUNE, "--storage", f"sqlite:///{f['corrupt_db']}"],
+        "file is not a database",
+    ),
+    "tune study.db a folder": (lambda f: [*TUNE, "--out", str(f["dbfolder"])], "is not a file"),
+    # outputs
+    "report --out x.html": (lambda f: ["report", "pantolino", "--out", "x.html"], "must name the PDF"),
+    "report --out a folder": (lambda f: ["report", "pantolino", "--out", str(f["folder"])], "must name the PDF"),
+    "tournament --out a file": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "-n", "100", "--out", str(f["a_file"])],
+        "not a folder",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory) -> dict[str, Path]:
+    return files(tmp_path_factory.mktemp("bad"))
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_folder(tmp_path, monkeypatch) -> None:
+    """Each case runs in an empty folder: whatever a command wrongly made would show up there."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def bounded() -> Iterator[None]:
+    """The harness's time bound: an alarm that turns a case still running after 20 s into a failure."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {BOUND_S} s: it did not refuse its input up front")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(BOUND_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def refused(result, message: str) -> None:
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2, (result.exception, result.output)
+    assert isinstance(result.exception, SystemExit), result.exception  # not an exception escaping the command
+    assert 1 <= len(lines) <= 3 and "Traceback" not in result.stderr, result.stderr
+    assert message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_line_exit_2_before_any_work(case: str, bad_files, tmp_path: Path, bounded) -> None:
+    build, message = CASES[case]
+    args = build(bad_files)
+    if args[0] in ("tournament", "sweep", "ladder", "experiment", "tune") and "--out" not in args:
+        args += ["--out", str(tmp_path / "never")]
+    refused(CliRunner().invoke(app, args), message)
+    assert not (tmp_path / "never").exists() and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["experiment", "/dev/zero"],
+        ["tune", *TUNE[1:], "--storage", "not a url"],
+        ["sweep", "pantolino", "--set", "rolls=2,3", "--set", "rolls=3"],
+    ],
+    ids=["study /dev/zero", "tune bad storage", "sweep knob twice"],
+)
+def test_a_real_process_prints_one_line_and_no_warning(args: list[str], tmp_path: Path) -> None:
+    done = subprocess.run(
+        [SIMULATE, *args, "--out", str(tmp_path / "never")], capture_output=True, text=True, timeout=BOUND_S
+    )
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr and "Warning" not in done.stderr
+
+
+API_CASES = [
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, seed=1.5), "seed=1.5 must be a whole number"),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, seed=True), "seed=True"),
+    (lambda: RunSpec(3, ("greedy", "random"), 100), "game=3 must be text"),
+    (lambda: RunSpec("pantolino", "greedy,random", 100), "seats='greedy,random'"),
+    (lambda: RunSpec("pantolino", ("greedy", 7), 100), "seats="),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, settings={"rolls": "2"}), "settings="),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, settings=(("rolls", 2),)), "settings="),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, variant=1), "variant=1 must be text"),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 1e5), "n_games=100000.0"),
+    (lambda: RunSpec("pantolino", ("greedy", "random"), 100, chunk_size="10"), "chunk_size='10'"),
+    (lambda: plan_tournament("pantolino", ["greedy", "greedy", "random"], None, 100, 0), "names greedy twice"),
+    (lambda: plan_tournament("pantolino", ["greedy", 3], None, 100, 0), "policies=3 must be text"),
+    (lambda: plan_sweep("pantolino", ("greedy",) * 2, (("rolls", "2,3"), ("rolls", "4")), 100, 0), "given twice"),
+    (lambda: plan_ladder("pantolino", policies=["random", "greedy", "random"]), "two distinct policies"),
+]
+
+
+@pytest.mark.parametrize(("make", "message"), API_CASES, ids=[m for _, m in API_CASES])
+def test_the_python_api_raises_a_value_error_naming_the_field(make, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        make()
+
+
+def test_the_api_takes_lists_where_it_keeps_tuples() -> None:
+    spec = RunSpec("pantolino", ["greedy", "random"], 100, settings=[("rolls", "2")])
+    assert spec.seats == ("greedy", "random") and spec.settings == (("rolls", "2"),)
