@@ -21,7 +21,7 @@ from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -121,33 +121,30 @@ def build(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
     )
     params = Params()
-    front = [
-        (
-            "game",
+    front = front_page(
+        seed,
+        game=(
             f"Cargolino Valentino (engine version {INFO.version}): 2 races of 6 snails; each player secretly holds 1 "
-            "or 2 and pushes the others with 4 colour dice; held snails score more shells the further back they end.",
+            "or 2 and pushes the others with 4 colour dice; held snails score more shells the further back they end."
         ),
-        ("knobs", knobs_line(params, _knob)),
-        (
-            "policies",
+        knobs=knobs_line(params, _knob),
+        policies=(
             f"{STRONG} (Bayesian belief over the deal; takes the most shells from the opponents, the leader's first, "
             "over shell thresholds first; ends the race when ahead; never hides) is the strong table; "
             f"{BASE} (push the others' snails, farthest first) the weak one. hindmost: the same rule with no "
             f"ownership information; {HIDER}: the detective advancing an own snail that loses nothing with chance "
             "1/8 per die (the old default); oracle: the rule with the true deal (cheats). random, blocker: length "
-            "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it.",
+            "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it."
         ),
-        (
-            "games",
+        games=(
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per {BASE} table")
             + f", chunks of {planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
             f"{n_games // STRONG_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
-            "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means).",
+            "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means)."
         ),
-        *provenance(seed),
-        ("headlines", " | ".join(headlines)),
-    ]
+        closing=("headlines", " | ".join(headlines)),
+    )
     return Chapter("Cargolino Valentino: seats, hidden snails, race length, board", front, pages, headlines)
 
 

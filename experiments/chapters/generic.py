@@ -22,7 +22,7 @@ from analysis.wording import count, pct, points
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, provenance
+from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -76,23 +76,21 @@ class GenericChapter:
         )
         played = play_pages(planned, makers, play or local_play(precision))
         module, policy = self.module, balance.setup(self.game).policy
-        front = [
-            ("game", f"{module.INFO.name} (engine version {module.INFO.version}), {self._tables_text()}"),
-            ("knobs", knobs_line(module.Params())),
-            ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + "."),
-            (
-                "arms",
+        front = front_page(
+            seed,
+            game=f"{module.INFO.name} (engine version {module.INFO.version}), {self._tables_text()}",
+            knobs=knobs_line(module.Params()),
+            policies="; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + ".",
+            arms=(
                 f"everyone {policy} at each table size ({count(max(1, n_games // SHARE), 'game')} each); the skill "
-                "ladder's pairs of policies at 2 players; the balance page's rules.",
+                "ladder's pairs of policies at 2 players; the balance page's rules."
             ),
-            ("games", f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms"),
-            *provenance(seed),
-            (
-                "reading",
+            games=f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms",
+            reading=(
                 "Every rate is given with its 95% interval (Wilson for proportions, normal for means). This is the "
-                "generic chapter of a game without a chapter of its own (experiments/chapters/generic.py).",
+                "generic chapter of a game without a chapter of its own (experiments/chapters/generic.py)."
             ),
-        ]
+        )
         pages = [*played.pages[:-1], self._with_tuned_knobs(played.pages[-1])]
         return Chapter(f"{module.INFO.name}: balance, length, skill", front, pages, played.headlines)
 

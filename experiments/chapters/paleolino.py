@@ -28,7 +28,7 @@ from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
 from experiments.chapters import Chapter, balance
-from experiments.chapters.common import Plan, Play, local_play, play_pages, provenance
+from experiments.chapters.common import Plan, Play, front_page, local_play, play_pages
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -216,39 +216,33 @@ def build(
             f"{games_for('greedy', n_games):,} per greedy or random arm, {games_for('planner', n_games):,} per "
             f"planner arm, {games_for('expert', n_games):,} per expert arm"
         )
-    front = [
-        (
-            "game",
+    front = front_page(
+        seed,
+        game=(
             f"Paleolino (engine version {INFO.version}), cooperative, 1–4 players: 30 chips roll into 4 caves; each "
             "turn a player pulls 2 chips, opens one cave and builds inventions from the stack tops; the table "
-            "wins with 10 inventions before the hand axe is empty.",
+            "wins with 10 inventions before the hand axe is empty."
         ),
-        ("sources", PROVENANCE),
-        (
-            "knobs",
+        sources=PROVENANCE,
+        knobs=(
             ", ".join(f"{k}={v}" for k, v in knobs.items())
             + f"; inventions={' '.join(params.inventions)} (ours but for s, bb, sw, wwb); variants "
-            + "; ".join(f"{name}: {', '.join(f'{k}={v}' for k, v in o.items())}" for name, o in VARIANTS.items()),
+            + "; ".join(f"{name}: {', '.join(f'{k}={v}' for k, v in o.items())}" for name, o in VARIANTS.items())
         ),
-        (
-            "policies",
+        policies=(
             "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())
             + f". Every seat plays {DEFAULT_POLICY} (strong play) unless a page says otherwise; {HEURISTIC} is "
-            "shown beside it where the two differ.",
+            "shown beside it where the two differ."
         ),
-        (
-            "games",
-            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {planned.chunk:,}); common random "
-            "numbers",
+        games=(
+            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {planned.chunk:,}); common random numbers"
         ),
-        *provenance(seed),
-        (
-            "reading",
+        reading=(
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "
-            "it assumes the policy named beside it (planner unless said). Differences: two-proportion tests.",
+            "it assumes the policy named beside it (planner unless said). Differences: two-proportion tests."
         ),
-        ("answers", "; ".join(a for a in answers if a)),
-    ]
+        closing=("answers", "; ".join(a for a in answers if a)),
+    )
     return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
 
 

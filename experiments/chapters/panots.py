@@ -24,7 +24,7 @@ from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -106,24 +106,22 @@ def build(
     played = play_pages(planned, makers, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
-    front = [
-        (
-            "game",
+    front = front_page(
+        seed,
+        game=(
             f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
-            "panots share colour or shape; 4 two-faced objective cards with 8 tokens score the sidewalk.",
+            "panots share colour or shape; 4 two-faced objective cards with 8 tokens score the sidewalk."
         ),
-        ("knobs", knobs_line(params, _knob)),
-        (
-            "policies",
+        knobs=knobs_line(params, _knob),
+        policies=(
             f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain, majorities "
             "excluded) at every seat unless a page says otherwise; random (a random placeable card and spot); "
             "majority-aware (greedy plus one point per cell a largest majority group grows; open spots break ties); "
             "planner (majority-aware plus lookahead: the chance that the unseen cards complete the patterns it "
             "starts); denier (greedy plus what a card is worth to every opponent grabbing later); expert (a search "
-            "over planner playouts, on the skill page).",
+            "over planner playouts, on the skill page)."
         ),
-        (
-            "games",
+        games=(
             f"{games:,} in {len(planned.arms)} arms ("
             + (
                 f"each to a 95% half-width of {precision:.2%}"
@@ -133,16 +131,14 @@ def build(
                 f"{TABLE} rotations; the skill page plays its own pairs"
             )
             + f"; chunks of {planned.chunk:,}, common random numbers). Faces, tokens random per game; grab priority "
-            "random every round unless a page says otherwise.",
+            "random every round unless a page says otherwise."
         ),
-        *provenance(seed),
-        (
-            "reading",
+        reading=(
             "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "
-            "seats are pooled: conservative). Each probability assumes the policies named beside it.",
+            "seats are pooled: conservative). Each probability assumes the policies named beside it."
         ),
-        ("headlines", " | ".join(headlines)),
-    ]
+        closing=("headlines", " | ".join(headlines)),
+    )
     return Chapter(
         "Panots: objectives, grabbing first, policies, player counts, solo titles, skill", front, pages, headlines
     )

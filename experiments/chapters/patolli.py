@@ -22,7 +22,7 @@ from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -141,39 +141,35 @@ def build(
     )
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
-    front = [
-        (
-            "game",
+    front = front_page(
+        seed,
+        game=(
             f"Patolli (engine version {INFO.version}); 2 players race 6 buttons round a 52-square cross-shaped "
             "track with one die; captures, bad-luck squares and lost rolls cost tokens; finishing every button "
-            "or emptying the opponent's purse (10 tokens) wins.",
+            "or emptying the opponent's purse (10 tokens) wins."
         ),
-        ("knobs", knobs_line(params)),
-        ("policies", "; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + "."),
-        (
-            "arms",
+        knobs=knobs_line(params),
+        policies="; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + ".",
+        arms=(
             f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of heuristics, both seatings, and each "
             f"against itself); {len(LAYOUTS) - 1} other marker layouts ({REFERENCE} against {REFERENCE}); "
             f"{len(RULES) - 1} contested readings and rule variants for each heuristic against itself; "
             f"{STRONG} against {STRONG} under {len(STRONG_RULES)} readings (1/{skill.EXPERT_SHARE} of the games); "
-            f"{len(TOKENS) - 1} other starting purses; the skill ladder.",
+            f"{len(TOKENS) - 1} other starting purses; the skill ladder."
         ),
-        (
-            "games",
+        games=(
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {planned.chunk:,}); common random numbers across arms",
+            + f", chunks of {planned.chunk:,}); common random numbers across arms"
         ),
-        *provenance(seed),
-        (
-            "reading",
+        reading=(
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
             f"says otherwise both players follow {REFERENCE} (no heuristic beats it), the markers are placed by "
             "the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
-            f"named beside it. '{STRONG}': the search player at its default budget, the strongest player here.",
+            f"named beside it. '{STRONG}': the search player at its default budget, the strongest player here."
         ),
-    ]
+    )
     return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
 
 
