@@ -21,7 +21,7 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, knobs_line, local_play, play_pages, proportion, provenance
+from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -94,28 +94,25 @@ def build(
     ]
     played = play_pages(planned, makers, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
-    front = [
-        (
-            "game",
+    front = front_page(
+        seed,
+        game=(
             f"Pantolino (engine version {INFO.version}); 4 dice with 5 colours and a joker, 3 rolls per turn, "
-            "tokens of 2, 3 and 4 boots in each colour; the supply empties to end the game.",
+            "tokens of 2, 3 and 4 boots in each colour; the supply empties to end the game."
         ),
-        ("knobs", knobs_line(params)),
-        ("policies", "; ".join(f"{p.name}: {p.description}" for p in POLICIES.values())),
-        (
-            "games",
+        knobs=knobs_line(params),
+        policies="; ".join(f"{p.name}: {p.description}" for p in POLICIES.values()),
+        games=(
             f"{games:,} in {len(planned.arms)} arms ("
             + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {planned.chunk:,}); common random numbers across arms",
+            + f", chunks of {planned.chunk:,}); common random numbers across arms"
         ),
-        *provenance(seed),
-        (
-            "reading",
+        reading=(
             "Every rate is given with its 95% interval (Wilson for proportions, normal for means). Each "
-            "probability assumes the policies named beside it: a chance depends on how dice are kept.",
+            "probability assumes the policies named beside it: a chance depends on how dice are kept."
         ),
-        ("headlines", " | ".join(headlines)),
-    ]
+        closing=("headlines", " | ".join(headlines)),
+    )
     return Chapter("Pantolino: what wins, and what the variants change", front, pages, headlines)
 
 
