@@ -39,6 +39,7 @@ class Balance:
     players: int = 2
     question: Tuning | None = None
     notes: tuple[str, ...] = ()
+    strong: str | None = None  # a strong policy the page plays too (default rules and every point of the question)
 
 
 @dataclass(frozen=True)

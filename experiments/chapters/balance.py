@@ -7,7 +7,8 @@ The page holds the game metrics (:mod:`analysis.game_metrics`) of the default ru
 everyone playing the game's strong policy (its record's ``balance``, :mod:`engines.record`), and, where the game
 has a tuning question, the answer of an exhaustive search over a small grid of knob settings, ranked by
 the objective of :mod:`experiments.tune` (``simulate tune`` searches larger spaces with the same objective).
-Every arm is played from the chapter's seed and chunks (common random numbers), so settings are compared on the
+Where the record names a ``strong`` policy (a learned player), the default rules and every setting are played
+again with everyone playing it, and the headline says whether strong play picks the same setting. Every arm is played from the chapter's seed and chunks (common random numbers), so settings are compared on the
 same dice.
 """
 
@@ -62,6 +63,16 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
         for point in _points(chosen.question):
             label = _label(game, f"tune {chosen.question.describe(point)}")
             plan.add(label, seats, games, seed, min(chunk, games), settings=tuple(point.items()))
+            if chosen.strong is not None:
+                label = _label(game, f"strong tune {chosen.question.describe(point)}")
+                plan.add(label, strong_seats(chosen), games, seed, min(chunk, games), settings=tuple(point.items()))
+    if chosen.strong is not None:
+        plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)
+
+
+def strong_seats(chosen: Balance) -> tuple[str, ...]:
+    """Everyone plays the setup's strong policy."""
+    return (str(chosen.strong),) * chosen.players
 
 
 def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
@@ -112,13 +123,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     question = chosen.question
     defined = tn.defined_metrics(game, (chosen.policy,) * chosen.players, (), None)
     target = tn.parse_target(game, question.target, defined)
-    ranked = []
-    for point in _points(question):
-        text = question.describe(point)
-        result = results[_label(game, f"tune {text}")]
-        metrics = tn.measure(result, [target])
-        ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result, question.short(point)))
-    ranked.sort(key=lambda r: r[0].value)
+    ranked = _ranked(results, game, question, target, "tune")
     best = ranked[0]
     close = [r for r in ranked if r[0].value <= best[0].high]  # as good as the best within its interval
     knobs = " | ".join(question.grid)
@@ -134,6 +139,25 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         f"settings, {best[1]} comes closest to {question.target.split('=')[1]} "
         f"({game_metrics.format_value(target.metric, best[2])})"
     )
+    strong_ranked: list[tuple] = []
+    if chosen.strong is not None:
+        strong_ranked = _ranked(results, game, question, target, "strong tune")
+        top = strong_ranked[0]
+        strong_base = results[_label(game, "strong default rules")]
+        same = top[1] == best[1]
+        headline += (
+            f"; when everyone plays {chosen.strong} it is {_cell(target.metric, strong_base.game_metrics())} and "
+            + ("the same setting comes closest" if same else f"{top[1]} comes closest instead")
+            + f" ({game_metrics.format_value(target.metric, top[2])})"
+        )
+        strong_rows = [
+            {"rules": f"default rules, everyone {chosen.strong}", **_cells(columns, strong_base)},
+            *(
+                {"rules": f"tuned #{k + 1} under {chosen.strong}: {short}", **_cells(columns, r)}
+                for k, (_, _, _, r, short) in enumerate(strong_ranked[:3])
+            ),
+        ]
+        table = pd.concat([table, pd.DataFrame(strong_rows)], ignore_index=True)
     tuples = {k for k, tp in typing.get_type_hints(module.Params).items() if typing.get_origin(tp) is tuple}
     command = (
         f"simulate tune {game} --policy {chosen.policy} --players {chosen.players} "
@@ -147,18 +171,30 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         f"{question.target.split('=')[1]}. {len(close)} setting(s) lie within the best one's interval. "
         f"A wider search: {command}.",
     ]
+    if chosen.strong is not None:
+        notes.append(
+            f"Strong play: the default rules and every setting again with everyone playing {chosen.strong} (the same "
+            f"games a setting and the same dice); its tuned #k rank the settings by its own distance from "
+            f"{question.target.split('=')[1]}, and the figure shows its values beside {chosen.policy}'s."
+        )
 
     def draw(fig: Any) -> None:
+        series = [(chosen.policy, ranked)]
+        if strong_ranked:  # the strong policy's values in the heuristic's order of settings
+            order = {short: k for k, (*_, short) in enumerate(ranked)}
+            series.append((str(chosen.strong), sorted(strong_ranked, key=lambda r: order[r[-1]])))
         frame = pd.DataFrame(
             {
-                "setting": [short for *_, short in ranked],
-                "value": [m.value for _, _, m, _, _ in ranked],
-                "low": [m.low for _, _, m, _, _ in ranked],
-                "high": [m.high for _, _, m, _, _ in ranked],
+                "setting": [short for _, rows in series for *_, short in rows],
+                "policy": [policy for policy, rows in series for _ in rows],
+                "value": [m.value for _, rows in series for _, _, m, _, _ in rows],
+                "low": [m.low for _, rows in series for _, _, m, _, _ in rows],
+                "high": [m.high for _, rows in series for _, _, m, _, _ in rows],
             }
         )
+        hue = "policy" if strong_ranked else None
         plots.interval_bars(
-            frame, "setting", "value", "low", "high", None, target.metric, f"{knobs} (closest first)", fig=fig
+            frame, "setting", "value", "low", "high", hue, target.metric, f"{knobs} (closest first)", fig=fig
         )
         axes = fig.axes[0]
         axes.axhline(target.low, color="#000000", linestyle="--", linewidth=0.8)
@@ -176,6 +212,23 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         meaning=f"Tuned for a designer asking {question.ask} The rules' metrics are beside.",
     )
     return page, headline
+
+
+def _ranked(results: dict[str, RunResult], game: str, question: Tuning, target: Any, tag: str) -> list[tuple]:
+    """The question's settings, closest to the target first: (objective, text, value, result, short) each."""
+    ranked = []
+    for point in _points(question):
+        text = question.describe(point)
+        result = results[_label(game, f"{tag} {text}")]
+        metrics = tn.measure(result, [target])
+        ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result, question.short(point)))
+    ranked.sort(key=lambda r: r[0].value)
+    return ranked
+
+
+def _cells(columns: tuple[str, ...], result: RunResult) -> dict[str, str]:
+    metrics = result.game_metrics()
+    return {m: _cell(m, metrics) for m in columns}
 
 
 def _default_headline(game: str, metrics: dict[str, Any], who: str, columns: tuple[str, ...]) -> str:

@@ -34,6 +34,21 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
     assert "simulate tune pantolino" in page.notes[-1]
 
 
+def test_a_strong_policy_plays_the_default_rules_and_the_grid_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    question = Tuning("which rolls?", {"rolls": ("2", "3")}, "first_seat_advantage=0")
+    chosen = Balance("keep-jokers", 2, question, strong="turn-optimal")
+    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=chosen))
+    plan, (page, headline) = page_for("pantolino", 1000)
+    strong = [arm for arm in plan.arms if arm.label.startswith("balance pantolino strong ")]
+    assert len(strong) == 1 + 2 and all(set(arm.spec.seats) == {"turn-optimal"} for arm in strong)
+    rules = page.table["rules"].tolist()
+    assert "default rules, everyone turn-optimal" in rules
+    assert sum(r.startswith("tuned #") and "under turn-optimal" in r for r in rules) == 2
+    assert "when everyone plays turn-optimal it is" in headline
+    assert "comes closest" in headline.split("turn-optimal")[-1]
+    assert "Strong play" in page.notes[-1]
+
+
 def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics() -> None:
     from engines.paleolino import VARIANTS
 
