@@ -118,7 +118,7 @@ def plan_tournament(
     Refused before any arm is built: fewer than two policies, a policy named twice, more arms than a command may
     play (:mod:`experiments.validate`).
     """
-    module = get_game(game).module
+    module = get_game(validate.text(game, "game")).module
     policies = [validate.text(p, "policies") for p in policies]
     if len(set(policies)) < 2:
         raise ValueError("a tournament needs at least two different policies")
@@ -276,7 +276,7 @@ def plan_sweep(
     game: str, seats: Sequence[str], settings: tuple[tuple[str, str], ...], n_games: int, seed: int
 ) -> SweepPlan:
     """One arm per point of the swept knobs' grid, every arm on the same chunk seeds (see :func:`sweep_grid`)."""
-    names, grid, fixed = sweep_grid(game, settings)
+    names, grid, fixed = sweep_grid(validate.text(game, "game"), settings)
     label, values, _ = split_sweep(game, settings)
     chunk = arm_chunk(get_game(game).module.INFO, n_games)
     arms = [

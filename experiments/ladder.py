@@ -320,7 +320,7 @@ def analyse(
 
 def check_game(game: str, players: int | None) -> tuple[Any, int]:
     """The game module and the player count, or ``ValueError`` (unknown game, cooperative, count out of range)."""
-    module = get_game(game).module
+    module = get_game(validate.text(game, "game")).module
     if module.INFO.cooperative:
         raise ValueError(f"{game} is cooperative: the table wins together, so there is no ladder of policies")
     players = players if players is not None else max(module.INFO.min_players, 2)

@@ -1,8 +1,9 @@
 """A run folder: summary tables, metrics, the record of what produced them, and figures.
 
-The files are written beside the folder's current ones, into a staging folder, and only then moved in: the old
-``run.json`` goes first and the new one comes last. A failure while writing (a full disk) leaves the previous
-files as they were, and a folder with a ``run.json`` always holds the complete set of that one run.
+The files are written beside the folder's current ones, into a staging folder, and only then moved in
+(:func:`analysis.files.replacing_together`): the old ``run.json`` goes first and the new one comes last. A
+failure while writing (a full disk) leaves the previous files as they were, and a folder with a ``run.json``
+always holds the complete set of that one run.
 """
 
 from __future__ import annotations
@@ -10,11 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import platform
-import shutil
 import sys
-import tempfile
 from concurrent.futures import Executor
 from importlib.metadata import version
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.files import atomic_write, replacing
+from analysis.files import atomic_write, replacing, replacing_together
 from analysis.tables import json_ready
 from experiments.run.games import combine_games
 from experiments.run.result import RunResult
@@ -75,11 +73,7 @@ def write_run_folder(
     writes the rest. Everything is staged first and replaces the previous set as one (see the module docstring);
     ``games.parquet`` of an earlier run goes when this one has none. The caller holds the folder's lock.
     """
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for left in run_dir.glob(".outputs-*"):  # from a process killed while writing
-        shutil.rmtree(left, ignore_errors=True)
-    stage = Path(tempfile.mkdtemp(prefix=".outputs-", dir=run_dir))
-    try:
+    with replacing_together(run_dir, last="run.json") as stage:
         summary, columns = result.summary, result.seat_columns()
         info = result.spec.module.INFO
         figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), info.score_label)
@@ -91,16 +85,9 @@ def write_run_folder(
             staged.append(combine_games(run_dir, result.spec, stage / "games.parquet"))
         staged += heavy.result() if heavy is not None else write_table_and_figures(stage, columns, *figure_data)
         atomic_write(stage / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
-        (run_dir / "run.json").unlink(missing_ok=True)  # from here until the new one is in, the set is incomplete
-        if not save_games:
+        if not save_games:  # only renames are left: the old set goes as the new one comes
             (run_dir / "games.parquet").unlink(missing_ok=True)
-        written = [run_dir / path.name for path in staged]
-        for path in staged:
-            os.replace(path, run_dir / path.name)
-        os.replace(stage / "run.json", run_dir / "run.json")
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-    return [*written, run_dir / "run.json"]
+    return [*(run_dir / path.name for path in staged), run_dir / "run.json"]
 
 
 def load_writer_libraries() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from analysis import stats
+from experiments import validate
 from experiments.run import Runner, RunResult, rule
 from experiments.spec import Arm, Study
 
@@ -121,6 +122,7 @@ def run_arms(
     study: Study | None = None,
 ) -> StudyResult:
     """Play every arm through ``runner`` (to a target precision when given) and collect the results."""
+    validate.precision(precision)
     results = runner.play([arm.spec for arm in arms], rule(precision, PRECISION_MAX_GAMES), progress)
     return StudyResult(study, arms, results)
 

@@ -138,6 +138,15 @@ def text(value: Any, field: str) -> str:
     return value
 
 
+def precision(value: Any, field: str = "precision") -> float | None:
+    """``value`` if it is None or a number strictly between 0 and 0.5 (a 95% half-width of win rates)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 0.5:
+        raise ValueError(f"{field}={value!r} must be a number between 0 and 0.5 (e.g. 0.002)")
+    return float(value)
+
+
 def check_arms(count: int, what: str) -> None:
     """Refuse a command of more than :data:`MAX_ARMS` arms (checked before they are built)."""
     if count > MAX_ARMS:

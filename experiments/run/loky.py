@@ -93,13 +93,18 @@ def _die_with_parent(parent: int) -> None:
     Also let the worker keep its caches: loky restarts a worker whose memory grew by 300 MB since its first task
     (and warns "A worker stopped while some jobs were given to the executor"), but the policies' tables (the
     win-optimal solution, samplers, per-position keeps) grow by design and are costly to rebuild.
+
+    A worker loky starts later (a restarted one) ignores Ctrl-C and SIGTERM too: stopping is this process's.
     """
+    import signal
+
     from joblib.externals.loky import process_executor
 
     process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH  # loky internals, read at every check
+    for name in STOP_SIGNALS:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
     if sys.platform == "linux":
         import ctypes
-        import signal
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # ended before the request above was made

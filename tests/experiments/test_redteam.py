@@ -20,7 +20,8 @@ from experiments import validate
 from experiments.cli import app
 from experiments.compare import plan_sweep, plan_tournament
 from experiments.ladder import plan_ladder
-from experiments.run import RunSpec
+from experiments.run import RunSpec, local_runner
+from experiments.study import run_arms
 
 BOUND_S = 20
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
@@ -253,6 +254,10 @@ API_CASES = [
     (lambda: plan_tournament("pantolino", ["greedy", 3], None, 100, 0), "policies=3 must be text"),
     (lambda: plan_sweep("pantolino", ("greedy",) * 2, (("rolls", "2,3"), ("rolls", "4")), 100, 0), "given twice"),
     (lambda: plan_ladder("pantolino", policies=["random", "greedy", "random"]), "two distinct policies"),
+    (lambda: plan_ladder(["pantolino"]), "game=['pantolino'] must be text"),
+    (lambda: plan_tournament(3, ["greedy", "random"], None, 100, 0), "game=3 must be text"),
+    (lambda: run_arms([], local_runner(), precision="0.01"), "precision='0.01' must be a number"),
+    (lambda: run_arms([], local_runner(), precision=0.7), "precision=0.7 must be a number"),
 ]
 
 
