@@ -12,6 +12,7 @@ from typing import Any
 
 from analysis import report_html, report_pdf
 from analysis.book import Book, Page, Report, html_path
+from analysis.files import replacing_together
 
 Tasks = Callable[[Sequence[Callable[[], Any]]], list[Any]]
 """Runs argument-free tasks and returns their results in order, in this process or in parallel."""
@@ -25,15 +26,17 @@ def one_by_one(tasks: Sequence[Callable[[], Any]]) -> list[Any]:
 def write_book(path: Path | str, book: Book, html: bool = True, run: Tasks = one_by_one) -> Path:
     """Write ``book`` as a PDF at ``path`` (and its HTML twin beside it unless told not to); returns the PDF path.
 
-    The sheets and the twin's figures are drawn in parts by ``run`` (e.g. on a run's worker pool); the files do
-    not depend on how.
+    Both are written beside the old pair and swapped in together once complete (:mod:`analysis.files`). The
+    sheets and the twin's figures are drawn in parts by ``run`` (e.g. on a run's worker pool); the files do not
+    depend on how.
     """
     path = Path(path)
     pdf_parts = report_pdf.parts(book)
     drawn = run([*pdf_parts, *(report_html.parts(book) if html else [])])
-    report_pdf.write(path, book, drawn[: len(pdf_parts)])
-    if html:
-        report_html.write(html_path(path), book, drawn[len(pdf_parts) :])
+    with replacing_together(path.parent) as stage:  # the PDF and its twin replace the old pair together
+        report_pdf.write(stage / path.name, book, drawn[: len(pdf_parts)])
+        if html:
+            report_html.write(stage / html_path(path).name, book, drawn[len(pdf_parts) :])
     return path
 
 

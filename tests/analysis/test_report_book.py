@@ -58,6 +58,23 @@ def test_a_book_numbers_its_pages_and_the_old_call_keeps_one_page_per_question(t
     assert "a=1" in PdfReader(path).pages[0].extract_text()
 
 
+def test_a_failed_build_leaves_the_old_pdf_and_html_pair_whole(tmp_path, monkeypatch) -> None:
+    from analysis import report_html
+
+    book = Book([Report("One", [], [_page(0)])])
+    path = write_book(tmp_path / "r.pdf", book)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert sorted(before) == ["r.html", "r.pdf"]
+
+    def broken(*args, **kwargs) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report_html, "write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_book(path, Book([Report("Two", [], [_page(1), _page(2)])]))
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no new PDF beside the old HTML
+
+
 def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, monkeypatch) -> None:
     for key, value in EPOCH.items():
         monkeypatch.setenv(key, value)
