@@ -185,7 +185,7 @@ def test_shipped_models_are_what_the_current_code_would_train_and_check_out() ->
         players = header["key"]["players"]
         key = learned.model_key(params, players)  # today's game version, features, format and training
         assert path.name == cache.file_name(key), f"{path.name} is stale: retrain it with `simulate train`"
-        cache.load(path, key, learned.n_features(params, players))
+        cache.load(path, key, learned.n_features(params, players), learned.outputs(players))
 
 
 SMALL = {"colours": "3"}  # 9 tokens, 27 boots: the exact 2-player table builds in a second
