@@ -4,10 +4,11 @@ A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws fr
 ``numpy.random.SeedSequence(seed, spawn_key=(i,))``, so the samples do not depend on how chunks are spread over
 workers, and they are merged in chunk order. Round 0 plays the game's baseline policy; every later round plays the
 learned policy of the model fitted so far (each round's fit starts from the last one's weights). Each round first
-fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times, on the backed-up
-values of the same positions under the model just fitted (fitted value iteration). The fit is
-scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited to one
-thread, so the same settings give the same model bytes on any machine layout.
+fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times of
+``sweep_epochs`` each, on the backed-up values of the same positions under the model just fitted (fitted value
+iteration). Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The
+fit is scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited
+to one thread, so the same settings give the same model bytes on any machine layout.
 """
 
 from __future__ import annotations

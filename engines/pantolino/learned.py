@@ -292,7 +292,7 @@ class Learned:
         won, lost = certain == 1.0, certain == 0.0
         shares[won] = np.eye(shares.shape[2])[0]
         shares[lost, 0] = 0.0
-        if shares.shape[2] > 1:
+        if shares.shape[2] > 1:  # a lost viewer's share goes to the others, in the model's proportions
             rest = shares[lost, 1:]
             total = rest.sum(axis=1, keepdims=True)
             shares[lost, 1:] = np.where(total > 0, rest / np.where(total > 0, total, 1), 1 / rest.shape[1])
@@ -497,8 +497,7 @@ def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
     Raises:
         ValueError: when the model is missing and training is turned off (``BOARDLAB_TRAIN=0``).
     """
-    say = lambda text: print(text, file=sys.stderr)  # noqa: E731
-    return obtain(params, players, sampler, settings_for(players), say=say)[0]
+    return obtain(params, players, sampler, settings_for(players), say=lambda text: print(text, file=sys.stderr))[0]
 
 
 def obtain(
