@@ -43,7 +43,7 @@ def encode(key: Mapping[str, Any], model: ValueModel) -> bytes:
     return header + b"\n" + data
 
 
-def decode(blob: bytes, key: Mapping[str, Any], n_features: int) -> ValueModel:
+def decode(blob: bytes, key: Mapping[str, Any], n_features: int, n_outputs: int = 1) -> ValueModel:
     """The model in a file's bytes, if it was trained for ``key`` and is intact.
 
     Raises:
@@ -60,12 +60,12 @@ def decode(blob: bytes, key: Mapping[str, Any], n_features: int) -> ValueModel:
         raise ValueError("trained for another setting (its key differs)")
     if meta["sha256"] != checksum(data):
         raise ValueError("checksum mismatch (the file is corrupt)")
-    return ValueModel.from_bytes(data, n_features)
+    return ValueModel.from_bytes(data, n_features, n_outputs)
 
 
-def load(path: Path, key: Mapping[str, Any], n_features: int) -> ValueModel:
+def load(path: Path, key: Mapping[str, Any], n_features: int, n_outputs: int = 1) -> ValueModel:
     """Read and check the model at ``path`` (see :func:`decode`); ``OSError`` if it cannot be read."""
-    return decode(path.read_bytes(), key, n_features)
+    return decode(path.read_bytes(), key, n_features, n_outputs)
 
 
 def save(path: Path, key: Mapping[str, Any], model: ValueModel) -> None:

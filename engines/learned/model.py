@@ -1,7 +1,8 @@
 """The value model: a small fully connected network whose play-time inference is batched numpy.
 
 It maps a position's features, as the deciding seat sees them, to that seat's predicted share of the win (a
-shared win among ``k`` counts ``1/k``). Weights are fitted by scikit-learn (:mod:`engines.learned.training`);
+shared win among ``k`` counts ``1/k``), or, with one output per seat, to every seat's share, seats counted from
+the viewer (output 0 is the viewer's own). Weights are fitted by scikit-learn (:mod:`engines.learned.training`);
 here they are only evaluated and serialised. Inference runs in float32: a value model's own error is far above
 float32 rounding, and half-width arrays halve the memory traffic that dominates the cost.
 """
@@ -29,8 +30,17 @@ class ValueModel:
         """Inputs the model expects."""
         return self.weights[0].shape[0]
 
+    @property
+    def n_outputs(self) -> int:
+        """Values per position: 1 (the viewer's share) or one per seat."""
+        return self.weights[-1].shape[1]
+
     def predict(self, features: np.ndarray) -> np.ndarray:
-        """Predicted share of the win of each row of ``features`` (``(N, n_features)``): ``(N,)`` in [0, 1]."""
+        """The viewer's predicted share of the win for each row of ``features`` (``(N, n_features)``): ``(N,)``."""
+        return self.predict_all(features)[:, 0]
+
+    def predict_all(self, features: np.ndarray) -> np.ndarray:
+        """Every output for each row of ``features``: ``(N, n_outputs)`` in [0, 1]."""
         h = np.asarray(features, dtype=np.float32)
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
@@ -38,7 +48,7 @@ class ValueModel:
             h += b
             if i < last:
                 np.maximum(h, 0.0, out=h)
-        return np.clip(h[:, 0], 0.0, 1.0)
+        return np.clip(h, 0.0, 1.0)
 
     def to_bytes(self) -> bytes:
         """The model as ``.npz`` bytes (deterministic: no timestamps, arrays in layer order)."""
@@ -49,8 +59,8 @@ class ValueModel:
         return buffer.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes, n_features: int) -> ValueModel:
-        """Read :meth:`to_bytes` output, checking format, shapes (``n_features`` inputs) and finite values.
+    def from_bytes(cls, data: bytes, n_features: int, n_outputs: int = 1) -> ValueModel:
+        """Read :meth:`to_bytes` output, checking format, shapes (``n_features`` in, ``n_outputs`` out), values.
 
         Raises:
             ValueError: naming what is wrong with the data.
@@ -73,8 +83,8 @@ class ValueModel:
             if w.ndim != 2 or w.shape[0] != inputs or b.shape != (w.shape[1],):
                 raise ValueError(f"model layer of shape {w.shape} does not take {inputs} inputs")
             inputs = w.shape[1]
-        if inputs != 1 or not layers:
-            raise ValueError("model does not end in one output")
+        if inputs != n_outputs or not layers:
+            raise ValueError(f"model does not end in {n_outputs} output(s)")
         if not all(np.isfinite(a).all() for a in (*weights, *biases)):
             raise ValueError("model has non-finite weights")
         return cls(weights, biases)

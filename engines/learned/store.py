@@ -48,14 +48,14 @@ def obtain(
     """
     name = cache.file_name(key)
     path = cache.cache_dir() / name
-    width = sampler.n_features(params, players)
+    width, outputs = sampler.n_features(params, players), sampler.n_outputs(players)
     reason = "no learned model"
     if not retrain:
         for where, how in ((shipped / name if shipped else None, "shipped"), (path, "cached")):
             if where is None or not where.exists():
                 continue
             try:
-                return cache.load(where, key, width), where, how
+                return cache.load(where, key, width, outputs), where, how
             except (OSError, ValueError) as error:
                 reason = f"the learned model {where} is unusable ({error})"
     if not training_allowed() and not explicit:

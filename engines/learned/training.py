@@ -4,10 +4,11 @@ A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws fr
 ``numpy.random.SeedSequence(seed, spawn_key=(i,))``, so the samples do not depend on how chunks are spread over
 workers, and they are merged in chunk order. Round 0 plays the game's baseline policy; every later round plays the
 learned policy of the model fitted so far (each round's fit starts from the last one's weights). Each round first
-fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times, on the backed-up
-values of the same positions under the model just fitted (fitted value iteration). The fit is
-scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited to one
-thread, so the same settings give the same model bytes on any machine layout.
+fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times of
+``sweep_epochs`` each, on the backed-up values of the same positions under the model just fitted (fitted value
+iteration). Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The
+fit is scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited
+to one thread, so the same settings give the same model bytes on any machine layout.
 """
 
 from __future__ import annotations
@@ -30,14 +31,19 @@ class Sampler(Protocol):
         """Features of one position."""
         ...
 
+    def n_outputs(self, players: int) -> int:
+        """Values a model predicts per position: 1 (the viewer's share) or one per seat (from the viewer)."""
+        ...
+
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Any]:
         """Play ``n_games`` self-play games (the baseline when ``model`` is None, else the learned policy).
 
         Returns ``(features, targets, positions)``: one row per decision taken, the position it led to as the
-        deciding seat sees it, that seat's eventual share of the win (or a better estimate of it, such as a
-        search's), and the positions themselves in whatever form :meth:`backup` reads.
+        deciding seat sees it, the eventual shares of the win (``(N,)`` the viewer's, or ``(N, n_outputs)``
+        every seat's from the viewer; or a better estimate, such as a search's), and the positions themselves
+        in whatever form :meth:`backup` reads.
         """
         ...
 
@@ -57,8 +63,9 @@ class Settings:
     games: int = 60_000  #: self-play games over all rounds (ours: enough that a 2-player model is stable)
     rounds: int = 3  #: round 0 plays the baseline, later rounds the model so far (ours)
     hidden: tuple[int, ...] = (64,)  #: hidden layer widths (ours)
-    epochs: int = 12  #: passes over each round's samples per fit (ours)
+    epochs: int = 12  #: passes over each round's samples when fitting its returns (ours)
     sweeps: int = 3  #: fits on one-turn backups after each round's fit on returns, where the game has them (ours)
+    sweep_epochs: int = 12  #: passes over the samples per fit on backups (warm-started: a few suffice) (ours)
     seed: int = 0
     chunk_games: int = 5_000  #: games per seeded chunk
 
@@ -127,19 +134,20 @@ def train(
         features = np.concatenate([p[0] for p in parts])
         targets = np.concatenate([p[1] for p in parts])
         positions = sampler.merge([p[2] for p in parts])
-        model = fit(net, features, targets)
+        model = fit(net, features, targets, settings.epochs)
         for _ in range(settings.sweeps):
             backed = sampler.backup(params, players, model, positions)
             if backed is None:
                 break
-            model = fit(net, features, backed)
+            model = fit(net, features, backed, settings.sweep_epochs)
     return model
 
 
-def fit(net: Any, features: np.ndarray, targets: np.ndarray) -> ValueModel:
-    """Go on fitting ``net`` (warm start) on these samples, on one BLAS thread; the fitted model."""
+def fit(net: Any, features: np.ndarray, targets: np.ndarray, epochs: int) -> ValueModel:
+    """Go on fitting ``net`` (warm start) on these samples for ``epochs`` passes, on one BLAS thread."""
     from threadpoolctl import threadpool_limits
 
+    net.set_params(max_iter=epochs, n_iter_no_change=epochs + 1)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter reached is the plan, not a problem
         net.fit(features, targets)

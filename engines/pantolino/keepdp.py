@@ -75,9 +75,60 @@ def _terminal(take, stay, colour, value, eff):  # pragma: no cover - compiled
     return out
 
 
+def terminal_companions(
+    take: np.ndarray, stay: np.ndarray, companions: np.ndarray, colour: np.ndarray, value: np.ndarray, eff: np.ndarray
+) -> np.ndarray:
+    """``(B, F, K)``: each last throw's companion values at the token :func:`terminal_values` picks.
+
+    ``companions`` is ``(B, T + 1, K)``, per token and then for taking nothing; the token is the best fitting one
+    by ``take`` (the first of tied ones), or nothing where none fits.
+    """
+    return _terminal_companions(take, stay, companions, colour, value, eff)
+
+
+@njit(cache=True)
+def _terminal_companions(take, stay, companions, colour, value, eff):  # pragma: no cover - compiled
+    n, t = take.shape
+    f_count, c_count = eff.shape
+    top = eff.max()
+    out = np.empty((n, f_count, companions.shape[2]))
+    best = np.empty((c_count, top + 1))
+    which = np.empty((c_count, top + 1), np.int64)
+    for b in range(n):
+        best[:] = -np.inf
+        which[:] = t
+        for j in range(t):
+            v = take[b, j]
+            c = colour[j]
+            for x in range(value[j], top + 1):
+                if v > best[c, x]:
+                    best[c, x] = v
+                    which[c, x] = j
+        for f in range(f_count):
+            m = -np.inf
+            pick = t
+            for c in range(c_count):
+                w = best[c, eff[f, c]]
+                if w > m:
+                    m = w
+                    pick = which[c, eff[f, c]]
+            for i in range(companions.shape[2]):
+                out[b, f, i] = companions[b, pick, i]
+    return out
+
+
 def advance(w: np.ndarray, sparse: Sparse) -> np.ndarray:
     """Values of every throw with one more roll left, from ``w`` (values with one roll fewer): ``(U, F)``."""
     return _advance(w, sparse.start, sparse.throw, sparse.chance, sparse.options)
+
+
+def advance_companions(w: np.ndarray, companions: np.ndarray, sparse: Sparse) -> np.ndarray:
+    """:func:`advance` for values the mover does not maximise: ``(U, F, K)`` with one more roll left.
+
+    ``companions`` (``(U, F, K)``, one roll fewer) are followed through the keeps that maximise ``w`` (the
+    mover's values with one roll fewer), ties as :func:`pick` breaks them.
+    """
+    return _advance_companions(w, companions, sparse.start, sparse.throw, sparse.chance, sparse.options)
 
 
 def pick(w: np.ndarray, rows: np.ndarray, throw: np.ndarray, sparse: Sparse) -> np.ndarray:
@@ -89,9 +140,11 @@ def first_roll(w: np.ndarray, sparse: Sparse) -> np.ndarray:
     """Each row's expected value of a turn's first roll (every die) when throws are worth ``w``: ``(U,)``.
 
     With ``w`` the values with ``rolls - 1`` rolls left (``advance`` applied that often to the terminal values),
-    this is the whole turn's value under the best keeps.
+    this is the whole turn's value under the best keeps. Companion values ``(U, F, K)`` give ``(U, K)``.
     """
     lo, hi = sparse.start[sparse.first_roll], sparse.start[sparse.first_roll + 1]
+    if w.ndim == 3:
+        return np.einsum("ufk,f->uk", w[:, sparse.throw[lo:hi]], sparse.chance[lo:hi])
     return w[:, sparse.throw[lo:hi]] @ sparse.chance[lo:hi]
 
 
@@ -128,6 +181,28 @@ def _advance(w, start, throw, chance, options):  # pragma: no cover - compiled
             expected[k] = _expect(w[b], k, start, throw, chance)
         for f in range(f_count):
             out[b, f] = _best_option(f, expected, options)[1]
+    return out
+
+
+@njit(cache=True)
+def _advance_companions(w, companions, start, throw, chance, options):  # pragma: no cover - compiled
+    n, f_count, c_count = companions.shape
+    k_count = len(start) - 1
+    out = np.empty((n, f_count, c_count))
+    expected = np.empty(k_count)
+    followed = np.empty((k_count, c_count))
+    for b in range(n):
+        for k in range(k_count):
+            expected[k] = _expect(w[b], k, start, throw, chance)
+            for i in range(c_count):
+                followed[k, i] = 0.0
+            for e in range(start[k], start[k + 1]):
+                for i in range(c_count):
+                    followed[k, i] += chance[e] * companions[b, throw[e], i]
+        for f in range(f_count):
+            k = _best_option(f, expected, options)[0]
+            for i in range(c_count):
+                out[b, f, i] = followed[k, i]
     return out
 
 

@@ -5,12 +5,12 @@ numbered relative to it (0 = the viewer, 1 = the next to move, ...). Pantolino h
 public; the rule for any game is that a feature may use only what the viewing seat can see. In order:
 
 - one flag per token: still in the supply (``T``);
-- boots on each seat's centipede, over the game's total boots (``P``);
-- the viewer's lead over the strongest opponent, and the boots left in the supply, over the total (2);
+- boots on each seat's centipede, in eighths of the game's total boots (:data:`BOOTS_SCALE`) (``P``);
+- the viewer's lead over the strongest opponent, and the boots left in the supply, likewise (2);
 - with escaping boots, per token and seat: the token can be stolen from that seat (its tail token under
   ``steal_from=tail``, any of its tokens under ``any``) (``T * P``);
 - where the colour tie-break can decide (:func:`~engines.pantolino.rules.tie_possible`), each seat's most boots
-  of one colour, over the total (``P``).
+  of one colour, likewise (``P``).
 
 The unit (:class:`Learned`): at the start of a turn the model values the position after each token the mover
 could take and after taking nothing; the keeps are then the exact per-turn dynamic programme over the dice that
@@ -47,9 +47,16 @@ from engines.pantolino.rules import (
     token_value,
 )
 
-FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
+#: boots are counted in eighths of the game's total (ours): a one-boot lead is then 0.18 of an input unit, so the
+#: network draws sharp steps in the lead with small weights (2 players, against `turn-optimal`: 52.8% against 51.7%)
+BOOTS_SCALE = 8.0
 UNIT = 2  #: bump when the unit's decisions change (training plays it): 2 = decided games, the boots tie-break
-SETTINGS = training.Settings()  #: how the models ``learned`` plays are trained (ours; see the README)
+#: how the 2-player models ``learned`` plays are trained (ours; see the README)
+SETTINGS = training.Settings(games=60_000, rounds=3, sweeps=6, sweep_epochs=3)
+#: with more players a backup follows every seat's share through the mover's turn, and positions repeat less in
+#: a batch: fewer games keep training within minutes (ours)
+SETTINGS_MANY = training.Settings(games=20_000, rounds=2, sweeps=3, sweep_epochs=3)
 BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
@@ -78,7 +85,7 @@ class View:
 
 def features_of(params: Params, view: View) -> np.ndarray:
     """``(N, n_features)`` float32 features (see the module docstring)."""
-    total = float(sum(params.token_values) * params.colours)
+    total = float(sum(params.token_values) * params.colours) / BOOTS_SCALE
     value = token_value(params).astype(np.float32)
     parts = [view.supply.astype(np.float32), view.boots / total]
     lead = view.boots[..., 0] - view.boots[..., 1:].max(axis=-1)
@@ -196,8 +203,13 @@ def candidate_views(turn: Turn) -> View:
     return View(supply, boots, colour_boots, stealable)
 
 
-def model_key(params: Params, players: int, settings: training.Settings = SETTINGS) -> dict:
-    """Everything that determines a model's bytes."""
+def settings_for(players: int) -> training.Settings:
+    """How the model ``learned`` plays with ``players`` seats is trained."""
+    return SETTINGS if players == 2 else SETTINGS_MANY
+
+
+def model_key(params: Params, players: int, settings: training.Settings | None = None) -> dict:
+    """Everything that determines a model's bytes (default: the settings ``learned`` plays)."""
     return {
         "game": INFO.id,
         "version": INFO.version,
@@ -206,7 +218,7 @@ def model_key(params: Params, players: int, settings: training.Settings = SETTIN
         "features": FEATURES,
         "unit": UNIT,
         "format": FORMAT,
-        "training": settings.as_key(),
+        "training": (settings or settings_for(players)).as_key(),
     }
 
 
@@ -229,6 +241,11 @@ class Learned:
         self.colour, self.value = token_colour(params), token_value(params)
         self.sparse = keepdp.Sparse.of(self.tables)
         self.stash: tuple | None = None
+
+    @staticmethod
+    def settings(players: int) -> training.Settings:
+        """How the model ``learned`` plays with ``players`` seats is trained (``simulate train``'s default)."""
+        return settings_for(players)
 
     @classmethod
     def train(
@@ -255,20 +272,31 @@ class Learned:
             a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.stash[0], key, strict=True)
         ):
             return self.stash[1]
-        self.prepare(turn.players)
         first, inverse = distinct_positions(turn)
         unique = turn.subset(first)
-        view = candidate_views(unique)
-        n, width = view.supply.shape[:2]
-        flat = features_of(self.params, view).reshape(n * width, -1)
-        values = self.models[turn.players].predict(flat).reshape(n, width).astype(np.float64)
-        certain = decided(self.params, view)
-        values = np.where(certain >= 0, certain, values)
+        values = self.candidate_shares(unique)[..., 0]
         take = np.where(unique.available, values[:, :-1] + self.boots_tiebreak * self.value, -np.inf)
         terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
         result = TurnValues(take, inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
+
+    def candidate_shares(self, turn: Turn) -> np.ndarray:
+        """``(B, T + 1, K)``: the model's shares (seats from the mover) after each candidate, certain ones exact."""
+        self.prepare(turn.players)
+        view = candidate_views(turn)
+        n, width = view.supply.shape[:2]
+        flat = features_of(self.params, view).reshape(n * width, -1)
+        shares = self.models[turn.players].predict_all(flat).reshape(n, width, -1).astype(np.float64)
+        certain = decided(self.params, view)
+        won, lost = certain == 1.0, certain == 0.0
+        shares[won] = np.eye(shares.shape[2])[0]
+        shares[lost, 0] = 0.0
+        if shares.shape[2] > 1:  # a lost viewer's share goes to the others, in the model's proportions
+            rest = shares[lost, 1:]
+            total = rest.sum(axis=1, keepdims=True)
+            shares[lost, 1:] = np.where(total > 0, rest / np.where(total > 0, total, 1), 1 / rest.shape[1])
+        return shares
 
     def throw_values(self, turn: Turn, rolls_left: int) -> TurnValues:
         """This turn's values, with the value of every throw known up to ``rolls_left`` rolls left."""
@@ -281,6 +309,22 @@ class Learned:
         """Each mover's expected model value of where its turn ends, under the best keeps: ``(B,)``."""
         values = self.throw_values(turn, self.tables.rolls - 1)
         return keepdp.first_roll(values.by_rolls[self.tables.rolls - 1], self.sparse)[values.inverse]
+
+    def turn_shares(self, turn: Turn) -> np.ndarray:
+        """Every seat's expected model share (seats from the mover) where the mover's turn ends: ``(B, K)``.
+
+        The mover keeps and takes what maximises its own share (:meth:`keep`, :meth:`choose`); the other seats'
+        shares follow those decisions.
+        """
+        first, inverse = distinct_positions(turn)
+        unique = turn.subset(first)
+        shares = self.candidate_shares(unique)
+        take = np.where(unique.available, shares[:, :-1, 0] + self.boots_tiebreak * self.value, -np.inf)
+        mover = keepdp.terminal_values(take, shares[:, -1, 0], self.colour, self.value, self.sparse.eff)
+        others = keepdp.terminal_companions(take, shares[:, -1, 0], shares, self.colour, self.value, self.sparse.eff)
+        for _ in range(self.tables.rolls - 1):
+            mover, others = keepdp.advance(mover, self.sparse), keepdp.advance_companions(mover, others, self.sparse)
+        return keepdp.first_roll(others, self.sparse)[inverse]
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The keep that maximises the expected value of where the turn ends."""
@@ -371,9 +415,9 @@ class SelfPlay:
     """Training samples for :func:`engines.learned.training.train`: self-play, then exact one-turn backups.
 
     A sample is the position a turn led to, as its mover saw it. Its first target is the share of the win the mover
-    went on to get (a Monte Carlo return). With two players, :meth:`backup` then gives each sample the exact
-    expectation, over the opponent's whole next turn, of the model's value: one minus the opponent's best
-    expected value of where its turn ends (fitted value iteration; a finished game's target is its result).
+    went on to get (a Monte Carlo return; with more than two players every seat's). :meth:`backup` then gives each
+    sample the exact expectation, over the next mover's whole turn played to maximise its own model share, of the
+    model's shares where that turn ends (fitted value iteration; a finished game's target is its result).
     """
 
     baseline: type  #: round 0's policy implementation class
@@ -382,10 +426,18 @@ class SelfPlay:
         """See :func:`n_features`."""
         return n_features(params, players)
 
+    def n_outputs(self, players: int) -> int:
+        """See :func:`outputs`."""
+        return outputs(players)
+
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, State]:
-        """Every turn's resulting position (features and state) and its mover's eventual share of the win."""
+        """Every turn's resulting position (features and state) and the eventual shares of the win.
+
+        Targets are the viewer's share ``(N,)`` with two players (the rival's is the rest), else every seat's
+        ``(N, players)``, column ``i`` the share of the seat ``i`` places after the viewer (:func:`outputs`).
+        """
         inner = self.baseline(params) if model is None else Learned(params, {players: model})
         recorder = Recorder(inner)
         out = play_with(params, [recorder] * players, n_games, rng, metrics=False)
@@ -394,30 +446,49 @@ class SelfPlay:
         games, seats = np.concatenate(recorder.games), np.concatenate(recorder.seats)
         after = concat_states(recorder.after)
         after.game = seats  # the seat whose view the sample takes (the state's own game numbers are not needed)
-        return np.concatenate(recorder.features), share[games, seats].astype(np.float32), after
+        relative = (seats[:, None] + np.arange(outputs(players))) % players
+        targets = share[games[:, None], relative].astype(np.float32)
+        return np.concatenate(recorder.features), targets[:, 0] if players == 2 else targets, after
 
     def merge(self, parts: list[State]) -> State:
         """Positions of several chunks, in order."""
         return concat_states(parts)
 
-    def backup(self, params: Params, players: int, model: ValueModel, positions: State) -> np.ndarray | None:
-        """Exact one-turn backups of every position's value (two players; ``None`` for more)."""
-        if players != 2:
-            return None
+    def backup(self, params: Params, players: int, model: ValueModel, positions: State) -> np.ndarray:
+        """Exact one-turn backups of every position's targets (as :meth:`samples` shapes them).
+
+        A finished game's target is its result. Otherwise the next mover plays its whole turn to maximise its
+        own model share; with two players the target is one minus that turn's expected value, with more the
+        expectation of every seat's model share where that turn ends.
+        """
         impl = Learned(params, {players: model})
-        out = np.empty(len(positions.game), dtype=np.float32)
+        out = np.empty((len(positions.game), players), dtype=np.float32)
+        seats = np.arange(players)
         for lo in range(0, len(out), BACKUP_ROWS):
             rows = np.arange(lo, min(lo + BACKUP_ROWS, len(out)))
             part = positions.keep_rows(rows)
-            seat = part.game
+            viewer = part.game
             done = finished(part)
             _, _, winners = score(params, part.owner[done], players)
-            out[rows[done]] = winners[np.arange(done.sum()), seat[done]] / winners.sum(axis=1)
+            shares = winners / winners.sum(axis=1, keepdims=True)
+            out[rows[done]] = shares[np.arange(done.sum())[:, None], (viewer[done, None] + seats) % players]
             live = part.keep_rows(~done)
-            if len(live.game):
-                mover = (live.turn % players).astype(np.int64)
-                out[rows[~done]] = 1.0 - impl.turn_value(Turn(params, players, None, live, mover))
-        return out
+            if not len(live.game):
+                continue
+            mover = (live.turn % players).astype(np.int64)
+            turn = Turn(params, players, None, live, mover)
+            if players == 2:
+                out[rows[~done], 0] = 1.0 - impl.turn_value(turn)
+                continue
+            ahead = impl.turn_shares(turn)  # seats from the mover
+            offset = (mover - live.game) % players
+            out[rows[~done]] = ahead[np.arange(len(mover))[:, None], (seats - offset[:, None]) % players]
+        return out[:, 0] if players == 2 else out
+
+
+def outputs(players: int) -> int:
+    """Values a model predicts: the viewer's share with two players, every seat's with more."""
+    return 1 if players == 2 else players
 
 
 def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
@@ -426,7 +497,7 @@ def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
     Raises:
         ValueError: when the model is missing and training is turned off (``BOARDLAB_TRAIN=0``).
     """
-    return obtain(params, players, sampler, SETTINGS, say=lambda text: print(text, file=sys.stderr))[0]
+    return obtain(params, players, sampler, settings_for(players), say=lambda text: print(text, file=sys.stderr))[0]
 
 
 def obtain(

@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import train_model
+from experiments.train import default_games, train_model
 
 
 def train_command(
@@ -27,8 +27,9 @@ def train_command(
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
     variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     games: Annotated[
-        str, typer.Option("--games", help="Self-play games (the default trains what `learned` plays).")
-    ] = "60000",
+        str | None,
+        typer.Option("--games", help="Self-play games (default: the game's, which trains what `learned` plays)."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Root seed of the self-play chunks.")] = 0,
     jobs: Jobs = None,
     backend: Backend = "loky",
@@ -39,7 +40,7 @@ def train_command(
 ) -> None:
     """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
     with user_errors():
-        count = parse_count(games, "--games")
+        count = default_games(game, players) if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
         with ProgressBar(count, enabled=not quiet and not as_json) as bar:
             result = train_model(

@@ -19,6 +19,9 @@ class Toy:
     def n_features(self, params, players):
         return WIDTH
 
+    def n_outputs(self, players):
+        return 1
+
     def samples(self, params, players, model, n_games, rng):
         features = rng.random((n_games, WIDTH)).astype(np.float32)
         return features, (0.2 + 0.6 * features[:, 0] * features[:, 1]).astype(np.float32), np.arange(n_games)
@@ -78,6 +81,8 @@ def test_model_files_round_trip_and_refuse_what_is_wrong() -> None:
     for message, (data_in, key, width) in cases.items():
         with pytest.raises(ValueError, match=message):
             cache.decode(data_in, key, width)
+    with pytest.raises(ValueError, match=r"does not end in 2 output\(s\)"):
+        cache.decode(blob, KEY, WIDTH, 2)
     bad = ValueModel((model.weights[0] * np.nan, *model.weights[1:]), model.biases)
     with pytest.raises(ValueError, match="non-finite"):
         ValueModel.from_bytes(bad.to_bytes(), WIDTH)

@@ -12,7 +12,7 @@ from engines.learned import cache, training
 from engines.learned.choice import Featured, best_candidates
 from engines.learned.model import ValueModel
 from engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
-from engines.pantolino.rules import State, Turn, play_with, step, take_token
+from engines.pantolino.rules import State, Turn, finished, play_with, step, take_token, token_colour, token_value
 
 SETTINGS = {
     "base, 2 players": ({}, 2),
@@ -33,9 +33,9 @@ def midgame(params: Params, players: int, n: int, turns: int, seed: int) -> Turn
     return Turn(params, players, source, state, (state.turn % players).astype(np.int64))
 
 
-def random_model(width: int, seed: int = 0) -> ValueModel:
+def random_model(width: int, seed: int = 0, outputs: int = 1) -> ValueModel:
     rng = np.random.default_rng(seed)
-    shapes = [(width, 16), (16, 1)]
+    shapes = [(width, 16), (16, outputs)]
     return ValueModel(
         tuple(rng.normal(size=s).astype(np.float32) for s in shapes),
         tuple(rng.normal(size=s[1]).astype(np.float32) for s in shapes),
@@ -86,6 +86,52 @@ def test_the_keep_programme_is_the_exact_solvers_for_the_same_values() -> None:
             np.testing.assert_array_equal(got, keeps[:, left, throw])
         w = keepdp.advance(w, sparse)
     np.testing.assert_allclose(keepdp.first_roll(w, sparse), value, atol=1e-12)
+
+
+def test_companions_follow_the_movers_keeps() -> None:
+    """Values followed through the mover's own decisions are its values; others are read where it goes."""
+    params = Params(colours=3)
+    sparse = keepdp.Sparse.of(params.tables)
+    colour, value = token_colour(params), token_value(params)
+    rng = np.random.default_rng(12)
+    n, t = 25, params.n_tokens
+    take = np.where(rng.random((n, t)) < 0.6, rng.random((n, t)), -np.inf)
+    stay = rng.random(n)
+    other = rng.random((n, t + 1))
+    companions = np.stack([np.c_[np.where(np.isneginf(take), 0.0, take), stay], other], axis=2)
+    w = keepdp.terminal_values(take, stay, colour, value, sparse.eff)
+    c = keepdp.terminal_companions(take, stay, companions, colour, value, sparse.eff)
+    np.testing.assert_array_equal(c[..., 0], w)
+    for _ in range(params.rolls - 1):
+        w, c = keepdp.advance(w, sparse), keepdp.advance_companions(w, c, sparse)
+        np.testing.assert_allclose(c[..., 0], w, atol=1e-12)
+    np.testing.assert_allclose(keepdp.first_roll(c, sparse)[:, 0], keepdp.first_roll(w, sparse), atol=1e-12)
+    assert not np.allclose(c[..., 1], w)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_backups_are_every_seats_shares_one_turn_ahead(players) -> None:
+    """A finished game's target is its result; otherwise the next mover's best expected share (its seat's
+    column, or one minus it with two players)."""
+    params = Params().with_strings(SMALL)
+    sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
+    features, returns, after = sampler.samples(params, players, None, 60, np.random.default_rng(13))
+    width = learned.outputs(players)
+    model = random_model(learned.n_features(params, players), outputs=width)
+    backed = sampler.backup(params, players, model, after)
+    done = finished(after)
+    np.testing.assert_array_equal(backed[done], returns[done])
+    assert (np.abs(backed - 0.5) <= 0.5 + 1e-6).all() and backed.shape == returns.shape  # boots break ties by 1e-9
+    live = after.keep_rows(~done)
+    turn = Turn(params, players, None, live, (live.turn % players).astype(np.int64))
+    impl = learned.Learned(params, {players: model})
+    if players == 2:
+        assert returns.shape == (len(features),)
+        np.testing.assert_allclose(backed[~done], 1.0 - impl.turn_value(turn), atol=1e-6)
+    else:
+        assert returns.shape == (len(features), players)
+        np.testing.assert_allclose(returns.sum(axis=1), 1.0, atol=1e-6)
+        np.testing.assert_allclose(backed[~done, 1], impl.turn_value(turn), atol=1e-6)  # the mover's own
 
 
 @pytest.mark.parametrize("knobs, players", SETTINGS.values(), ids=SETTINGS.keys())
@@ -139,7 +185,7 @@ def test_shipped_models_are_what_the_current_code_would_train_and_check_out() ->
         players = header["key"]["players"]
         key = learned.model_key(params, players)  # today's game version, features, format and training
         assert path.name == cache.file_name(key), f"{path.name} is stale: retrain it with `simulate train`"
-        cache.load(path, key, learned.n_features(params, players))
+        cache.load(path, key, learned.n_features(params, players), learned.outputs(players))
 
 
 SMALL = {"colours": "3"}  # 9 tokens, 27 boots: the exact 2-player table builds in a second
@@ -152,10 +198,14 @@ class ExactValues:
         self.params, self.values = params, solver.Solver(params, [solver.OPTIMISE]).solve()[0]
         self.total = sum(params.token_values) * params.colours
 
+    def predict_all(self, features: np.ndarray) -> np.ndarray:
+        return self.predict(features)[:, None]
+
     def predict(self, features: np.ndarray) -> np.ndarray:
         t = self.params.n_tokens
         supply = (features[:, :t].astype(np.int64) << np.arange(t)).sum(axis=1)
-        d = np.rint((features[:, t] - features[:, t + 1]) * self.total).astype(np.int64)  # the viewer's lead
+        unit = self.total / learned.BOOTS_SCALE  # boots per feature unit
+        d = np.rint((features[:, t] - features[:, t + 1]) * unit).astype(np.int64)  # the viewer's lead
         after = 1.0 - self.values[supply, np.clip(self.total - d, 0, 2 * self.total)]  # the opponent moves next
         return np.where(supply == 0, (d > 0).astype(np.float64), after)
 
