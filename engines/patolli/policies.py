@@ -20,6 +20,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
 from engines.patolli.rules import (
@@ -297,4 +298,22 @@ POLICIES: dict[str, Policy] = {
         ),
     )
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert"] = expert_policy(
+    partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``balanced``; decision points resolve names in ``POLICIES``."""
+
+    baseline = "balanced"
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each legal move, grey extra move or marker square; the best valued is "
+    "played. The 2-player model ships; other knobs are trained by self-play on first use and cached "
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 30,000 games, seed 0).",
+    LearnedPlayer,
+)
