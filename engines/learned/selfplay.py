@@ -3,7 +3,9 @@
 A :class:`SelfPlay` is a :class:`~engines.learned.training.Sampler`: it plays a chunk of games through the game's
 batched engine, with every seat deciding through one ``decide`` hook (the game's :class:`Table` builds such a
 seat). In round 0 the hook takes the baseline's choice (``propose()``, the seat's own policy); later it takes
-the learned choice of the model so far (:func:`choose`). At each decision with two or more legal candidates it
+the learned choice of the model so far (:func:`choose`), or with probability ``explore`` a uniform legal
+candidate (so that positions the policy avoids get values too; such choices are always recorded). At each decision
+with two or more legal candidates it
 records the features of the chosen candidate's resulting position for the deciding seat, with the game and the
 seat; when the games are over each record's target is that seat's share of the win (``1/k`` for a win shared by
 ``k``; cooperative: the table's win). With ``lam`` below 1, :meth:`SelfPlay.backup` then gives each record the
@@ -35,10 +37,13 @@ BACKUP_ROWS = 100_000  #: records valued at once (bounds memory)
 
 
 class Table(Protocol):
-    """How a game seats self-play: a seat whose every decision point goes through ``decide``, and a run."""
+    """How a game seats self-play: a seat whose every decision point goes through a recorder, and a run."""
 
-    def seat(self, params: Params, players: int, decide: Decide) -> object:
-        """A policy implementation whose decisions are ``decide``'s (``propose()``: the baseline's)."""
+    def seat(self, params: Params, players: int, recorder: Recorder) -> object:
+        """A policy implementation whose decisions are ``recorder``'s (``propose()``: the baseline's).
+
+        A seat may make some choices itself (a game's own exploration) and hand them to ``recorder.record``.
+        """
         ...
 
     def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
@@ -70,9 +75,9 @@ def choose(point: DecisionPoint, model: ValueModel) -> np.ndarray:
 class Recorder:
     """A ``decide`` hook that decides by the model (or the baseline) and records what each choice led to."""
 
-    def __init__(self, model: ValueModel | None, keep: float, rng: np.random.Generator) -> None:
-        """Record each decision with a real choice with probability ``keep`` (drawn from ``rng``)."""
-        self.model, self.keep, self.rng = model, keep, rng
+    def __init__(self, model: ValueModel | None, keep: float, explore: float, rng: np.random.Generator) -> None:
+        """Record each decision with a real choice with probability ``keep``; explore with ``explore`` (``rng``)."""
+        self.model, self.keep, self.explore, self.rng = model, keep, explore, rng
         self.features: list[np.ndarray] = []
         self.games: list[np.ndarray] = []
         self.seats: list[np.ndarray] = []
@@ -82,7 +87,18 @@ class Recorder:
         """Each row's choice; the resulting positions of the recorded rows are kept as samples."""
         chosen = propose() if self.model is None else choose(point, self.model)
         legal = point.legal()
-        rows = np.flatnonzero((legal.sum(axis=1) >= 2) & (self.rng.random(len(chosen)) < self.keep))
+        real = legal.sum(axis=1) >= 2
+        draws = self.rng.random((len(chosen), 3))
+        wild = np.flatnonzero(real & (draws[:, 1] < self.explore))
+        if len(wild):  # a uniform legal candidate: the k-th legal one
+            k = (draws[wild, 2] * legal[wild].sum(axis=1)).astype(np.int64)
+            chosen[wild] = (np.cumsum(legal[wild], axis=1) > k[:, None]).argmax(axis=1)
+        self.record(point, games, chosen, real & ((draws[:, 0] < self.keep) | (draws[:, 1] < self.explore)))
+        return chosen
+
+    def record(self, point: DecisionPoint, games: np.ndarray, chosen: np.ndarray, rows: np.ndarray) -> None:
+        """Keep the positions ``chosen`` leads to in the rows of mask ``rows`` (a game's own choices may come here)."""
+        rows = np.flatnonzero(rows)
         if len(rows):
             after = point.take(rows)
             after.apply(chosen[rows])
@@ -91,7 +107,6 @@ class Recorder:
             self.games.append(np.asarray(games)[rows])
             self.seats.append(seat)
         self.cooperative = point.cooperative
-        return chosen
 
     def trajectories(self, winners: np.ndarray, width: int, players: int) -> Trajectories:
         """Every record, in the order taken, with its seat's share of the win of its game."""
@@ -136,6 +151,7 @@ class SelfPlay:
     width: Callable[[Params, int], int]  #: features of one position, for these knobs and players
     keep: float = 1.0  #: the share of decisions with a real choice recorded (a game's samples are correlated)
     lam: float = 1.0  #: the λ of the backed-up targets; 1: the returns only (no backup)
+    explore: float = 0.0  #: the share of real choices made uniformly at random (positions the policy avoids)
 
     def n_features(self, params: Params, players: int) -> int:
         """Features of one position."""
@@ -145,7 +161,7 @@ class SelfPlay:
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Trajectories]:
         """Play ``n_games`` (the baseline when ``model`` is None); each recorded position and its seat's share."""
-        recorder = Recorder(model, self.keep, np.random.default_rng(rng.integers(1 << 63)))
+        recorder = Recorder(model, self.keep, self.explore, np.random.default_rng(rng.integers(1 << 63)))
         seat = self.table.seat(params, players, recorder)  # one instance: every seat's rows decided at once
         out = self.table.play(params, [seat] * players, n_games, core.as_source(rng))
         winners = np.asarray(out["winners"], dtype=bool)

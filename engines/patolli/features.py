@@ -12,6 +12,8 @@ viewer's progress frame unless said. In order (``L`` squares, ``F`` die faces):
 - buttons waiting and finished, the viewer's and the opponent's, over the buttons (4);
 - tokens held by each, over the starting tokens, and the bank over twice that (3);
 - the viewer is to move next; the turns played over the turn cap (2);
+- each seat's lost faces (:func:`lost_faces`: faces whose roll has no legal move, paid ones twice), over twice
+  the faces (2);
 - the game is over and won by the viewer, or by the opponent (2).
 """
 
@@ -24,12 +26,35 @@ from engines.patolli.rules import INFO, ONE, U64, Params, State, layout, rotate
 
 def n_features(params: Params, players: int = 2) -> int:
     """Length of a position's feature vector."""
-    return 4 * params.track_length + 2 * params.die_faces + 13
+    return 4 * params.track_length + 2 * params.die_faces + 15
 
 
 def bits_of(sets: np.ndarray, length: int) -> np.ndarray:
-    """``(..., length)`` float32 0/1: the bits of ``(...,)`` uint64 sets."""
-    return ((sets[..., None] >> np.arange(length, dtype=U64)) & ONE).astype(np.float32)
+    """``(..., length)`` float32 0/1: the bits of ``(...,)`` uint64 sets, lowest first."""
+    raw = np.ascontiguousarray(sets, dtype="<u8").view(np.uint8).reshape(*sets.shape, 8)
+    return np.unpackbits(raw, axis=-1, count=length, bitorder="little").astype(np.float32)
+
+
+def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Per position, the die faces whose roll has no legal move, counted 2 when the lost roll costs a token, else 1.
+
+    ``mine``: the seat's buttons on the track (its own frame); ``off``: its waiting buttons. As the kernel's
+    :func:`~engines.patolli.kernels.lost_faces`.
+    """
+    length = params.track_length
+    total = np.zeros(len(mine), dtype=np.int64)
+    for face in range(1, params.die_faces + 1):
+        f = U64(face)
+        lands = (ONE << (U64(length) - f)) - ONE
+        movable = (mine & lands & ~(mine >> f)) | (mine & (~lands if params.exit_overshoot else lands + ONE))
+        lost = movable == 0
+        if face == params.enter_roll:
+            lost &= ~((off > 0) & ((mine & ONE) == 0))
+        pays = (mine != 0) | params.pay_when_empty
+        if not params.overshoot_pays:
+            pays &= (mine & ~lands & ~(lands + ONE)) == 0
+        total += lost * (1 + pays)
+    return total
 
 
 def features_of(params: Params, state: State, viewer: np.ndarray) -> np.ndarray:
@@ -69,6 +94,8 @@ def features_of(params: Params, state: State, viewer: np.ndarray) -> np.ndarray:
             state.bank / (2 * tokens),
             state.mover == me,
             state.turn / INFO.turn_cap,
+            lost_faces(params, mine, off_me) / (2.0 * faces),
+            lost_faces(params, theirs_own, off_them) / (2.0 * faces),
             over & (state.winner == me),
             over & (state.winner >= 0) & (state.winner != me),
         ],

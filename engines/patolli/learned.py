@@ -23,11 +23,13 @@ from engines.patolli import features
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
 from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
 
-FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
 SETTINGS = training.Settings(games=30_000, rounds=3, hidden=(64,), epochs=12, sweeps=2, chunk_games=2_500)
 KEEP = 0.25  #: share of real choices recorded as samples (ours: a game's positions are strongly correlated)
-LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
+LAM = 0.5  #: λ of the backed-up targets (ours; see the README)
+EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: a variety of layouts to learn from)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
@@ -105,13 +107,26 @@ class Learned:
 
 @dataclass(frozen=True)
 class Table:
-    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` deciding through a hook."""
+    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` deciding through a recorder.
+
+    Markers are placed by ``MARKER_BASELINE`` in every round (and recorded): setup positions are all alike, so a
+    model placing them would show the next round one layout, and a model trained on one layout values the moves
+    of any other at random (it fell to 27% against ``balanced`` with ``balanced``'s layouts).
+    """
 
     player: type[Learned]
 
-    def seat(self, params: Params, players: int, decide: selfplay.Decide) -> Learned:
-        """A ``player`` whose every decision is ``decide``'s."""
-        return self.player(params, decide=decide)
+    def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> Learned:
+        """A ``player`` whose every decision is ``recorder``'s, markers ``MARKER_BASELINE``'s."""
+
+        def hook(point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+            if not isinstance(point, MarkerPoint):
+                return recorder(point, games, propose)
+            chosen = point.suggest(MARKER_BASELINE)
+            recorder.record(point, games, chosen, recorder.rng.random(len(chosen)) < recorder.keep)
+            return chosen
+
+        return self.player(params, decide=hook)
 
     def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
         """The batched engine."""
@@ -120,7 +135,7 @@ class Table:
 
 def sampler(player: type[Learned]) -> selfplay.SelfPlay:
     """Self-play for ``player``'s training."""
-    return selfplay.SelfPlay(Table(player), features.n_features, KEEP, LAM)
+    return selfplay.SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
 
 
 def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
@@ -134,7 +149,13 @@ def model_key(params: Params, players: int, player: type[Learned], settings: tra
         "unit": UNIT,
         "format": FORMAT,
         "training": settings.as_key(),
-        "sampling": {"baseline": player.baseline, "keep": KEEP, "lambda": LAM},
+        "sampling": {
+            "baseline": player.baseline,
+            "markers": MARKER_BASELINE,
+            "keep": KEEP,
+            "lambda": LAM,
+            "explore": EXPLORE,
+        },
     }
 
 

@@ -22,6 +22,7 @@ from engines.core import Policy
 from engines.expert import expert_policy
 from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
+from engines.patolli.features import lost_faces
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
 from engines.patolli.rules import (
     ONE,
@@ -227,28 +228,6 @@ class Balanced(PlacesFarthest):
             moves.off_me,
             self.rules,
         )
-
-
-def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Per position, the die faces whose roll has no legal move, counted 2 when the lost roll costs a token, else 1.
-
-    ``mine``: the seat's buttons on the track (its own frame); ``off``: its waiting buttons. As the kernel's
-    :func:`~engines.patolli.kernels.lost_faces`.
-    """
-    length = params.track_length
-    total = np.zeros(len(mine), dtype=np.int64)
-    for face in range(1, params.die_faces + 1):
-        f = U64(face)
-        lands = (ONE << (U64(length) - f)) - ONE
-        movable = (mine & lands & ~(mine >> f)) | (mine & (~lands if params.exit_overshoot else lands + ONE))
-        lost = movable == 0
-        if face == params.enter_roll:
-            lost &= ~((off > 0) & ((mine & ONE) == 0))
-        pays = (mine != 0) | params.pay_when_empty
-        if not params.overshoot_pays:
-            pays &= (mine & ~lands & ~(lands + ONE)) == 0
-        total += lost * (1 + pays)
-    return total
 
 
 def stretch_keeps_extra(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -36,9 +37,7 @@ class Pile:
     def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
         viewer = self.seat if viewer is None else viewer
         mine = self.seat == viewer
-        return np.stack([self.pile / 10, self.pile % 3 == 0, mine, (self.pile == 0) & mine], axis=1).astype(
-            np.float32
-        )
+        return np.stack([self.pile / 10, self.pile % 3 == 0, mine, (self.pile == 0) & mine], axis=1).astype(np.float32)
 
 
 class Taker:
@@ -62,7 +61,7 @@ class PileTable:
         live = games
         while len(live):
             now = point.take(live)
-            chosen = seats[0].decide(now, live, lambda n=len(live): np.zeros(n, dtype=np.int64))
+            chosen = seats[0].decide(now, live, partial(np.zeros, len(live), dtype=np.int64))  # proposes: take one
             now.apply(chosen)
             point.pile[live], point.seat[live] = now.pile, now.seat
             done = now.pile == 0
