@@ -25,10 +25,10 @@ from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_wit
 
 FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
-SETTINGS = training.Settings(games=30_000, rounds=3, hidden=(64,), epochs=12, sweeps=2, chunk_games=2_500)
+SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=2, chunk_games=2_500)
 KEEP = 0.25  #: share of real choices recorded as samples (ours: a game's positions are strongly correlated)
 LAM = 0.5  #: λ of the backed-up targets (ours; see the README)
-EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+EXPLORE = 0.1  #: share of real choices made at random in self-play (ours)
 MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: a variety of layouts to learn from)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 

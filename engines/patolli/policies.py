@@ -293,6 +293,6 @@ POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each legal move, grey extra move or marker square; the best valued is "
     "played. The 2-player model ships; other knobs are trained by self-play on first use and cached "
-    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 30,000 games, seed 0).",
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
     LearnedPlayer,
 )
