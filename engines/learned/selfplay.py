@@ -1,17 +1,17 @@
 """Self-play samples for any game with decision points and the ``Featured`` hook.
 
 A :class:`SelfPlay` is a :class:`~engines.learned.training.Sampler`: it plays a chunk of games through the game's
-batched engine, with every seat deciding through one ``decide`` hook (the game's :class:`Table` builds such a
-seat). In round 0 the hook takes the baseline's choice (``propose()``, the seat's own policy); later it takes
-the learned choice of the model so far (:func:`choose`), or with probability ``explore`` a uniform legal
-candidate (so that positions the policy avoids get values too; such choices are always recorded). At each decision
-with two or more legal candidates it
-records the features of the chosen candidate's resulting position for the deciding seat, with the game and the
-seat; when the games are over each record's target is that seat's share of the win (``1/k`` for a win shared by
-``k``; cooperative: the table's win). With ``lam`` below 1, :meth:`SelfPlay.backup` then gives each record the
-λ-return along its seat's records in that game under the model just fitted (Sutton 1988, TD(λ) as fitted
-targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``, the last record's ``G`` being the return. A game's returns
-are one coin flip for dozens of positions; the bootstrapped targets average the luck of the rest of the game out.
+batched engine, with every seat deciding through one :class:`Recorder` (the game's :class:`Table` builds such a
+seat). In round 0 the recorder takes the baseline's choice (``propose()``, the seat's own policy), later the
+learned choice of the model so far (:func:`choose`); in every round, with probability ``explore``, a uniform legal
+candidate instead (so that positions the policy avoids get values too; such choices are always recorded). At each
+decision with two or more legal candidates it records the features of the chosen candidate's resulting position
+for the deciding seat, with the game and the seat; when the games are over each record's target is that seat's
+share of the win (``1/k`` for a win shared by ``k``; cooperative: the table's win). With ``lam`` below 1,
+:meth:`SelfPlay.backup` then gives each record the λ-return along its seat's records in that game under the model
+just fitted (Sutton 1988, TD(λ) as fitted targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``, the last record's
+``G`` being the return. A game's returns are one coin flip for dozens of positions; the bootstrapped targets
+average the luck of the rest of the game out.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def choose(point: DecisionPoint, model: ValueModel) -> np.ndarray:
     """:func:`~engines.learned.choice.best_candidates`, asking the model only about rows with a real choice.
 
     A row with one legal candidate takes it. The model runs on one BLAS thread: its batches are a few thousand
-    rows, and handing them to two threads tripled the CPU time of a Patolli game on a busy machine.
+    rows, and handing them to two threads tripled the CPU time of a game on a busy machine (measured).
     """
     legal = point.legal()
     chosen = legal.argmax(axis=1)

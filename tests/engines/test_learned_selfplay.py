@@ -139,3 +139,13 @@ def test_same_seed_same_model_bytes_for_any_chunk_order() -> None:
     one = training.train(sampler, core.Params(), 2, settings).to_bytes()
     assert training.train(sampler, core.Params(), 2, settings, backwards).to_bytes() == one
     assert training.train(sampler, core.Params(), 2, replace(settings, seed=1)).to_bytes() != one
+
+
+def test_explored_choices_are_random_legal_and_always_recorded() -> None:
+    rng = np.random.default_rng
+    baseline = SelfPlay(PileTable(), width).samples(core.Params(), 2, None, 200, rng(4))[0]
+    explored = SelfPlay(PileTable(), width, keep=0.0, explore=1.0).samples(core.Params(), 2, None, 200, rng(4))[0]
+    # the same piles: taking two at random ends games sooner, and every real choice explored is recorded
+    assert 0.5 * len(baseline) < len(explored) < len(baseline)
+    assert (explored[:, 0] >= 0).all()  # never more than the pile (the legal mask holds)
+    assert len(SelfPlay(PileTable(), width, keep=0.0).samples(core.Params(), 2, None, 200, rng(4))[0]) == 0
