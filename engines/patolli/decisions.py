@@ -18,8 +18,9 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.expert import Search
+from engines.expert import Rollout, Search
 from engines.patolli import playouts
+from engines.patolli.features import features_of
 from engines.patolli.rules import (
     CAPPED,
     INFO,
@@ -100,6 +101,10 @@ class Point:
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""
 
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer[b]`` sees it (default: the deciding seat); see :mod:`.features`."""
+        return features_of(self.params, self.state, self.seat if viewer is None else viewer)
+
     def apply(self, actions: np.ndarray) -> None:
         """Make the chosen moves."""
         source_bits = np.where(actions == 0, U64(0), ONE << (np.maximum(actions, 1) - 1).astype(U64))
@@ -177,6 +182,10 @@ class ExtraPoint:
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""
 
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer[b]`` sees it (default: the deciding seat); see :mod:`.features`."""
+        return features_of(self.params, self.state, self.seat if viewer is None else viewer)
+
     def apply(self, actions: np.ndarray) -> None:
         """Pass the turn where the action is 1 (the turn ends as after any move)."""
         passing = actions == 1
@@ -233,6 +242,10 @@ class MarkerPoint:
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""
 
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer[b]`` sees it (default: the deciding seat); see :mod:`.features`."""
+        return features_of(self.params, self.state, self.seat if viewer is None else viewer)
+
     def apply(self, actions: np.ndarray) -> None:
         """Put the marker on the chosen squares."""
         kind = placements(self.params)[self.step][0]
@@ -254,10 +267,23 @@ class MarkerPoint:
 class Expert:
     """``expert``: every decision (move, extra move, marker) searched with ``ROLLOUT`` playouts."""
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
-        """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
-        self.policies = policies
-        self.search = Search(playouts, ROLLOUT)
+    def __init__(self, params: Params, playouts: int | Rollout, policies: Mapping[str, Policy], default: int) -> None:
+        """Search with ``playouts`` per decision; playouts name their policies in ``policies``.
+
+        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``, and
+        may leave the budget to ``default``.
+        """
+        self.params, self.policies = params, policies
+        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
+        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
+        self.search = Search(budget or default, rollout)
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        (impl,) = core.policy_instances(self.policies, [self.search.rollout], self.params)
+        hook = getattr(impl, "prepare", None)
+        if hook is not None:
+            hook(players)
 
     def choose(self, moves: Moves) -> np.ndarray:
         """The searched move of every game, as a single-bit source (0 = enter)."""

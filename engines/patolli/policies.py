@@ -20,7 +20,9 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
+from engines.patolli.features import lost_faces
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
 from engines.patolli.rules import (
     ONE,
@@ -228,28 +230,6 @@ class Balanced(PlacesFarthest):
         )
 
 
-def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Per position, the die faces whose roll has no legal move, counted 2 when the lost roll costs a token, else 1.
-
-    ``mine``: the seat's buttons on the track (its own frame); ``off``: its waiting buttons. As the kernel's
-    :func:`~engines.patolli.kernels.lost_faces`.
-    """
-    length = params.track_length
-    total = np.zeros(len(mine), dtype=np.int64)
-    for face in range(1, params.die_faces + 1):
-        f = U64(face)
-        lands = (ONE << (U64(length) - f)) - ONE
-        movable = (mine & lands & ~(mine >> f)) | (mine & (~lands if params.exit_overshoot else lands + ONE))
-        lost = movable == 0
-        if face == params.enter_roll:
-            lost &= ~((off > 0) & ((mine & ONE) == 0))
-        pays = (mine != 0) | params.pay_when_empty
-        if not params.overshoot_pays:
-            pays &= (mine & ~lands & ~(lands + ONE)) == 0
-        total += lost * (1 + pays)
-    return total
-
-
 def stretch_keeps_extra(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
     """``home-stretch``'s extra-move rule: take it unless lost faces (paid ones twice) outnumber the die faces."""
     return lost_faces(params, mine, off) <= params.die_faces
@@ -297,4 +277,22 @@ POLICIES: dict[str, Policy] = {
         ),
     )
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert"] = expert_policy(
+    partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``balanced``; decision points resolve names in ``POLICIES``."""
+
+    baseline = "balanced"
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each legal move, grey extra move or marker square; the best valued is "
+    "played. The 2-player model ships; other knobs are trained by self-play on first use and cached "
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
+    LearnedPlayer,
+)

@@ -1,0 +1,177 @@
+"""Patolli's learned player: each decision's candidate whose resulting position the value model values most.
+
+Every decision goes through it: the move after a roll, the optional grey extra move and the markers. Features are
+:mod:`engines.patolli.features` (public: nothing in Patolli is hidden). Models are trained by self-play
+(:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the model so far; targets
+are the returns, then λ-returns under the model just fitted. See the package README for the figures.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from engines import core
+from engines.core import Policy
+from engines.learned import selfplay, store, training
+from engines.learned.model import FORMAT, ValueModel
+from engines.patolli import features
+from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
+from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
+
+FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
+UNIT = 1  #: bump when the decisions the model drives change (training plays them)
+SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=2, chunk_games=2_500)
+KEEP = 0.25  #: share of real choices recorded as samples (ours: a game's positions are strongly correlated)
+LAM = 0.5  #: λ of the backed-up targets (ours; see the README)
+EXPLORE = 0.1  #: share of real choices made at random in self-play (ours)
+MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: a variety of layouts to learn from)
+SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
+
+
+class Learned:
+    """``learned``: each decision's legal candidate with the best-valued resulting position.
+
+    ``baseline`` (a policy name; round 0 of training plays it) and ``policies`` (the registry decision points
+    resolve names in) are set by the registry, so this module needs none. ``decide`` replaces the model's choice
+    (self-play records through it); by default the model for the table decides.
+    """
+
+    baseline: str
+    policies: Mapping[str, Policy]
+
+    def __init__(
+        self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
+    ) -> None:
+        """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        self.params = params
+        self.models = dict(models or {})
+        self.decide = decide or self.best
+
+    @classmethod
+    def train(
+        cls,
+        params: Params,
+        players: int,
+        settings: training.Settings,
+        mapper: training.Mapper = training.serial,
+        progress: training.Progress | None = None,
+        retrain: bool = False,
+    ) -> tuple[ValueModel, Path, str]:
+        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
+
+        ``simulate train`` sets only the games and the seed; the other settings stay Patolli's own.
+        """
+        chosen = replace(SETTINGS, games=settings.games, seed=settings.seed)
+        return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
+
+    def prepare(self, players: int) -> None:
+        """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
+        if players not in self.models:
+            say = lambda text: print(text, file=sys.stderr)  # noqa: E731
+            self.models[players] = obtain(self.params, players, type(self), SETTINGS, say)[0]
+
+    def best(self, point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        self.prepare(point.players)
+        return selfplay.choose(point, self.models[point.players])
+
+    def choose(self, moves: Moves) -> np.ndarray:
+        """Every game's move, as a single-bit source (0 = enter)."""
+        if not len(moves.games):
+            return np.zeros(0, dtype=U64)
+        point = Point.at(moves, self.policies)
+        chosen = self.decide(point, np.asarray(moves.games), lambda: point.suggest(self.baseline))
+        return np.where(chosen == 0, U64(0), ONE << (np.maximum(chosen, 1) - 1).astype(U64))
+
+    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
+        """Every game's square for marker ``step``."""
+        position = state.keep_rows(np.arange(len(state.game)))
+        key = position_key(source.search_seed, position, np.full(len(state.game), 0x100 + step))
+        position.game = np.arange(len(state.game))
+        point = MarkerPoint(params, self.policies, position, step, key)
+        return self.decide(point, np.asarray(state.game), lambda: point.suggest(self.baseline))
+
+    def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
+        """Whether each mover of ``rows`` takes the extra move of its grey corner."""
+        position = state.keep_rows(rows)
+        key = position_key(source.search_seed, position, np.full(len(rows), 15))  # 15: no die face
+        position.game = np.arange(len(rows))
+        point = ExtraPoint(params, self.policies, position, key)
+        return self.decide(point, np.asarray(state.game)[rows], lambda: point.suggest(self.baseline)) == 0
+
+
+@dataclass(frozen=True)
+class Table:
+    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` deciding through a recorder.
+
+    Markers are placed by ``MARKER_BASELINE`` in every round (and recorded): setup positions are all alike, so a
+    model placing them would show the next round one layout, and a model trained on one layout values the moves
+    of any other at random (it fell to 27% against ``balanced`` with ``balanced``'s layouts).
+    """
+
+    player: type[Learned]
+
+    def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> Learned:
+        """A ``player`` whose every decision is ``recorder``'s, markers ``MARKER_BASELINE``'s."""
+
+        def hook(point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+            if not isinstance(point, MarkerPoint):
+                return recorder(point, games, propose)
+            chosen = point.suggest(MARKER_BASELINE)
+            recorder.record(point, games, chosen, recorder.rng.random(len(chosen)) < recorder.keep)
+            return chosen
+
+        return self.player(params, decide=hook)
+
+    def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
+        """The batched engine."""
+        return play_with(params, seats, n_games, source)
+
+
+def sampler(player: type[Learned]) -> selfplay.SelfPlay:
+    """Self-play for ``player``'s training."""
+    return selfplay.SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
+
+
+def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
+    """Everything that determines a model's bytes."""
+    return {
+        "game": INFO.id,
+        "version": INFO.version,
+        "players": players,
+        "knobs": params.as_dict(),
+        "features": FEATURES,
+        "unit": UNIT,
+        "format": FORMAT,
+        "training": settings.as_key(),
+        "sampling": {
+            "baseline": player.baseline,
+            "markers": MARKER_BASELINE,
+            "keep": KEEP,
+            "lambda": LAM,
+            "explore": EXPLORE,
+        },
+    }
+
+
+def obtain(
+    params: Params,
+    players: int,
+    player: type[Learned],
+    settings: training.Settings,
+    say: Callable[[str], None] | None = None,
+    mapper: training.Mapper = training.serial,
+    progress: training.Progress | None = None,
+    retrain: bool = False,
+    explicit: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """:func:`engines.learned.store.obtain` for Patolli: ``(model, path, "shipped" | "cached" | "trained")``."""
+    key = model_key(params, players, player, settings)
+    return store.obtain(
+        sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
+    )

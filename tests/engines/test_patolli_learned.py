@@ -1,0 +1,141 @@
+"""Patolli's learned player: features from the deciding seat's view, legal choices, seeding and the shipped model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engines import core
+from engines.expert import Rollout
+from engines.learned import selfplay, training
+from engines.learned.choice import Featured
+from engines.learned.model import ValueModel
+from engines.patolli import POLICIES, Params, features, learned
+from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
+from engines.patolli.rules import VARIANTS, Moves, State, play_with, start, step
+
+Player = POLICIES["learned"].impl
+TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
+
+
+def random_model(params: Params, seed: int = 0) -> ValueModel:
+    rng = np.random.default_rng(seed)
+    shapes = [(features.n_features(params), 8), (8, 1)]
+    return ValueModel(
+        tuple(rng.normal(size=s).astype(np.float32) for s in shapes),
+        tuple(rng.normal(size=s[1]).astype(np.float32) for s in shapes),
+    )
+
+
+def midgame(params: Params, n: int, rolls: int, seed: int) -> State:
+    """``n`` games after ``rolls`` rolls of random play."""
+    (impl,) = core.policy_instances(POLICIES, ["random"], params)
+    source = core.RandomSource(np.random.default_rng(seed))
+    state = start(params, np.arange(n), source, [impl, impl])
+    for _ in range(rolls):
+        step(params, [impl, impl], state, source)
+    return state
+
+
+def swapped(state: State) -> State:
+    """The same games with the seats' roles exchanged (the default starts are opposite: a symmetry)."""
+    out = state.keep_rows(np.arange(len(state.game)))
+    for name in ("track", "off", "home", "tokens", "safe", "bad", "captures"):
+        setattr(out, name, getattr(state, name)[::-1].copy())
+    out.mover = (1 - state.mover).astype(np.int8)
+    out.winner = np.where(state.winner >= 0, 1 - state.winner, state.winner).astype(np.int8)
+    return out
+
+
+def test_features_are_the_deciding_seats_view_and_nothing_else() -> None:
+    params = Params()
+    state = midgame(params, 60, 120, seed=1)
+    viewer = np.arange(60) % 2
+    got = features.features_of(params, state, viewer)
+    assert got.shape == (60, features.n_features(params)) and np.isfinite(got).all()
+    np.testing.assert_array_equal(features.features_of(params, swapped(state), 1 - viewer), got)
+    other = state.keep_rows(np.arange(60))
+    other.game, other.first = other.game[::-1].copy(), (1 - other.first).astype(np.int8)  # not part of a position
+    np.testing.assert_array_equal(features.features_of(params, other, viewer), got)
+    assert not np.array_equal(features.features_of(params, state, 1 - viewer), got)
+
+
+@pytest.mark.parametrize("variant", ["board-60", "exit-overshoot", "grey-safe", "test-markers"])
+def test_features_are_defined_for_variants(variant: str) -> None:
+    params = Params().with_strings(VARIANTS[variant])
+    state = midgame(params, 20, 80, seed=2)
+    got = features.features_of(params, state, state.mover.astype(np.int64))
+    assert got.shape == (20, features.n_features(params)) and np.isfinite(got).all()
+
+
+def test_every_decision_point_is_featured_and_every_choice_legal() -> None:
+    params = Params()
+    model, seen = random_model(params), set()
+
+    def checked(point, games, propose):
+        assert isinstance(point, Featured)
+        chosen = selfplay.choose(point, model)
+        assert point.legal()[np.arange(len(chosen)), chosen].all()
+        seen.add(type(point))
+        return chosen
+
+    player = Player(params, decide=checked)
+    play_with(params, [player, player], 40, np.random.default_rng(3))
+    assert seen == {Point, ExtraPoint, MarkerPoint}
+
+
+def test_the_model_decides_and_differs_from_the_baseline() -> None:
+    params = Params()
+    state = midgame(params, 400, 60, seed=4)
+    moves = Moves(params, core.RandomSource(np.random.default_rng(5)), state, np.full(400, 3, dtype=np.int64))
+    one, two = Player(params, {2: random_model(params, 1)}), Player(params, {2: random_model(params, 2)})
+    assert not np.array_equal(one.choose(moves), two.choose(moves))
+    assert np.array_equal(one.choose(moves), Player(params, {2: random_model(params, 1)}).choose(moves))
+
+
+def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
+    params, sampler = Params(), learned.sampler(Player)
+
+    def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as workers would
+        return reversed([function(*args) for args in reversed(jobs)])
+
+    first = training.train(sampler, params, 2, TINY).to_bytes()
+    assert training.train(sampler, params, 2, TINY, backwards).to_bytes() == first
+    assert training.train(sampler, params, 2, replace(TINY, seed=1)).to_bytes() != first
+
+
+def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
+    key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
+    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
+    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == learned.LAM
+    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
+    assert learned.model_key(Params(tokens=12), 2, Player, learned.SETTINGS) != key
+
+
+def test_the_shipped_model_loads_and_plays(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    params = Params()
+    model, path, how = learned.obtain(params, 2, Player, learned.SETTINGS)
+    assert how == "shipped" and path.parent == learned.SHIPPED
+    (rival,) = core.policy_instances(POLICIES, ["runner"], params)
+    out = play_with(params, [Player(params, {2: model}), rival], 300, np.random.default_rng(6))
+    assert out["winners"][:, 0].mean() > 0.6
+    with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
+        learned.obtain(Params(tokens=11), 2, Player, learned.SETTINGS)
+
+
+def test_the_expert_rolls_out_with_learned() -> None:
+    params = Params()
+    (expert,) = core.policy_instances(POLICIES, ["expert:8@learned"], params)
+    assert expert.search.rollout == "learned" and expert.search.playouts == 8
+    (default,) = core.policy_instances(POLICIES, ["expert:@learned"], params)
+    assert default.search.playouts == POLICIES["expert"].parse_arg(None)
+    assert isinstance(POLICIES["expert"].parse_arg("8@learned"), Rollout)
+    state = midgame(params, 6, 80, seed=7)
+    moves = Moves(params, core.RandomSource(np.random.default_rng(8)), state, np.full(6, 1, dtype=np.int64))
+    point = Point.at(moves, POLICIES)
+    chosen = expert.search.choose(point)
+    assert point.legal()[np.arange(6), chosen].all()
