@@ -1,8 +1,9 @@
 """`make bench`: games per second of each engine's batched `play` and of its reference engine (process CPU time,
-so other processes on a shared machine slow the figure little), their ratio, and peak memory; the expert's games/s and search playouts/s on one core; the learned player's games/s (CPU time)
-and the time to load its model; then end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2
-against --jobs 1 (also for the library's `run` alone), the Dask backend against loky, peak memory at n = 1e5
-against 1e7, and what checkpoints cost.
+so other processes on a shared machine slow the figure little), their ratio, and peak memory; the expert's games/s
+and search playouts/s on one core; the learned player's games/s (CPU time) and the time to load its model; then
+end-to-end figures of `simulate pantolino`: wall time at n = 1e6, --jobs 2 against --jobs 1 (also for the
+library's `run` alone), the Dask backend against loky, peak memory at n = 1e5 against 1e7, and what checkpoints
+cost.
 
 Usage: python benchmarks/bench.py [GAME ...] [--no-cli] [--quick] [--repeats R]. Figures are printed, never
 asserted.

@@ -8,8 +8,8 @@ everyone playing the game's strong policy (its record's ``balance``, :mod:`engin
 has a tuning question, the answer of an exhaustive search over a small grid of knob settings, ranked by
 the objective of :mod:`experiments.tune` (``simulate tune`` searches larger spaces with the same objective).
 Where the record names a ``strong`` policy (a learned player), the default rules and every setting are played
-again with everyone playing it, and the headline says whether strong play picks the same setting. Every arm is played from the chapter's seed and chunks (common random numbers), so settings are compared on the
-same dice.
+again with everyone playing it, and the headline says whether strong play picks the same setting. Every arm is
+played from the chapter's seed and chunks (common random numbers), so settings are compared on the same dice.
 """
 
 from __future__ import annotations
