@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.learned import store, training
-from engines.learned.model import FORMAT, ValueModel
+from engines.learned.model import FORMAT, ValueModel, checksum
 from engines.pantolino import keepdp
 from engines.pantolino.rules import (
     INFO,
@@ -264,6 +264,11 @@ class Learned:
         """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
         if players not in self.models:
             self.models[players] = ensure_model(self.params, players, SelfPlay(self.baseline))
+
+    def fingerprint(self, players: int) -> str:
+        """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
+        self.prepare(players)
+        return checksum(self.models[players].to_bytes())
 
     def successor_values(self, turn: Turn) -> TurnValues:
         """The model's values after each candidate of this turn, per distinct position (computed once a turn)."""

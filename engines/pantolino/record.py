@@ -11,6 +11,7 @@ RECORD = Record(
             {"colours": ("5", "6", "7"), "token_values": ("2,3,4", "2,4", "3,4")},
             "first_seat_advantage=0",
         ),
+        strong="learned",  # its models for every point of the question ship in models/
     ),
     bench=Bench(("keep-jokers", "keep-jokers"), 200_000, 2_000, 2_000, "turn-optimal", 1000, learned_games=50_000),
     # ending at the expert's default; it plays ~50 games a second on 2 cores at 512

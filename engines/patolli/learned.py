@@ -18,7 +18,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import selfplay, store, training
-from engines.learned.model import FORMAT, ValueModel
+from engines.learned.model import FORMAT, ValueModel, checksum
 from engines.patolli import features
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
 from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
@@ -74,6 +74,11 @@ class Learned:
         if players not in self.models:
             say = lambda text: print(text, file=sys.stderr)  # noqa: E731
             self.models[players] = obtain(self.params, players, type(self), SETTINGS, say)[0]
+
+    def fingerprint(self, players: int) -> str:
+        """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
+        self.prepare(players)
+        return checksum(self.models[players].to_bytes())
 
     def best(self, point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
         """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""

@@ -123,9 +123,13 @@ class RunSpec:
         return [(i, self.chunk_size) for i in range(full)] + ([(full, rest)] if rest else [])
 
     def identity(self) -> dict[str, Any]:
-        """Everything that determines a chunk's games (not ``n_games``: a longer run reuses earlier chunks)."""
+        """Everything that determines a chunk's games (not ``n_games``: a longer run reuses earlier chunks).
+
+        A seat whose policy plays a model (``fingerprint(players)``: a learned player) adds the model's digest,
+        so chunks played with another model are never reused; runs without one keep the identity they had.
+        """
         module = self.module
-        return {
+        identity = {
             "format": CHECKPOINT_FORMAT,
             "game": self.game,
             "version": module.INFO.version,
@@ -134,6 +138,15 @@ class RunSpec:
             "seed": self.seed,
             "chunk_size": self.chunk_size,
         }
+        if models := self.models():
+            identity["models"] = models
+        return identity
+
+    def models(self) -> dict[str, str]:
+        """Digest of the model each seat's policy plays, by policy name, for the policies that play one."""
+        params, players = self.params, len(self.seats)
+        impls = {p.name: core.instantiate(p, params) for p in core.resolve_policies(self.module.POLICIES, self.seats)}
+        return {name: impl.fingerprint(players) for name, impl in impls.items() if hasattr(impl, "fingerprint")}
 
     def identity_text(self) -> str:
         """The identity as canonical JSON text: what chunk stores key an arm's chunks by."""

@@ -52,3 +52,18 @@ def test_a_setting_equal_to_the_variants_is_no_conflict() -> None:
 
     spec = replace(SPEC, variant="escaping-boots", settings=(("escaping_boots", "true"),))
     assert spec.params.escaping_boots is True
+
+
+def test_a_learned_seat_keys_its_chunks_by_the_model_it_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engines import core
+    from engines.pantolino import POLICIES
+
+    spec = RunSpec("pantolino", ("learned", "greedy"), 1_000)
+    assert "models" not in RunSpec("pantolino", ("greedy", "greedy"), 1_000).identity()  # old run folders resume
+    before = spec.identity()
+    assert set(before["models"]) == {"learned"} and len(before["models"]["learned"]) == 64
+    impl = core.instantiate(POLICIES["learned"], spec.params)
+    model = impl.models[2]
+    other = type(model)(model.weights, (*model.biases[:-1], model.biases[-1] + 0.5))
+    monkeypatch.setitem(impl.models, 2, other)  # another model (say, retrained with new features)
+    assert spec.identity()["models"] != before["models"]
