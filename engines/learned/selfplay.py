@@ -157,6 +157,10 @@ class SelfPlay:
         """Features of one position."""
         return self.width(params, players)
 
+    def n_outputs(self, players: int) -> int:
+        """One value per position: the deciding seat's share of the win."""
+        return 1
+
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Trajectories]:

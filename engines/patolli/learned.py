@@ -52,6 +52,11 @@ class Learned:
         self.models = dict(models or {})
         self.decide = decide or self.best
 
+    @staticmethod
+    def settings(players: int) -> training.Settings:
+        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size)."""
+        return SETTINGS
+
     @classmethod
     def train(
         cls,

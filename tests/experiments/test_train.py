@@ -46,7 +46,7 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         result = invoke("train", "pantolino", *args, "--quiet")
         assert result.exit_code == 2, (args, result.output)
         assert result.stderr.count("\n") == 1, result.stderr
-    assert "no learned player" in invoke("train", "patolli", "--quiet").stderr
+    assert "no learned player" in invoke("train", "cargolino", "--quiet").stderr
 
 
 def test_designer_commands_seat_learned(tmp_path: Path, monkeypatch) -> None:
