@@ -80,23 +80,20 @@ def _shallow(data: Any, what: str, path: Path | str) -> Any:
 
 def load_toml(path: Path | str, what: str) -> dict[str, Any]:
     """Input file ``path`` parsed as TOML, through :func:`read_text` and the depth limit."""
-    text = read_text(path, what)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"{path}: this {what} is not valid TOML ({err})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: this {what} nests more than {MAX_DEPTH} levels deep") from None
-    return _shallow(data, what, path)
+    return _parsed(path, what, tomllib.loads, tomllib.TOMLDecodeError, "TOML")
 
 
 def load_json(path: Path | str, what: str) -> Any:
     """Input file ``path`` parsed as JSON, through :func:`read_text` and the depth limit."""
+    return _parsed(path, what, json.loads, json.JSONDecodeError, "JSON")
+
+
+def _parsed(path: Path | str, what: str, parse: Any, error: type[Exception], form: str) -> Any:
     text = read_text(path, what)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: this {what} is not valid JSON ({err})") from None
+        data = parse(text)
+    except error as err:
+        raise ValueError(f"{path}: this {what} is not valid {form} ({err})") from None
     except RecursionError:
         raise ValueError(f"{path}: this {what} nests more than {MAX_DEPTH} levels deep") from None
     return _shallow(data, what, path)
