@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engines import core, get_game
+from engines.expert import Rollout
 from experiments import validate
 from experiments.run.chunkfile import CHECKPOINT_FORMAT
 
@@ -143,10 +145,15 @@ class RunSpec:
         return identity
 
     def models(self) -> dict[str, str]:
-        """Digest of the model each seat's policy plays, by policy name, for the policies that play one."""
-        params, players = self.params, len(self.seats)
-        impls = {p.name: core.instantiate(p, params) for p in core.resolve_policies(self.module.POLICIES, self.seats)}
-        return {name: impl.fingerprint(players) for name, impl in impls.items() if hasattr(impl, "fingerprint")}
+        """Digest of the model each seat's policy plays, by policy name, for the policies that play one.
+
+        The expert rolling out with a learned player (``expert:N@learned``) plays that player's model too.
+        """
+        registry, players = self.module.POLICIES, len(self.seats)
+        digests = {
+            p.name: model_digest(registry, p, self.params, players) for p in core.resolve_policies(registry, self.seats)
+        }
+        return {name: digest for name, digest in digests.items() if digest is not None}
 
     def identity_text(self) -> str:
         """The identity as canonical JSON text: what chunk stores key an arm's chunks by."""
@@ -156,6 +163,18 @@ class RunSpec:
         """A short hash of the identity and ``n_games``, naming the default run folder."""
         text = json.dumps({**self.identity(), "n_games": self.n_games}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def model_digest(
+    registry: Mapping[str, core.Policy], policy: core.Policy, params: core.Params, players: int
+) -> str | None:
+    """The digest of the model ``policy`` plays (``fingerprint``), or of its rollout policy's; ``None``: no model."""
+    impl = core.instantiate(policy, params)
+    if hasattr(impl, "fingerprint"):
+        return impl.fingerprint(players)
+    if isinstance(policy.arg, Rollout):
+        return model_digest(registry, registry[policy.arg.rollout], params, players)
+    return None
 
 
 def identity_key(identity: dict[str, Any] | str) -> str:

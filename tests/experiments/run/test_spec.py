@@ -6,6 +6,8 @@ from dataclasses import asdict, replace
 
 import pytest
 
+from engines import core
+from engines.pantolino import POLICIES
 from experiments.run import (
     RunSpec,
 )
@@ -55,9 +57,6 @@ def test_a_setting_equal_to_the_variants_is_no_conflict() -> None:
 
 
 def test_a_learned_seat_keys_its_chunks_by_the_model_it_plays(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engines import core
-    from engines.pantolino import POLICIES
-
     spec = RunSpec("pantolino", ("learned", "greedy"), 1_000)
     assert "models" not in RunSpec("pantolino", ("greedy", "greedy"), 1_000).identity()  # old run folders resume
     before = spec.identity()
@@ -67,3 +66,17 @@ def test_a_learned_seat_keys_its_chunks_by_the_model_it_plays(monkeypatch: pytes
     other = type(model)(model.weights, (*model.biases[:-1], model.biases[-1] + 0.5))
     monkeypatch.setitem(impl.models, 2, other)  # another model (say, retrained with new features)
     assert spec.identity()["models"] != before["models"]
+
+
+def test_the_expert_rolling_out_with_a_learned_player_keys_its_chunks_by_that_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = RunSpec("pantolino", ("expert:4@learned", "greedy"), 100)
+    assert "models" not in RunSpec("pantolino", ("expert:4", "greedy"), 100).identity()
+    before = spec.identity()["models"]
+    learned = RunSpec("pantolino", ("learned", "greedy"), 100).identity()["models"]["learned"]
+    assert before == {"expert:4@learned": learned}
+    impl = core.instantiate(POLICIES["learned"], spec.params)
+    model = impl.models[2]
+    monkeypatch.setitem(impl.models, 2, type(model)(model.weights, (*model.biases[:-1], model.biases[-1] + 0.5)))
+    assert spec.identity()["models"] != before
