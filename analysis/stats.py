@@ -50,8 +50,6 @@ def mean_interval(
 MIN_PAIRED_UNITS = 10
 """Paired comparisons need at least this many chunks: fewer give a t interval from one or a handful of chunk
 means, which is valid only for normal chunk means and reads, at 1 chunk, as a certain difference."""
-P_FLOOR = 1e-12
-"""p-values below this print as ``< 1e-12`` (:func:`format_p`): a smaller number says nothing more."""
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray) -> dict[str, float | int | str]:
@@ -119,13 +117,6 @@ def mean_difference(a: tuple[float, float, int], b: tuple[float, float, int]) ->
     t = stats.t.ppf(0.975, df)
     p = 2 * float(stats.t.sf(abs(d) / se, df))
     return {**out, "difference": d, "low": d - t * se, "high": d + t * se, "p_value": p}
-
-
-def format_p(p: float) -> str:
-    """A p-value for people: ``< 1e-12`` below :data:`P_FLOOR` (never 0), ``n/a`` when NaN, else 3 figures."""
-    if math.isnan(p):
-        return "n/a"
-    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.3g}"
 
 
 def two_proportion_p_value(k1: int, n1: int, k2: int, n2: int) -> float:

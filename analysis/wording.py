@@ -1,13 +1,18 @@
 """The book's wording of numbers: one helper per kind, so that a figure reads alike on every page of every chapter.
 
 Rates and differences carry their 95% interval; p-values read ``< 0.001`` below a thousandth, else three
-decimals (``0.042``).
+decimals (``0.042``). The command line's comparison tables print p-values to three figures instead
+(:func:`p_figures`), down to ``< 1e-12``.
 """
 
 from __future__ import annotations
 
+import math
+
 P_SMALLEST = 0.001
 """p-values below this read ``< 0.001``."""
+P_FLOOR = 1e-12
+"""p-values below this print as ``< 1e-12`` in the command line's tables: a smaller number says nothing more."""
 
 
 def pct(value: float, low: float, high: float) -> str:
@@ -24,6 +29,13 @@ def points(value: float, low: float, high: float) -> str:
 def p_value(p: float) -> str:
     """A p-value as a table cell: ``"< 0.001"`` or ``"0.042"``."""
     return f"< {P_SMALLEST}" if p < P_SMALLEST else f"{p:.3f}"
+
+
+def p_figures(p: float) -> str:
+    """A p-value for a command-line table: ``< 1e-12`` below :data:`P_FLOOR`, ``n/a`` for NaN, else 3 figures."""
+    if math.isnan(p):
+        return "n/a"
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.3g}"
 
 
 def p_clause(p: float) -> str:

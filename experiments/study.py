@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis import stats
+from analysis import stats, wording
 from experiments import validate
 from experiments.run import Runner, RunResult, rule
 from experiments.spec import Arm, Study
@@ -77,7 +77,7 @@ class StudyResult:
                 rows[-1].update(_compare(result, base, measure, cooperative))
         frame = pd.DataFrame(rows)
         if len(frame):
-            frame["p"] = [stats.format_p(p) for p in frame["p_value"]]
+            frame["p"] = [wording.p_figures(p) for p in frame["p_value"]]
         return frame
 
 

@@ -18,3 +18,8 @@ def test_a_p_value_reads_alike_in_a_cell_and_in_a_sentence() -> None:
 
 def test_counts_are_plural_but_for_one() -> None:
     assert [wording.count(n, "game") for n in (1, 5000)] == ["1 game", "5,000 games"]
+
+
+def test_command_line_p_values_keep_three_figures_and_never_print_as_zero() -> None:
+    assert wording.p_figures(0.0) == "< 1e-12" and wording.p_figures(1e-15) == "< 1e-12"
+    assert wording.p_figures(0.0123456) == "0.0123" and wording.p_figures(float("nan")) == "n/a"
