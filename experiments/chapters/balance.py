@@ -1,7 +1,4 @@
-"""The "Is it balanced?" page a chapter adds with two lines: its arms in ``plan``, its maker in ``build``.
-
-    balance.add_arms(p, n, seed, chunk)                      # in plan()
-    makers = [..., balance.page_maker("GAME")]               # in build()
+"""The "Is it balanced?" question a chapter adds with one line: ``balance.question(GAME, share)``.
 
 The page holds the game metrics (:mod:`analysis.game_metrics`) of the default rules and of every named variant,
 everyone playing the game's strong policy (its record's ``balance``, :mod:`engines.record`), and, where the game
@@ -27,7 +24,7 @@ from analysis.book import Page
 from engines import get_game
 from engines.record import Balance, Tuning, record_of
 from experiments import tune as tn
-from experiments.chapters.common import Plan
+from experiments.chapters.common import Plan, Question
 from experiments.run import RunResult
 
 LABEL = "balance"
@@ -68,6 +65,16 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 plan.add(label, strong_seats(chosen), games, seed, min(chunk, games), settings=tuple(point.items()))
     if chosen.strong is not None:
         plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)
+
+
+def question(game: str, share: int = 1) -> Question:
+    """The question: its arms (:func:`add_arms`, ``1/share`` of the chapter's games each) and its page."""
+
+    def arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+        games = max(1, n // share)
+        add_arms(plan, games, seed, min(chunk, games))
+
+    return Question(LABEL, arms, page_maker(game))
 
 
 def strong_seats(chosen: Balance) -> tuple[str, ...]:

@@ -1,4 +1,9 @@
-"""What every report chapter shares: the plan of arms, the package version, rates (their wording: analysis/wording)."""
+"""What every chapter shares: its questions, the plan of their arms, the front page, rates (worded: analysis/wording).
+
+A chapter is a list of :class:`Question` objects: each names the arms that answer it and turns their results into
+its page. :func:`plan_of` collects the arms of every question (an arm two questions need is one arm, played
+once) and :func:`answer` hands each question the results, so a question's arms and its page live side by side.
+"""
 
 from __future__ import annotations
 
@@ -40,6 +45,34 @@ class Plan:
         """Add an arm unless one with the same label exists."""
         if all(a.label != label for a in self.arms):
             self.arms.append(Arm(label, RunSpec(self.game, tuple(seats), n, seed, tuple(settings), variant, chunk)))
+
+
+Arms = Callable[[Plan, int, int, int], None]
+"""``arms(plan, n, seed, chunk)``: add a question's arms (``n`` games each unless the question says) to ``plan``."""
+Answer = Callable[[dict[str, RunResult]], tuple[Any, ...]]
+"""``answer(results)``: the question's page and headline ``(page, headline, ...)`` from the results by arm label."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a chapter: its short label, the arms that answer it and how their results become its page."""
+
+    label: str
+    arms: Arms
+    answer: Answer
+
+
+def plan_of(game: str, questions: Sequence[Question], n: int, seed: int, chunk: int) -> Plan:
+    """Every arm the questions play, in question order; a label two questions add is one arm."""
+    plan = Plan(game)
+    for question in questions:
+        question.arms(plan, n, seed, chunk)
+    return plan
+
+
+def answer(plan: Plan, questions: Sequence[Question], play: Play) -> PlayedPages:
+    """Play ``plan`` (every arm of ``questions``) through ``play`` and let each question write its page."""
+    return play_pages(plan, [question.answer for question in questions], play)
 
 
 @dataclass

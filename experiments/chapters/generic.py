@@ -22,7 +22,7 @@ from analysis.wording import count, pct, points
 from engines import get_game
 from experiments import ladder as lad
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages
+from experiments.chapters.common import Plan, Play, Question, answer, front_page, knobs_line, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -50,31 +50,34 @@ class GenericChapter:
         info = self.module.INFO
         return range(info.min_players, min(info.max_players, LARGEST_TABLE) + 1)
 
-    def plan(self, n: int, seed: int, chunk: int | None = None) -> Plan:
-        """Every arm: each table size with the balance policy, the skill ladder, the balance page."""
-        chunk = arm_chunk(self.module.INFO, n) if chunk is None else chunk
-        p = Plan(self.game)
+    def _tables(self, plan: Plan, n: int, seed: int, chunk: int) -> None:
+        """Each table size, everyone playing the balance policy (1/SHARE of the games)."""
         games = max(1, n // SHARE)
         for players in self.tables():
-            p.add(_label(players), [balance.setup(self.game).policy] * players, games, seed, min(chunk, games))
-        skill.add_arms(p, n, seed, chunk)
-        balance.add_arms(p, games, seed, min(chunk, games))
-        return p
+            plan.add(_label(players), [balance.setup(self.game).policy] * players, games, seed, min(chunk, games))
+
+    def questions(self) -> list[Question]:
+        """The chapter's questions, in page order (the head to head is the ladder's games)."""
+        ladder = skill.question(self.game)
+        return [
+            Question("seats", self._tables, self.seats_page),
+            Question("length", self._tables, self.length_page),
+            Question("metrics", self._tables, self.metrics_page),
+            Question("head to head", ladder.arms, self.head_to_head_page),
+            ladder,
+            balance.question(self.game, SHARE),
+        ]
+
+    def plan(self, n: int, seed: int, chunk: int | None = None) -> Plan:
+        """Every arm: each table size with the balance policy, the skill ladder, the balance page."""
+        return plan_of(self.game, self.questions(), n, seed, arm_chunk(self.module.INFO, n) if chunk is None else chunk)
 
     def build(
         self, n_games: int = 20_000, precision: float | None = None, seed: int = 2026, play: Play | None = None
     ) -> Chapter:
         """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
         planned = self.plan(n_games, seed)
-        makers = (
-            self.seats_page,
-            self.length_page,
-            self.metrics_page,
-            self.head_to_head_page,
-            skill.page_maker(self.game),
-            balance.page_maker(self.game),
-        )
-        played = play_pages(planned, makers, play or local_play(precision))
+        played = answer(planned, self.questions(), play or local_play(precision))
         module, policy = self.module, balance.setup(self.game).policy
         front = front_page(
             seed,

@@ -21,7 +21,17 @@ from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    Question,
+    answer,
+    front_page,
+    knobs_line,
+    local_play,
+    plan_of,
+    proportion,
+)
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -39,43 +49,76 @@ PLAYER_COUNTS = (2, 3, 4)
 OTHER_TOKENS = "1,2,3"  # the reading of the token values a rulebook without them allows: one boot fewer each
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    p = Plan("pantolino")
+def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every ordered pair of distinct policies."""
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
             if a != b:
-                p.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
+                plan.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
+
+
+def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Keeping against rerolling jokers, and the learned player against rerolling, per joker faces."""
     for jokers in (0, 1, 2):
         knobs = (("joker_faces", str(jokers)),)
-        p.add(f"jokers {jokers} keep-first", [KEEP, REROLL], n, seed, chunk, settings=knobs)
-        p.add(f"jokers {jokers} reroll-first", [REROLL, KEEP], n, seed, chunk, settings=knobs)
-        p.add(f"jokers {jokers} learned-first", [LEARNED, REROLL], n, seed, chunk, settings=knobs)
-        p.add(f"jokers {jokers} learned-second", [REROLL, LEARNED], n, seed, chunk, settings=knobs)
+        plan.add(f"jokers {jokers} keep-first", [KEEP, REROLL], n, seed, chunk, settings=knobs)
+        plan.add(f"jokers {jokers} reroll-first", [REROLL, KEEP], n, seed, chunk, settings=knobs)
+        plan.add(f"jokers {jokers} learned-first", [LEARNED, REROLL], n, seed, chunk, settings=knobs)
+        plan.add(f"jokers {jokers} learned-second", [REROLL, LEARNED], n, seed, chunk, settings=knobs)
+
+
+def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Per rule mode and table size: everyone ``STRONG``, and ``STRONG`` alone among ``WEAK`` in each seat.
+
+    The learned player likewise at 2 players in the modes its models ship for.
+    """
     for mode, variant in MODES.items():
         for k in PLAYER_COUNTS:
-            p.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
+            plan.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
             for seat in range(k):
                 seats = [WEAK] * k
                 seats[seat] = STRONG
-                p.add(f"{mode} {k} strong@{seat}", seats, n, seed, chunk, variant)
+                plan.add(f"{mode} {k} strong@{seat}", seats, n, seed, chunk, variant)
         if mode in LEARNED_MODES:
-            p.add(f"{mode} 2 learned symmetric", [LEARNED] * 2, n, seed, chunk, variant)
+            plan.add(f"{mode} 2 learned symmetric", [LEARNED] * 2, n, seed, chunk, variant)
             for seat in range(2):
                 seats = [WEAK] * 2
                 seats[seat] = LEARNED
-                p.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
-    for k in PLAYER_COUNTS[1:]:
-        p.add(f"base rules {k} learned symmetric", [LEARNED] * k, n, seed, chunk)
+                plan.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
+
+
+def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Everyone ``STRONG`` under the base rules and under remove-smallest, per table size."""
     for k in PLAYER_COUNTS:
-        p.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
-    p.add(
-        f"tokens {OTHER_TOKENS} 2 symmetric", [STRONG] * 2, n, seed, chunk, settings=(("token_values", OTHER_TOKENS),)
-    )
-    skill.add_arms(p, n, seed, chunk)
-    balance.add_arms(p, n, seed, chunk)
-    return p
+        plan.add(f"base rules {k} symmetric", [STRONG] * k, n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        plan.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
+
+
+def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Everyone ``STRONG``, then everyone learned, per table size; and the other token values at 2 players."""
+    for k in PLAYER_COUNTS:
+        plan.add(f"base rules {k} symmetric", [STRONG] * k, n, seed, chunk)
+        plan.add(f"base rules {k} learned symmetric", [LEARNED] * k, n, seed, chunk)
+    knobs = (("token_values", OTHER_TOKENS),)
+    plan.add(f"tokens {OTHER_TOKENS} 2 symmetric", [STRONG] * 2, n, seed, chunk, settings=knobs)
+
+
+def questions(params: Params, seed: int) -> list[Question]:
+    """The chapter's questions, in page order (pages word their answers with ``params`` and ``seed``)."""
+    bound = [partial(page, params=params, seed=seed) for page in PAGES]
+    arms = (_tournament, _jokers, _modes, _no_token, _seats)
+    labels = ("policies", "jokers", "escaping boots", "no token", "seats")
+    return [
+        *(Question(label, add, page) for label, add, page in zip(labels, arms, bound, strict=True)),
+        skill.question("pantolino"),
+        balance.question("pantolino"),
+    ]
+
+
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
+    """Every arm the report plays."""
+    return plan_of("pantolino", questions(Params(), seed), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
 
 
 def build(
@@ -87,12 +130,7 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     params = Params()
     planned = plan(n_games, seed)
-    makers = [
-        *(partial(page, params=params, seed=seed) for page in PAGES),
-        skill.page_maker("pantolino"),
-        balance.page_maker("pantolino"),
-    ]
-    played = play_pages(planned, makers, play or local_play(precision))
+    played = answer(planned, questions(params, seed), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     front = front_page(
         seed,

@@ -22,7 +22,17 @@ from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from experiments.chapters import Chapter, balance, skill
-from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    Question,
+    answer,
+    front_page,
+    knobs_line,
+    local_play,
+    plan_of,
+    proportion,
+)
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -91,28 +101,66 @@ def _tokens(count: int) -> str:
     return _h2h(REFERENCE, REFERENCE) if count == Params().tokens else f"tokens {count}"
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays: the tournament, marker layouts, rule readings, tokens, strong play, the ladder."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    strong_n = max(2, n // skill.EXPERT_SHARE)
-    strong_chunk = min(chunk, POLICIES[STRONG].chunk_games or chunk)
-    p = Plan("patolli")
+def _self_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each policy against itself under the base rules (the first-player, bankruptcy and length questions)."""
+    for policy in POLICY_ORDER:
+        plan.add(_h2h(policy, policy), [policy] * 2, n, seed, chunk)
+    _strong(plan, "base rules", n, seed, chunk)
+
+
+def _strong(plan: Plan, name: str, n: int, seed: int, chunk: int) -> None:
+    """``STRONG`` against itself under reading ``name``, on 1/skill.EXPERT_SHARE of the games."""
+    games, strong_chunk = max(2, n // skill.EXPERT_SHARE), min(chunk, POLICIES[STRONG].chunk_games or chunk)
+    plan.add(_rule(name, STRONG), [STRONG] * 2, games, seed, strong_chunk, settings=RULES[name])
+
+
+def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every ordered pair of heuristics."""
     for a in POLICY_ORDER:
         for b in POLICY_ORDER:
-            p.add(_h2h(a, b), [a, b], n, seed, chunk)
+            plan.add(_h2h(a, b), [a, b], n, seed, chunk)
+
+
+def _layouts(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every marker layout, ``REFERENCE`` against itself."""
     for name, knobs in LAYOUTS.items():
-        p.add(_layout(name), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
+        plan.add(_layout(name), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
+
+
+def _readings(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every contested reading, each policy against itself."""
     for name, knobs in RULES.items():
         for policy in POLICY_ORDER:
-            p.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
+            plan.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
     for name in STRONG_RULES:
-        p.add(_rule(name, STRONG), [STRONG] * 2, strong_n, seed, strong_chunk, settings=RULES[name])
+        _strong(plan, name, n, seed, chunk)
+
+
+def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every starting purse, ``REFERENCE`` against itself."""
     for count in TOKENS:
-        if count != Params().tokens:
-            p.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=(("tokens", str(count)),))
-    skill.add_arms(p, n, seed, chunk)
-    balance.add_arms(p, max(1, n // BALANCE_SHARE), seed, chunk)
-    return p
+        knobs = () if count == Params().tokens else (("tokens", str(count)),)
+        plan.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
+
+
+def questions() -> list[Question]:
+    """The chapter's questions, in page order."""
+    return [
+        Question("first player", _self_play, first_player_page),
+        Question("policies", _tournament, policies_page),
+        Question("markers", _layouts, markers_page),
+        Question("bankruptcy", _self_play, bankruptcy_page),
+        Question("length", _self_play, length_page),
+        Question("readings", _readings, variants_page),
+        Question("tokens", _purses, tokens_page),
+        skill.question("patolli"),
+        balance.question("patolli", BALANCE_SHARE),
+    ]
+
+
+def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
+    """Every arm the report plays: the tournament, marker layouts, rule readings, tokens, strong play, the ladder."""
+    return plan_of("patolli", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
 
 
 def build(
@@ -123,22 +171,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
-    skill_page = skill.page_maker("patolli")
-    played = play_pages(
-        planned,
-        (
-            first_player_page,
-            policies_page,
-            markers_page,
-            bankruptcy_page,
-            length_page,
-            variants_page,
-            tokens_page,
-            skill_page,
-            balance.page_maker("patolli"),
-        ),
-        play or local_play(precision),
-    )
+    played = answer(planned, questions(), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = front_page(

@@ -1,4 +1,4 @@
-"""The "How much does skill matter?" page a chapter adds with two lines: its arms in ``plan``, its maker in ``build``.
+"""The "How much does skill matter?" question a chapter adds with one line: ``skill.question(GAME)``.
 
 The page is the game's skill ladder at 2 players (:mod:`experiments.ladder`): every policy the ladder discovers
 (``random``, the heuristics, ``win-optimal`` where it plays 2 players, the expert at the budgets its record gives
@@ -22,7 +22,7 @@ from analysis.wording import pct
 from engines import get_game
 from engines.record import record_of
 from experiments import ladder as lad
-from experiments.chapters.common import Plan, proportion
+from experiments.chapters.common import Plan, Question, proportion
 from experiments.run import RunResult
 
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
@@ -41,6 +41,11 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Add the ladder's arms to a chapter's plan."""
     for *_, seats, arm in ladder_arms(plan.game, n, seed, chunk)[2]:
         plan.add(arm.label, seats, arm.spec.n_games, seed, arm.spec.chunk_size)
+
+
+def question(game: str) -> Question:
+    """The question: the ladder's arms (:func:`add_arms`) and its page (:func:`skill_page`)."""
+    return Question(LABEL, add_arms, page_maker(game))
 
 
 def page_maker(game: str) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
