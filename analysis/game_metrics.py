@@ -52,18 +52,27 @@ class Definition:
     label: str
     needs: str  # "any"; "competitive": not cooperative; "cooperative"; "rounds": the mid-game columns; "ladder"
     share: bool  # a share of games (0..1), compared in absolute points; else a count compared relatively
+    words: str  # what a title calls it, in plain words
 
 
 DEFINITIONS: dict[str, Definition] = {
-    "first_seat_advantage": Definition("first seat's share of wins minus the fair share", "competitive", True),
-    "max_seat_advantage": Definition("largest seat advantage (signed)", "competitive", True),
-    "decisiveness": Definition("games with a single winner", "competitive", True),
-    "table_win_rate": Definition("games the table wins together", "cooperative", True),
-    "duration": Definition("turns per game", "any", False),
-    "drama": Definition("games won by a player trailing at mid-game", "rounds", True),
-    "lead_changes": Definition("lead changes per game", "rounds", False),
-    "skill_depth": Definition("links of the skill chain", "ladder", False),
-    "luck_share": Definition("share of games the weaker policy wins", "ladder", True),
+    "first_seat_advantage": Definition(
+        "first seat's share of wins minus the fair share", "competitive", True, "the first player's edge"
+    ),
+    "max_seat_advantage": Definition(
+        "largest seat advantage (signed)", "competitive", True, "the largest edge of any seat"
+    ),
+    "decisiveness": Definition("games with a single winner", "competitive", True, "the share of games with one winner"),
+    "table_win_rate": Definition("games the table wins together", "cooperative", True, "the table's win rate"),
+    "duration": Definition("turns per game", "any", False, "the game's length in turns"),
+    "drama": Definition(
+        "games won by a player trailing at mid-game", "rounds", True, "the share of games won from behind"
+    ),
+    "lead_changes": Definition("lead changes per game", "rounds", False, "the lead changes per game"),
+    "skill_depth": Definition("links of the skill chain", "ladder", False, "the steps of the skill chain"),
+    "luck_share": Definition(
+        "share of games the weaker policy wins", "ladder", True, "the weaker policy's share of the wins"
+    ),
 }
 """Every scalar game metric by name (``seat_advantage`` is the per-seat form of the advantages)."""
 RUN_METRICS = tuple(name for name, d in DEFINITIONS.items() if d.needs != "ladder")

@@ -142,8 +142,8 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     )
     table = pd.concat([table, tuned], ignore_index=True)
     headline = (
-        f"Balance: {target.metric} is {_cell(target.metric, base)} under the default rules; of {len(ranked)} "
-        f"settings, {best[1]} comes closest to {question.target.split('=')[1]} "
+        f"Balance ({who}): {_words(target.metric)} is {_cell(target.metric, base)} under the default rules; of "
+        f"{len(ranked)} settings, {best[1]} comes closest to {question.target.split('=')[1]} "
         f"({game_metrics.format_value(target.metric, best[2])})"
     )
     strong_ranked: list[tuple] = []
@@ -238,8 +238,13 @@ def _cells(columns: tuple[str, ...], result: RunResult) -> dict[str, str]:
     return {m: _cell(m, metrics) for m in columns}
 
 
+def _words(metric: str) -> str:
+    """What a title calls ``metric``, in plain words."""
+    return game_metrics.DEFINITIONS[metric].words
+
+
 def _default_headline(game: str, metrics: dict[str, Any], who: str, columns: tuple[str, ...]) -> str:
-    parts = [f"{name} {_cell(name, metrics)}" for name in columns if name in metrics]
+    parts = [f"{_words(name)} {_cell(name, metrics)}" for name in columns if name in metrics]
     return f"Balance of {game} ({who}): " + "; ".join(parts)
 
 

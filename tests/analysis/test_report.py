@@ -54,7 +54,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "Removing a token" in texts[4]
     assert "first player wins" in texts[5]
     assert "Skill matters" in texts[6] and "Luck share" in texts[6] and "policies: random" in texts[6]
-    assert "Balance: first_seat_advantage is" in texts[7] and "comes closest to 0" in texts[7]
+    assert "the first player's edge is" in texts[7] and "comes closest to 0" in texts[7]
     assert all("So what:" in t for t in texts[1:])
     assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 6
 

@@ -39,7 +39,7 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "short track" in texts[5] and "edge" in texts[5]
     assert "Shell shape" in texts[6] and "5/3/1" in texts[6] and "seat edge" in texts[6]
     assert "skill" in texts[7].lower()
-    assert "Balance: first_seat_advantage is" in texts[8] and "races=" in texts[8]
+    assert "the first player's edge is" in texts[8] and "races=" in texts[8]
     assert len(chapter.headlines) == 8
 
 

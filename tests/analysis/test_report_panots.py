@@ -41,7 +41,7 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
     assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
-    assert "Balance: first_seat_advantage is" in texts[8] and "cards_per_player=" in texts[8]
+    assert "the first player's edge is" in texts[8] and "cards_per_player=" in texts[8]
     assert len(chapter.headlines) == 8 and all("%" in h or "VP" in h for h in chapter.headlines)
 
 

@@ -50,7 +50,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "grey extra always" in variants and "restricted markers" in variants and "expert vs expert" in variants
     assert "The starting purse decides how games end" in tokens and "40" in tokens
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
-    assert "Balance: first_seat_advantage is" in balance and "tokens=" in balance and "comes closest to 0" in balance
+    assert "the first player's edge is" in balance and "tokens=" in balance and "comes closest to 0" in balance
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:

@@ -30,7 +30,11 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
     rules = page.table["rules"].tolist()
     assert rules[0] == "default rules" and all(f"variant {v}" in rules for v in VARIANTS)
     assert sum(r.startswith("tuned #") for r in rules) == 3
-    assert "first_seat_advantage" in headline and "comes closest to 0" in headline
+    assert (
+        "the first player's edge is" in headline
+        and "first_seat_advantage" not in headline
+        and "comes closest to 0" in headline
+    )
     assert "simulate tune pantolino" in page.notes[-1]
 
 
@@ -58,7 +62,7 @@ def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics(
     assert list(page.table.columns) == ["rules", "table_win_rate", "duration"]  # no empty seat-metric columns
     assert page.table["table_win_rate"].str.endswith("]").all()  # every rule set has a rate and its interval
     assert sum(r.startswith("tuned #") for r in page.table["rules"]) == 3
-    assert "table_win_rate" in headline and "comes closest to 0.5" in headline and "costs, pulls=" in headline
+    assert "the table's win rate is" in headline and "comes closest to 0.5" in headline and "costs, pulls=" in headline
     command = page.notes[-1].split("A wider search: ")[1]
     assert command.startswith("simulate tune paleolino --policy planner --players 2 --vary 'inventions=")
     assert command.count(";") == 3 and "--vary 'pulls=1,2,3'" in command  # the tuple knob's values split by ';'
