@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, by_skill, skill
 from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -90,6 +90,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     for policy in LENGTH_POLICIES:
         p.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
     skill.add_arms(p, n, seed, chunk)
+    by_skill.add_arms(p, n, seed, chunk)
     for k in PLAYER_COUNTS:
         for spaces, variant in TRACKS.items():
             if spaces != 24:
@@ -114,7 +115,8 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
     makers = (seat_page, information_page, open_page, length_page, track_page, shells_page)
-    pages_of = (*makers, skill.page_maker("cargolino"), balance.page_maker("cargolino"))
+    pages_of = (*makers, skill.page_maker("cargolino"), by_skill.question("cargolino").answer)
+    pages_of += (balance.page_maker("cargolino"),)
     played = play_pages(planned, pages_of, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     detective_games = sum(

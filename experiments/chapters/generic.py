@@ -21,7 +21,7 @@ from analysis.book import Page
 from analysis.wording import count, pct, points
 from engines import get_game
 from experiments import ladder as lad
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, by_skill, skill
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, knobs_line, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -65,6 +65,7 @@ class GenericChapter:
             Question("metrics", self._tables, self.metrics_page),
             Question("head to head", ladder.arms, self.head_to_head_page),
             ladder,
+            by_skill.question(self.game),
             balance.question(self.game, SHARE),
         ]
 

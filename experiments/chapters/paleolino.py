@@ -789,7 +789,7 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 def balance_page(results: dict[str, Any]) -> tuple[Page, str, str]:
     """The shared balance page: the table win rate and game length, and which costs and pulls win half the games."""
     page, headline = balance.page_maker("paleolino")(results)
-    return page, headline, headline.removeprefix("Balance: ")
+    return page, headline, headline.partition(": ")[2]
 
 
 PAGES = (

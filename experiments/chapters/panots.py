@@ -23,7 +23,7 @@ from analysis.summary import Summary
 from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, by_skill, skill
 from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 
@@ -76,6 +76,7 @@ def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     for policy in POLICY_ORDER:
         p.add(_solo(policy), [policy], m, seed, chunk)
     skill.add_arms(p, m, seed, chunk)
+    by_skill.add_arms(p, m, seed, chunk)
     balance.add_arms(p, m, seed, chunk)
     return p
 
@@ -101,6 +102,7 @@ def build(
         players_page,
         solo_page,
         skill.page_maker("panots"),
+        by_skill.question("panots").answer,
         balance.page_maker("panots"),
     )
     played = play_pages(planned, makers, play or local_play(precision))

@@ -20,7 +20,7 @@ from analysis.wording import pct
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, by_skill, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -112,6 +112,7 @@ def questions(params: Params, seed: int) -> list[Question]:
     return [
         *(Question(label, add, page) for label, add, page in zip(labels, arms, bound, strict=True)),
         skill.question("pantolino"),
+        by_skill.question("pantolino"),
         balance.question("pantolino"),
     ]
 

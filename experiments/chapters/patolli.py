@@ -21,7 +21,7 @@ from analysis.book import Page
 from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, by_skill, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -154,6 +154,7 @@ def questions() -> list[Question]:
         Question("readings", _readings, variants_page),
         Question("tokens", _purses, tokens_page),
         skill.question("patolli"),
+        by_skill.question("patolli"),
         balance.question("patolli", BALANCE_SHARE),
     ]
 

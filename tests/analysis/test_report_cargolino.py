@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 9
+    assert len(texts) == 10
     for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0]
@@ -39,8 +39,9 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "short track" in texts[5] and "edge" in texts[5]
     assert "Shell shape" in texts[6] and "5/3/1" in texts[6] and "seat edge" in texts[6]
     assert "skill" in texts[7].lower()
-    assert "the first player's edge is" in texts[8] and "races=" in texts[8]
-    assert len(chapter.headlines) == 8
+    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first player's edge is" in texts[9] and "races=" in texts[9]
+    assert len(chapter.headlines) == 9
 
 
 def test_plan_shrinks_the_detective_arms() -> None:

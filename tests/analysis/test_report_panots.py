@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 9
+    assert len(texts) == 10
     for word in ("Panots", "seed", "2026", "knobs", "greedy", "majority-aware", "planner", "denier", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0] and "300 per table" in texts[0] and "/ 10" in texts[0]
@@ -41,8 +41,9 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
     assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
-    assert "the first player's edge is" in texts[8] and "cards_per_player=" in texts[8]
-    assert len(chapter.headlines) == 8 and all("%" in h or "VP" in h for h in chapter.headlines)
+    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first player's edge is" in texts[9] and "cards_per_player=" in texts[9]
+    assert len(chapter.headlines) == 9 and all("%" in h or "VP" in h for h in chapter.headlines)
 
 
 def test_plan_gives_every_table_a_tenth_of_n() -> None:

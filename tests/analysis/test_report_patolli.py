@@ -24,20 +24,20 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 9
+    assert len(chapter.headlines) == 10
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 10
+    assert len(pdf_texts) == 11
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
 
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
-    first, policies, markers, bankruptcy, length, variants, tokens, skill, balance = pdf_texts[1:]
+    first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
     assert "between two experts" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
@@ -50,6 +50,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "grey extra always" in variants and "restricted markers" in variants and "expert vs expert" in variants
     assert "The starting purse decides how games end" in tokens and "40" in tokens
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
+    assert "The first player's edge is" in by_skill and "everyone plays" in by_skill
     assert "the first player's edge is" in balance and "tokens=" in balance and "comes closest to 0" in balance
 
 

@@ -79,7 +79,9 @@ def test_report_uses_the_generic_chapter(tmp_path: Path) -> None:
     done = run("report", GAME, "-n", "80", "--jobs", "1", "--out", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     html = out.with_suffix(".html").read_text()
-    for page in ("Seat balance", "Game length", "Head to head", "How much skill matters", "Balance: metrics"):
+    pages = ("Seat balance", "Game length", "Head to head", "How much skill matters", "Balance by skill")
+    pages += ("Balance: metrics",)
+    for page in pages:
         assert page in html, page
     assert out.read_bytes().startswith(b"%PDF")
 

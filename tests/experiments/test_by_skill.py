@@ -1,0 +1,42 @@
+"""The balance-by-skill question (experiments/chapters/by_skill.py): every rung against itself, ordered by skill."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.game_metrics import Value
+from experiments.chapters import by_skill, skill
+from experiments.chapters.common import answer, local_play, plan_of
+
+
+def built(game: str, n: int) -> tuple[object, str, list[str]]:
+    question = by_skill.question(game)
+    plan = plan_of(game, [question], n, 5, n)
+    page, title = answer(plan, [question], local_play()).made[0]
+    return page, title, [a.label for a in plan.arms]
+
+
+def test_every_rung_plays_itself_and_the_ladder_gives_the_luck_between_neighbours() -> None:
+    page, title, labels = built("swine", 200)
+    rungs = by_skill.rungs("swine")
+    assert {f"by skill {p}" for p in rungs} <= set(labels)
+    assert any(label.startswith(skill.LABEL) for label in labels)  # the ladder's own games, for the luck
+    table = page.table
+    assert sorted(table["everyone plays"]) == sorted(rungs) and table["everyone plays"].iloc[0] == "random"
+    assert table["weaker of it and the rung below wins"].iloc[0] == "—"  # the weakest rung has none below
+    assert table["weaker of it and the rung below wins"].iloc[1:].str.endswith("]").all()
+    assert "the first player's edge is" in title.lower() and "when everyone plays random" in title
+    assert "first_seat_advantage" not in title
+
+
+def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
+    page, title, labels = built("paleolino", 40)
+    assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
+    assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
+    assert title.startswith("The table's win rate is")
+
+
+@pytest.mark.parametrize(("a", "b", "moves"), [((0.0, -0.01, 0.01), (0.1, 0.09, 0.11), True),
+                                              ((0.0, -0.05, 0.05), (0.02, -0.03, 0.07), False)])  # fmt: skip
+def test_a_change_is_reported_only_beyond_the_two_intervals(a, b, moves) -> None:
+    assert (by_skill._p_change(Value(*a), Value(*b)) < by_skill.SIGNIFICANT) is moves
