@@ -20,7 +20,7 @@ from analysis.wording import pct
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, balance, skill
+from experiments.chapters import Chapter, balance, choices, skill
 from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -75,6 +75,7 @@ def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     )
     skill.add_arms(p, n, seed, chunk)
     balance.add_arms(p, n, seed, chunk)
+    choices.add_arms(p, n, seed, chunk)
     return p
 
 
@@ -91,6 +92,7 @@ def build(
         *(partial(page, params=params, seed=seed) for page in PAGES),
         skill.page_maker("pantolino"),
         balance.page_maker("pantolino"),
+        *choices.page_makers("pantolino", n_games, seed, planned.chunk),
     ]
     played = play_pages(planned, makers, play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
