@@ -158,17 +158,20 @@ def plan_restrict(
         for n in names
         if n not in kept
     )
+    if not kept:
+        raise ValueError(f"nothing to play: {'; '.join(skipped)}")
     entries = [Entry(name_of(strong, (n,)), "restriction", n, declared[n].does) for n in kept]
     if with_heuristics:
         entries += [Entry(h, "heuristic", "", f"plays {h}") for h in heuristics(module)]
-    if not entries:
-        raise ValueError(f"nothing to play: {'; '.join(skipped)}")
     validate.check_arms(len(entries) * players, "the restricted play")
     all_seats = [s for e in entries for s in seatings(e.policy, strong, players)]
     caps = [core.default_chunk(module.INFO, module.POLICIES, s) for s in all_seats]
     chunk = min([arm_chunk(module.INFO, n_games) if chunk is None else min(chunk, n_games), *caps])
     arms = tuple(
-        (e.policy, Arm(arm_label(e.policy, seats, label), RunSpec(game, seats, n_games, seed, settings, variant, chunk)))
+        (
+            e.policy,
+            Arm(arm_label(e.policy, seats, label), RunSpec(game, seats, n_games, seed, settings, variant, chunk)),
+        )
         for e in entries
         for seats in seatings(e.policy, strong, players)
     )
@@ -187,7 +190,7 @@ def plan_restrict(
 
 
 def share_of(policy: str, results: Sequence[RunResult], arms: Sequence[Arm]) -> tuple[float, float, float, int]:
-    """``policy``'s seat-averaged share of the wins over its arms (it sits once in each): ``(share, low, high, games)``."""
+    """``policy``'s seat-averaged share of the wins over its arms (one seat each): ``(share, low, high, games)``."""
     total = total_sq = 0.0
     games = 0
     for arm, result in zip(arms, results, strict=True):
@@ -266,7 +269,7 @@ class Choices:
         }
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ``choices.csv``, ``choices.parquet`` and ``run.json`` into ``folder``, replacing the old set together."""
+        """Write ``choices.csv``, ``choices.parquet`` and ``run.json`` into ``folder``; the set is replaced whole."""
         import json
         import sys
 
@@ -289,10 +292,9 @@ def verdict(cost: float, low: float, high: float) -> str:
 
 
 def gap_words(row: dict[str, Any]) -> str:
-    """``"1.2 points of win share behind (0.5 to 1.9)"`` or ahead."""
+    """``"behind strong play by +1.2 points of win share (95% interval +0.5 to +1.9)"``."""
     cost, low, high = (100 * row[k] for k in ("cost", "cost_lo", "cost_hi"))
-    side = "behind" if cost >= 0 else "ahead"
-    return f"{abs(cost):.1f} points of win share {side} ({low:+.1f} to {high:+.1f})"
+    return f"behind strong play by {cost:+.1f} points of win share (95% interval {low:+.1f} to {high:+.1f})"
 
 
 def finding(row: dict[str, Any]) -> str:
@@ -323,7 +325,9 @@ def tabulate(plan: RestrictPlan, results: Sequence[RunResult]) -> Any:
         arms.append(arm)
         played.append(result)
     heuristic_rows = [e for e in plan.entries if e.kind == "heuristic"]
-    simplicity = {e.policy: k for k, e in enumerate([*heuristic_rows, *(e for e in plan.entries if e.kind != "heuristic")])}
+    simplicity = {
+        e.policy: k for k, e in enumerate([*heuristic_rows, *(e for e in plan.entries if e.kind != "heuristic")])
+    }
     rows = []
     for entry in plan.entries:
         share, low, high, games = share_of(entry.policy, by_policy[entry.policy][1], by_policy[entry.policy][0])

@@ -95,7 +95,11 @@ ORDER = ("keep-jokers", "reroll-jokers", "greedy", "turn-optimal", "win-optimal"
 POLICIES: dict[str, Policy] = {name: WIN_OPTIMAL if name == "win-optimal" else HEURISTICS[name] for name in ORDER}
 POLICIES["expert"] = replace(
     expert_policy(
-        partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+        partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+        ("learned",),
     ),
     restrict=RESTRICT,
 )

@@ -20,7 +20,7 @@ from engines.pantolino.decisions import KEEP, Expert, Point
 from engines.pantolino.dice import DiceTables
 from engines.pantolino.learned import Learned
 from engines.pantolino.rules import Params, Turn, fits
-from engines.restrict import Restriction, RestrictedSearch
+from engines.restrict import RestrictedSearch, Restriction
 
 
 @dataclass(frozen=True)

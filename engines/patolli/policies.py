@@ -21,7 +21,6 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
-from engines.restrict import restricting
 from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.features import lost_faces
@@ -42,6 +41,7 @@ from engines.patolli.rules import (
     placements,
     rotate,
 )
+from engines.restrict import restricting
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)
@@ -283,7 +283,11 @@ POLICIES: dict[str, Policy] = {
 }
 POLICIES["expert"] = replace(
     expert_policy(
-        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+        ("learned",),
     ),
     restrict=RESTRICT,
 )

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.patolli.decisions import ExtraPoint, Expert, Point
+from engines.patolli.decisions import Expert, ExtraPoint, Point
 from engines.patolli.learned import Learned
 from engines.patolli.rules import ONE, U64, Params
-from engines.restrict import Restriction, RestrictedPoint, RestrictedSearch
+from engines.restrict import RestrictedPoint, RestrictedSearch, Restriction
 
 
 def button_bits(point: Point, bits: np.ndarray) -> np.ndarray:

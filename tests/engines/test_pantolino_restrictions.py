@@ -11,11 +11,11 @@ import pytest
 from engines import core
 from engines.pantolino import POLICIES, Params, decisions, learned, play
 from engines.pantolino.restrictions import RESTRICTIONS
-from engines.pantolino.rules import SUPPLY, State, Turn, fits, step
+from engines.pantolino.rules import State, Turn, fits, step
 
 
 def position(params: Params, owner: dict[int, int], taken_at: dict[int, int], turn: int = 0) -> Turn:
-    """One game: ``owner`` (token -> seat; others in the supply), ``taken_at`` (token -> turn), seat ``turn % 2`` moves."""
+    """One game: ``owner`` (token -> seat; others in the supply), ``taken_at`` (token -> turn); ``turn % 2`` moves."""
     state = State.initial(params, 2, 1)
     for token, seat in owner.items():
         state.owner[0, token] = seat

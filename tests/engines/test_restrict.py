@@ -13,7 +13,7 @@ from engines.expert import Search
 from engines.learned.model import ValueModel
 from engines.learned.selfplay import choose
 from engines.record import record_of
-from engines.restrict import Restriction, RestrictedPoint, parse_names, restricted_legal
+from engines.restrict import RestrictedPoint, Restriction, parse_names, restricted_legal
 
 CANDIDATES = 4
 
