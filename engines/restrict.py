@@ -128,6 +128,14 @@ class Restricted:
     restrictions: tuple[Restriction, ...]
     wrap: Wrap
 
+    @property
+    def prepare(self) -> Any:
+        """The base implementation's ``prepare`` (its absence is an ``AttributeError``, as for the base).
+
+        A run checks for it to load a policy's tables or model once, before any worker starts.
+        """
+        return self.impl.prepare
+
     def __call__(self, params: Any, *arg: Any) -> Any:
         """A fresh (unshared) implementation of the base policy for ``params``, restricted.
 
