@@ -74,6 +74,8 @@ class Policy:
     parse_arg: Any = None  #: ``(text | None) -> value``; ``None`` when the policy takes no argument
     arg: Any = None  #: the bound, parsed argument (set by :func:`resolve_policies`)
     chunk_games: int | None = None  #: a slow policy's cap on the games per chunk (so chunks stay seconds long)
+    #: ``(bound policy, "a!b") -> restricted policy`` for ``name!a!b`` (:mod:`engines.restrict`); None: takes none
+    restrict: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,14 +405,21 @@ def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple
 
 
 def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> list[Policy]:
-    """Look up seat policies by name (``name`` or ``name:argument``), binding and checking any argument.
+    """Look up seat policies by name (``name`` or ``name:argument``, then ``!restriction``s), binding any argument.
 
     Raises:
         ValueError: for an unknown name (with a suggestion), an argument given to a policy that takes none, or an
-            argument its policy rejects.
+            argument its policy rejects; a restriction of a policy that takes none, or one it does not know.
     """
     out = []
-    for full in names:
+    for named in names:
+        full, bang, restrictions = named.partition("!")
+        if bang:
+            (policy,) = resolve_policies(policies, [full])
+            if policy.restrict is None:
+                raise ValueError(f"policy '{policy.name}' takes no restriction (got '{named}')")
+            out.append(policy.restrict(policy, restrictions))
+            continue
         name, colon, text = full.partition(":")
         if name not in policies:
             raise ValueError(f"unknown policy '{name}'{did_you_mean(name, list(policies))}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from engines.restrict import Restriction
+
 
 @dataclass(frozen=True)
 class Tuning:
@@ -69,7 +71,9 @@ class Record:
     model) must beat each heuristic and ``random`` (empty: the game has no learned player yet).
     ``reference_seats``: the seats of :mod:`engines.checker`'s reference differential (empty: the bench's seats;
     neither: no differential). ``reference_options``: what ``play`` takes to draw chance as the reference engine
-    does (for that differential).
+    does (for that differential). ``restrictions``: the named choices a player can give up, by name, in order from
+    the one that removes most (:mod:`engines.restrict`; ``simulate restrict GAME`` plays its strong player under
+    each); the policies that take them carry the matching ``restrict`` hook.
     """
 
     balance: Balance | None = None
@@ -83,6 +87,7 @@ class Record:
     learned_soundness_games: Mapping[str, int] = field(default_factory=dict)
     reference_seats: tuple[str, ...] = ()
     reference_options: Mapping[str, object] = field(default_factory=dict)
+    restrictions: Mapping[str, Restriction] = field(default_factory=dict)
 
 
 def record_of(module: object) -> Record:

@@ -17,7 +17,7 @@ try:
     import typer
 
     from engines import available_games, core
-    from experiments.commands import compare, ladder, listing, play, studies, train, tune
+    from experiments.commands import compare, ladder, listing, play, restrict, studies, train, tune
     from experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
@@ -37,6 +37,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "sweep": compare.sweep_command,
     "experiment": studies.experiment_command,
     "ladder": ladder.ladder_command,
+    "restrict": restrict.restrict_command,
     "tune": tune.tune_command,
     "train": train.train_command,
     "play": playtest.play,

@@ -15,7 +15,7 @@ from typing import Any
 from analysis import stats
 from analysis.book import Book, Knob, Page, Report, build_date, knob_value
 from analysis.report import write_book
-from engines import get_game
+from engines import core, get_game
 from experiments.chapters import Chapter, chapter_games, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages
 from experiments.run import Runner, RunResult, RunSpec, run_tasks
@@ -152,8 +152,7 @@ def count_word(n: int) -> str:
 
 def searches(spec: RunSpec) -> bool:
     """Whether a seat of ``spec`` plays a searching policy (one that caps its chunks: slow)."""
-    policies = spec.module.POLICIES
-    return any(policies[seat.split(":")[0]].chunk_games is not None for seat in spec.seats)
+    return any(p.chunk_games is not None for p in core.resolve_policies(spec.module.POLICIES, spec.seats))
 
 
 def has_ladder(plan: Plan) -> bool:

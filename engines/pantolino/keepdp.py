@@ -45,6 +45,17 @@ class Sparse:
         return cls(start, cols.astype(np.int64), chance, tables.keep_options, eff, int(tables.index_of_code[0]))
 
 
+def restricted_options(options: np.ndarray, allowed: list[np.ndarray]) -> np.ndarray:
+    """``options`` (``(F, J)``, -1 padding) with the options some mask of ``allowed`` forbids set to -1.
+
+    A throw left with no option keeps all of its own (a forced keep); the order of the rest is unchanged, so ties
+    break as in the full programme.
+    """
+    keep = np.logical_and.reduce(allowed) & (options >= 0)
+    keep[~keep.any(axis=1)] = options[~keep.any(axis=1)] >= 0
+    return np.where(keep, options, -1)
+
+
 def terminal_values(take: np.ndarray, stay: np.ndarray, colour: np.ndarray, value: np.ndarray, eff: np.ndarray):
     """``(B, F)``: each last throw's value, the best fitting token's (``take``, -inf where absent) or ``stay``."""
     return _terminal(take, stay, colour, value, eff)

@@ -22,15 +22,17 @@ the token choice.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from engines.learned import store, training
 from engines.learned.model import FORMAT, ValueModel, checksum
 from engines.pantolino import keepdp
+from engines.pantolino.dice import DiceTables
 from engines.pantolino.rules import (
     INFO,
     SUPPLY,
@@ -58,6 +60,7 @@ SETTINGS = training.Settings(games=60_000, rounds=3, sweeps=6, sweep_epochs=3)
 #: a batch: fewer games keep training within minutes (ours)
 SETTINGS_MANY = training.Settings(games=20_000, rounds=2, sweeps=3, sweep_epochs=3)
 BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
+TERMINAL_ROWS = 1024  #: positions whose restricted last-throw values are computed at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
@@ -241,6 +244,23 @@ class Learned:
         self.colour, self.value = token_colour(params), token_value(params)
         self.sparse = keepdp.Sparse.of(self.tables)
         self.stash: tuple | None = None
+        self.rules: tuple[TurnRule, ...] = ()  # restrictions of the keeps and the token (none: the full player)
+
+    def restrict(self, rules: Sequence[TurnRule]) -> None:
+        """Play under ``rules`` from now on: keep options masked in the programme, tokens masked in the choice.
+
+        Where a rule leaves a throw no keep option, or a throw's fitting tokens none, all of them stay (a forced
+        move). Rules only ever remove candidates; the values and the model are the full player's.
+        """
+        self.rules, self.stash = tuple(rules), None
+        keeps = [rule.keeps(self.tables) for rule in self.rules if rule.keeps is not None]
+        if keeps:
+            self.sparse = replace(self.sparse, options=keepdp.restricted_options(self.sparse.options, keeps))
+
+    @property
+    def token_rules(self) -> bool:
+        """Whether a rule restricts the token choice."""
+        return any(rule.tokens is not None for rule in self.rules)
 
     @staticmethod
     def settings(players: int) -> training.Settings:
@@ -281,10 +301,26 @@ class Learned:
         unique = turn.subset(first)
         values = self.candidate_shares(unique)[..., 0]
         take = np.where(unique.available, values[:, :-1] + self.boots_tiebreak * self.value, -np.inf)
-        terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
+        if self.token_rules:
+            terminal = self.restricted_terminal(unique, take, values[:, -1])
+        else:
+            terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
         result = TurnValues(take, inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
+
+    def restricted_terminal(self, turn: Turn, take: np.ndarray, stay: np.ndarray) -> np.ndarray:
+        """``(U, F)``: :func:`keepdp.terminal_values` with the token rules: the best allowed fitting token's value."""
+        n_tokens = len(self.value)
+        fit = ((self.tables.fit_mask[:, None] >> np.arange(n_tokens)) & 1).astype(bool)  # (F, T)
+        out = np.empty((len(take), len(fit)))
+        for lo in range(0, len(take), TERMINAL_ROWS):
+            rows = np.arange(lo, min(lo + TERMINAL_ROWS, len(take)))
+            fitting = turn.available[rows, None, :] & fit[None]  # (rows, F, T)
+            allowed = allowed_tokens(self.rules, turn.subset(rows), fitting)
+            best = np.where(allowed, take[rows, None, :], -np.inf).max(axis=2)
+            out[rows] = np.where(fitting.any(axis=2), best, stay[rows, None])
+        return out
 
     def candidate_shares(self, turn: Turn) -> np.ndarray:
         """``(B, T + 1, K)``: the model's shares (seats from the mover) after each candidate, certain ones exact."""
@@ -341,11 +377,32 @@ class Learned:
     def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
         """The best valued token the throw allows (near-ties to the preferred token), or -1."""
         values = self.successor_values(turn)
-        masked = np.where(fits(turn, throw), values.take[values.inverse], -np.inf)
+        fitting = fits(turn, throw)
+        if self.token_rules:
+            fitting = allowed_tokens(self.rules, turn, fitting & turn.available)
+        masked = np.where(fitting, values.take[values.inverse], -np.inf)
         best = masked.max(axis=1, keepdims=True)
         near = masked >= best - keepdp.NEAR
         preferred = masked.shape[1] - 1 - near[:, ::-1].argmax(axis=1)
         return np.where(np.isneginf(best[:, 0]), -1, preferred)
+
+
+class TurnRule(Protocol):
+    """A restriction as the learned unit reads it (see :mod:`engines.pantolino.restrictions`)."""
+
+    #: ``tables -> (F, J)``: which keep options of each complete throw are allowed (None: keeps are free)
+    keeps: Callable[[DiceTables], np.ndarray] | None
+    #: ``(turn, fitting) -> allowed``: which of the fitting claimable tokens ``(B, ..., T)`` may be taken (None: any)
+    tokens: Callable[[Turn, np.ndarray], np.ndarray] | None
+
+
+def allowed_tokens(rules: Sequence[TurnRule], turn: Turn, fitting: np.ndarray) -> np.ndarray:
+    """``fitting`` narrowed by every rule's tokens; where none is left, ``fitting`` itself (a forced take)."""
+    allowed = fitting.copy()
+    for rule in rules:
+        if rule.tokens is not None:
+            allowed &= rule.tokens(turn, fitting)
+    return np.where(allowed.any(axis=-1, keepdims=True), allowed, fitting)
 
 
 @dataclass

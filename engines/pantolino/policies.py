@@ -8,6 +8,7 @@ learns. This module adds ``win-optimal`` (:mod:`engines.pantolino.solver`), ``ex
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property, partial
 
 import numpy as np
@@ -17,13 +18,16 @@ from engines.expert import expert_policy
 from engines.pantolino import learned, solver
 from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.heuristics import HEURISTICS, TurnOptimal
+from engines.pantolino.restrictions import RESTRICTIONS, restricted
 from engines.pantolino.rules import Params, Turn
+from engines.restrict import restricting
 
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
 #: the expert's default playouts per decision by player count: with 2 players 512 beat turn-optimal at ~50 games/s
 #: on 2 cores; with 3 or more a decision moves a seat's chance less, and 512 only drew level, 2048 beat it
 EXPERT_PLAYOUTS = {2: 512, 3: 2048}
 MAX_CACHED_POSITIONS = 200_000  # win-optimal keeps (~0.7 kB each) kept per process before the cache restarts
+RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-keep-joker, expert:64@learned!never-steal, ...
 
 
 class WinOptimal:
@@ -89,8 +93,15 @@ WIN_OPTIMAL = Policy(
 )
 ORDER = ("keep-jokers", "reroll-jokers", "greedy", "turn-optimal", "win-optimal", "random")  # as `simulate list` shows
 POLICIES: dict[str, Policy] = {name: WIN_OPTIMAL if name == "win-optimal" else HEURISTICS[name] for name in ORDER}
-POLICIES["expert"] = expert_policy(
-    partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+POLICIES["expert"] = replace(
+    expert_policy(
+        partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+        ("learned",),
+    ),
+    restrict=RESTRICT,
 )
 
 
@@ -106,4 +117,5 @@ POLICIES["learned"] = Policy(
     "for 2-4 players and 2-player escaping boots ship; others are trained by self-play on first use and cached "
     "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
     LearnedPlayer,
+    restrict=RESTRICT,
 )

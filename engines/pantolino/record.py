@@ -1,5 +1,6 @@
 """What the shared layers need about Pantolino (see :mod:`engines.record`)."""
 
+from engines.pantolino.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
@@ -28,5 +29,6 @@ RECORD = Record(
         "greedy": 8_000,
         "turn-optimal": 8_000,
     },
-    reference_options={"exact": False},  # the last throw rolled die by die, as the reference engine rolls it
+    reference_options={"exact": False},
+    restrictions=RESTRICTIONS,  # the last throw rolled die by die, as the reference engine rolls it
 )

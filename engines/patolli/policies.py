@@ -13,6 +13,7 @@ square is the opponent's start square and the opponent has a waiting button. Saf
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -24,6 +25,7 @@ from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.features import lost_faces
 from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
+from engines.patolli.restrictions import RESTRICTIONS, restricted
 from engines.patolli.rules import (
     ONE,
     SAFE,
@@ -39,9 +41,11 @@ from engines.patolli.rules import (
     placements,
     rotate,
 )
+from engines.restrict import restricting
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)
+RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-capture, expert:64@learned!never-enter, ...
 
 
 def runner_choice(moves: Moves) -> np.ndarray:
@@ -277,8 +281,15 @@ POLICIES: dict[str, Policy] = {
         ),
     )
 }
-POLICIES["expert"] = expert_policy(
-    partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+POLICIES["expert"] = replace(
+    expert_policy(
+        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+        ("learned",),
+    ),
+    restrict=RESTRICT,
 )
 
 
@@ -295,4 +306,5 @@ POLICIES["learned"] = Policy(
     "played. The 2-player model ships; other knobs are trained by self-play on first use and cached "
     "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
     LearnedPlayer,
+    restrict=RESTRICT,
 )

@@ -1,5 +1,6 @@
 """What the shared layers need about Patolli (see :mod:`engines.record`)."""
 
+from engines.patolli.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
@@ -33,4 +34,5 @@ RECORD = Record(
         "balanced": 300,
         "home-stretch": 300,
     },
+    restrictions=RESTRICTIONS,
 )

@@ -20,7 +20,7 @@ from analysis.wording import pct
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, balance, by_skill, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -104,8 +104,8 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
     plan.add(f"tokens {OTHER_TOKENS} 2 symmetric", [STRONG] * 2, n, seed, chunk, settings=knobs)
 
 
-def questions(params: Params, seed: int) -> list[Question]:
-    """The chapter's questions, in page order (pages word their answers with ``params`` and ``seed``)."""
+def questions(params: Params, n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's questions, in page order (``params`` and ``seed`` word the answers; ``n``, ``chunk``: choices)."""
     bound = [partial(page, params=params, seed=seed) for page in PAGES]
     arms = (_tournament, _jokers, _modes, _no_token, _seats)
     labels = ("policies", "jokers", "escaping boots", "no token", "seats")
@@ -114,12 +114,14 @@ def questions(params: Params, seed: int) -> list[Question]:
         skill.question("pantolino"),
         by_skill.question("pantolino"),
         balance.question("pantolino"),
+        *choices.questions("pantolino", n, seed, chunk),
     ]
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
-    return plan_of("pantolino", questions(Params(), seed), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
+    return plan_of("pantolino", questions(Params(), n, seed, chunk), n, seed, chunk)
 
 
 def build(
@@ -131,7 +133,7 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     params = Params()
     planned = plan(n_games, seed)
-    played = answer(planned, questions(params, seed), play or local_play(precision))
+    played = answer(planned, questions(params, n_games, seed, planned.chunk), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     front = front_page(
         seed,

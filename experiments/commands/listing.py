@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from engines import available_games, get_game
+from engines.record import record_of
 from experiments.clikit import AsJson, VariantsFile, emit_json, use_variants_file, user_errors
 
 
@@ -56,6 +57,8 @@ def list_command(
         for name, overrides in (m.VARIANTS | loaded(game)).items():
             variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
         console.print(policies, knobs, variants)
+        if (restricted := _restrictions_table(m)) is not None:
+            console.print(restricted)
         console.print(
             f"players: {m.INFO.min_players}–{m.INFO.max_players}; turn cap {m.INFO.turn_cap}; "
             f"chunks of {m.INFO.chunk_games:,} games; "
@@ -74,6 +77,31 @@ def _knobs_table(module: Any) -> Any:
     for k in module.Params.knobs():
         knobs.add_row(k.name, str(k.default), k.allowed, k.doc, k.source or "not declared")
     return knobs
+
+
+def restrictable(module: Any) -> list[str]:
+    """The policies that take restrictions (``policy!restriction``)."""
+    return [p.name for p in module.POLICIES.values() if p.restrict is not None]
+
+
+def _restrictions_table(module: Any) -> Any:
+    """A game's restrictions for ``simulate list GAME`` (None when it declares none)."""
+    from rich.table import Table
+
+    declared = record_of(module).restrictions
+    takers = restrictable(module)
+    if not declared or not takers:
+        return None
+    example = f"{takers[0]}!{next(iter(declared))}"
+    table = Table(
+        title=f"{module.INFO.name} restrictions: POLICY!NAME (e.g. {example}; several: POLICY!A!B) for "
+        f"{', '.join(takers)}; `simulate restrict {module.INFO.id}` measures each"
+    )
+    for column in ("restriction", "a player who …", "exists when"):
+        table.add_column(column)
+    for r in declared.values():
+        table.add_row(r.name, r.does, r.needs or "always")
+    return table
 
 
 def describe(game: str | None) -> dict[str, Any]:
@@ -103,4 +131,8 @@ def describe(game: str | None) -> dict[str, Any]:
         ],
         "variants": {name: dict(overrides) for name, overrides in (m.VARIANTS | loaded(game)).items()},
         "metrics": list(m.METRICS),
+        "restrictions": [
+            {"restriction": r.name, "does": r.does, "needs": r.needs} for r in record_of(m).restrictions.values()
+        ],
+        "restrictable": restrictable(m),
     }

@@ -1,0 +1,92 @@
+"""`simulate restrict GAME`: what each choice is worth (restricted play), and whether a simple policy is as good."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Fresh,
+    Jobs,
+    Quiet,
+    Scheduler,
+    UserError,
+    VariantsFile,
+    check_pool,
+    emit_json,
+    folder_option,
+    parse_count,
+    parse_settings,
+    print_frame,
+    progress_total,
+    use_variants_file,
+    user_errors,
+)
+
+
+def restrict_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    restrictions: Annotated[
+        str, typer.Option(help="Comma-separated restrictions, or all (`simulate list GAME` names them).")
+    ] = "all",
+    players: Annotated[
+        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
+    ] = None,
+    n: Annotated[str, typer.Option("-n", "--games", help="Games per seating (default 10000).")] = "10000",
+    seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
+    strong: Annotated[str, typer.Option(help="The strong player restricted and played against.")] = "learned",
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
+    jobs: Jobs = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(parser=folder_option, help="Folder for the table and run.json (default: runs/GAME-restrict)."),
+    ] = None,
+    quiet: Quiet = False,
+    fresh: Fresh = False,
+    variants_file: VariantsFile = None,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
+    as_json: AsJson = False,
+) -> None:
+    """Each restriction's cost in win share (95% CI), ranked, and the simplest policy within 2 points of strong play."""
+    use_variants_file(variants_file)
+    with user_errors():
+        from experiments import restrict as rp
+        from experiments.run import folder_lock, open_runner
+
+        names = [r.strip() for r in restrictions.split(",") if r.strip()]
+        if not names:
+            raise UserError("--restrictions names no restriction; give a comma-separated list or all")
+        n_games = parse_count(n)
+        check_pool(backend, jobs, scheduler)
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        plan = rp.plan_restrict(game, names, players, n_games, seed, strong, parse_settings(settings or []), variant)
+        folder = out or Path("runs") / f"{game}-restrict"
+        with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
+            result = rp.play_restrict(plan, runner, lambda total: progress_total(total, quiet or as_json))
+            paths = result.save(folder)
+    if as_json:
+        emit_json({**result.as_json(), "written": [str(p) for p in paths]})
+        return
+    if quiet:
+        return
+    shown = result.table.assign(
+        share=100 * result.table["share"],
+        cost=100 * result.table["cost"],
+        cost_lo=100 * result.table["cost_lo"],
+        cost_hi=100 * result.table["cost_hi"],
+    )[["policy", "kind", "games", "share", "cost", "cost_lo", "cost_hi", "verdict"]]
+    print_frame(
+        shown,
+        f"{game}, {result.players} players: cost of each restriction of {result.strong} in points of win share "
+        f"(fair share {100 * result.fair:.1f}%; 95% CI), costliest first",
+    )
+    for line in result.lines():
+        typer.echo(line)
+    typer.echo(f"written: {', '.join(str(p) for p in paths)}")

@@ -1,0 +1,99 @@
+"""`simulate restrict` and its library (experiments.restrict): the cost table, the dominant-strategy answer, bad
+input, --json, resume, the same output with 1 or 2 jobs, and the chunk identity of a restricted seat."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from experiments import restrict as rp
+from experiments.cli import app
+from experiments.run import RunSpec, open_runner
+
+runner = CliRunner()
+GAME = "pantolino"
+SMALL = ["restrict", GAME, "--restrictions", "never-keep-joker,largest-token", "-n", "40", "--quiet"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
+    for args, words in (
+        (["restrict", GAME, "--restrictions", "never-keep-jokr"], "did you mean 'never-keep-joker'"),
+        (["restrict", GAME, "--strong", "random"], "takes no restriction"),
+        (["restrict", GAME, "--strong", "learned!largest-token"], "unrestricted"),
+        (["restrict", "paleolino"], "cooperative"),
+        (["restrict", GAME, "--restrictions", "never-steal"], "nothing to play"),
+        (["restrict", GAME, "-n", "0"], "-n"),
+    ):
+        result = runner.invoke(app, [*args, "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2, (args, result.output)
+        assert words in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_never_steal_is_skipped_without_escaping_boots_and_played_with_it() -> None:
+    plain = rp.plan_restrict(GAME, ["never-steal", "largest-token"], n_games=10, with_heuristics=False)
+    assert [e.restriction for e in plain.entries] == ["largest-token"] and "escaping-boots" in plain.skipped[0]
+    steals = rp.plan_restrict(GAME, ["never-steal"], n_games=10, variant="escaping-boots", with_heuristics=False)
+    assert [a.spec.seats for _, a in steals.arms] == [
+        ("learned!never-steal", "learned"),
+        ("learned", "learned!never-steal"),
+    ]
+
+
+def test_json_ranks_the_restrictions_by_cost_and_answers_the_dominant_question(tmp_path) -> None:
+    result = runner.invoke(app, [*SMALL, "--json", "--jobs", "1", "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    rows = pd.DataFrame(record["policies"])
+    restricted = rows[rows["kind"] == "restriction"]
+    assert list(restricted["cost"]) == sorted(restricted["cost"], reverse=True)
+    assert set(rows["policy"]) == {
+        "learned!never-keep-joker", "learned!largest-token", "random", "keep-jokers", "reroll-jokers", "greedy",
+        "turn-optimal",
+    }  # fmt: skip
+    for row in record["policies"]:
+        assert row["cost"] == pytest.approx(0.5 - row["share"]) and row["cost_lo"] <= row["cost"] <= row["cost_hi"]
+        assert row["games"] == 80
+    assert record["dominant_text"].startswith(("Yes: the simplest", "No: no named policy"))
+    assert len(record["findings"]) == 2 and all(f.startswith("A player who") for f in record["findings"])
+    saved = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert saved["policies"] == record["policies"] and (tmp_path / "a" / "choices.parquet").is_file()
+
+
+def test_one_and_two_jobs_give_the_same_table_and_a_second_run_resumes(tmp_path) -> None:
+    for jobs, folder in (("1", "one"), ("2", "two")):
+        result = runner.invoke(app, [*SMALL, "--jobs", jobs, "--out", str(tmp_path / folder)])
+        assert result.exit_code == 0, result.output
+    one, two = ((tmp_path / f / "choices.csv").read_bytes() for f in ("one", "two"))
+    assert one == two
+    plan = rp.plan_restrict(GAME, ["never-keep-joker", "largest-token"], n_games=40)
+    with open_runner(tmp_path / "one" / "chunks", False, "loky", 1) as again:
+        played = again.play([arm.spec for _, arm in plan.arms])
+    assert all(r.chunks_resumed == len(r.spec.chunks()) for r in played)
+    assert rp.analyse(plan, played).table.to_csv(index=False).encode() == one
+
+
+def test_a_restricted_seat_is_part_of_the_chunk_identity() -> None:
+    base = RunSpec(GAME, ("learned", "learned"), 10, 0)
+    restricted = RunSpec(GAME, ("learned!never-keep-joker", "learned"), 10, 0)
+    other = RunSpec(GAME, ("learned!largest-token", "learned"), 10, 0)
+    assert len({base.identity_text(), restricted.identity_text(), other.identity_text()}) == 3
+    assert restricted.identity()["models"]["learned!never-keep-joker"] == base.identity()["models"]["learned"]
+
+
+def test_the_dominant_answer_names_the_simplest_within_the_margin_or_the_closest() -> None:
+    rows = [
+        {"policy": "a!x", "kind": "restriction", "does": "never does x", "cost": 0.01, "cost_lo": -0.01,
+         "cost_hi": 0.03, "verdict": "never needed", "simplicity": 2},
+        {"policy": "h1", "kind": "heuristic", "does": "plays h1", "cost": 0.3, "cost_lo": 0.28, "cost_hi": 0.32,
+         "verdict": "costs", "simplicity": 0},
+        {"policy": "h2", "kind": "heuristic", "does": "plays h2", "cost": 0.015, "cost_lo": 0.0, "cost_hi": 0.03,
+         "verdict": "never needed", "simplicity": 1},
+    ]  # fmt: skip
+    found = rp.Choices("g", 2, "a", pd.DataFrame(rows), [], {})
+    assert found.dominant()["policy"] == "h2" and found.dominant_text().startswith("Yes: the simplest policy")
+    far = rp.Choices("g", 2, "a", pd.DataFrame([{**r, "cost": r["cost"] + 0.1} for r in rows]), [], {})
+    assert far.dominant()["policy"] is None and "the closest is a!x" in far.dominant_text()
+    assert rp.verdict(0.05, 0.01, 0.09) == "costs" and rp.verdict(-0.05, -0.09, -0.01) == "better without"
