@@ -4,8 +4,9 @@ Pages: first player, policies, marker placement, bankruptcy, game length, the co
 tokens, the skill ladder. Every arm is played from the same seed (common random numbers across arms). Unless a
 page says otherwise both seats play ``balanced`` (no heuristic beats it), the markers are placed by the players
 (the heuristics' rule) and the first player is chosen by the rulebook's die roll-off; the per-game flag
-``first_won`` gives the first player's win rate in every arm. The headline pages also play the expert against
-itself (strong play) on fewer games and state its figure beside the heuristic's.
+``first_won`` gives the first player's win rate in every arm. Strong play is the learned player (it beats the
+expert: engines/patolli/README.md): the headline pages, the readings, the starting purses and the balance page
+play it against itself on as many games and state its figure beside the heuristic's, saying where it differs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sp
 
 from analysis import plots, stats
 from analysis.book import Page
@@ -39,7 +41,8 @@ from experiments.spec import arm_chunk
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
 BALANCE_SHARE = 4  # the balance page's arms (default rules, each variant, each token count) play n / 4 games
-STRONG = "expert"  # strong play: the expert at its default budget in both seats, on 1/skill.EXPERT_SHARE the games
+STRONG = "learned"  # strong play: the learned player in both seats, on as many games (its models here ship)
+STRONG_RULES = ("base rules", "free overshoot", "grey safe")  # the readings also played learned against learned
 SELF_PLAY = [STRONG, *POLICY_ORDER]
 # marker layouts: label -> knob settings (seat 0 starts on square 12, seat 1 on 38; 13 and 14 follow seat 0's
 # start, 39 and 40 follow seat 1's); the test layout is the same for both seats up to the half-turn of the board
@@ -78,7 +81,6 @@ RULE_TEXT = {
     "exit overshoot": "a button may leave the track with a roll larger than needed",
     "pay when empty": "a lost roll costs a token even with no button on the track",
 }
-STRONG_RULES = ("base rules", "free overshoot", "grey safe")  # the readings also played expert against expert
 TOKENS = (5, 10, 15, 20, 30, 40)
 CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck": "bad luck"}
 LENGTH_BIN = 10
@@ -101,17 +103,15 @@ def _tokens(count: int) -> str:
     return _h2h(REFERENCE, REFERENCE) if count == Params().tokens else f"tokens {count}"
 
 
+def _two(policy: str) -> str:
+    """``"two learned players"``: both seats' policy, in words."""
+    return f"two {policy} players"
+
+
 def _self_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Each policy against itself under the base rules (the first-player, bankruptcy and length questions)."""
-    for policy in POLICY_ORDER:
+    for policy in SELF_PLAY:
         plan.add(_h2h(policy, policy), [policy] * 2, n, seed, chunk)
-    _strong(plan, "base rules", n, seed, chunk)
-
-
-def _strong(plan: Plan, name: str, n: int, seed: int, chunk: int) -> None:
-    """``STRONG`` against itself under reading ``name``, on 1/skill.EXPERT_SHARE of the games."""
-    games, strong_chunk = max(2, n // skill.EXPERT_SHARE), min(chunk, POLICIES[STRONG].chunk_games or chunk)
-    plan.add(_rule(name, STRONG), [STRONG] * 2, games, seed, strong_chunk, settings=RULES[name])
 
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -133,7 +133,7 @@ def _readings(plan: Plan, n: int, seed: int, chunk: int) -> None:
         for policy in POLICY_ORDER:
             plan.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
     for name in STRONG_RULES:
-        _strong(plan, name, n, seed, chunk)
+        plan.add(_rule(name, STRONG), [STRONG] * 2, n, seed, chunk, settings=RULES[name])
 
 
 def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -187,9 +187,9 @@ def build(
         arms=(
             f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of heuristics, both seatings, and each "
             f"against itself); {len(LAYOUTS) - 1} other marker layouts ({REFERENCE} against {REFERENCE}); "
-            f"{len(RULES) - 1} contested readings and rule variants for each heuristic against itself; "
-            f"{STRONG} against {STRONG} under {len(STRONG_RULES)} readings (1/{skill.EXPERT_SHARE} of the games); "
-            f"{len(TOKENS) - 1} other starting purses; the skill ladder."
+            f"{len(RULES) - 1} contested readings and rule variants for each heuristic against itself, "
+            f"{len(STRONG_RULES) - 1} of them for {STRONG} too; {len(TOKENS) - 1} other starting purses; the skill "
+            "ladder; the balance page."
         ),
         games=(
             f"{games:,} in {len(planned.arms)} arms ("
@@ -201,7 +201,10 @@ def build(
             f"says otherwise both players follow {REFERENCE} (no heuristic beats it), the markers are placed by "
             "the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
-            f"named beside it. '{STRONG}': the search player at its default budget, the strongest player here."
+            f"named beside it. Strong play: '{STRONG}', the value network of engines/patolli, the strongest player "
+            "here (it wins about 56% against the expert and 90% against balanced), beside balanced on the pages "
+            "of the default rules and on the readings its models ship for; a title says where strong play changes "
+            "the answer."
         ),
     )
     return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
@@ -227,10 +230,19 @@ def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
 
+def _differs(a: Any, b: Any) -> bool:
+    """Whether two rates (rows with ``rate`` and ``n``) differ at the 5% level (pooled two-proportion test)."""
+    counts = [(round(r["rate"] * r["n"]), int(r["n"])) for r in (a, b)]
+    return stats.two_proportion_p_value(*counts[0], *counts[1]) < 0.05
+
+
+def _moved(change: float) -> str:
+    """``"3.2 points higher"``: a change of a rate, in words."""
+    return f"{100 * abs(change):.1f} points {'higher' if change > 0 else 'lower'}"
+
+
 def _p_half(rate: float, n: int) -> float:
     """Two-sided p-value that a rate measured on ``n`` games is 50%."""
-    from scipy import stats as sp
-
     return float(2 * sp.norm.sf(abs(rate - 0.5) / np.sqrt(0.25 / n)))
 
 
@@ -256,7 +268,9 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         edge = 100 * (ref["rate"] - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
     strong = frame[(frame["policy"] == STRONG) & (frame["who"] == "first player")].iloc[0]
-    title += f"; between two {STRONG}s {pct(strong['rate'], strong['low'], strong['high'])}"
+    title += f"; between {_two(STRONG)} {pct(strong['rate'], strong['low'], strong['high'])}"
+    if _differs(strong, ref):
+        title += f", {_moved(strong['rate'] - ref['rate'])}: strong play changes the first player's edge"
 
     def draw(fig: Any) -> None:
         plots.interval_bars(
@@ -287,8 +301,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         ]
     )
     notes = [
-        "Each policy against itself (the expert on fewer games), markers placed by the players, the first player "
-        "chosen by a die roll-off. "
+        "Each policy against itself, markers placed by the players, the first player chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
         "square 12 (a check on the board's symmetry). Dashed line: a fair share. p: two-sided z-test against 50%."
     ]
@@ -460,7 +473,7 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     strong = next(r for r in shares if r["policy"] == STRONG and r["end"] == "bankruptcy")
     title = (
         f"{pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
-        f"and {100 * race['rate']:.1f}% by a finished race; between two {STRONG}s "
+        f"and {100 * race['rate']:.1f}% by a finished race; between {_two(STRONG)} "
         f"{pct(strong['rate'], strong['low'], strong['high'])}; with the other heuristics {100 * min(others):.0f}–"
         f"{100 * max(others):.0f}% end by bankruptcy"
     )
@@ -535,7 +548,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"half are over by turn {_quantile(hists[REFERENCE], 0.5)}, 90% by turn {_quantile(hists[REFERENCE], 0.9)}"
     )
     strong = results[_h2h(STRONG, STRONG)].summary.mean_turns()
-    title += f"; between two {STRONG}s {strong[0]:.1f} ({strong[1]:.1f}–{strong[2]:.1f})"
+    title += f"; between {_two(STRONG)} {strong[0]:.1f} ({strong[1]:.1f}–{strong[2]:.1f})"
     top = max(_quantile(h, 0.995) for h in hists.values())
 
     def draw(fig: Any) -> None:
@@ -559,8 +572,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         right.legend(frameon=False, fontsize=8, title="both seats play", title_fontsize=8, loc="lower right")
 
     notes = [
-        "Each policy against itself (the expert on fewer games), markers placed by the players, first player by "
-        "roll-off. A turn is one player's go "
+        "Each policy against itself, markers placed by the players, first player by roll-off. A turn is one "
+        "player's go "
         "(a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure stops at the "
         "99.5% quantile of the longest-running policy."
     ]
@@ -570,11 +583,42 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 # --- 6. rule variants ----------------------------------------------------------------------------------------------
 
 
+def _reading_changes(frame: pd.DataFrame, policy: str) -> dict[str, dict[str, float]]:
+    """Per reading, ``policy`` against itself: each change from the base rules and its two-sided p-value.
+
+    Turns by a z-test on the means; bankruptcy and the first player's share by pooled two-proportion tests.
+    """
+    own = frame[frame["policy"] == policy].set_index("rule")
+    base = own.loc["base rules"]
+    out = {}
+    for name in own.index:
+        r = own.loc[name]
+        z = (r["turns"] - base["turns"]) / max(np.hypot(r["turns_se"], base["turns_se"]), 1e-12)
+        out[name] = {
+            "turns": r["turns"] - base["turns"],
+            "p_turns": float(2 * sp.norm.sf(abs(z))),
+            "bankrupt": r["bankrupt"] - base["bankrupt"],
+            "p_bankrupt": stats.two_proportion_p_value(
+                int(r["bankrupt_k"]), int(r["n"]), int(base["bankrupt_k"]), int(base["n"])
+            ),
+            "first": r["first"] - base["first"],
+            "p_first": stats.two_proportion_p_value(
+                int(r["first_k"]), int(r["n"]), int(base["first_k"]), int(base["n"])
+            ),
+        }
+    return out
+
+
+def _moved_first(changes: dict[str, dict[str, float]], among: tuple[str, ...]) -> list[str]:
+    """The readings of ``among`` that move the first player's share detectably (p < 0.05)."""
+    return [name for name in among if name != "base rules" and changes[name]["p_first"] < 0.05]
+
+
 def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The contested readings and two rule variants: game length, bankruptcy share and first-player win rate."""
     frame_rows = []
     for name in RULES:
-        for p in POLICY_ORDER:
+        for p in [*POLICY_ORDER, STRONG] if name in STRONG_RULES else POLICY_ORDER:
             s = results[_rule(name, p)].summary
             turns = s.mean_turns()
             bankrupt, first = _reason(s, BANKRUPT), _first(s)
@@ -597,59 +641,46 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "turns_se": (turns[2] - turns[1]) / (2 * stats.Z95),
                 }
             )
-    from scipy import stats as sp
-
     frame = pd.DataFrame(frame_rows)
-    ref = frame[frame["policy"] == REFERENCE].set_index("rule")
-    base = ref.loc["base rules"]
-    rows, first_p = [], {}
+    ref, strong = (frame[frame["policy"] == p].set_index("rule") for p in (REFERENCE, STRONG))
+    changes, strong_changes = _reading_changes(frame, REFERENCE), _reading_changes(frame, STRONG)
+    rows = []
     for name in RULES:
-        r = ref.loc[name]
-        d_turns = r["turns"] - base["turns"]
-        z = d_turns / max(np.hypot(r["turns_se"], base["turns_se"]), 1e-12)
-        p_turns = float(2 * sp.norm.sf(abs(z)))
-        p_bank = stats.two_proportion_p_value(
-            int(r["bankrupt_k"]), int(r["n"]), int(base["bankrupt_k"]), int(base["n"])
-        )
-        first_p[name] = stats.two_proportion_p_value(
-            int(r["first_k"]), int(r["n"]), int(base["first_k"]), int(base["n"])
-        )
-        strong = "—"
-        if name in STRONG_RULES:
-            e = results[_rule(name, STRONG)].summary
-            strong = f"{e.mean_turns()[0]:.0f} turns, {100 * _reason(e, BANKRUPT)[0]:.0f}% bankrupt"
-            strong += f", first {100 * _first(e)[0]:.0f}% ({e.n_games:,})"
+        r, c = ref.loc[name], changes[name]
+        based = name == "base rules"
+        e = strong.loc[name] if name in STRONG_RULES else None
         rows.append(
             {
                 "rule": name,
                 "turns/game": f"{r['turns']:.1f} ({r['turns_lo']:.1f}–{r['turns_hi']:.1f})",
-                "Δ turns (p)": "—" if name == "base rules" else f"{d_turns:+.1f} ({p_value(p_turns)})",
+                "Δ turns (p)": "—" if based else f"{c['turns']:+.1f} ({p_value(c['p_turns'])})",
                 "bankruptcy": pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
-                "Δ bankruptcy (p)": "—"
-                if name == "base rules"
-                else f"{100 * (r['bankrupt'] - base['bankrupt']):+.1f} pts ({p_value(p_bank)})",
+                "Δ bankruptcy (p)": "—" if based else f"{100 * c['bankrupt']:+.1f} pts ({p_value(c['p_bankrupt'])})",
                 "first player wins": pct(r["first"], r["first_lo"], r["first_hi"]),
-                "Δ first (p)": "—"
-                if name == "base rules"
-                else f"{100 * (r['first'] - base['first']):+.1f} pts ({p_value(first_p[name])})",
-                f"{STRONG} vs {STRONG}": strong,
+                "Δ first (p)": "—" if based else f"{100 * c['first']:+.1f} pts ({p_value(c['p_first'])})",
+                f"{STRONG} vs {STRONG}": "—"
+                if e is None
+                else f"{e['turns']:.0f} turns, {100 * e['bankrupt']:.0f}% bankrupt, first {100 * e['first']:.0f}%",
             }
         )
-    free, grey = ref.loc["free overshoot"], ref.loc["grey safe"]
-    e_base, e_free = (results[_rule(name, STRONG)].summary for name in ("base rules", "free overshoot"))
+    free, grey, base = ref.loc["free overshoot"], ref.loc["grey safe"], ref.loc["base rules"]
     title = (
         f"How a reading ends the game: with free overshoot skips {REFERENCE} games last "
         f"{free['turns'] - base['turns']:+.0f} turns and end by bankruptcy {100 * free['bankrupt']:.0f}% of the "
-        f"time instead of {100 * base['bankrupt']:.0f}% ({STRONG}s: {100 * _reason(e_free, BANKRUPT)[0]:.0f}% "
-        f"instead of {100 * _reason(e_base, BANKRUPT)[0]:.0f}%); capture-proof grey corners move bankruptcy to "
-        f"{100 * grey['bankrupt']:.0f}%"
+        f"time instead of {100 * base['bankrupt']:.0f}% ({STRONG} players: "
+        f"{100 * strong.loc['free overshoot', 'bankrupt']:.0f}% instead of "
+        f"{100 * strong.loc['base rules', 'bankrupt']:.0f}%); "
+        f"capture-proof grey corners move bankruptcy to {100 * grey['bankrupt']:.0f}%"
     )
-    moved = [name for name in RULES if name != "base rules" and first_p[name] < 0.05]
-    title += (
-        "; the first player's share moves detectably only with " + ", ".join(moved)
-        if moved
-        else "; no reading moves the first player's share detectably"
-    )
+    moved, strong_moved = _moved_first(changes, tuple(RULES)), _moved_first(strong_changes, STRONG_RULES)
+    moved_shared = [name for name in moved if name in STRONG_RULES]
+
+    def listed(names: list[str]) -> str:
+        return "only with " + ", ".join(names) if names else "with no reading"
+
+    title += f"; the first player's share moves detectably {listed(moved)}"
+    if strong_moved != moved_shared:
+        title += f", between {_two(STRONG)} {listed(strong_moved)} (of {', '.join(STRONG_RULES[1:])})"
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, 3)
@@ -683,8 +714,8 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         "Figure: each heuristic against itself under each rule set (markers placed by the players, first player "
         f"by roll-off). Table: {REFERENCE} against {REFERENCE}; Δ against the base rules with a two-sided p-value "
-        "(z-test on the means for turns, pooled two-proportion test for bankruptcy); the last column: the expert "
-        "against itself on fewer games (games in brackets). "
+        "(z-test on the means for turns, pooled two-proportion test for bankruptcy); the last column: the "
+        f"{STRONG} player against itself on as many games, under the readings its models ship for. "
         + "; ".join(f"'{name}': {text}" for name, text in RULE_TEXT.items())
         + ". The base rules take the rulebook's plain words: a lost roll always pays, grey corners do not "
         "protect from capture, their extra move is optional, markers stand where the rulebook allows. 'grey "
@@ -747,6 +778,7 @@ def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     notes = [
         f"Both seats play {REFERENCE}; markers placed by the players; first player by roll-off. Only the knob "
-        "'tokens' changes; everything else is the base rules."
+        f"'tokens' changes; everything else is the base rules. Not yet under {STRONG}: its model for each purse "
+        "is not shipped (`simulate train patolli --set tokens=N` trains one, about 3 minutes of CPU)."
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows).drop(columns="_bankrupt"), notes), title

@@ -39,15 +39,15 @@ def test_front_page_says_what_was_run(pdf_texts) -> None:
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
-    assert "between two experts" in first
+    assert "between two learned players" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
     assert "Markers near one start tilt the game: seat 0 wins" in markers and "test layout" in markers
     assert "players' rule" in markers and "random markers" in markers and "players" in markers
     assert "end by bankruptcy" in bankruptcy and "finished race" in bankruptcy and "lost roll" in bankruptcy
-    assert "between two experts" in bankruptcy
+    assert "between two learned players" in bankruptcy
     assert "a game lasts" in length and "turns on average" in length and "median" in length
     assert "free overshoot skips" in variants and "capture-proof grey corners" in variants
-    assert "grey extra always" in variants and "restricted markers" in variants and "expert vs expert" in variants
+    assert "grey extra always" in variants and "restricted markers" in variants and "learned vs learned" in variants
     assert "The starting purse decides how games end" in tokens and "40" in tokens
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
     assert "The first player's edge is" in by_skill and "everyone plays" in by_skill
@@ -60,12 +60,14 @@ def test_plan_has_unique_arms_for_every_question() -> None:
     assert len(labels) == len(set(labels))
     specs = {a.spec for a in arms}
     assert {a.spec.seats for a in arms} >= {(a, b) for a in patolli.POLICY_ORDER for b in patolli.POLICY_ORDER}
-    # every contested reading is played by every heuristic, and by the expert where the page says so
+    # every contested reading is played by every heuristic, and by the learned player where the page says so
     settings = {(a.spec.seats, a.spec.settings) for a in arms}
-    for knobs in patolli.RULES.values():
-        for policy in patolli.POLICY_ORDER:
+    for name, knobs in patolli.RULES.items():
+        players = patolli.SELF_PLAY if name in patolli.STRONG_RULES else patolli.POLICY_ORDER
+        for policy in players:
             assert any(seats == (policy, policy) and dict(knobs).items() <= dict(s).items() for seats, s in settings)
-    assert sum(1 for a in arms if a.spec.seats == ("expert", "expert")) == len(patolli.STRONG_RULES)
+    strong = [a for a in arms if a.spec.seats == (patolli.STRONG,) * 2]
+    assert len(strong) == len(patolli.STRONG_RULES) and all(a.spec.n_games == 100 for a in strong)  # as many games
     assert len(specs) < len(labels)  # the ladder's seatings are head-to-head arms: played once
     layouts = {a.spec.settings for a in arms if a.label.startswith("markers ") or a.label == "h2h balanced balanced"}
     assert len(layouts) == len(patolli.LAYOUTS)  # every marker layout is its own run
