@@ -271,6 +271,13 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     title += f"; between {_two(STRONG)} {pct(strong['rate'], strong['low'], strong['high'])}"
     if _differs(strong, ref):
         title += f", {_moved(strong['rate'] - ref['rate'])}: strong play changes the first player's edge"
+    seat0 = frame[(frame["policy"] == STRONG) & (frame["who"] == "seat 0")].iloc[0]
+    if not seat0["low"] <= 0.5 <= seat0["high"]:  # the marker order (ours) gives seat 0 the last bad-luck marker
+        title += (
+            f"; but seat 0, who places the first safe and the last bad-luck marker, wins "
+            f"{pct(seat0['rate'], seat0['low'], seat0['high'])} between {_two(STRONG)}: under strong play the "
+            "marker order decides the game"
+        )
 
     def draw(fig: Any) -> None:
         plots.interval_bars(
@@ -303,7 +310,10 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         "Each policy against itself, markers placed by the players, the first player chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
-        "square 12 (a check on the board's symmetry). Dashed line: a fair share. p: two-sided z-test against 50%."
+        "square 12 (a check on the board's symmetry, and on the marker order: ours, safe markers from seat 0, "
+        "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
+        f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
+        "(engines/patolli/README.md): the edge is in the markers the model places, trained against random ones."
     ]
     return Page(_fit(title), draw, table, notes), title
 
