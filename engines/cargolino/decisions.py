@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines import core
-from engines.cargolino import beliefs
+from engines.cargolino import beliefs, features
 from engines.cargolino.rules import (
     N_SNAILS,
     Params,
@@ -34,7 +34,7 @@ from engines.cargolino.rules import (
     use_dice,
 )
 from engines.core import Policy
-from engines.expert import Budget, Search, by_table_size, default_playouts
+from engines.expert import Budget, Rollout, Search, by_table_size, default_playouts
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
@@ -66,10 +66,14 @@ class Point:
     hidden: bool  # whether the other seats' tokens are drawn from the belief
     moved: bool = False
     cooperative: bool = False
+    marginals: np.ndarray | None = None  # (B, P, 6) the mover's holdings, when kept at the point's making
 
     @classmethod
-    def at(cls, step: Step, policies: Mapping[str, Policy], truth: bool) -> Point:
-        """The decision of every game of ``step``; without ``truth`` the deal is a draw from the mover's belief."""
+    def at(cls, step: Step, policies: Mapping[str, Policy], truth: bool, keep: bool = False) -> Point:
+        """The decision of every game of ``step``; without ``truth`` the deal is a draw from the mover's belief.
+
+        ``keep``: work out the mover's holdings once now (:meth:`holdings`), for the features of every candidate.
+        """
         table = step.table
         state = step.state.keep_rows(np.arange(len(step.state.game))[step.rows])
         hidden = not truth and not table.params.open_ownership
@@ -96,6 +100,8 @@ class Point:
             hidden,
         )
         point.determinise(core.StreamSource(key ^ SAMPLE_SALT))  # the true deal of the others never stays
+        if keep:
+            point.marginals = point.holdings()
         return point
 
     @property
@@ -127,6 +133,33 @@ class Point:
         snail, colour = impl.choose(Step(table, state, slice(None), self.mover, own, self.code, self.die))
         return snail * N_SNAILS + colour
 
+    def holdings(self) -> np.ndarray:
+        """``(B, P, 6)``: the chance each seat holds each snail, as the mover knows it.
+
+        From the mover's belief and its own tokens where the deal is hidden (never the drawn deal the point
+        holds); the deal itself where it is seen.
+        """
+        if self.marginals is not None:
+            return self.marginals
+        if not self.hidden:
+            return features.deal_holdings(self.state.owner, self.players)
+        hyps = beliefs.hypotheses(self.players, self.params.each(self.players))
+        hyp = hyps.cons[self.mover, self.state.held[np.arange(len(self.mover)), self.mover]]
+        return features.belief_holdings(self.belief, hyp, hyps)
+
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as its mover sees it (:mod:`~engines.cargolino.features`; the learned hook).
+
+        A point holds only its mover's belief, so ``viewer`` must be the mover.
+
+        Raises:
+            ValueError: for a viewer that is not the row's mover.
+        """
+        if viewer is not None and not np.array_equal(viewer, self.mover):
+            raise ValueError("a Cargolino decision point has features only for its mover (it keeps only its belief)")
+        s = self.state
+        return features.features_of(self.params, s.pos, self.code, s.banked, s.race, self.mover, self.holdings())
+
     def take(self, rows: np.ndarray) -> Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
@@ -143,6 +176,7 @@ class Point:
             self.key[rows],
             self.hidden,
             self.moved,
+            marginals=None if self.marginals is None else self.marginals[rows],
         )
 
     def determinise(self, source: core.Source) -> None:
@@ -192,7 +226,7 @@ class Expert:
     def __init__(
         self,
         params: Params,
-        playouts: int | None,
+        playouts: int | Rollout | None,
         policies: Mapping[str, Policy],
         defaults: Budget,
         hide: Mapping[int, float],
@@ -200,12 +234,22 @@ class Expert:
     ) -> None:
         """Search with ``playouts`` per decision (``None``: ``defaults`` for the table's player count).
 
-        ``hide``: the chance per die of hiding, by player count; ``truth``: search the true deal (cheats) instead
-        of beliefs, and never hide.
+        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy (else ``ROLLOUT``), which
+        gives the default move too. ``hide``: the chance per die of hiding, by player count; ``truth``: search the
+        true deal (cheats) instead of beliefs, and never hide.
         """
-        self.policies, self.truth = policies, truth
-        self.playouts, self.defaults, self.hide = playouts, defaults, hide
+        self.params, self.policies, self.truth = params, policies, truth
+        self.rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
+        self.playouts = playouts.playouts if isinstance(playouts, Rollout) else playouts
+        self.defaults, self.hide = defaults, hide
         self.believes = not truth  # the engine keeps this seat's belief over the deal
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        (impl,) = fresh_instances(self.policies, [self.rollout], self.params)
+        hook = getattr(impl, "prepare", None)
+        if hook is not None:
+            hook(players)
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
         """The searched (snail, colour) of every game; snail -1 where no die can move a snail."""
@@ -229,7 +273,7 @@ class Expert:
         chosen = np.full(len(live), -1, dtype=np.int64)
         if not self.truth:
             chosen = hiding_move(point, by_table_size(self.hide, players))
-        search = Search(self.playouts or default_playouts(self.defaults, players), ROLLOUT)
+        search = Search(self.playouts or default_playouts(self.defaults, players), self.rollout)
         rest = np.flatnonzero(chosen < 0)
         if len(rest):
             chosen[rest] = search.choose(point.take(rest))

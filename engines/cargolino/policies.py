@@ -21,7 +21,7 @@ from functools import partial
 
 import numpy as np
 
-from engines.cargolino import beliefs
+from engines.cargolino import beliefs, learned
 from engines.cargolino.decisions import ROLLOUT, Expert
 from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from engines.core import Policy
@@ -436,15 +436,33 @@ POLICIES: dict[str, Policy] = {
 }
 EXPERT = partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS, hide=EXPERT_HIDE)
 POLICIES["expert"] = replace(
-    expert_policy(EXPERT, ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK),
+    expert_policy(EXPERT, ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)),
     description=f"Monte Carlo search improving on {ROLLOUT}: N playouts per decision ({ROLLOUT} in every seat, "
     f"the deal drawn from its beliefs) try the legal moves, and {ROLLOUT}'s move is left only for one that wins "
     "clearly more often; with 4 or 5 players it first hides 1 die in 16 (advances its own snail where that loses "
-    "no shell), which its playouts cannot value but misleads believing opponents.",
+    "no shell), which its playouts cannot value but misleads believing opponents; expert:N@learned plays out "
+    "(and defaults to) learned instead.",
 )
 POLICIES["expert-oracle"] = replace(
     expert_policy(partial(EXPERT, truth=True), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK),
     name="expert-oracle",
     description=f"The expert's search with the true ownership in place of its beliefs (cheats: the upper bound); "
     f"N playouts per decision, {ROLLOUT} in every seat; never hides.",
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``detective``; decision points resolve names in ``POLICIES``."""
+
+    baseline = "detective"
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each legal (die, snail) pair, from the seat's own snails, the board and "
+    "its Bayesian belief over the other tokens (never the true deal); the best valued is played. Models for 2, 4 "
+    "and 6 players ship; other settings are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 "
+    "refuses; training settings ours).",
+    LearnedPlayer,
 )

@@ -12,7 +12,7 @@ RECORD = Record(
             "first_seat_advantage=0",
         ),
     ),
-    bench=Bench(("selfish",) * 4, 100_000, 1_000, 5_000, "detective", 200),
+    bench=Bench(("selfish",) * 4, 100_000, 1_000, 5_000, "detective", 200, learned_games=2_000),
     ladder_budgets=(4, 32),  # its expert plays a few games a second at 32 (its 2-player default)
     report_budgets=(),  # too slow for a report's arms: `simulate ladder cargolino` rates it
     looks={
@@ -24,4 +24,6 @@ RECORD = Record(
         "expert-oracle": (8, "*"),
     },
     more_players=((4, 1_000), (6, 600)),
+    # learned against each heuristic, per seating, at 2 players and at every size of more_players (README)
+    learned_soundness_games={"random": 100, "selfish": 100, "blocker": 100, "hindmost": 200, "detective": 200},
 )

@@ -13,7 +13,9 @@ from engines.cargolino.policies import EXPERT_HIDE
 from engines.checker import check_batch, check_reference
 from engines.expert import by_table_size
 
-HEURISTICS = sorted(name for name in POLICIES if not name.startswith("expert"))  # the reference plays these
+HEURISTICS = sorted(
+    name for name in POLICIES if not name.startswith("expert") and name != "learned"
+)  # the reference plays these
 
 R, G, Y, B, P, W = range(6)  # snails and colours: red, green, yellow, blue, purple, white
 # Default board (position: colour): 0 start | 1 purple 2 blue 3 red 4 green 5 yellow 6 white | 7 purple 8 blue

@@ -57,9 +57,9 @@ def players(game: str) -> int:
 
 
 def win_share(
-    game: str, policy: str, n: int, seed: int = SEED, k: int | None = None
+    game: str, policy: str, n: int, seed: int = SEED, k: int | None = None, rival: str = "random"
 ) -> tuple[float, float, float, int]:
-    """Mean share of the win of ``policy`` against random, rotated through every seat: ``(share, low, high, N)``.
+    """Mean share of the win of ``policy`` against ``rival``, rotated through every seat: ``(share, low, high, N)``.
 
     ``k`` seats (default: the CLI's default player count).
     """
@@ -68,7 +68,7 @@ def win_share(
     k = players(game) if k is None else k
     total, games = 0.0, 0
     for seat in range(k):
-        seats = ["random"] * k
+        seats = [rival] * k
         seats[seat] = policy
         winners = module.play(params, seats, n, np.random.default_rng([seed, seat]))["winners"].astype(np.float64)
         total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
@@ -217,3 +217,37 @@ def test_learned_beats_every_heuristic(game: str, policy: str, monkeypatch) -> N
         total += float((winners[:, seat] / np.maximum(winners.sum(axis=1), 1)).sum())
     low, high = wilson(total, 2 * n)
     assert low > 0.5, f"{game}: learned does not beat {policy}: {total / (2 * n):.1%} [{low:.1%}, {high:.1%}]"
+
+
+# Table sizes at which a shipped learned model does not beat a heuristic yet, each with its measured figure (the
+# game's README); strict expected failures until a stronger model ships. Keyed by (game, heuristic, players).
+KNOWN_LEARNED_GAPS: dict[tuple[str, str, int], str] = {
+    ("cargolino", "hindmost", 4): "27.8% [24.8%, 31.0%] of 800 games, fair 25%",
+    ("cargolino", "selfish", 6): "18.0% [15.1%, 21.3%] of 600 games, fair 16.7%",
+    ("cargolino", "hindmost", 6): "15.2% [13.3%, 17.4%] of 1,200 games, fair 16.7%",
+    ("cargolino", "detective", 6): "14.7% [12.8%, 16.8%] of 1,200 games, fair 16.7%",
+}
+
+
+def learned_cases_at_more_players() -> list:
+    """One case per (game with a learned player, heuristic, further table size); a known gap a strict xfail."""
+    out = []
+    for game, counts in LEARNED_GAMES_PER_SEATING.items():
+        for policy, n in counts.items():
+            for k, _ in record_of(get_game(game).module).more_players:
+                reason = KNOWN_LEARNED_GAPS.get((game, policy, k))
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                out.append(pytest.param(game, policy, k, n, marks=marks, id=f"{game}-learned-vs-{policy}-{k}p"))
+    return out
+
+
+@pytest.mark.parametrize(("game", "policy", "k", "n"), learned_cases_at_more_players())
+def test_learned_beats_every_heuristic_at_more_players(game: str, policy: str, k: int, n: int, monkeypatch) -> None:
+    """``learned`` alone among ``k - 1`` of a heuristic, seat-averaged: the 95% interval's lower end above 1/k.
+
+    The table sizes are the record's ``more_players`` (as the heuristics' own tests), the games per seating its
+    ``learned_soundness_games``.
+    """
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped model must do: no training inside the suite
+    share, low, high, _ = win_share(game, "learned", n, k=k, rival=policy)
+    assert low > 1 / k, f"{game}: learned does not beat {policy} at {k} players: {share:.1%} [{low:.1%}, {high:.1%}]"

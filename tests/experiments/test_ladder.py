@@ -105,7 +105,7 @@ def test_ladder_command_prints_and_writes_tables_and_figure(tmp_path: Path, monk
     ratings = pd.read_parquet(tmp_path / "ratings.parquet")
     assert ratings["policy"].iloc[0] == "random" and {"rating", "rating_lo", "rating_hi"} <= set(ratings.columns)
     pairs = pd.read_csv(tmp_path / "pairs.csv")
-    assert len(pairs) == 10 and (pairs["games"] == 600).all()  # random, selfish, blocker, hindmost, detective
+    assert len(pairs) == 15 and (pairs["games"] == 600).all()  # random, selfish, blocker, hindmost, detective, learned
     record = json.loads((tmp_path / "ladder.json").read_text())
     assert record["games_per_seating"] == 300 and record["chain_margin"]["min_rate"] == 0.55
     assert (tmp_path / "ladder.png").stat().st_size > 1000 and (tmp_path / "chain.csv").exists()

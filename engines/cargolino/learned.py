@@ -1,0 +1,198 @@
+"""Cargolino's learned player: at every die, the (die, snail) pair whose resulting position the model values most.
+
+The unit is one die (:class:`~engines.cargolino.decisions.Point`): the position after each legal pair, mid-turn
+with the dice still to use, is valued for the mover by the value model, and the best is played
+(:func:`engines.learned.choice.best_candidates`). Features are :mod:`engines.cargolino.features`: the mover's
+own snails, the public board and its *belief* over the others' tokens (the detective's model, which the engine
+keeps for a seat that ``believes``), never the true deal. Models are trained by self-play
+(:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the model so far; targets
+are the λ-returns under the model just fitted. One model per player count; see the package README for the figures.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from engines import core
+from engines.cargolino import beliefs, features
+from engines.cargolino.decisions import Point
+from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
+from engines.core import Policy
+from engines.expert import by_table_size
+from engines.learned import selfplay, store, training
+from engines.learned.model import FORMAT, ValueModel, checksum
+
+FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+UNIT = 1  #: bump when the decisions the model drives change (training plays them)
+#: how the models ``learned`` plays are trained, by player count (ours; see the README)
+SETTINGS: dict[int, training.Settings] = {
+    2: training.Settings(games=90_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=2_500),
+    4: training.Settings(games=40_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=2_000),
+    6: training.Settings(games=20_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=1_000),
+}
+KEEP = 0.1  #: share of real choices recorded as samples (ours: a game's dice decisions are strongly correlated)
+LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
+EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
+
+
+class Learned:
+    """``learned``: each die's legal (die, snail) pair with the best-valued resulting position.
+
+    ``baseline`` (a policy name; round 0 of training plays it) and ``policies`` (the registry decision points
+    resolve names in) are set by the registry, so this module needs none. ``decide`` replaces the model's choice
+    (self-play records through it); by default the model for the table decides.
+    """
+
+    baseline: str
+    policies: Mapping[str, Policy]
+    believes = True  #: the engine keeps this seat's belief over the deal (the detective's model)
+    weights = (float(beliefs.OWN_WEIGHT), float(beliefs.OTHER_WEIGHT))
+
+    def __init__(
+        self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
+    ) -> None:
+        """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        self.params = params
+        self.models = dict(models or {})
+        self.decide = decide or self.best
+
+    @staticmethod
+    def settings(players: int) -> training.Settings:
+        """How the model ``learned`` plays with ``players`` seats is trained (``simulate train``'s default)."""
+        return by_table_size(SETTINGS, players)
+
+    @classmethod
+    def train(
+        cls,
+        params: Params,
+        players: int,
+        settings: training.Settings,
+        mapper: training.Mapper = training.serial,
+        progress: training.Progress | None = None,
+        retrain: bool = False,
+    ) -> tuple[ValueModel, Path, str]:
+        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
+
+        ``simulate train`` sets only the games and the seed; the other settings stay the table size's own.
+        """
+        chosen = replace(cls.settings(players), games=settings.games, seed=settings.seed)
+        return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
+
+    def prepare(self, players: int) -> None:
+        """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
+        if players not in self.models:
+            self.models[players] = playing_model(self.params, players, type(self))
+
+    def fingerprint(self, players: int) -> str:
+        """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
+        self.prepare(players)
+        return checksum(self.models[players].to_bytes())
+
+    def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        self.prepare(point.players)
+        return selfplay.choose(point, self.models[point.players])
+
+    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's (snail, colour); snail -1 where no die can move a snail.
+
+        The point is built from what the seat knows: its belief, or the deal in a search's playout (where every
+        seat plays the drawn deal as known) and with open ownership.
+        """
+        snail = np.full(len(step.mover), -1, dtype=np.int64)
+        colour = np.zeros(len(step.mover), dtype=np.int64)
+        live = np.flatnonzero((step.legal != 0).any(axis=1))
+        if not len(live):
+            return snail, colour
+        n = len(step.state.game)
+        rows = np.arange(n)[step.rows][live]
+        sub = Step(
+            step.table,
+            step.state,
+            rows,
+            _spread(step.mover, live, step.rows, n),
+            _spread(step.own, live, step.rows, n),
+            _spread(step.code, live, step.rows, n),
+            step.die,
+        )
+        point = Point.at(sub, self.policies, truth=step.table.playout, keep=True)
+        chosen = self.decide(point, np.asarray(step.games)[live], lambda: point.suggest(self.baseline))
+        snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
+        return snail, colour
+
+
+def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:
+    """A full-length array holding ``values[live]`` at the state rows ``rows[live]`` (what a Step indexes)."""
+    out = np.zeros(n, dtype=values.dtype)
+    out[np.arange(n)[rows][live]] = values[live]
+    return out
+
+
+@lru_cache(maxsize=32)
+def playing_model(params: Params, players: int, player: type[Learned]) -> ValueModel:
+    """The model ``player`` plays at ``players`` seats: shipped, cached or trained now (said on stderr).
+
+    Kept for the process: a search builds fresh seats for its playouts, which must not read the file each time.
+    """
+    say = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    return obtain(params, players, player, player.settings(players), say)[0]
+
+
+@dataclass(frozen=True)
+class Table:
+    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` deciding through a recorder."""
+
+    player: type[Learned]
+
+    def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> Learned:
+        """A ``player`` whose every decision is ``recorder``'s."""
+        return self.player(params, decide=recorder)
+
+    def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
+        """The batched engine."""
+        return play_with(params, seats, n_games, source)
+
+
+def sampler(player: type[Learned]) -> selfplay.SelfPlay:
+    """Self-play for ``player``'s training."""
+    return selfplay.SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
+
+
+def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
+    """Everything that determines a model's bytes."""
+    return {
+        "game": INFO.id,
+        "version": INFO.version,
+        "players": players,
+        "knobs": params.as_dict(),
+        "features": FEATURES,
+        "unit": UNIT,
+        "format": FORMAT,
+        "training": settings.as_key(),
+        "sampling": {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE},
+    }
+
+
+def obtain(
+    params: Params,
+    players: int,
+    player: type[Learned],
+    settings: training.Settings,
+    say: Callable[[str], None] | None = None,
+    mapper: training.Mapper = training.serial,
+    progress: training.Progress | None = None,
+    retrain: bool = False,
+    explicit: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """:func:`engines.learned.store.obtain` for Cargolino: ``(model, path, "shipped" | "cached" | "trained")``."""
+    key = model_key(params, players, player, settings)
+    return store.obtain(
+        sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
+    )
