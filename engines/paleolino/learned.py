@@ -36,7 +36,7 @@ FEATURES = 1  #: bump when the features change: every cached or shipped model is
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
 SAMPLES = 8  #: redraws of the unremembered chips per cave decision (ours; see the README)
 SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=2, chunk_games=5_000)
-RECORDED = 0.5  #: share of real choices recorded as samples (ours)
+RECORDED = 1.0  #: share of real choices recorded as samples (ours: every one, see the README)
 LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
 EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
