@@ -353,7 +353,7 @@ POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each cave (its unremembered chips redrawn from public information) and "
     "each keep; the best valued is played; builds and payment as the planner. The 2-player models for memory 0 "
-    "and 1 and the 3-player one for memory 1 ship; other knobs are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; training "
-    "settings ours).",
+    "and 1 and the 3-player one for memory 1 ship; other knobs are trained by self-play on first use and cached "
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours).",
     LearnedPlayer,
 )
