@@ -30,7 +30,8 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.expert import MAX_PLAYOUTS, Search, parse_playouts
+from engines.expert import MAX_PLAYOUTS, Rollout, Search, parse_playouts
+from engines.paleolino.features import features_of
 from engines.paleolino.rules import (
     Params,
     State,
@@ -46,11 +47,13 @@ from engines.paleolino.rules import (
 
 CAVE, KEEP = 0, 1  # stages: choosing a cave, choosing the chips kept
 ROLLOUT = "planner"  # the expert's playout policy and default move: the strongest heuristic
+ROLLOUTS = ("learned",)  #: the other playout policies ``expert:N@P`` may name
 PLAYOUTS = 32  #: the expert's default playouts per decision (ours: beats the planner at memory 1, ~3 games/s)
 MEMORYLESS_PLAYOUTS = 128  #: ... when the table remembers nothing (memory=0), where 32 cannot tell caves apart
 BUDGET = (
     f"N = playouts per decision, 1..{MAX_PLAYOUTS} (default {PLAYOUTS}; {MEMORYLESS_PLAYOUTS} with memory=0, where "
-    f"the caves differ too little for {PLAYOUTS} to tell apart); e.g. expert:{4 * PLAYOUTS}"
+    f"the caves differ too little for {PLAYOUTS} to tell apart); e.g. expert:{4 * PLAYOUTS}; expert:N@P plays out "
+    f"with P, one of {', '.join(ROLLOUTS)} (e.g. expert:64@{ROLLOUTS[0]})"
 )
 """The ``argument`` text of ``expert`` (``simulate list paleolino``)."""
 
@@ -60,12 +63,12 @@ def default_playouts(params: Params) -> int:
     return MEMORYLESS_PLAYOUTS if params.memory == 0 else PLAYOUTS
 
 
-def parse_budget(text: str | None) -> int | None:
-    """The ``N`` of ``expert:N`` (one-line ``ValueError`` when out of range), or ``None`` for the default.
+def parse_budget(text: str | None) -> int | Rollout | None:
+    """The ``N`` of ``expert:N`` or ``expert:N@P`` (one-line ``ValueError`` when out of range), ``None``: default.
 
     :class:`Expert` then picks the budget from the knobs (:func:`default_playouts`).
     """
-    return None if text is None else parse_playouts(text, PLAYOUTS)
+    return None if text is None else parse_playouts(text, PLAYOUTS, ROLLOUTS)
 
 
 @lru_cache(maxsize=4)
@@ -107,6 +110,14 @@ class Point:
         """The mover's view of every row."""
         mover = int(self.state.turn[0]) % self.players if len(self.state.game) else 0
         return Turn(self.params, self.params.tables(self.players), source, self.state, mover, slice(None))
+
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Every row's position as the table sees it (:mod:`engines.paleolino.features`; the same for any viewer).
+
+        The phase follows the stage: before or after the cave is opened, before the keep or after it (the next
+        turn's start).
+        """
+        return features_of(self.params, self.players, self.state, 2 * self.stage + int(self.applied))
 
     def legal(self) -> np.ndarray:
         """Every cave may be opened; a keep must be held by the middle and backpack (and hold it, if no swap)."""
@@ -208,12 +219,24 @@ class Point:
 class Expert:
     """``expert``: caves and keeps chosen by :class:`~engines.expert.Search`; builds and payment as ``ROLLOUT``."""
 
-    def __init__(self, params: Params, playouts: int | None, policies: Mapping[str, Policy]) -> None:
-        """Search with ``playouts`` per decision (``None``: :func:`default_playouts`), playouts from ``policies``."""
-        self.policies = policies
-        self.search = Search(default_playouts(params) if playouts is None else playouts, ROLLOUT)
+    def __init__(self, params: Params, playouts: int | Rollout | None, policies: Mapping[str, Policy]) -> None:
+        """Search with ``playouts`` per decision (``None``: :func:`default_playouts`), playouts from ``policies``.
+
+        A :class:`~engines.expert.Rollout` (``expert:N@P``) names the playout policy too (else ``ROLLOUT``).
+        """
+        self.policies, self.params = policies, params
+        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
+        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
+        self.search = Search(default_playouts(params) if budget is None else budget, rollout)
         (self.rollout,) = core.policy_instances(policies, [ROLLOUT], params)
         self.capacity = params.backpack
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        (impl,) = core.policy_instances(self.policies, [self.search.rollout], self.params)
+        hook = getattr(impl, "prepare", None)
+        if hook is not None:
+            hook(players)
 
     def cave(self, turn: Turn) -> np.ndarray:
         """The searched cave of every game."""

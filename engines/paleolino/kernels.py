@@ -221,3 +221,141 @@ def expected_caves(
                 spread = weight[v, t] / total * unplaced if total > 0 else 0.0
                 out[i, v, t] = _count(belief[i, v], t) + spread
     return out
+
+
+@njit(cache=True)
+def _shortfall(need: np.ndarray, supply: np.ndarray, extra: np.ndarray) -> float:
+    """Chips short of paying ``need`` (3 resources) from ``supply`` plus ``extra`` (4 counts, crystals wild)."""
+    gap = 0.0
+    for r in range(3):
+        gap += max(need[r] - supply[r] - extra[r], 0.0)
+    return max(gap - supply[CRYSTAL] - extra[CRYSTAL], 0.0)
+
+
+@njit(cache=True)
+def position_features(
+    axe: np.ndarray,
+    pit: np.ndarray,
+    middle: np.ndarray,
+    backpacks: np.ndarray,
+    belief: np.ndarray,
+    expected: np.ndarray,
+    deck: np.ndarray,
+    taken: np.ndarray,
+    built: np.ndarray,
+    turn: np.ndarray,
+    chips: np.ndarray,
+    shares: np.ndarray,
+    cost: np.ndarray,
+    stack_len: np.ndarray,
+    sets: np.ndarray,
+    scalars: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Every row's features into ``out`` (``(B, F)`` float32), in the order :mod:`.features` documents.
+
+    ``expected`` is :func:`expected_caves`; ``scalars``: phase, seat to act, goal, pulls, help (0/1), turn cap,
+    cards in play.
+    """
+    n, caves = belief.shape
+    players, stacks = backpacks.shape[1], deck.shape[1]
+    phase, seat, goal, pulls = int(scalars[0]), int(scalars[1]), scalars[2], scalars[3]
+    helps, cap, cards = scalars[4] > 0, scalars[5], int(scalars[6])
+    dummy = cost.shape[0] - 1
+    total_cost = np.zeros(3)
+    for c in range(dummy):
+        for r in range(3):
+            total_cost[r] += cost[c, r]
+    hand = np.zeros(4)
+    lying = np.zeros(4)
+    zero = np.zeros(4)
+    cave_chips = np.zeros(4)
+    need = np.zeros(3)
+    unseen = np.zeros(3)
+    rank = np.zeros(caves, dtype=np.int64)
+    totals = np.zeros(caves)
+    for i in range(n):
+        k = 0
+        for p in range(4):
+            out[i, k + p] = 1.0 if p == phase else 0.0
+        k += 4
+        axe_chips = 0
+        for t in range(4):
+            a = _count(axe[i], t)
+            axe_chips += a
+            out[i, k + t] = a / 9.0
+            lying[t] = chips[t] - a - _count(pit[i], t) - _count(middle[i], t)
+            hand[t] = _count(middle[i], t)
+        k += 4
+        out[i, k] = axe_chips / 32.0
+        out[i, k + 1] = np.ceil(axe_chips / pulls) / 16.0
+        k += 2
+        for t in range(4):
+            out[i, k + t] = _count(middle[i], t) / 4.0
+        k += 4
+        for j in range(players):
+            bag = backpacks[i, (seat + j) % players]
+            for t in range(4):
+                c = _count(bag, t)
+                out[i, k + t] = c
+                lying[t] -= c
+                if j == 0 or helps:
+                    hand[t] += c
+            k += 4
+        for t in range(4):
+            out[i, k + t] = lying[t] / 9.0
+        k += 4
+        for v in range(caves):  # by expected chips (to 1e-6, so rounding decides no tie), most first, then by cave
+            total = expected[i, v, 0] + expected[i, v, 1] + expected[i, v, 2] + expected[i, v, 3]
+            totals[v] = np.floor(total * 1e6 + 0.5)
+            j = v
+            while j > 0 and totals[rank[j - 1]] < totals[v]:
+                rank[j] = rank[j - 1]
+                j -= 1
+            rank[j] = v
+        for r in range(caves):
+            v = rank[r]
+            for t in range(4):
+                b = _count(belief[i, v], t)
+                out[i, k + t] = b / 4.0
+                out[i, k + 4 + t] = (expected[i, v, t] - b) / 4.0
+            out[i, k + 8] = shares[v]
+            k += 9
+        for r in range(3):
+            unseen[r] = total_cost[r]
+        open_tops = 0
+        for s in range(stacks):
+            top = deck[i, s, taken[i, s]]
+            for r in range(3):
+                out[i, k + r] = cost[top, r] / 3.0
+            out[i, k + 3] = (stack_len[s] - taken[i, s]) / 8.0
+            k += 4
+            for d in range(taken[i, s] + 1):
+                for r in range(3):
+                    unseen[r] -= cost[deck[i, s, d], r]
+            if top != dummy:
+                open_tops += 1
+        for r in range(3):
+            out[i, k + r] = unseen[r] / 15.0
+        out[i, k + 3] = (cards - built[i] - open_tops) / 15.0
+        out[i, k + 4] = built[i] / goal
+        out[i, k + 5] = (goal - built[i]) / goal
+        k += 6
+        n_sets = sets.shape[0]
+        for m in range(n_sets):
+            for r in range(3):
+                need[r] = 0.0
+            for s in range(stacks):
+                if sets[m, s]:
+                    top = deck[i, s, taken[i, s]]
+                    for r in range(3):
+                        need[r] += cost[top, r]
+            out[i, k + m] = _shortfall(need, hand, zero) / 4.0
+            best = 1e9
+            for v in range(caves):
+                for t in range(4):
+                    cave_chips[t] = _count(belief[i, v], t)
+                best = min(best, _shortfall(need, hand, cave_chips))
+            out[i, k + n_sets + m] = best / 4.0
+        k += 2 * n_sets
+        out[i, k] = turn[i] / cap

@@ -27,8 +27,8 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
-from engines.paleolino import kernels
-from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, Expert, parse_budget
+from engines.paleolino import kernels, learned
+from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, ROLLOUTS, Expert, parse_budget
 from engines.paleolino.kernels import CRYSTAL_VALUE
 from engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
 
@@ -332,7 +332,28 @@ POLICIES: dict[str, Policy] = {
 }
 """Policies by name."""
 POLICIES["expert"] = dataclasses.replace(  # the default budget depends on memory (decisions.default_playouts)
-    expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, PLAYOUTS, EXPERT_CHUNK),
+    expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, PLAYOUTS, EXPERT_CHUNK, ROLLOUTS),
     argument=BUDGET,
     parse_arg=parse_budget,
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays the planner; decision points resolve names in ``POLICIES``.
+
+    The planner, not greedy: it is the strongest heuristic and builds for the learned player too, so round 0's
+    positions are those a good table meets.
+    """
+
+    baseline = ROLLOUT
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each cave (its unremembered chips redrawn from public information) and "
+    "each keep; the best valued is played; builds and payment as the planner. The 2-player models for memory 0 "
+    "and 1 and the 3-player one for memory 1 ship; other knobs are trained by self-play on first use and cached "
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours).",
+    LearnedPlayer,
 )

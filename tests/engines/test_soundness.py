@@ -13,8 +13,9 @@ Each game is played at its default knobs with the CLI's default player count (``
   random's, one-sided two-proportion z-test at the 5% level.
 
 Excluded: ``random`` itself, policies that cheat (``oracle`` reads hidden information), ``win-optimal``, and any
-``expert...`` (search players) and ``learned`` (added separately: they must beat every heuristic). Seeds are
-fixed, so every case is deterministic.
+``expert...`` (search players) and ``learned`` (added separately: they must beat every heuristic; in a
+cooperative game a table of two ``learned`` seats must win more of the same games than a table of each heuristic,
+paired). Seeds are fixed, so every case is deterministic.
 
 Game counts (each game's record: ``soundness_games``, ``search_games`` for the expert at its default budget,
 enough to catch an expert that loses clearly, and ``more_players``). With N games in all, a heuristic whose true
@@ -32,7 +33,7 @@ import numpy as np
 import pytest
 
 from analysis.stats import wilson
-from engines import available_games, get_game
+from engines import available_games, core, get_game
 from engines.record import record_of
 from experiments.clikit import seats_from
 
@@ -200,7 +201,7 @@ LEARNED_GAMES_PER_SEATING = {
         pytest.param(game, policy, id=f"{game}-learned-vs-{policy}")
         for game, counts in LEARNED_GAMES_PER_SEATING.items()
         for policy in counts
-        if counts
+        if counts and not get_game(game).module.INFO.cooperative
     ],
 )
 def test_learned_beats_every_heuristic(game: str, policy: str, monkeypatch) -> None:
@@ -251,3 +252,36 @@ def test_learned_beats_every_heuristic_at_more_players(game: str, policy: str, k
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped model must do: no training inside the suite
     share, low, high, _ = win_share(game, "learned", n, k=k, rival=policy)
     assert low > 1 / k, f"{game}: learned does not beat {policy} at {k} players: {share:.1%} [{low:.1%}, {high:.1%}]"
+
+
+@pytest.mark.parametrize(
+    ("game", "policy"),
+    [
+        pytest.param(game, policy, id=f"{game}-learned-table-vs-{policy}")
+        for game, counts in LEARNED_GAMES_PER_SEATING.items()
+        for policy in counts
+        if get_game(game).module.INFO.cooperative
+    ],
+)
+def test_a_learned_table_beats_every_heuristic_table(game: str, policy: str, monkeypatch) -> None:
+    """Cooperative games: 2 ``learned`` seats win more games than 2 seats of ``policy`` on the same games.
+
+    Both tables play game ``g`` on the chance stream keyed ``SEED + g``; of the games only one table won, the
+    learned table must win more, one-sided McNemar (sign) test at the 5% level.
+    """
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped model must do: no training inside the suite
+    module = get_game(game).module
+    assert set(LEARNED_GAMES_PER_SEATING[game]) == {*heuristics(game), "random"}
+    n = LEARNED_GAMES_PER_SEATING[game][policy]
+    keys = np.arange(SEED, SEED + n, dtype=np.uint64)
+    learned_won, other_won = (
+        module.play(module.Params(), [name, name], n, core.StreamSource(keys))["winners"][:, 0]
+        for name in ("learned", policy)
+    )
+    only_learned, only_other = int((learned_won & ~other_won).sum()), int((other_won & ~learned_won).sum())
+    z = (only_learned - only_other) / math.sqrt(max(only_learned + only_other, 1))
+    p_one_sided = 0.5 * math.erfc(z / math.sqrt(2))
+    assert p_one_sided < 0.05, (
+        f"{game}: a learned table does not beat a {policy} table: {learned_won.mean():.1%} vs "
+        f"{other_won.mean():.1%} (games only one won: {only_learned} vs {only_other}, p={p_one_sided:.2g})"
+    )
