@@ -452,7 +452,7 @@ def test_expert_budget_is_an_argument() -> None:
 
 # --- soundness beyond the default player count (test_soundness.py plays 2) ----------------------------------------
 
-HEURISTICS = sorted(set(POLICIES) - {"random", "expert"})
+HEURISTICS = sorted(set(POLICIES) - {"random", "expert", "learned"})
 
 
 @pytest.mark.parametrize("players", [4, 7])
