@@ -14,7 +14,7 @@ from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
 from engines.panots import POLICIES, Params, features, learned
 from engines.panots.decisions import Point
-from engines.panots.rules import VARIANTS, play_with
+from engines.panots.rules import VARIANTS, State, open_round, play_round, play_with
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS, games=24, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=12)
@@ -184,3 +184,21 @@ def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:
     player = Player(params, decide=search_once)
     play_with(params, [player, player], 3, np.random.default_rng(9))
     assert searched
+
+
+def test_every_seat_is_valued_as_the_planner_values_it_whoever_plays() -> None:
+    params = Params()
+    (planner,) = core.policy_instances(POLICIES, ["planner"], params)
+    (greedy,) = core.policy_instances(POLICIES, ["greedy"], params)
+    source = core.RandomSource(np.random.default_rng(10))
+    st = State.initial(params, 2, source, np.arange(8))
+    for _ in range(3):
+        play_round(params, [planner, planner], st, source)
+    points = []
+    for impls in ([planner, planner], [planner, greedy]):  # the round's own values reused, or valued again
+        copy = st.take(np.arange(8))
+        view = open_round(params, impls, copy, core.RandomSource(np.random.default_rng(11)))
+        points.append(Point.at(view, copy, np.arange(8), view.order[:, 0], 0, POLICIES))
+    for name in ("counts", "gains", "plans"):
+        np.testing.assert_array_equal(getattr(points[0], name), getattr(points[1], name))
+    np.testing.assert_array_equal(points[0].features(), points[1].features())
