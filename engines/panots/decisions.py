@@ -20,7 +20,8 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.expert import Search
+from engines.expert import Rollout, Search
+from engines.panots.features import features_of
 from engines.panots.kernels import PLANNER
 from engines.panots.rules import (
     N_CARDS,
@@ -49,6 +50,9 @@ class Point:
     free: np.ndarray  # (B, C) bool: the cards not yet grabbed
     grabbed: np.ndarray  # (B, P) int64: the slot each earlier grabber took
     count: np.ndarray  # (B, C) int64: the deciding seat's legal placements of each card
+    counts: np.ndarray  # (B, P, C) int64: every seat's legal placements of each card
+    gains: np.ndarray  # (B, P, C) int64: every seat's best gain of each card (UNPLACEABLE: no legal spot)
+    plans: np.ndarray  # (B, P, C) int64: every seat's best value of each card as the planner values it
     k: int  # the deciding seat's place in the grabbing order
     key: np.ndarray  # (B,) uint64
     players: int = 2
@@ -61,7 +65,16 @@ class Point:
     ) -> Point:
         """The grab of seat ``seats`` (the ``k``-th grabber) in the games ``rows`` of a round (their state copied)."""
         players = st.cell.shape[1]
+        n_slots = view.wh.shape[1]
         state = st.take(rows)
+        wh = view.wh[rows].copy()
+        shape = (len(rows), players, n_slots)
+        if (getattr(view, "mode", None) == PLANNER).all():  # the round is valued as the planner values it
+            flat = rows[:, None] * players + np.arange(players)
+            valued = (view.count[flat], view.best_gain[flat], view.best_plan[flat])
+        else:  # every seat valued as the planner would value it
+            again = View(state, wh, True, np.full(players, PLANNER), view.params)
+            valued = tuple(a.reshape(shape) for a in (again.count, again.best_gain, again.best_plan))
         position = (view.games[rows].astype(np.uint64) << np.uint64(24)) | np.uint64(st.round * 8 + k)
         cards = core.mix64(view.wh[rows].astype(np.uint64) + np.uint64(1)).sum(axis=1, dtype=np.uint64)
         key = core.mix64(np.uint64(view.source.search_seed) ^ core.mix64(position) ^ cards)
@@ -69,11 +82,12 @@ class Point:
             view.params,
             policies,
             state,
-            view.wh[rows].copy(),
+            wh,
             view.order[rows].copy(),
             view.free[rows].copy(),
             view.grabbed[rows].copy(),
             view.count[rows * players + seats],
+            *valued,
             k,
             key,
             players,
@@ -96,6 +110,10 @@ class Point:
         rows = np.arange(len(self.key))
         return impls[0].grab(view, self.state, rows, self.seat, self.free, self.order, self.k)
 
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """Each row's position as seat ``viewer[b]`` sees it (default: the deciding seat); see :mod:`.features`."""
+        return features_of(self, self.seat if viewer is None else viewer)
+
     def take(self, rows: np.ndarray) -> Point:
         """Copies of ``rows``."""
         return Point(
@@ -107,6 +125,9 @@ class Point:
             self.free[rows],
             self.grabbed[rows],
             self.count[rows],
+            self.counts[rows],
+            self.gains[rows],
+            self.plans[rows],
             self.k,
             self.key[rows],
             self.players,
@@ -162,16 +183,28 @@ class Point:
 
 
 class Expert:
-    """``expert``: every grab chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts; ROLLOUT places."""
+    """``expert``: every grab chosen by :class:`~engines.expert.Search` with rollout playouts; the rollout places."""
 
     values = False
     mode = PLANNER  # the round's values are the planner's: its placements and swaps are the rollout's
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
-        """Search with ``playouts`` per decision; playouts name their policies in ``policies``."""
-        self.policies = policies
-        self.search = Search(playouts, ROLLOUT)
-        (self.rollout,) = core.policy_instances(policies, [ROLLOUT], params)
+    def __init__(self, params: Params, playouts: int | Rollout, policies: Mapping[str, Policy], default: int) -> None:
+        """Search with ``playouts`` per decision; playouts name their policies in ``policies``.
+
+        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``, and
+        may leave the budget to ``default``. The rollout policy places cards and chooses swaps.
+        """
+        self.params, self.policies = params, policies
+        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
+        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
+        self.search = Search(budget or default, rollout)
+        (self.rollout,) = core.policy_instances(policies, [rollout], params)
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        hook = getattr(self.rollout, "prepare", None)
+        if hook is not None:
+            hook(players)
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int

@@ -817,6 +817,23 @@ def majorities(
     return out
 
 
+@njit(cache=True)
+def group_sizes(bits: np.ndarray, cells: np.ndarray, n_cells: np.ndarray, diagonal: bool) -> np.ndarray:
+    """``(B, P, 2)`` the largest group of panots carrying slot 6, then slot 7, on every sidewalk (any face up)."""
+    n_b, n_p = bits.shape[0], bits.shape[1]
+    out = np.zeros((n_b, n_p, 2), dtype=np.int64)
+    label = np.full((2, CELLS), -1, dtype=np.int64)
+    size = np.zeros((2, cells.shape[2] + 1), dtype=np.int64)
+    stack = np.empty(cells.shape[2] + 1, dtype=np.int64)
+    n_dirs = 8 if diagonal else 4
+    for b in range(n_b):
+        for s in range(n_p):
+            out[b, s, 0], out[b, s, 1] = _label_groups(
+                bits[b, s], cells[b, s, : n_cells[b, s]], label, size, stack, n_dirs
+            )
+    return out
+
+
 # --- final scoring ------------------------------------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.panots import learned
 from engines.panots.decisions import ROLLOUT, Expert
 from engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
 from engines.panots.rules import Params, State, View
@@ -186,4 +187,23 @@ POLICIES: dict[str, Policy] = {
         Policy("denier", "Greedy, plus what taking a card costs every opponent who grabs after it.", Denier),
     )
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert"] = expert_policy(
+    partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+)
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training grabs as ``planner`` (the strongest heuristic), which lays every card."""
+
+    baseline = "planner"
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "Value network of the position after each grab; the best valued card is taken and laid as planner lays it. "
+    "Models for 2 and 4 players (default knobs, and the majority face up) ship; other settings are trained by "
+    "self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; training settings ours: 120,000 seat-games, "
+    "so 60,000 two-player games, seed 0).",
+    LearnedPlayer,
+)

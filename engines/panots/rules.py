@@ -425,7 +425,7 @@ def evaluate_round(params: Params, impls: Sequence[object], st: State, wh: np.nd
     values = any(getattr(i, "values", False) for i in impls)
     mode = np.array([getattr(i, "mode", 0) for i in impls], dtype=np.int64)
     view = View(st, wh, values, mode, params)
-    view.params, view.source, view.games = params, source, st.game
+    view.params, view.source, view.games, view.mode = params, source, st.game, mode
     return view
 
 

@@ -51,7 +51,7 @@ def assert_same_games(params: Params, seats: list[str], n_games: int, seed: int)
 # --- the batched engine plays the reference engine's games -------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", sorted(set(POLICIES) - {"expert"}))
+@pytest.mark.parametrize("policy", sorted(set(POLICIES) - {"expert", "learned"}))  # the reference engine has neither
 def test_batched_engine_replays_reference_games(policy: str) -> None:
     assert_same_games(Params(), [policy, "greedy"], n_games=2, seed=11)
 
@@ -452,7 +452,7 @@ def test_expert_budget_is_an_argument() -> None:
 
 # --- soundness beyond the default player count (test_soundness.py plays 2) ----------------------------------------
 
-HEURISTICS = sorted(set(POLICIES) - {"random", "expert"})
+HEURISTICS = sorted(set(POLICIES) - {"random", "expert", "learned"})
 
 
 @pytest.mark.parametrize("players", [4, 7])

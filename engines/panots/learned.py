@@ -1,0 +1,204 @@
+"""Panots's learned player: each grab takes the card whose resulting position the value model values most.
+
+The grab is Panots's decision point (:class:`~engines.panots.decisions.Point`); where the card is laid and what a
+stuck seat swaps for follow the baseline heuristic (``planner``, whose values the round's view then holds for
+this seat, so the features can read them). Features are :mod:`engines.panots.features` (public only: no deck's
+order enters). Models are trained by self-play (:mod:`engines.learned.selfplay`): round 0 plays the baseline's
+grabs, later rounds the model so far; targets are the seat's share of the win (solo: its VP over
+``SOLO_SCALE``, as there is nobody to beat), then λ-returns under the model just fitted. See the README.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from engines import core
+from engines.core import Policy
+from engines.learned import selfplay, store, training
+from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.panots import features
+from engines.panots.decisions import Point
+from engines.panots.rules import INFO, Params, State, View, play_with
+
+FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
+UNIT = 1  #: bump when the decisions the model drives change (training plays them)
+SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=1, chunk_games=2_000)
+SEAT_GAMES = 120_000  #: self-play games times seats (ours): 60,000 two-player games, 30,000 four-player ones
+KEEP = 0.5  #: share of real choices recorded as samples (ours: a game's positions are correlated)
+LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
+EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+SOLO_SCALE = 50.0  #: solo targets are the VP over this, clipped to 1 (ours: solo scores stay well below 50)
+SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
+
+
+def settings_for(players: int) -> training.Settings:
+    """The training of a table of ``players``: ``SEAT_GAMES`` seat-games (solo: as two players), in thousands."""
+    return replace(SETTINGS, games=SEAT_GAMES // max(players, 2) // 1_000 * 1_000)
+
+
+class Learned:
+    """``learned``: each grab's legal card with the best-valued resulting position; the baseline places and swaps.
+
+    ``baseline`` (a policy name; round 0 of training grabs as it does, and it lays every card) and ``policies``
+    (the registry names resolve in) are set by the registry, so this module needs none. ``decide`` replaces the
+    model's choice (self-play records through it); by default the model for the table decides.
+    """
+
+    baseline: str
+    policies: Mapping[str, Policy]
+    values = True  #: the view holds every seat's best gains (the features read the opponents')
+
+    def __init__(
+        self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
+    ) -> None:
+        """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        self.params = params
+        self.models = dict(models or {})
+        self.decide = decide or self.best
+        (self.inner,) = core.policy_instances(self.policies, [self.baseline], params)
+
+    @property
+    def mode(self) -> int:
+        """The baseline's valuation: the view values this seat's cards as the baseline does."""
+        return self.inner.mode
+
+    @staticmethod
+    def settings(players: int) -> training.Settings:
+        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size)."""
+        return settings_for(players)
+
+    @classmethod
+    def train(
+        cls,
+        params: Params,
+        players: int,
+        settings: training.Settings,
+        mapper: training.Mapper = training.serial,
+        progress: training.Progress | None = None,
+        retrain: bool = False,
+    ) -> tuple[ValueModel, Path, str]:
+        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
+
+        ``simulate train`` sets only the games and the seed; the other settings stay Panots's own.
+        """
+        chosen = replace(settings_for(players), games=settings.games, seed=settings.seed)
+        return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
+
+    def prepare(self, players: int) -> None:
+        """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
+        if players not in self.models:
+            say = lambda text: print(text, file=sys.stderr)  # noqa: E731
+            self.models[players] = obtain(self.params, players, type(self), settings_for(players), say)[0]
+
+    def fingerprint(self, players: int) -> str:
+        """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
+        self.prepare(players)
+        return checksum(self.models[players].to_bytes())
+
+    def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        self.prepare(point.players)
+        return selfplay.choose(point, self.models[point.players])
+
+    def grab(
+        self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int
+    ) -> np.ndarray:
+        """The decided grab (a warehouse slot) of every game ``rows``."""
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        point = Point.at(view, st, rows, seats, k, self.policies)
+
+        def propose() -> np.ndarray:
+            return np.asarray(self.inner.grab(view, st, rows, seats, free, order, k))
+
+        return self.decide(point, np.asarray(view.games)[rows], propose)
+
+    def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """The baseline's placement."""
+        return self.inner.place(view, st, rows, seats, slots)
+
+    def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
+        """The baseline's swap."""
+        return self.inner.swap(view, st, rows, seats, options)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` grabbing through a recorder."""
+
+    player: type[Learned]
+
+    def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> Learned:
+        """A ``player`` whose every grab is ``recorder``'s."""
+        return self.player(params, decide=recorder)
+
+    def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
+        """The batched engine."""
+        return play_with(params, seats, n_games, source)
+
+
+@dataclass(frozen=True)
+class SelfPlay(selfplay.SelfPlay):
+    """:class:`engines.learned.selfplay.SelfPlay` whose solo targets are the VP (over ``SOLO_SCALE``, at most 1).
+
+    With one player ``winners`` is always true (nobody to beat), so a win share would teach nothing.
+    """
+
+    def samples(
+        self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, selfplay.Trajectories]:
+        """Play ``n_games`` (the baseline when ``model`` is None); each recorded position and its seat's value."""
+        recorder = selfplay.Recorder(model, self.keep, self.explore, np.random.default_rng(rng.integers(1 << 63)))
+        seat = self.table.seat(params, players, recorder)
+        out = self.table.play(params, [seat] * players, n_games, core.as_source(rng))
+        records = recorder.trajectories(np.asarray(out["winners"], dtype=bool), self.width(params, players), players)
+        if players == 1:
+            value = np.minimum(out["score"][:, 0] / SOLO_SCALE, 1.0).astype(np.float32)
+            records = selfplay.Trajectories(records.features, records.owner, value[records.owner])
+        return records.features, records.returns, records
+
+
+def sampler(player: type[Learned]) -> SelfPlay:
+    """Self-play for ``player``'s training."""
+    return SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
+
+
+def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
+    """Everything that determines a model's bytes."""
+    sampling = {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE}
+    if players == 1:
+        sampling["solo_scale"] = SOLO_SCALE
+    return {
+        "game": INFO.id,
+        "version": INFO.version,
+        "players": players,
+        "knobs": params.as_dict(),
+        "features": FEATURES,
+        "unit": UNIT,
+        "format": FORMAT,
+        "training": settings.as_key(),
+        "sampling": sampling,
+    }
+
+
+def obtain(
+    params: Params,
+    players: int,
+    player: type[Learned],
+    settings: training.Settings,
+    say: Callable[[str], None] | None = None,
+    mapper: training.Mapper = training.serial,
+    progress: training.Progress | None = None,
+    retrain: bool = False,
+    explicit: bool = False,
+) -> tuple[ValueModel, Path, str]:
+    """:func:`engines.learned.store.obtain` for Panots: ``(model, path, "shipped" | "cached" | "trained")``."""
+    key = model_key(params, players, player, settings)
+    return store.obtain(
+        sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
+    )

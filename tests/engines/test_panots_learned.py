@@ -1,0 +1,204 @@
+"""Panots's learned player: features from the deciding seat's view, legal grabs, seeding and the shipped models."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engines import core
+from engines.expert import Rollout
+from engines.learned import selfplay, training
+from engines.learned.choice import Featured
+from engines.learned.model import ValueModel
+from engines.panots import POLICIES, Params, features, learned
+from engines.panots.decisions import Point
+from engines.panots.rules import VARIANTS, State, open_round, play_round, play_with
+
+Player = POLICIES["learned"].impl
+TINY = replace(learned.SETTINGS, games=24, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=12)
+MAJORITY = Params().with_strings(VARIANTS["second-faces"])  # the majority face up
+SHIPPED = [(2, Params()), (4, Params()), (2, MAJORITY), (4, MAJORITY)]
+
+
+def random_model(seed: int = 0) -> ValueModel:
+    rng = np.random.default_rng(seed)
+    shapes = [(features.N_FEATURES, 8), (8, 1)]
+    return ValueModel(
+        tuple(rng.normal(size=s).astype(np.float32) for s in shapes),
+        tuple(rng.normal(size=s[1]).astype(np.float32) for s in shapes),
+    )
+
+
+def grabs(params: Params, players: int, n: int, seed: int) -> list[Point]:
+    """Copies of the grab points met in ``n`` games with ``learned`` (a random model) in every seat, applied."""
+    found: list[Point] = []
+    model = random_model(seed)
+
+    def keep(point: Point, games: np.ndarray, propose) -> np.ndarray:
+        chosen = selfplay.choose(point, model)
+        after = point.take(np.arange(len(chosen)))
+        after.apply(chosen)
+        found.append(after)
+        return chosen
+
+    player = Player(params, decide=keep)
+    play_with(params, [player] * players, n, np.random.default_rng(seed))
+    return found
+
+
+def relabelled(point: Point, perm: np.ndarray) -> Point:
+    """The same rows with seat ``s`` renamed ``perm[s]``: the same positions, other seat numbers."""
+    out = point.take(np.arange(len(point.key)))
+    inverse = np.argsort(perm)
+    st = out.state
+    for name in ("cell", "bits", "nbc", "cells", "n_cells", "bbox", "deck", "swapped", "discarded", "local"):
+        setattr(st, name, getattr(st, name)[:, inverse].copy())
+    out.counts, out.gains, out.plans = (getattr(out, a)[:, inverse].copy() for a in ("counts", "gains", "plans"))
+    out.grabbed = out.grabbed[:, inverse].copy()
+    out.order = perm[out.order]
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_features_are_the_deciding_seats_view_and_nothing_else(players: int) -> None:
+    params = Params()
+    points = grabs(params, players, 12, seed=1)
+    assert len(points) == params.cards_per_player * players
+    for point in points[:: players + 1]:
+        got = point.features()
+        assert got.shape == (len(point.key), features.N_FEATURES) and np.isfinite(got).all()
+        hidden = point.take(np.arange(len(point.key)))
+        hidden.determinise(core.RandomSource(np.random.default_rng(2)))  # the coming cards dealt anew
+        hidden.state.deck[:, :, hidden.state.round + 1 :] = hidden.state.deck[:, ::-1, hidden.state.round + 1 :]
+        np.testing.assert_array_equal(hidden.features(), got)
+        perm = np.roll(np.arange(players), 1)
+        np.testing.assert_array_equal(relabelled(point, perm).features(perm[point.seat]), got)
+        other = (point.seat + 1) % players
+        assert not np.array_equal(point.features(other), got)
+
+
+@pytest.mark.parametrize("players", [1, 7])
+def test_one_and_seven_players_play_legal_grabs(players: int) -> None:
+    params = Params(cards_per_player=4)
+    model, seen = random_model(3), []
+
+    def checked(point, games, propose):
+        assert isinstance(point, Featured)
+        chosen = selfplay.choose(point, model)
+        assert point.legal()[np.arange(len(chosen)), chosen].all()
+        seen.append(len(chosen))
+        return chosen
+
+    player = Player(params, decide=checked)
+    out = play_with(params, [player] * players, 30, np.random.default_rng(4))
+    assert sum(seen) == 30 * players * params.cards_per_player
+    assert (out["placed"] + out["discarded"] == params.cards_per_player).all()
+
+
+def test_solo_targets_are_the_score_and_two_player_targets_the_win_share() -> None:
+    params = Params(cards_per_player=3)
+    one = learned.sampler(Player).samples(params, 1, None, 20, np.random.default_rng(5))
+    assert one[1].min() >= 0 and one[1].max() <= 1 and len(np.unique(one[1])) > 2  # not one win share
+    two = learned.sampler(Player).samples(params, 2, None, 20, np.random.default_rng(5))
+    assert set(np.unique(two[1])) <= {0.0, 0.5, 1.0} or learned.LAM < 1
+
+
+def test_the_model_decides_and_differs_from_the_baseline() -> None:
+    params = Params()
+    one, two = Player(params, {2: random_model(1)}), Player(params, {2: random_model(2)})
+    (planner,) = core.policy_instances(POLICIES, ["planner"], params)
+    a = play_with(params, [one, planner], 40, np.random.default_rng(6))["score"]
+    b = play_with(params, [two, planner], 40, np.random.default_rng(6))["score"]
+    assert not np.array_equal(a, b)
+    again = play_with(params, [Player(params, {2: random_model(1)}), planner], 40, np.random.default_rng(6))
+    np.testing.assert_array_equal(again["score"], a)
+
+
+def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
+    params, sampler = Params(cards_per_player=4), learned.sampler(Player)
+
+    def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as two workers might
+        return reversed([function(*args) for args in reversed(jobs)])
+
+    first = training.train(sampler, params, 2, TINY).to_bytes()
+    assert training.train(sampler, params, 2, TINY, backwards).to_bytes() == first
+    assert training.train(sampler, params, 2, replace(TINY, seed=1)).to_bytes() != first
+
+
+def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
+    key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
+    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
+    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == learned.LAM
+    assert key["sampling"]["baseline"] == "planner"
+    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
+    assert learned.model_key(MAJORITY, 2, Player, learned.SETTINGS) != key
+    assert "solo_scale" in learned.model_key(Params(), 1, Player, learned.SETTINGS)["sampling"]
+
+
+@pytest.mark.parametrize(("players", "params"), SHIPPED, ids=["2p", "4p", "2p-majority", "4p-majority"])
+def test_the_shipped_models_load(players: int, params: Params, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    model, path, how = learned.obtain(params, players, Player, learned.settings_for(players))
+    assert how == "shipped" and path.parent == learned.SHIPPED and model.n_features == features.N_FEATURES
+
+
+def test_a_shipped_model_plays_and_a_corrupt_one_is_refused(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    params = Params()
+    model, path, _ = learned.obtain(params, 2, Player, learned.SETTINGS)
+    (rival,) = core.policy_instances(POLICIES, ["greedy"], params)
+    out = play_with(params, [Player(params, {2: model}), rival], 200, np.random.default_rng(7))
+    assert out["winners"][:, 0].mean() > 0.6
+    blob = bytearray(path.read_bytes())
+    blob[-20] ^= 0xFF
+    (tmp_path / "shipped").mkdir()
+    (tmp_path / "shipped" / path.name).write_bytes(bytes(blob))
+    monkeypatch.setattr(learned, "SHIPPED", tmp_path / "shipped")
+    with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0"):
+        learned.obtain(params, 2, Player, learned.SETTINGS)
+    with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
+        learned.obtain(Params(cards_per_player=9), 2, Player, learned.SETTINGS)
+
+
+def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the playouts' learned seats play the shipped model
+    params = Params()
+    (expert,) = core.policy_instances(POLICIES, ["expert:4@learned"], params)
+    assert expert.search.rollout == "learned" and expert.search.playouts == 4
+    (default,) = core.policy_instances(POLICIES, ["expert:@learned"], params)
+    assert default.search.playouts == POLICIES["expert"].parse_arg(None)
+    assert isinstance(POLICIES["expert"].parse_arg("4@learned"), Rollout)
+    searched = []
+
+    def search_once(point, games, propose):
+        if not searched:
+            chosen = expert.search.choose(point)
+            assert point.legal()[np.arange(len(chosen)), chosen].all()
+            searched.append(chosen)
+        return propose()
+
+    player = Player(params, decide=search_once)
+    play_with(params, [player, player], 3, np.random.default_rng(9))
+    assert searched
+
+
+def test_every_seat_is_valued_as_the_planner_values_it_whoever_plays() -> None:
+    params = Params()
+    (planner,) = core.policy_instances(POLICIES, ["planner"], params)
+    (greedy,) = core.policy_instances(POLICIES, ["greedy"], params)
+    source = core.RandomSource(np.random.default_rng(10))
+    st = State.initial(params, 2, source, np.arange(8))
+    for _ in range(3):
+        play_round(params, [planner, planner], st, source)
+    points = []
+    for impls in ([planner, planner], [planner, greedy]):  # the round's own values reused, or valued again
+        copy = st.take(np.arange(8))
+        view = open_round(params, impls, copy, core.RandomSource(np.random.default_rng(11)))
+        points.append(Point.at(view, copy, np.arange(8), view.order[:, 0], 0, POLICIES))
+    for name in ("counts", "gains", "plans"):
+        np.testing.assert_array_equal(getattr(points[0], name), getattr(points[1], name))
+    np.testing.assert_array_equal(points[0].features(), points[1].features())
