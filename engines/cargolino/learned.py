@@ -26,7 +26,7 @@ from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
 from engines.core import Policy
 from engines.expert import by_table_size
 from engines.learned import selfplay, store, training
-from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.learned.model import ValueModel, checksum
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
@@ -167,17 +167,8 @@ def sampler(player: type[Learned]) -> selfplay.SelfPlay:
 
 def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
     """Everything that determines a model's bytes."""
-    return {
-        "game": INFO.id,
-        "version": INFO.version,
-        "players": players,
-        "knobs": params.as_dict(),
-        "features": FEATURES,
-        "unit": UNIT,
-        "format": FORMAT,
-        "training": settings.as_key(),
-        "sampling": {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE},
-    }
+    sampling = {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE}
+    return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 
 def obtain(

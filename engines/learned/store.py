@@ -13,10 +13,39 @@ from typing import Any
 
 from engines.core import Params
 from engines.learned import cache
-from engines.learned.model import ValueModel
+from engines.learned.model import FORMAT, ValueModel
 from engines.learned.training import Mapper, Progress, Sampler, Settings, serial, train
 
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
+
+
+def model_key(
+    info: Any,
+    params: Params,
+    players: int,
+    features: int,
+    unit: int,
+    settings: Settings,
+    sampling: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything that determines a model's bytes (a cache key).
+
+    The game and its version, every knob, the player count, the versions of its features and decision unit, the
+    model format, the training settings and, when the game's self-play has them, its sampling constants.
+    """
+    key: dict[str, Any] = {
+        "game": info.id,
+        "version": info.version,
+        "players": players,
+        "knobs": params.as_dict(),
+        "features": features,
+        "unit": unit,
+        "format": FORMAT,
+        "training": settings.as_key(),
+    }
+    if sampling is not None:
+        key["sampling"] = dict(sampling)
+    return key
 
 
 def training_allowed() -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import selfplay, store, training
-from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.learned.model import ValueModel, checksum
 from engines.paleolino import features
 from engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
 from engines.paleolino.rules import INFO, Params, Turn, play_with
@@ -195,23 +195,8 @@ def sampler(player: type[Learned]) -> selfplay.SelfPlay:
 
 def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
     """Everything that determines a model's bytes."""
-    return {
-        "game": INFO.id,
-        "version": INFO.version,
-        "players": players,
-        "knobs": params.as_dict(),
-        "features": FEATURES,
-        "unit": UNIT,
-        "format": FORMAT,
-        "training": settings.as_key(),
-        "sampling": {
-            "baseline": player.baseline,
-            "keep": RECORDED,
-            "lambda": LAM,
-            "explore": EXPLORE,
-            "samples": SAMPLES,
-        },
-    }
+    sampling = {"baseline": player.baseline, "keep": RECORDED, "lambda": LAM, "explore": EXPLORE, "samples": SAMPLES}
+    return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 
 def obtain(

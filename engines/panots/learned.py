@@ -20,7 +20,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import selfplay, store, training
-from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.learned.model import ValueModel, checksum
 from engines.panots import features
 from engines.panots.decisions import Point
 from engines.panots.rules import INFO, Params, State, View, play_with
@@ -173,17 +173,7 @@ def model_key(params: Params, players: int, player: type[Learned], settings: tra
     sampling = {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE}
     if players == 1:
         sampling["solo_scale"] = SOLO_SCALE
-    return {
-        "game": INFO.id,
-        "version": INFO.version,
-        "players": players,
-        "knobs": params.as_dict(),
-        "features": FEATURES,
-        "unit": UNIT,
-        "format": FORMAT,
-        "training": settings.as_key(),
-        "sampling": sampling,
-    }
+    return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 
 def obtain(

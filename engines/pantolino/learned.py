@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from engines.learned import store, training
-from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.learned.model import ValueModel, checksum
 from engines.pantolino import keepdp
 from engines.pantolino.dice import DiceTables
 from engines.pantolino.rules import (
@@ -213,16 +213,7 @@ def settings_for(players: int) -> training.Settings:
 
 def model_key(params: Params, players: int, settings: training.Settings | None = None) -> dict:
     """Everything that determines a model's bytes (default: the settings ``learned`` plays)."""
-    return {
-        "game": INFO.id,
-        "version": INFO.version,
-        "players": players,
-        "knobs": params.as_dict(),
-        "features": FEATURES,
-        "unit": UNIT,
-        "format": FORMAT,
-        "training": (settings or settings_for(players)).as_key(),
-    }
+    return store.model_key(INFO, params, players, FEATURES, UNIT, settings or settings_for(players))
 
 
 class Learned:

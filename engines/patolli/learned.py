@@ -18,7 +18,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import selfplay, store, training
-from engines.learned.model import FORMAT, ValueModel, checksum
+from engines.learned.model import ValueModel, checksum
 from engines.patolli import features
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
 from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
@@ -150,23 +150,14 @@ def sampler(player: type[Learned]) -> selfplay.SelfPlay:
 
 def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
     """Everything that determines a model's bytes."""
-    return {
-        "game": INFO.id,
-        "version": INFO.version,
-        "players": players,
-        "knobs": params.as_dict(),
-        "features": FEATURES,
-        "unit": UNIT,
-        "format": FORMAT,
-        "training": settings.as_key(),
-        "sampling": {
-            "baseline": player.baseline,
-            "markers": MARKER_BASELINE,
-            "keep": KEEP,
-            "lambda": LAM,
-            "explore": EXPLORE,
-        },
+    sampling = {
+        "baseline": player.baseline,
+        "markers": MARKER_BASELINE,
+        "keep": KEEP,
+        "lambda": LAM,
+        "explore": EXPLORE,
     }
+    return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 
 def obtain(
