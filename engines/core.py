@@ -457,6 +457,14 @@ def default_chunk(info: GameInfo, policies: Mapping[str, Policy], names: Sequenc
     return min([info.chunk_games, *caps])
 
 
+def unprepared_policy(policies: Mapping[str, Policy]) -> str:
+    """A policy with nothing to prepare (no table to build, no model to load or train).
+
+    For zero-game plays that only check a setting's knobs or read its outcome's columns.
+    """
+    return next(name for name, policy in policies.items() if not hasattr(policy.impl, "prepare"))
+
+
 def play_by_name(
     play_with: Callable[..., Outcome], info: GameInfo, policies: Mapping[str, Policy]
 ) -> Callable[..., Outcome]:

@@ -9,14 +9,18 @@ bytes for any ``--jobs`` or backend: chunks are seeded by their number and merge
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from engines import core, get_game
+from engines.learned import store
 from experiments.run import Executor, RunSpec, check_jobs, open_executor
 from experiments.run.executors import check_backend
+
+LEARNED = "learned"  #: the policy every game's learned player is registered as
 
 
 @dataclass(frozen=True)
@@ -82,18 +86,51 @@ def train_model(
     Raises:
         ValueError: for an unknown game, a game without a learned player, bad knobs or counts.
     """
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, scheduler)
+    check_counts(games, seed)
+    check_setting(game, players, settings, variant)
+    with open_executor(backend, jobs, scheduler) as executor:
+        return train_on(executor, game, players, settings, variant, games, seed, advance, retrain)
+
+
+def check_setting(
+    game: str, players: int | None, settings: tuple[tuple[str, str], ...], variant: str | None
+) -> core.Params:
+    """The knobs of a setting to train for, checked (a game with a learned player, the players, the knobs)."""
     module = get_game(game).module
     if "learned" not in module.POLICIES:
         raise ValueError(f"{game} has no learned player yet")
     players = players or module.INFO.min_players
     core.check_players(module.INFO, players)
-    if (games is not None and games < 1) or seed < 0:
+    return RunSpec(game, (core.unprepared_policy(module.POLICIES),) * players, 1, 0, settings, variant).params
+
+
+def check_counts(games: int | None, seed: int | None) -> None:
+    """Refuse a count of training games below 1 or a negative seed (``None``: the game's own)."""
+    if (games is not None and games < 1) or (seed is not None and seed < 0):
         raise ValueError(f"--games={games} and --seed={seed} must be positive (the seed may be 0)")
-    probe = next(name for name, p in module.POLICIES.items() if not hasattr(p.impl, "prepare"))
-    params = RunSpec(game, (probe,) * players, 1, seed, settings, variant).params
+
+
+def train_on(
+    executor: Executor,
+    game: str,
+    players: int | None,
+    settings: tuple[tuple[str, str], ...],
+    variant: str | None,
+    games: int | None = None,
+    seed: int | None = None,
+    advance: Callable[[int], None] | None = None,
+    retrain: bool = False,
+) -> TrainResult:
+    """:func:`train_model` on an open executor; ``games`` and ``seed`` default to the game's own settings."""
+    module = get_game(game).module
+    players = players or module.INFO.min_players
+    check_counts(games, seed)
+    params = check_setting(game, players, settings, variant)
     impl = module.POLICIES["learned"].impl
     base = impl.settings(players)
-    chosen = replace(base, games=games or base.games, seed=seed)
+    chosen = replace(base, games=games or base.games, seed=base.seed if seed is None else seed)
     done = [0]
 
     def progress(now: int, total: int) -> None:
@@ -102,7 +139,33 @@ def train_model(
         done[0] = now
 
     start = time.perf_counter()
-    check_backend(backend, scheduler)
-    with open_executor(backend, check_jobs(jobs, scheduler), scheduler) as executor:
-        _, path, how = impl.train(params, players, chosen, executor_mapper(executor), progress, retrain)
-    return TrainResult(game, players, str(path), how, time.perf_counter() - start, chosen.games, seed)
+    _, path, how = impl.train(params, players, chosen, executor_mapper(executor), progress, retrain)
+    return TrainResult(game, players, str(path), how, time.perf_counter() - start, chosen.games, chosen.seed)
+
+
+def plays_learned(seat: str) -> bool:
+    """Whether a seat plays the learned model: ``learned``, restricted (``learned!…``), in playouts (``…@learned``)."""
+    return LEARNED in re.split(r"[:@!]", seat)
+
+
+def ensure_learned(
+    executor: Executor,
+    game: str,
+    seats: Sequence[str],
+    settings: tuple[tuple[str, str], ...],
+    variant: str | None,
+) -> TrainResult | None:
+    """The learned model ``seats`` play on this setting, trained on ``executor``'s workers if it is missing.
+
+    ``None`` when no seat plays it, or when training is turned off (``BOARDLAB_TRAIN=0``: the run's own
+    preparation then finds the model or refuses in one line). The model is the one ``learned`` plays anywhere
+    (the game's own training settings), so a setting trained here is found cached by every later command.
+
+    Raises:
+        ValueError: for knobs the game refuses.
+    """
+    if not any(plays_learned(seat) for seat in seats) or not store.training_allowed():
+        return None
+    if LEARNED not in get_game(game).module.POLICIES:
+        return None
+    return train_on(executor, game, len(seats), settings, variant)

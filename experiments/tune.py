@@ -43,7 +43,8 @@ import numpy as np
 
 from analysis import game_metrics
 from engines import core, get_game
-from experiments import variants
+from engines.learned.store import ModelMissing
+from experiments import train, variants
 from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
 from experiments.run.spec import MAX_CHUNKS
 
@@ -210,10 +211,15 @@ def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
 def defined_metrics(
     game: str, seats: Sequence[str], settings: tuple[tuple[str, str], ...], variant: str | None
 ) -> list[str]:
-    """The target names this game defines with these seats: from the columns of a zero-game play."""
+    """The target names this game defines with these seats: from the columns of a zero-game play.
+
+    The play seats a policy with nothing to prepare in every seat (the columns are the game's, whoever plays), so
+    no model is trained nor table built for the fixed knobs alone, which no trial may play.
+    """
     module = get_game(game).module
-    spec = RunSpec(game, tuple(seats), 1, 0, settings, variant, 1)
-    outcome = module.play(spec.params, list(seats), 0, np.random.default_rng(0))
+    probe = [core.unprepared_policy(module.POLICIES)] * len(seats)
+    spec = RunSpec(game, tuple(probe), 1, 0, settings, variant, 1)
+    outcome = module.play(spec.params, probe, 0, np.random.default_rng(0))
     has = {"duration"}
     if module.INFO.cooperative:
         has.add("table_win_rate")
@@ -353,9 +359,13 @@ class TuneSpec:
         """Chunks of a trial played in full."""
         return -(-self.games // self.chunk_size)
 
+    def settings_of(self, setting: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+        """The fixed knobs, then ``setting``'s."""
+        return (*self.settings, *setting.items())
+
     def run_spec(self, setting: Mapping[str, str], chunks: int) -> RunSpec:
         """The run of ``setting``'s first ``chunks`` chunks (chunk ``i`` from the same seed in every trial)."""
-        settings = (*self.settings, *setting.items())
+        settings = self.settings_of(setting)
         return RunSpec(
             self.game, self.seats, chunks * self.chunk_size, self.seed, settings, self.variant, self.chunk_size
         )
@@ -560,8 +570,14 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runn
     remaining = spec.max_games - games_used(_counted(study), spec.chunk_size)
     earlier = [t for t in _counted(study) if t.number != trial.number and t.user_attrs.get("setting") == key]
     saved = max((t.user_attrs.get("chunks", 0) for t in earlier), default=0)  # chunks replayed, not charged
-    state, value, played = "complete", None, 0
-    for chunks in rungs(spec.chunks, spec.eta):
+    state, value, played, trained = "complete", None, 0, None
+    try:
+        model = train.ensure_learned(runner.executor, spec.game, spec.seats, spec.settings_of(setting), spec.variant)
+        trained = model.seconds if model is not None and model.how == "trained" else None
+    except ValueError as err:  # a combination of values the game refuses: no games, never the best
+        trial.set_user_attr("refused", str(err))
+        state = "pruned"
+    for chunks in rungs(spec.chunks, spec.eta) if state == "complete" else ():
         new = max(0, chunks - max(saved, played))
         if new * spec.chunk_size > remaining:
             state = "pruned"
@@ -569,6 +585,8 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runn
             break
         try:
             [result] = runner.play([spec.run_spec(setting, chunks)])
+        except ModelMissing:  # training is off and the setting has no model: the user's to fix, not a bad setting
+            raise
         except ValueError as err:  # a combination of values the game refuses: no games, never the best
             trial.set_user_attr("refused", str(err))
             state = "pruned"
@@ -588,7 +606,14 @@ def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runn
         study.tell(trial, value.value)
     else:
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-    return {"number": index, "state": state, "setting": setting, "chunks": played, "objective": value}
+    return {
+        "number": index,
+        "state": state,
+        "setting": setting,
+        "chunks": played,
+        "objective": value,
+        "trained": trained,
+    }
 
 
 def _finish(spec: TuneSpec, study: Any, folder: Path, variant_name: str) -> TuneResult:

@@ -19,6 +19,10 @@ from engines.learned.training import Mapper, Progress, Sampler, Settings, serial
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
 
 
+class ModelMissing(ValueError):
+    """A model is needed, none is shipped or cached, and training is turned off (one line for the user)."""
+
+
 def model_key(
     info: Any,
     params: Params,
@@ -73,7 +77,7 @@ def obtain(
     training was not asked for ``explicit``-ly (``simulate train`` always trains).
 
     Raises:
-        ValueError: when training is needed but turned off (one line naming the remedy).
+        ModelMissing: when training is needed but turned off (one line naming the remedy).
     """
     name = cache.file_name(key)
     path = cache.cache_dir() / name
@@ -88,7 +92,7 @@ def obtain(
             except (OSError, ValueError) as error:
                 reason = f"the learned model {where} is unusable ({error})"
     if not training_allowed() and not explicit:
-        raise ValueError(
+        raise ModelMissing(
             f"{reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
             f"training; run `simulate train {key['game']} --players {players}` with the same --set/--variant first"
         )

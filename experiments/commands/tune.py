@@ -98,7 +98,8 @@ def tune_command(
                 value = row["objective"]
                 typer.echo(
                     f"trial {row['number']}: {shown}: {row['state']} after {row['chunks']} chunk(s)"
-                    + (f", objective {value.value:.4g}" if value is not None else ""),
+                    + (f", objective {value.value:.4g}" if value is not None else "")
+                    + (f" (its learned model trained first, {row['trained']:.0f} s)" if row["trained"] else ""),
                     err=True,
                 )
 

@@ -9,10 +9,13 @@ import sys
 from pathlib import Path
 
 import optuna
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from analysis.game_metrics import Value
+from engines import core
+from engines.pantolino import learned as learned_pantolino
 from experiments import tune as tn
 from experiments import variants
 from experiments.cli import app
@@ -231,3 +234,42 @@ def test_processes_opening_one_new_sqlite_study_together_all_succeed(tmp_path: P
         done = open_together(url, tmp_path)
         assert all(d.returncode == 0 for d in done), [d.stderr.strip().splitlines()[-1:] for d in done]
         assert len(optuna.get_all_study_summaries(url)) == 1
+
+
+LEARNED_TUNE = [
+    "tune", "pantolino", "--policy", "learned", "--set", "colours=2", "--vary", "token_values=2,3;2,4",
+    "--target", "first_seat_advantage=0", "--trials", "3", "-n", "200", "--chunk-size", "100", "--jobs", "1",
+]  # fmt: skip
+
+
+@pytest.fixture
+def fresh_players():
+    """Policy implementations are kept per process with their models: none made under another test's settings."""
+    core.instantiate.cache_clear()
+    yield
+    core.instantiate.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_players")
+def test_tune_with_learned_trains_each_proposed_setting_once_then_plays_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    quick = learned_pantolino.SETTINGS.__class__(games=200, rounds=1, sweeps=1, sweep_epochs=1, chunk_games=100)
+    monkeypatch.setattr(learned_pantolino, "SETTINGS", quick)  # the model `learned` plays: cheap for a test
+    result = runner.invoke(app, [*LEARNED_TUNE, "--out", str(tmp_path / "tune")])
+    assert result.exit_code == 0, result.output
+    played = set(pd.read_csv(tmp_path / "tune" / "trials.csv")["token_values"].astype(str))
+    models = sorted((tmp_path / "cache").glob("pantolino-learned-2p-*.model"))
+    assert len(models) == len(played) >= 1  # one model per setting proposed, trained before its games
+    assert result.stderr.count("its learned model trained first") == len(played)
+    for model in models:  # each is the model a later run of that setting plays, found in the cache
+        key = json.loads(model.read_bytes().partition(b"\n")[0])["key"]
+        assert key["training"]["games"] == 200 and key["knobs"]["colours"] == 2
+
+
+@pytest.mark.usefixtures("fresh_players")
+def test_tune_with_learned_and_training_off_fails_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    result = runner.invoke(app, [*LEARNED_TUNE, "--out", str(tmp_path / "tune")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "BOARDLAB_TRAIN=0 forbids training" in result.stderr
