@@ -97,3 +97,12 @@ def test_the_dominant_answer_names_the_simplest_within_the_margin_or_the_closest
     far = rp.Choices("g", 2, "a", pd.DataFrame([{**r, "cost": r["cost"] + 0.1} for r in rows]), [], {})
     assert far.dominant()["policy"] is None and "the closest is a!x" in far.dominant_text()
     assert rp.verdict(0.05, 0.01, 0.09) == "costs" and rp.verdict(-0.05, -0.09, -0.01) == "better without"
+
+
+@pytest.mark.parametrize("game", ["cargolino"])
+def test_every_game_that_declares_restrictions_plays_them(game: str, tmp_path) -> None:
+    result = runner.invoke(app, ["restrict", game, "-n", "4", "--jobs", "1", "--json", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    declared = [r for r in record["policies"] if r["kind"] == "restriction"]
+    assert len(declared) >= 2 and all(r["games"] == 8 for r in record["policies"])
