@@ -99,7 +99,7 @@ def test_the_dominant_answer_names_the_simplest_within_the_margin_or_the_closest
     assert rp.verdict(0.05, 0.01, 0.09) == "costs" and rp.verdict(-0.05, -0.09, -0.01) == "better without"
 
 
-@pytest.mark.parametrize("game", ["cargolino"])
+@pytest.mark.parametrize("game", ["cargolino", "panots"])
 def test_every_game_that_declares_restrictions_plays_them(game: str, tmp_path) -> None:
     result = runner.invoke(app, ["restrict", game, "-n", "4", "--jobs", "1", "--json", "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
