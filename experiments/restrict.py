@@ -238,13 +238,18 @@ class Choices:
         """What a cost is counted in."""
         return "win share" if self.baseline is None else "table win rate"
 
+    @property
+    def who(self) -> str:
+        """Who plays a row's policy, completed by its ``does``: one player, or (cooperative) the whole table."""
+        return "a player who" if self.baseline is None else "a table where every player"
+
     def restrictions(self) -> Any:
         """The restrictions' rows, costliest first."""
         return self.table[self.table["kind"] == "restriction"]
 
     def findings(self) -> list[str]:
         """One sentence per restriction, costliest first, in plain words."""
-        return [finding(row, self.unit) for row in self.restrictions().to_dict(orient="records")]
+        return [finding(row, self.unit, self.who) for row in self.restrictions().to_dict(orient="records")]
 
     def dominant(self) -> dict[str, Any]:
         """The simplest policy within :data:`WITHIN` of strong play, or None with the closest and its gap."""
@@ -261,12 +266,12 @@ class Choices:
         margin = f"{100 * WITHIN:.0f} points"
         if row is not None:
             return (
-                f"Yes: the simplest policy within {margin} of {self.strong} is {row['policy']} (a player who "
+                f"Yes: the simplest policy within {margin} of {self.strong} is {row['policy']} ({self.who} "
                 f"{row['does']}), {gap_words(row, self.unit)}."
             )
         return (
             f"No: no named policy or restricted {self.strong} comes within {margin} of {self.strong}; the closest is "
-            f"{closest['policy']} (a player who {closest['does']}), {gap_words(closest, self.unit)}."
+            f"{closest['policy']} ({self.who} {closest['does']}), {gap_words(closest, self.unit)}."
         )
 
     def reading(self) -> list[str]:
@@ -333,21 +338,19 @@ def gap_words(row: dict[str, Any], unit: str = "win share") -> str:
     return f"behind strong play by {cost:+.1f} points of {unit} (95% interval {low:+.1f} to {high:+.1f})"
 
 
-def finding(row: dict[str, Any], unit: str = "win share") -> str:
-    """A restriction's cost in plain words (``unit``: what it is counted in)."""
+def finding(row: dict[str, Any], unit: str = "win share", who: str = "a player who") -> str:
+    """A restriction's cost in plain words (``unit``: what it is counted in; ``who``: who gives the choice up)."""
     cost, low, high = (100 * row[k] for k in ("cost", "cost_lo", "cost_hi"))
     span = f"95% interval {low:+.1f} to {high:+.1f} points"
+    subject = f"{who[0].upper()}{who[1:]} {row['does']}"
     if row["verdict"] == "costs":
-        return f"A player who {row['does']} loses {cost:.1f} points of {unit} ({span})."
+        return f"{subject} loses {cost:.1f} points of {unit} ({span})."
     if row["verdict"] == "better without":
         return (
-            f"A player who {row['does']} gains {-cost:.1f} points of {unit} ({span}): the strong player is better "
+            f"{subject} gains {-cost:.1f} points of {unit} ({span}): the strong player is better "
             "off without this choice."
         )
-    return (
-        f"A player who {row['does']} loses nothing measurable ({span}): the choice it gives up is one strong "
-        "players never need."
-    )
+    return f"{subject} loses nothing measurable ({span}): the choice it gives up is one strong players never need."
 
 
 Groups = dict[str, tuple[list[Arm], list[RunResult]]]

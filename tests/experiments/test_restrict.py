@@ -123,7 +123,8 @@ def test_a_cooperative_table_is_measured_against_the_unrestricted_table_on_the_s
         assert row["games"] == 30 and row["cost"] == pytest.approx(base - row["share"])
         assert row["cost_lo"] <= row["cost"] <= row["cost_hi"]
     assert found.lines()[0].startswith("Cooperative: each row is a whole table")
-    assert "points of table win rate" in found.findings()[0]
+    assert found.findings()[0].startswith("A table where every player never keeps a chip")
+    assert "points of table win rate" in found.findings()[0] and "(a table where every" in found.dominant_text()
     random_row = found.table[found.table["policy"] == "random"].iloc[0]
     assert random_row["cost"] > 0  # a random table wins less often than a learned one
     solo = rp.plan_restrict("paleolino", ["fullest-cave"], players=1, n_games=5, with_heuristics=False)
