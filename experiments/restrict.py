@@ -13,6 +13,12 @@ normal interval from the games' shares. Among ``K`` unrestricted strong players 
 narrow the interval. A restriction whose interval contains 0 is reported as a choice strong players never need;
 one whose interval lies below 0 as one the strong player is better off without (it misuses it).
 
+**Cooperative games** (the table wins or loses together) have no share of the wins to give up: there a restriction
+holds for the whole table. Every seat plays the restricted strong player (a heuristic: every seat plays it), and
+the table's win rate is set against that of the unrestricted strong table, played on the same games: the *cost* is
+the unrestricted table's win rate less the restricted one's, with Newcombe's interval for the difference of two
+proportions (valid, and conservative under common random numbers, which only narrow the true spread).
+
 **Dominant strategy** (the issue's item 2). The named heuristics (every policy of the game that is not the
 expert, ``win-optimal``, a cheat, or a policy that takes restrictions) play in the same run, each alone against the
 strong players. The *simplest* policy within :data:`WITHIN` of strong play (cost at most 2 points, estimate) is
@@ -69,9 +75,10 @@ class RestrictPlan:
     players: int
     strong: str
     entries: tuple[Entry, ...]
-    arms: tuple[tuple[str, Arm], ...]  # (entry policy, arm): the entry alone in each seat
+    arms: tuple[tuple[str, Arm], ...]  # (entry policy, arm): the entry alone in each seat (cooperative: its table)
     skipped: tuple[str, ...]  # restrictions that remove nothing under these knobs, with why
     settings: dict[str, Any] = field(default_factory=dict)
+    cooperative: bool = False  # whole tables, against the unrestricted strong table (its arm comes first)
 
 
 def arm_label(policy: str, seats: Sequence[str], label: str = LABEL) -> str:
@@ -80,15 +87,16 @@ def arm_label(policy: str, seats: Sequence[str], label: str = LABEL) -> str:
 
 
 def check_game(game: str, players: int | None) -> tuple[Any, int]:
-    """The game module and the player count, or ``ValueError`` (unknown game, cooperative, none declared)."""
+    """The game module and the player count, or ``ValueError`` (unknown game, none declared, too few players).
+
+    A competitive game needs 2 players (a share of the wins to give up); a cooperative one plays any table.
+    """
     module = get_game(validate.text(game, "game")).module
-    if module.INFO.cooperative:
-        raise ValueError(f"{game} is cooperative: restricted play measures a share of the wins, which it has not")
     if not record_of(module).restrictions:
         raise ValueError(f"{game} declares no restrictions (its record's restrictions are empty)")
     players = players if players is not None else max(module.INFO.min_players, 2)
     core.check_players(module.INFO, players)
-    if players < 2:
+    if players < 2 and not module.INFO.cooperative:
         raise ValueError(f"restricted play needs at least 2 players (got {players})")
     return module, players
 
@@ -115,8 +123,10 @@ def heuristics(module: Any) -> list[str]:
     return ([ANCHOR] if ANCHOR in policies else []) + named
 
 
-def seatings(policy: str, strong: str, players: int) -> list[tuple[str, ...]]:
-    """``policy`` alone among strong players, in every seat."""
+def seatings(policy: str, strong: str, players: int, cooperative: bool = False) -> list[tuple[str, ...]]:
+    """``policy`` alone among strong players, in every seat; cooperative: the whole table plays ``policy``."""
+    if cooperative:
+        return [(policy,) * players]
     return [tuple(policy if s == seat else strong for s in range(players)) for seat in range(players)]
 
 
@@ -163,17 +173,15 @@ def plan_restrict(
     entries = [Entry(name_of(strong, (n,)), "restriction", n, declared[n].does) for n in kept]
     if with_heuristics:
         entries += [Entry(h, "heuristic", "", f"plays {h}") for h in heuristics(module)]
-    validate.check_arms(len(entries) * players, "the restricted play")
-    all_seats = [s for e in entries for s in seatings(e.policy, strong, players)]
-    caps = [core.default_chunk(module.INFO, module.POLICIES, s) for s in all_seats]
+    cooperative = module.INFO.cooperative
+    played = [(strong, (strong,) * players)] if cooperative else []  # the unrestricted table: the yardstick
+    played += [(e.policy, seats) for e in entries for seats in seatings(e.policy, strong, players, cooperative)]
+    validate.check_arms(len(played), "the restricted play")
+    caps = [core.default_chunk(module.INFO, module.POLICIES, seats) for _, seats in played]
     chunk = min([arm_chunk(module.INFO, n_games) if chunk is None else min(chunk, n_games), *caps])
     arms = tuple(
-        (
-            e.policy,
-            Arm(arm_label(e.policy, seats, label), RunSpec(game, seats, n_games, seed, settings, variant, chunk)),
-        )
-        for e in entries
-        for seats in seatings(e.policy, strong, players)
+        (policy, Arm(arm_label(policy, seats, label), RunSpec(game, seats, n_games, seed, settings, variant, chunk)))
+        for policy, seats in played
     )
     validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for _, a in arms), "the restricted play")
     record = {
@@ -186,7 +194,13 @@ def plan_restrict(
         "variant": variant,
         "restrictions": names,
     }
-    return RestrictPlan(game, players, strong, tuple(entries), arms, skipped, record)
+    return RestrictPlan(game, players, strong, tuple(entries), arms, skipped, record, cooperative)
+
+
+def table_wins(results: Sequence[RunResult]) -> tuple[int, int]:
+    """A cooperative table's wins and games over ``results`` (seat 0 wins and loses with the table)."""
+    wins = sum(int(r.summary.wins[0] + r.summary.shared_wins[0]) for r in results)
+    return wins, sum(r.summary.n_games for r in results)
 
 
 def share_of(policy: str, results: Sequence[RunResult], arms: Sequence[Arm]) -> tuple[float, float, float, int]:
@@ -212,11 +226,22 @@ class Choices:
     table: Any  # policy, kind, restriction, does, games, share(+lo/hi), cost(+lo/hi), verdict; ranked
     skipped: list[str]
     settings: dict[str, Any]
+    baseline: tuple[float, float, float] | None = None  # cooperative: the strong table's win rate and interval
 
     @property
     def fair(self) -> float:
-        """The fair share of one seat."""
-        return 1 / self.players
+        """What the cost is measured from: the fair share of one seat; cooperative: the strong table's win rate."""
+        return self.baseline[0] if self.baseline is not None else 1 / self.players
+
+    @property
+    def unit(self) -> str:
+        """What a cost is counted in."""
+        return "win share" if self.baseline is None else "table win rate"
+
+    @property
+    def who(self) -> str:
+        """Who plays a row's policy, completed by its ``does``: one player, or (cooperative) the whole table."""
+        return "a player who" if self.baseline is None else "a table where every player"
 
     def restrictions(self) -> Any:
         """The restrictions' rows, costliest first."""
@@ -224,7 +249,7 @@ class Choices:
 
     def findings(self) -> list[str]:
         """One sentence per restriction, costliest first, in plain words."""
-        return [finding(row) for row in self.restrictions().to_dict(orient="records")]
+        return [finding(row, self.unit, self.who) for row in self.restrictions().to_dict(orient="records")]
 
     def dominant(self) -> dict[str, Any]:
         """The simplest policy within :data:`WITHIN` of strong play, or None with the closest and its gap."""
@@ -241,17 +266,31 @@ class Choices:
         margin = f"{100 * WITHIN:.0f} points"
         if row is not None:
             return (
-                f"Yes: the simplest policy within {margin} of {self.strong} is {row['policy']} (a player who "
-                f"{row['does']}), {gap_words(row)}."
+                f"Yes: the simplest policy within {margin} of {self.strong} is {row['policy']} ({self.who} "
+                f"{row['does']}), {gap_words(row, self.unit)}."
             )
         return (
             f"No: no named policy or restricted {self.strong} comes within {margin} of {self.strong}; the closest is "
-            f"{closest['policy']} (a player who {closest['does']}), {gap_words(closest)}."
+            f"{closest['policy']} ({self.who} {closest['does']}), {gap_words(closest, self.unit)}."
         )
+
+    def reading(self) -> list[str]:
+        """How to read a cooperative run's costs (nothing for a competitive one)."""
+        if self.baseline is None:
+            return []
+        return [
+            f"Cooperative: each row is a whole table playing that policy; its cost is the unrestricted {self.strong} "
+            f"table's win rate ({pct(*self.baseline)}) less that table's, on the same games."
+        ]
 
     def lines(self) -> list[str]:
         """What a reader needs below the table: the findings, the dominant-strategy answer, what was skipped."""
-        return [*self.findings(), self.dominant_text(), *(f"not played: {s}" for s in self.skipped)]
+        return [
+            *self.reading(),
+            *self.findings(),
+            self.dominant_text(),
+            *(f"not played: {s}" for s in self.skipped),
+        ]
 
     def as_json(self) -> dict[str, Any]:
         """The run as one JSON-friendly object."""
@@ -260,6 +299,8 @@ class Choices:
             "players": self.players,
             "strong": self.strong,
             "fair_share": self.fair,
+            "cooperative": self.baseline is not None,
+            "strong_table_win_rate": None if self.baseline is None else list(self.baseline),
             "policies": self.table.to_dict(orient="records"),
             "findings": self.findings(),
             "dominant": {k: v for k, v in self.dominant().items() if k != "row"},
@@ -291,61 +332,90 @@ def verdict(cost: float, low: float, high: float) -> str:
     return "better without" if high < 0 else "never needed"
 
 
-def gap_words(row: dict[str, Any]) -> str:
+def gap_words(row: dict[str, Any], unit: str = "win share") -> str:
     """``"behind strong play by +1.2 points of win share (95% interval +0.5 to +1.9)"``."""
     cost, low, high = (100 * row[k] for k in ("cost", "cost_lo", "cost_hi"))
-    return f"behind strong play by {cost:+.1f} points of win share (95% interval {low:+.1f} to {high:+.1f})"
+    return f"behind strong play by {cost:+.1f} points of {unit} (95% interval {low:+.1f} to {high:+.1f})"
 
 
-def finding(row: dict[str, Any]) -> str:
-    """A restriction's cost in plain words."""
+def finding(row: dict[str, Any], unit: str = "win share", who: str = "a player who") -> str:
+    """A restriction's cost in plain words (``unit``: what it is counted in; ``who``: who gives the choice up)."""
     cost, low, high = (100 * row[k] for k in ("cost", "cost_lo", "cost_hi"))
     span = f"95% interval {low:+.1f} to {high:+.1f} points"
+    subject = f"{who[0].upper()}{who[1:]} {row['does']}"
     if row["verdict"] == "costs":
-        return f"A player who {row['does']} loses {cost:.1f} points of win share ({span})."
+        return f"{subject} loses {cost:.1f} points of {unit} ({span})."
     if row["verdict"] == "better without":
         return (
-            f"A player who {row['does']} gains {-cost:.1f} points of win share ({span}): the strong player is better "
+            f"{subject} gains {-cost:.1f} points of {unit} ({span}): the strong player is better "
             "off without this choice."
         )
-    return (
-        f"A player who {row['does']} loses nothing measurable ({span}): the choice it gives up is one strong "
-        "players never need."
-    )
+    return f"{subject} loses nothing measurable ({span}): the choice it gives up is one strong players never need."
+
+
+Groups = dict[str, tuple[list[Arm], list[RunResult]]]
+"""A played plan's arms and results by the policy they measure."""
+
+
+def grouped(plan: RestrictPlan, results: Sequence[RunResult]) -> Groups:
+    """The arms and results of each policy of ``plan`` (results in the order of its arms)."""
+    groups: Groups = {}
+    for (policy, arm), result in zip(plan.arms, results, strict=True):
+        arms, played = groups.setdefault(policy, ([], []))
+        arms.append(arm)
+        played.append(result)
+    return groups
+
+
+def table_rate(results: Sequence[RunResult]) -> tuple[float, float, float, int]:
+    """A cooperative table's win rate over ``results``: ``(rate, low, high, games)``, Wilson's 95% interval."""
+    wins, games = table_wins(results)
+    low, high = stats.wilson(wins, games)
+    return wins / games, float(low), float(high), games
+
+
+def measured(plan: RestrictPlan, entry: Entry, groups: Groups) -> dict[str, Any]:
+    """An entry's share (cooperative: its table's win rate) and cost, each with its 95% interval."""
+    arms, played = groups[entry.policy]
+    if not plan.cooperative:
+        share, low, high, games = share_of(entry.policy, played, arms)
+        fair = 1 / plan.players
+        cost, cost_lo, cost_hi = fair - share, fair - high, fair - low
+    else:
+        share, low, high, games = table_rate(played)
+        diff = stats.proportion_difference(*table_wins(groups[plan.strong][1]), *table_wins(played))
+        cost, cost_lo, cost_hi = (float(diff[k]) for k in ("difference", "low", "high"))
+    return {
+        "games": games,
+        "share": share,
+        "share_lo": low,
+        "share_hi": high,
+        "cost": cost,
+        "cost_lo": cost_lo,
+        "cost_hi": cost_hi,
+    }
 
 
 def tabulate(plan: RestrictPlan, results: Sequence[RunResult]) -> Any:
     """One row per entry: share and cost with intervals, a verdict, and its simplicity rank; ranked by cost."""
     import pandas as pd
 
-    fair = 1 / plan.players
-    by_policy: dict[str, tuple[list[Arm], list[RunResult]]] = {}
-    for (policy, arm), result in zip(plan.arms, results, strict=True):
-        arms, played = by_policy.setdefault(policy, ([], []))
-        arms.append(arm)
-        played.append(result)
+    groups = grouped(plan, results)
     heuristic_rows = [e for e in plan.entries if e.kind == "heuristic"]
     simplicity = {
         e.policy: k for k, e in enumerate([*heuristic_rows, *(e for e in plan.entries if e.kind != "heuristic")])
     }
     rows = []
     for entry in plan.entries:
-        share, low, high, games = share_of(entry.policy, by_policy[entry.policy][1], by_policy[entry.policy][0])
-        cost, cost_lo, cost_hi = fair - share, fair - high, fair - low
+        values = measured(plan, entry, groups)
         rows.append(
             {
                 "policy": entry.policy,
                 "kind": entry.kind,
                 "restriction": entry.restriction,
                 "does": entry.does,
-                "games": games,
-                "share": share,
-                "share_lo": low,
-                "share_hi": high,
-                "cost": cost,
-                "cost_lo": cost_lo,
-                "cost_hi": cost_hi,
-                "verdict": verdict(cost, cost_lo, cost_hi),
+                **values,
+                "verdict": verdict(values["cost"], values["cost_lo"], values["cost_hi"]),
                 "simplicity": simplicity[entry.policy],
             }
         )
@@ -358,7 +428,9 @@ def tabulate(plan: RestrictPlan, results: Sequence[RunResult]) -> Any:
 
 def analyse(plan: RestrictPlan, results: Sequence[RunResult]) -> Choices:
     """The ranked table and answers of a played plan (results in the order of its arms)."""
-    return Choices(plan.game, plan.players, plan.strong, tabulate(plan, results), list(plan.skipped), plan.settings)
+    baseline = table_rate(grouped(plan, results)[plan.strong][1])[:3] if plan.cooperative else None
+    table = tabulate(plan, results)
+    return Choices(plan.game, plan.players, plan.strong, table, list(plan.skipped), plan.settings, baseline)
 
 
 def play_restrict(plan: RestrictPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Choices:

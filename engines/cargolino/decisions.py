@@ -35,6 +35,7 @@ from engines.cargolino.rules import (
 )
 from engines.core import Policy
 from engines.expert import Budget, Rollout, Search, by_table_size, default_playouts
+from engines.restrict import RestrictedSearch, Restriction, restricted_legal
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
@@ -221,6 +222,9 @@ class Expert:
     The belief expert also hides like ``detective:hide=h`` (``hide`` by player count): with chance ``h`` per die
     it advances its own snail that loses no shell instead of searching. Its playouts cannot value that (every seat
     of a playout sees the drawn deal), but at a table of believers a hidden snail is pushed less.
+
+    ``restrictions`` (none unless restricted, :mod:`engines.cargolino.restrictions`): the search sees restricted
+    points, and a hiding move they forbid is searched instead.
     """
 
     def __init__(
@@ -243,6 +247,7 @@ class Expert:
         self.playouts = playouts.playouts if isinstance(playouts, Rollout) else playouts
         self.defaults, self.hide = defaults, hide
         self.believes = not truth  # the engine keeps this seat's belief over the deal
+        self.restrictions: tuple[Restriction, ...] = ()
 
     def prepare(self, players: int) -> None:
         """Let the playout policy load (or train) what it needs before play starts."""
@@ -273,7 +278,14 @@ class Expert:
         chosen = np.full(len(live), -1, dtype=np.int64)
         if not self.truth:
             chosen = hiding_move(point, by_table_size(self.hide, players))
-        search = Search(self.playouts or default_playouts(self.defaults, players), self.rollout)
+        search: Search | RestrictedSearch = Search(
+            self.playouts or default_playouts(self.defaults, players), self.rollout
+        )
+        if self.restrictions:
+            allowed = restricted_legal(point, self.restrictions)
+            hid = np.flatnonzero(chosen >= 0)
+            chosen[hid[~allowed[hid, chosen[hid]]]] = -1
+            search = RestrictedSearch(search, self.restrictions)
         rest = np.flatnonzero(chosen < 0)
         if len(rest):
             chosen[rest] = search.choose(point.take(rest))

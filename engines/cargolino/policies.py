@@ -23,9 +23,11 @@ import numpy as np
 
 from engines.cargolino import beliefs, learned
 from engines.cargolino.decisions import ROLLOUT, Expert
+from engines.cargolino.restrictions import RESTRICTIONS, restricted
 from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from engines.core import Policy
 from engines.expert import Budget, expert_policy
+from engines.restrict import restricting
 
 EXPERT_PLAYOUTS: Budget = {2: 32, 3: 128}  # per decision, by players (ours: more with more)
 EXPERT_HIDE = {2: 0.0, 4: 0.0625, 6: 0.0}
@@ -35,6 +37,7 @@ table's): ours, measured with the hiding detective among three detectives / thre
 Hiding pays only against believers, and at 2, 3 and 6 players not even there (6.25% at 3 players: 28.9% among
 detectives, fair 33.3%; at 6: 13.9%, fair 16.7%; at 5: 23.9%, fair 20%)."""
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
+RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-move-own, expert:64@learned!never-finish, ...
 QUANT = 1_000_000  # probabilities and expected shells are compared after rounding to 1e-6
 OTHERS = 1 << 50  # key offset of other players' (and unowned) snails
 TOP = 1 << 58  # key offset of a push that ends the race for a pusher that is ahead
@@ -442,6 +445,7 @@ POLICIES["expert"] = replace(
     "clearly more often; with 4 or 5 players it first hides 1 die in 16 (advances its own snail where that loses "
     "no shell), which its playouts cannot value but misleads believing opponents; expert:N@learned plays out "
     "(and defaults to) learned instead.",
+    restrict=RESTRICT,
 )
 POLICIES["expert-oracle"] = replace(
     expert_policy(partial(EXPERT, truth=True), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK),
@@ -465,4 +469,5 @@ POLICIES["learned"] = Policy(
     "and 6 players ship; other settings are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 "
     "refuses; training settings ours).",
     LearnedPlayer,
+    restrict=RESTRICT,
 )

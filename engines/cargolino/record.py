@@ -1,5 +1,6 @@
 """What the shared layers need about Cargolino Valentino (see :mod:`engines.record`)."""
 
+from engines.cargolino.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
@@ -26,4 +27,5 @@ RECORD = Record(
     more_players=((4, 1_000), (6, 600)),
     # learned against each heuristic, per seating, at 2 players and at every size of more_players (README)
     learned_soundness_games={"random": 100, "selfish": 100, "blocker": 100, "hindmost": 200, "detective": 200},
+    restrictions=RESTRICTIONS,
 )

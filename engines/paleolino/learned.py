@@ -61,12 +61,15 @@ def cave_values(point: Point, model: ValueModel) -> np.ndarray:
 
 
 def choose(point: Point, model: ValueModel) -> np.ndarray:
-    """The model's candidate at ``point``: the best-valued cave (ties to the lowest), or keep."""
+    """The model's candidate at ``point``: the best-valued legal cave (ties to the lowest), or keep.
+
+    Every cave is legal unless the point is restricted (:mod:`engines.paleolino.restrictions`).
+    """
     if point.stage == KEEP:
         return selfplay.choose(point, model)
     if not len(point.state.game):
         return np.zeros(0, dtype=np.int64)
-    return cave_values(point, model).argmax(axis=1)
+    return np.where(point.legal(), cave_values(point, model), -np.inf).argmax(axis=1)
 
 
 class Learned:

@@ -30,9 +30,12 @@ from engines.expert import expert_policy
 from engines.paleolino import kernels, learned
 from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, ROLLOUTS, Expert, parse_budget
 from engines.paleolino.kernels import CRYSTAL_VALUE
+from engines.paleolino.restrictions import RESTRICTIONS, restricted
 from engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
+from engines.restrict import restricting
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
+RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-store, expert:64@learned!fullest-cave, ...
 
 
 def keep_order(demand: np.ndarray) -> np.ndarray:
@@ -335,6 +338,7 @@ POLICIES["expert"] = dataclasses.replace(  # the default budget depends on memor
     expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, PLAYOUTS, EXPERT_CHUNK, ROLLOUTS),
     argument=BUDGET,
     parse_arg=parse_budget,
+    restrict=RESTRICT,
 )
 
 
@@ -356,4 +360,5 @@ POLICIES["learned"] = Policy(
     "and 1 and the 3-player one for memory 1 ship; other knobs are trained by self-play on first use and cached "
     "(BOARDLAB_TRAIN=0 refuses; training settings ours).",
     LearnedPlayer,
+    restrict=RESTRICT,
 )

@@ -1,5 +1,6 @@
 """What the shared layers need about Paleolino (see :mod:`engines.record`)."""
 
+from engines.paleolino.restrictions import RESTRICTIONS
 from engines.paleolino.rules import COST_PRESETS
 from engines.record import Balance, Bench, Record, Tuning
 
@@ -31,4 +32,5 @@ RECORD = Record(
     # a learned table's games, paired with a table of each heuristic on the same games (README: learned wins
     # about 60% at memory 1, random 15%, greedy 35%, the planner 48%)
     learned_soundness_games={"random": 200, "greedy": 400, "planner": 1_000},
+    restrictions=RESTRICTIONS,
 )

@@ -24,6 +24,7 @@ potential change) + open``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -33,11 +34,14 @@ from engines.expert import expert_policy
 from engines.panots import learned
 from engines.panots.decisions import ROLLOUT, Expert
 from engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
+from engines.panots.restrictions import RESTRICTIONS, restricted
 from engines.panots.rules import Params, State, View
+from engines.restrict import restricting
 
 MASKED = -(1 << 50)  # below every value, UNPLACEABLE_VALUE included
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 16  # default playouts per decision: beats planner (67% of 300 games), ~1.5 games/s on a busy core
+RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!greedy-grab, expert:64@learned!most-placements, ...
 
 
 def _rows(view: View, st: State, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -187,8 +191,15 @@ POLICIES: dict[str, Policy] = {
         Policy("denier", "Greedy, plus what taking a card costs every opponent who grabs after it.", Denier),
     )
 }
-POLICIES["expert"] = expert_policy(
-    partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)
+POLICIES["expert"] = replace(
+    expert_policy(
+        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+        ("learned",),
+    ),
+    restrict=RESTRICT,
 )
 
 
@@ -206,4 +217,5 @@ POLICIES["learned"] = Policy(
     "self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; training settings ours: 120,000 seat-games, "
     "so 60,000 two-player games, seed 0).",
     LearnedPlayer,
+    restrict=RESTRICT,
 )

@@ -1,5 +1,6 @@
 """What the shared layers need about Panots (see :mod:`engines.record`)."""
 
+from engines.panots.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
@@ -21,4 +22,5 @@ RECORD = Record(
     search_games=4,
     # learned wins about 60% against planner and more against the rest (README): 600 games per seating show it
     learned_soundness_games={"random": 100, "greedy": 300, "majority-aware": 300, "planner": 600, "denier": 300},
+    restrictions=RESTRICTIONS,
 )

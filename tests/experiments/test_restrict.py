@@ -23,7 +23,6 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
         (["restrict", GAME, "--restrictions", "never-keep-jokr"], "did you mean 'never-keep-joker'"),
         (["restrict", GAME, "--strong", "random"], "takes no restriction"),
         (["restrict", GAME, "--strong", "learned!largest-token"], "unrestricted"),
-        (["restrict", "paleolino"], "cooperative"),
         (["restrict", GAME, "--restrictions", "never-steal"], "nothing to play"),
         (["restrict", GAME, "-n", "0"], "-n"),
     ):
@@ -97,3 +96,36 @@ def test_the_dominant_answer_names_the_simplest_within_the_margin_or_the_closest
     far = rp.Choices("g", 2, "a", pd.DataFrame([{**r, "cost": r["cost"] + 0.1} for r in rows]), [], {})
     assert far.dominant()["policy"] is None and "the closest is a!x" in far.dominant_text()
     assert rp.verdict(0.05, 0.01, 0.09) == "costs" and rp.verdict(-0.05, -0.09, -0.01) == "better without"
+
+
+@pytest.mark.parametrize("game", ["cargolino", "panots", "paleolino"])
+def test_every_game_that_declares_restrictions_plays_them(game: str, tmp_path) -> None:
+    result = runner.invoke(app, ["restrict", game, "-n", "4", "--jobs", "1", "--json", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    declared = [r for r in record["policies"] if r["kind"] == "restriction"]
+    seatings = 1 if record["cooperative"] else 2  # a cooperative restriction holds for the whole table
+    assert len(declared) >= 2 and all(r["games"] == 4 * seatings for r in record["policies"])
+
+
+def test_a_cooperative_table_is_measured_against_the_unrestricted_table_on_the_same_games() -> None:
+    plan = rp.plan_restrict("paleolino", ["never-store"], n_games=30, with_heuristics=True)
+    assert plan.cooperative and plan.players == 2
+    assert [arm.spec.seats for _, arm in plan.arms] == [
+        ("learned", "learned"), ("learned!never-store", "learned!never-store"), ("random", "random"),
+        ("greedy", "greedy"), ("planner", "planner"),
+    ]  # fmt: skip
+    assert len({(a.spec.n_games, a.spec.seed, a.spec.chunk_size) for _, a in plan.arms}) == 1  # the same games
+    found = rp.play_restrict(plan)
+    base, low, high = found.baseline
+    assert low <= base <= high and found.fair == base and found.unit == "table win rate"
+    for row in found.table.to_dict(orient="records"):
+        assert row["games"] == 30 and row["cost"] == pytest.approx(base - row["share"])
+        assert row["cost_lo"] <= row["cost"] <= row["cost_hi"]
+    assert found.lines()[0].startswith("Cooperative: each row is a whole table")
+    assert found.findings()[0].startswith("A table where every player never keeps a chip")
+    assert "points of table win rate" in found.findings()[0] and "(a table where every" in found.dominant_text()
+    random_row = found.table[found.table["policy"] == "random"].iloc[0]
+    assert random_row["cost"] > 0  # a random table wins less often than a learned one
+    solo = rp.plan_restrict("paleolino", ["fullest-cave"], players=1, n_games=5, with_heuristics=False)
+    assert [arm.spec.seats for _, arm in solo.arms] == [("learned",), ("learned!fullest-cave",)]
