@@ -239,6 +239,13 @@ class Choices:
         return "win share" if self.baseline is None else "table win rate"
 
     @property
+    def yardstick(self) -> str:
+        """What the costs are measured from, in words: the fair share, or the unrestricted table's win rate."""
+        if self.baseline is None:
+            return f"fair share {100 * self.fair:.1f}%"
+        return f"the unrestricted {self.strong} table wins {100 * self.fair:.1f}%"
+
+    @property
     def who(self) -> str:
         """Who plays a row's policy, completed by its ``does``: one player, or (cooperative) the whole table."""
         return "a player who" if self.baseline is None else "a table where every player"

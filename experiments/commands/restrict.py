@@ -84,8 +84,8 @@ def restrict_command(
     )[["policy", "kind", "games", "share", "cost", "cost_lo", "cost_hi", "verdict"]]
     print_frame(
         shown,
-        f"{game}, {result.players} players: cost of each restriction of {result.strong} in points of win share "
-        f"(fair share {100 * result.fair:.1f}%; 95% CI), costliest first",
+        f"{game}, {result.players} players: cost of each restriction of {result.strong} in points of {result.unit} "
+        f"({result.yardstick}; 95% CI), costliest first",
     )
     for line in result.lines():
         typer.echo(line)
