@@ -139,7 +139,7 @@ def test_the_restricted_programme_matches_a_slow_reference_on_sampled_turns(name
     expected = reference_values(impl, turn, [RESTRICTIONS[n].unit for n in names])
     for g in range(len(turn.mover)):
         got = np.stack([v[values.inverse[g]] for v in values.by_rolls])
-        np.testing.assert_allclose(got, expected[g], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(got, expected[g], rtol=0, atol=1e-6)  # float32 values: last-bit rounding
 
 
 def test_with_no_rules_the_restricted_terminal_is_the_full_one() -> None:
@@ -154,7 +154,9 @@ def test_with_no_rules_the_restricted_terminal_is_the_full_one() -> None:
     full = impl.successor_values(turn)
     shares = impl.candidate_shares(turn)[..., 0]
     take = np.where(turn.available, shares[:, :-1] + impl.boots_tiebreak * impl.value, -np.inf)
-    np.testing.assert_array_equal(impl.restricted_terminal(turn, take, shares[:, -1]), full.by_rolls[0][full.inverse])
+    # the model's float32 outputs may differ in the last bit with the batch they are computed in (BLAS kernels)
+    restricted = impl.restricted_terminal(turn, take, shares[:, -1])
+    np.testing.assert_allclose(restricted, full.by_rolls[0][full.inverse], rtol=0, atol=1e-6)
 
 
 def digest(seats: list[str], n: int, seed: int, **knobs: object) -> str:
