@@ -151,6 +151,29 @@ class Restricted:
         return self.wrap(self.impl(params, *arg), self.restrictions)
 
 
+@dataclass(frozen=True)
+class OnPoints:
+    """A game's :data:`Wrap` for players who decide on its decision points, so a restricted point restricts them.
+
+    ``deciders`` (e.g. a learned player) decide through a ``decide(point, games, propose)`` hook, which then sees
+    restricted points; ``searchers`` (e.g. the expert) search through a ``search``, which then searches them.
+    """
+
+    deciders: tuple[type, ...]
+    searchers: tuple[type, ...] = ()
+
+    def __call__(self, impl: Any, restrictions: tuple[Restriction, ...]) -> Any:
+        """Restrict ``impl`` (a fresh implementation); a policy of neither kind takes no restriction."""
+        if isinstance(impl, self.deciders):
+            decide = impl.decide
+            impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
+            return impl
+        if isinstance(impl, self.searchers):
+            impl.search = RestrictedSearch(impl.search, restrictions)
+            return impl
+        raise TypeError(f"{type(impl).__name__} takes no restriction")
+
+
 def parse_names(text: str, restrictions: Mapping[str, Restriction], policy: str) -> tuple[str, ...]:
     """The restriction names of ``a!b`` in the order the game declares them; unknown or repeated: ``ValueError``."""
     names = text.split(MARK)

@@ -15,7 +15,7 @@ import numpy as np
 from engines.cargolino.decisions import ACTIONS, Expert, Point
 from engines.cargolino.learned import Learned
 from engines.cargolino.rules import N_SNAILS
-from engines.restrict import RestrictedPoint, Restriction
+from engines.restrict import OnPoints, Restriction
 
 SNAIL = np.arange(ACTIONS) // N_SNAILS  #: the snail of each candidate
 COLOUR = np.arange(ACTIONS) % N_SNAILS  #: the die colour of each candidate
@@ -56,13 +56,12 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
+LEARNED_ON_POINTS = OnPoints((Learned,))
+
+
 def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
     """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
-    if isinstance(impl, Learned):
-        decide = impl.decide
-        impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
-        return impl
     if isinstance(impl, Expert):
         impl.restrictions = restrictions
         return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+    return LEARNED_ON_POINTS(impl, restrictions)

@@ -20,7 +20,7 @@ from engines import core
 from engines.paleolino.decisions import CAVE, KEEP, Expert, Point, keep_options
 from engines.paleolino.learned import Learned
 from engines.paleolino.rules import Params, bag_min, bag_tables
-from engines.restrict import RestrictedPoint, RestrictedSearch, Restriction
+from engines.restrict import OnPoints, Restriction
 
 
 def keeps(point: object) -> Point | None:
@@ -93,13 +93,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
-    """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
-    if isinstance(impl, Learned):
-        decide = impl.decide
-        impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
-        return impl
-    if isinstance(impl, Expert):
-        impl.search = RestrictedSearch(impl.search, restrictions)
-        return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+restricted = OnPoints((Learned,), (Expert,))
+"""``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from engines.panots.decisions import Expert, Point
 from engines.panots.learned import Learned
-from engines.restrict import RestrictedPoint, RestrictedSearch, Restriction
+from engines.restrict import OnPoints, Restriction
 
 
 def own(point: Point, per_seat: np.ndarray) -> np.ndarray:
@@ -71,13 +71,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
-    """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
-    if isinstance(impl, Learned):
-        decide = impl.decide
-        impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
-        return impl
-    if isinstance(impl, Expert):
-        impl.search = RestrictedSearch(impl.search, restrictions)
-        return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+restricted = OnPoints((Learned,), (Expert,))
+"""``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""

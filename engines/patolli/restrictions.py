@@ -15,7 +15,7 @@ import numpy as np
 from engines.patolli.decisions import Expert, ExtraPoint, Point
 from engines.patolli.learned import Learned
 from engines.patolli.rules import ONE, U64, Params
-from engines.restrict import RestrictedPoint, RestrictedSearch, Restriction
+from engines.restrict import OnPoints, Restriction
 
 
 def button_bits(point: Point, bits: np.ndarray) -> np.ndarray:
@@ -80,13 +80,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
-    """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
-    if isinstance(impl, Learned):
-        decide = impl.decide
-        impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
-        return impl
-    if isinstance(impl, Expert):
-        impl.search = RestrictedSearch(impl.search, restrictions)
-        return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+restricted = OnPoints((Learned,), (Expert,))
+"""``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
