@@ -21,7 +21,17 @@ from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from experiments.chapters import Chapter, balance, by_skill, skill
-from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    Question,
+    answer,
+    front_page,
+    knobs_line,
+    local_play,
+    plan_of,
+    proportion,
+)
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -35,6 +45,8 @@ STRONG_SHARE = 10  # tables of detectives (or one player among them): n / STRONG
 HIDER = "detective:hide=0.125"  # the old detective's habit: advance an own snail that loses nothing, 1 die in 8
 FOCAL = ("hindmost", STRONG, HIDER, "oracle")  # one of these among BASE or STRONG players
 OPPONENTS = (BASE, STRONG)
+TABLES = {"seats": (BASE, None), "strong": (STRONG, None), "open": (STRONG, "open-ownership")}  # -> policy, variant
+BALANCE_SHARE = 4  # the balance page's arms (default rules and each variant) play n / 4 games
 
 
 def _thirds(front: int, middle: int, back: int, length: int = 24) -> str:
@@ -61,49 +73,118 @@ def _track(spaces: int) -> tuple[tuple[str, str], ...]:
     return (("track", ",".join(TRACK_CYCLE * (spaces // len(TRACK_CYCLE)))),)
 
 
-BALANCE_SHARE = 4  # the balance page's arms (default rules and each variant) play n / 4 games
+def _strong(n: int) -> int:
+    """Games per player count of a table of detectives (or of one player among them)."""
+    return max(1, n // STRONG_SHARE)
+
+
+def _among(policy: str, opponent: str) -> str:
+    """The label prefix of ``policy`` alone among ``opponent`` players (``{prefix} {k}@{seat}`` per seat)."""
+    return f"{policy} among {opponent}"
+
+
+def _table(plan: Plan, prefix: str, n: int, seed: int, chunk: int) -> None:
+    """Everyone at a ``prefix`` table (:data:`TABLES`) per player count; detective tables play ``n / STRONG_SHARE``."""
+    policy, variant = TABLES[prefix]
+    for k in PLAYER_COUNTS:
+        plan.add(f"{prefix} {k}", [policy] * k, n if policy == BASE else _strong(n), seed, chunk, variant)
+
+
+def _rotated(
+    plan: Plan,
+    prefix: str,
+    policy: str,
+    opponent: str,
+    games: int,
+    seed: int,
+    chunk: int,
+    variant: str | None = None,
+    counts: tuple[int, ...] = PLAYER_COUNTS,
+) -> None:
+    """``policy`` alone among ``opponent`` players, in each seat in turn (``games`` per player count, split)."""
+    for k in counts:
+        for seat in range(k):
+            seats = [opponent] * k
+            seats[seat] = policy
+            plan.add(f"{prefix} {k}@{seat}", seats, max(1, games // k), seed, chunk, variant)
+
+
+def _one_among(
+    plan: Plan, policy: str, opponent: str, n: int, seed: int, chunk: int, counts: tuple[int, ...] = PLAYER_COUNTS
+) -> None:
+    """One ``policy`` among ``opponent`` players in every seat: detective opponents or a detective play fewer."""
+    games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
+    _rotated(plan, _among(policy, opponent), policy, opponent, games, seed, chunk, counts=counts)
+
+
+def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Everyone ``BASE`` and everyone ``STRONG``, per player count."""
+    _table(plan, "seats", n, seed, chunk)
+    _table(plan, "strong", n, seed, chunk)
+
+
+def _information(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each focal policy alone among each opponent policy, and the opponents' own tables (the mean seat)."""
+    _seats(plan, n, seed, chunk)
+    for opponent in OPPONENTS:
+        for policy in FOCAL:
+            if policy != opponent:
+                _one_among(plan, policy, opponent, n, seed, chunk)
+
+
+def _open(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Detective tables with hidden and with open ownership, each with one hindmost player in every seat."""
+    for prefix in ("strong", "open"):
+        _table(plan, prefix, n, seed, chunk)
+    _one_among(plan, "hindmost", STRONG, n, seed, chunk)
+    _rotated(plan, "open hindmost", "hindmost", STRONG, _strong(n), seed, chunk, TABLES["open"][1])
+
+
+def _length(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """The detective and ``BASE`` tables, 4-player tables of the length policies, and one oracle among 3 others."""
+    _seats(plan, n, seed, chunk)
+    for policy in LENGTH_POLICIES:
+        plan.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
+    for opponent in OPPONENTS:
+        _one_among(plan, "oracle", opponent, n, seed, chunk, counts=(4,))
+
+
+def _tracks(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Everyone ``BASE`` on every track length (24 spaces: the ``seats`` tables)."""
+    _table(plan, "seats", n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        for spaces, variant in TRACKS.items():
+            if spaces != 24:
+                plan.add(f"track {spaces} {k}", [BASE] * k, n, seed, chunk, variant, () if variant else _track(spaces))
+
+
+def _shells(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Everyone ``BASE`` with every shell scale (the default: the ``seats`` tables)."""
+    _table(plan, "seats", n, seed, chunk)
+    for k in PLAYER_COUNTS:
+        for name, shells in SHELLS.items():
+            if shells is not None:
+                plan.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
+
+
+def questions() -> list[Question]:
+    """The chapter's questions, in page order."""
+    return [
+        Question("seats", _seats, seat_page),
+        Question("hidden information", _information, information_page),
+        Question("open ownership", _open, open_page),
+        Question("length", _length, length_page),
+        Question("track", _tracks, track_page),
+        Question("shells", _shells, shells_page),
+        skill.question("cargolino"),
+        by_skill.question("cargolino"),
+        balance.question("cargolino", BALANCE_SHARE),
+    ]
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    p = Plan("cargolino")
-    strong = max(1, n // STRONG_SHARE)
-    for k in PLAYER_COUNTS:
-        p.add(f"seats {k}", [BASE] * k, n, seed, chunk)
-        p.add(f"strong {k}", [STRONG] * k, strong, seed, chunk)
-        p.add(f"open {k}", [STRONG] * k, strong, seed, chunk, "open-ownership")
-    for k in PLAYER_COUNTS:
-        for opponent in OPPONENTS:
-            for policy in FOCAL:
-                if policy == opponent:
-                    continue
-                total = strong if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
-                for seat in range(k):
-                    seats = [opponent] * k
-                    seats[seat] = policy
-                    p.add(_focal_label(policy, opponent, k, seat), seats, max(1, total // k), seed, chunk)
-        for seat in range(k):
-            seats = [STRONG] * k
-            seats[seat] = "hindmost"
-            p.add(f"open hindmost {k}@{seat}", seats, max(1, strong // k), seed, chunk, "open-ownership")
-    for policy in LENGTH_POLICIES:
-        p.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
-    skill.add_arms(p, n, seed, chunk)
-    by_skill.add_arms(p, n, seed, chunk)
-    for k in PLAYER_COUNTS:
-        for spaces, variant in TRACKS.items():
-            if spaces != 24:
-                p.add(f"track {spaces} {k}", [BASE] * k, n, seed, chunk, variant, () if variant else _track(spaces))
-        for name, shells in SHELLS.items():
-            if shells is not None:
-                p.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
-    balance.add_arms(p, max(1, n // BALANCE_SHARE), seed, chunk)
-    return p
-
-
-def _focal_label(policy: str, opponent: str, k: int, seat: int) -> str:
-    return f"{policy} among {opponent} {k}@{seat}"
+    return plan_of("cargolino", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
 
 
 def build(
@@ -114,10 +195,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
-    makers = (seat_page, information_page, open_page, length_page, track_page, shells_page)
-    pages_of = (*makers, skill.page_maker("cargolino"), by_skill.question("cargolino").answer)
-    pages_of += (balance.page_maker("cargolino"),)
-    played = play_pages(planned, pages_of, play or local_play(precision))
+    played = answer(planned, questions(), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
@@ -282,7 +360,7 @@ def _focal(results: dict[str, RunResult], prefix: str, k: int) -> tuple[int, int
 def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, float]:
     total = squares = count = 0.0
     for seat in range(k):
-        s = results[_focal_label(STRONG, BASE, k, seat)].summary
+        s = results[f"{_among(STRONG, BASE)} {k}@{seat}"].summary
         total += float(s.sums["belief_accuracy"][seat])
         squares += float(s.squares["belief_accuracy"][seat])
         count += float(s.counts["belief_accuracy"][seat])
@@ -325,7 +403,7 @@ def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             for policy in FOCAL:
                 if policy == opponent:
                     continue
-                row = gain_row(results, f"{policy} among {opponent}", base_label, k)
+                row = gain_row(results, _among(policy, opponent), base_label, k)
                 rows.append({"players": k, "opponents": opponent, "policy": policy, **row})
     return pd.DataFrame(rows)
 
@@ -400,7 +478,7 @@ def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     rows = []
     for k in PLAYER_COUNTS:
         for mode, label, prefix in (
-            ("hidden", f"strong {k}", "hindmost among detective"),
+            ("hidden", f"strong {k}", _among("hindmost", STRONG)),
             ("open", f"open {k}", "open hindmost"),
         ):
             s = results[label].summary
@@ -508,7 +586,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         for p, label in ((STRONG, "strong"), (BASE, "seats"))
     ]
     arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
-    arms += [(4, f"one oracle, 3 {o}", _pooled(results, f"oracle among {o}", 4)) for o in OPPONENTS]
+    arms += [(4, f"one oracle, 3 {o}", _pooled(results, _among("oracle", o), 4)) for o in OPPONENTS]
     for k, policy, s in arms:
         races = {}
         for race in (1, 2):

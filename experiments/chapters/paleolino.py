@@ -28,7 +28,7 @@ from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
 from experiments.chapters import Chapter, balance
-from experiments.chapters.common import Plan, Play, front_page, local_play, play_pages
+from experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
 
@@ -39,6 +39,7 @@ POLICY_ORDER = ["expert", "planner", "greedy", "random"]
 PLANNER_SHARE = 8  # planner arms get n_games // PLANNER_SHARE games (±2 points; ~5,000 games/s against ~20,000)
 HEURISTIC_SHARE = 4  # greedy and random arms: ±1.4 points, tighter than the planner arms they are shown beside
 EXPERT_SHARE = 200  # expert arms (a few games a second; 128 playouts with memory 0): ±9 points, enough at memory 1
+SLOWEST = {"expert": 0, "planner": 1}  # the plan's arms in this order of their policy, the others after
 PROVENANCE = (
     "Publisher's (rulebook): 30 chips (9 wood, 9 stone, 9 berry, 3 crystal), 10 village slots, 2 stacks (solo 3), "
     "2 chips pulled a turn, 1-chip backpacks, help, the easy and expert variants, and 4 of the 15 invention costs. "
@@ -161,40 +162,102 @@ def difficulty_settings() -> list[Setting]:
     ]
 
 
+def _grid(
+    plan: Plan,
+    settings: Sequence[Setting],
+    n: int,
+    seed: int,
+    chunk: int,
+    policy: str = DEFAULT_POLICY,
+    counts: Sequence[int] = PLAYER_COUNTS,
+) -> None:
+    """The arm of every setting at every player count, all playing ``policy`` (what :func:`grid` reads)."""
+    for setting in settings:
+        for k in counts:
+            add(plan, setting, k, n, seed, chunk, policy)
+
+
+def _policies(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """The expert at 2 players, then every heuristic at every player count, our defaults."""
+    add(plan, DEFAULTS, 2, n, seed, chunk, "expert")
+    for policy in POLICY_ORDER[1:]:
+        _grid(plan, [DEFAULTS], n, seed, chunk, policy)
+
+
+def _variants(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each variant at every player count, and greedy beside at 2 players."""
+    _grid(plan, VARIANT_SETTINGS, n, seed, chunk)
+    _grid(plan, VARIANT_SETTINGS, n, seed, chunk, HEURISTIC, (2,))
+
+
+def _memory(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each memory level at every player count, greedy and random beside at 2 players; memory fading at 2."""
+    levels = [memory_setting(m) for m in MEMORY_LEVELS]
+    _grid(plan, levels, n, seed, chunk)
+    for policy in (HEURISTIC, "random"):
+        _grid(plan, levels, n, seed, chunk, policy, (2,))
+    _grid(plan, [fade_setting(f) for f in FADES], n, seed, chunk, counts=(2,))
+
+
+def _backpacks(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each backpack capacity at every player count."""
+    _grid(plan, [backpack_setting(b) for b in BACKPACKS], n, seed, chunk)
+
+
+def _help(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each help setting at every player count."""
+    _grid(plan, HELP_SETTINGS, n, seed, chunk)
+
+
+def _bias(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each favoured cave weight at each memory level, 2 players."""
+    _grid(plan, [bias_setting(w, m) for m in BIAS_MEMORY for w in FAVOURED], n, seed, chunk, counts=(2,))
+
+
+def _costs(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each cost preset at every player count, and greedy beside at 2 players."""
+    presets = [cost_setting(c) for c in COST_PRESETS]
+    _grid(plan, presets, n, seed, chunk)
+    _grid(plan, presets, n, seed, chunk, HEURISTIC, (2,))
+
+
+def _difficulty(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every row of the difficulty table at every player count."""
+    _grid(plan, difficulty_settings(), n, seed, chunk)
+
+
+def _skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every policy at 2 players, with and without memory."""
+    for policy in POLICY_ORDER:
+        _grid(plan, [memory_setting(m) for m in SKILL_MEMORY], n, seed, chunk, policy, (2,))
+
+
+def questions() -> list[Question]:
+    """The chapter's questions, in page order.
+
+    The balance page's rule sets are 2-player planner arms the other pages play too (the same games and chunks),
+    so they cost nothing more.
+    """
+    shared = balance.question("paleolino", PLANNER_SHARE)
+    return [
+        Question("policies", _policies, policies_page),
+        Question("variants", _variants, variants_page),
+        Question("memory", _memory, memory_page),
+        Question("backpacks", _backpacks, backpack_page),
+        Question("help", _help, help_page),
+        Question("cave bias", _bias, bias_page),
+        Question("costs", _costs, costs_page),
+        Question("difficulty", _difficulty, difficulty_page),
+        Question("skill", _skill, skill_page),
+        Question(shared.label, shared.arms, balance_page),
+    ]
+
+
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays (the slow expert and planner arms first, so they do not finish last)."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    p = Plan("paleolino")
-    for memory in SKILL_MEMORY:
-        add(p, memory_setting(memory), 2, n, seed, chunk, "expert")
-    for k in PLAYER_COUNTS:
-        for setting in [
-            *VARIANT_SETTINGS,
-            *(memory_setting(m) for m in MEMORY_LEVELS),
-            *(backpack_setting(b) for b in BACKPACKS),
-            *HELP_SETTINGS,
-            *(cost_setting(c) for c in COST_PRESETS),
-            *difficulty_settings(),
-        ]:
-            add(p, setting, k, n, seed, chunk)
-    for fade in FADES:
-        add(p, fade_setting(fade), 2, n, seed, chunk)
-    for memory in BIAS_MEMORY:
-        for w in FAVOURED:
-            add(p, bias_setting(w, memory), 2, n, seed, chunk)
-    for k in PLAYER_COUNTS:
-        for policy in (HEURISTIC, "random"):
-            add(p, DEFAULTS, k, n, seed, chunk, policy)
-    for memory in MEMORY_LEVELS:
-        add(p, memory_setting(memory), 2, n, seed, chunk, HEURISTIC)
-        add(p, memory_setting(memory), 2, n, seed, chunk, "random")
-    for preset in COST_PRESETS:
-        add(p, cost_setting(preset), 2, n, seed, chunk, HEURISTIC)
-    for setting in VARIANT_SETTINGS[1:]:
-        add(p, setting, 2, n, seed, chunk, HEURISTIC)
-    games = games_for(DEFAULT_POLICY, n)  # the balance page's rule sets are 2-player planner arms played above:
-    balance.add_arms(p, games, seed, min(chunk, games))  # the same games and chunks, so they cost nothing more
-    return p
+    """Every arm the report plays, the slow expert and planner arms first (so they do not finish last)."""
+    planned = plan_of("paleolino", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
+    planned.arms.sort(key=lambda arm: SLOWEST.get(arm.spec.seats[0], len(SLOWEST)))
+    return planned
 
 
 def build(
@@ -205,7 +268,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     planned = plan(n_games, seed)
-    played = play_pages(planned, PAGES, play or local_play(precision))
+    played = answer(planned, questions(), play or local_play(precision))
     pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
@@ -790,17 +853,3 @@ def balance_page(results: dict[str, Any]) -> tuple[Page, str, str]:
     """The shared balance page: the table win rate and game length, and which costs and pulls win half the games."""
     page, headline = balance.page_maker("paleolino")(results)
     return page, headline, headline.partition(": ")[2]
-
-
-PAGES = (
-    policies_page,
-    variants_page,
-    memory_page,
-    backpack_page,
-    help_page,
-    bias_page,
-    costs_page,
-    difficulty_page,
-    skill_page,
-    balance_page,
-)

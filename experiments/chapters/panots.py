@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,17 @@ from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from experiments.chapters import Chapter, balance, by_skill, skill
-from experiments.chapters.common import Plan, Play, front_page, knobs_line, local_play, play_pages, proportion
+from experiments.chapters.common import (
+    Plan,
+    Play,
+    Question,
+    answer,
+    front_page,
+    knobs_line,
+    local_play,
+    plan_of,
+    proportion,
+)
 from experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -57,32 +68,68 @@ def _rotation(r: int) -> list[str]:
     return POLICY_ORDER[r:] + POLICY_ORDER[:r]
 
 
-def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
-    """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
-    m = arm_games(n)
-    chunk = max(1, min(chunk, m))
-    p = Plan("panots")
-    for policy in (BASE, STRONG):
-        for k in PLAYER_COUNTS:  # faces (4 players), score by player count, solo, seats in random order
-            p.add(f"{policy} {k}p random", [policy] * k, m, seed, chunk)
-        for k in SEAT_COUNTS:
-            p.add(f"{policy} {k}p seat", [policy] * k, m, seed, chunk, ORDERS["seat"])
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                p.add(f"h2h {a} {b}", [a, b], max(1, m // 2), seed, chunk)
-    for r in range(len(POLICY_ORDER)):
-        p.add(f"table rot{r}", _rotation(r), max(1, m // 2), seed, chunk)
-    for policy in POLICY_ORDER:
-        p.add(_solo(policy), [policy], m, seed, chunk)
-    skill.add_arms(p, m, seed, chunk)
-    by_skill.add_arms(p, m, seed, chunk)
-    balance.add_arms(p, m, seed, chunk)
-    return p
+def _table(policy: str, k: int, order: str) -> str:
+    """The label of a table of ``k`` ``policy`` players with grab order ``order`` (:data:`ORDERS`)."""
+    return f"{policy} {k}p {order}"
 
 
 def _solo(policy: str) -> str:
-    return f"{BASE} 1p random" if policy == BASE else f"solo {policy}"
+    return _table(BASE, 1, "random") if policy == BASE else f"solo {policy}"
+
+
+def _everyone(
+    plan: Plan,
+    n: int,
+    seed: int,
+    chunk: int,
+    policies: tuple[str, ...],
+    counts: tuple[int, ...],
+    orders: tuple[str, ...] = ("random",),
+) -> None:
+    """Everyone playing each of ``policies``, at each of ``counts`` players, with each grab order of ``orders``."""
+    for policy in policies:
+        for k in counts:
+            for order in orders:
+                plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
+
+
+def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every ordered pair of distinct policies and every rotation of the one-of-each table, half the games each."""
+    for a in POLICY_ORDER:
+        for b in POLICY_ORDER:
+            if a != b:
+                plan.add(f"h2h {a} {b}", [a, b], max(1, n // 2), seed, chunk)
+    for r in range(len(POLICY_ORDER)):
+        plan.add(f"table rot{r}", _rotation(r), max(1, n // 2), seed, chunk)
+
+
+def _solos(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each policy alone."""
+    for policy in POLICY_ORDER:
+        plan.add(_solo(policy), [policy], n, seed, chunk)
+
+
+def questions() -> list[Question]:
+    """The chapter's questions, in page order (each table plays the ``n`` it is given: a report's n / ARM_SHARE)."""
+    return [
+        Question("faces", partial(_everyone, policies=(STRONG, BASE), counts=(4,)), faces_page),
+        Question("tuning", partial(_everyone, policies=(STRONG,), counts=(4,)), tuning_page),
+        Question(
+            "seats", partial(_everyone, policies=(BASE, STRONG), counts=SEAT_COUNTS, orders=tuple(ORDERS)), seat_page
+        ),
+        Question("policies", _tournament, policies_page),
+        Question("players", partial(_everyone, policies=(BASE, STRONG), counts=PLAYER_COUNTS), players_page),
+        Question("solo", _solos, solo_page),
+        skill.question("panots"),
+        by_skill.question("panots"),
+        balance.question("panots"),
+    ]
+
+
+def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
+    """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
+    m = arm_games(n)
+    return plan_of("panots", questions(), m, seed, max(1, min(chunk, m)))
 
 
 def build(
@@ -94,18 +141,7 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
     planned = plan(n_games, seed)
-    makers = (
-        faces_page,
-        tuning_page,
-        seat_page,
-        policies_page,
-        players_page,
-        solo_page,
-        skill.page_maker("panots"),
-        by_skill.question("panots").answer,
-        balance.page_maker("panots"),
-    )
-    played = play_pages(planned, makers, play or local_play(precision))
+    played = answer(planned, questions(), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = front_page(
@@ -212,9 +248,9 @@ def faces_frame(s: Summary) -> pd.DataFrame:
 
 def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Mean VP and its spread per objective face (when the face is in play), 4 strong players, greedy beside."""
-    s = results[f"{STRONG} 4p random"].summary
+    s = results[_table(STRONG, 4, "random")].summary
     frame = faces_frame(s)
-    beside = faces_frame(results[f"{BASE} 4p random"].summary).set_index("face")
+    beside = faces_frame(results[_table(BASE, 4, "random")].summary).set_index("face")
     top = frame.loc[frame["mean"].idxmax()]
     least = frame.loc[frame["mean"].idxmin()]
     wide = frame.loc[frame["sd"].idxmax()]
@@ -298,7 +334,7 @@ def tuning_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """VP per face tuned toward equal worth, from the occurrences measured under strong play."""
-    frame = tuning_frame(faces_frame(results[f"{STRONG} 4p random"].summary))
+    frame = tuning_frame(faces_frame(results[_table(STRONG, 4, "random")].summary))
     now = (float(frame["mean"].min()), float(frame["mean"].max()))
     then = (float(frame["predicted"].min()), float(frame["predicted"].max()))
     changed = frame[frame["suggested"] != frame["vp each"]]
@@ -361,7 +397,7 @@ def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     rows = []
     for k in SEAT_COUNTS:
         for order in ORDERS:
-            s = results[f"{BASE} {k}p {order}"].summary
+            s = results[_table(BASE, k, order)].summary
             for seat in range(k):
                 rate = proportion(int(s.wins[seat]), s.n_games)
                 rows.append(
@@ -383,8 +419,8 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     table = []
     for k in SEAT_COUNTS:
         for order in ORDERS:
-            s = results[f"{BASE} {k}p {order}"].summary
-            strong = results[f"{STRONG} {k}p {order}"].summary
+            s = results[_table(BASE, k, order)].summary
+            strong = results[_table(STRONG, k, order)].summary
             fair = float(s.wins.sum()) / s.n_games / k
             w = np.full(k, -1 / k)
             w[0] += 1
@@ -401,8 +437,8 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
                 }
             )
-    strong4 = results[f"{STRONG} 4p seat"].summary
-    seat4, rand4 = results[f"{BASE} 4p seat"].summary, results[f"{BASE} 4p random"].summary
+    strong4 = results[_table(STRONG, 4, "seat")].summary
+    seat4, rand4 = results[_table(BASE, 4, "seat")].summary, results[_table(BASE, 4, "random")].summary
     fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
     title = (
         "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
@@ -415,7 +451,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(SEAT_COUNTS), sharey=True, width_ratios=[2.5, 4, 7])
         for ax, k in zip(axes, SEAT_COUNTS, strict=True):
-            s = results[f"{BASE} {k}p random"].summary
+            s = results[_table(BASE, k, "random")].summary
             plots.interval_bars(
                 frame[frame["players"] == k],
                 "seat",
@@ -433,7 +469,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 ax.get_legend().remove()
         axes[0].set_ylim(0, 1.2 * float(frame["high"].max()))
 
-    n = results[f"{BASE} 2p random"].summary.n_games
+    n = results[_table(BASE, 2, "random")].summary.n_games
     notes = [
         f"Everyone plays {BASE} ({STRONG} in the last column); {n:,} games per player count and order. "
         "grab_order=random: a fresh random priority "
@@ -590,8 +626,8 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
     rows = []
     for k in PLAYER_COUNTS:
-        s = results[f"{BASE} {k}p random"].summary
-        strong = results[f"{STRONG} {k}p random"].summary
+        s = results[_table(BASE, k, "random")].summary
+        strong = results[_table(STRONG, k, "random")].summary
         mean, low, high, sd = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
@@ -634,7 +670,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
         for i, k in enumerate(SHOWN_COUNTS):
-            hist = results[f"{BASE} {k}p random"].summary.score_hist.sum(axis=0)
+            hist = results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
             left.step(
                 np.arange(len(hist)),
                 hist / hist.sum(),

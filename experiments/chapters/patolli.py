@@ -1,12 +1,14 @@
 """The Patolli report: who wins, how games end, and what the contested readings of the rulebook change.
 
 Pages: first player, policies, marker placement, bankruptcy, game length, the contested readings, starting
-tokens, the skill ladder. Every arm is played from the same seed (common random numbers across arms). Unless a
-page says otherwise both seats play ``balanced`` (no heuristic beats it), the markers are placed by the players
-(the heuristics' rule) and the first player is chosen by the rulebook's die roll-off; the per-game flag
-``first_won`` gives the first player's win rate in every arm. Strong play is the learned player (it beats the
-expert: engines/patolli/README.md): the headline pages, the readings, the starting purses and the balance page
-play it against itself on as many games and state its figure beside the heuristic's, saying where it differs.
+tokens, the skill ladder, balance by skill, balance, which choices matter and whether a strategy dominates
+(restricted play: :mod:`experiments.chapters.choices`). Every arm is played from the same seed (common random
+numbers across arms). Unless a page says otherwise both seats play ``balanced`` (no heuristic beats it), the
+markers are placed by the players (the heuristics' rule) and the first player is chosen by the rulebook's die
+roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm. Strong play is the
+learned player (it beats the expert: engines/patolli/README.md): the headline pages, the readings, the starting
+purses and the balance page play it against itself on as many games and state its figure beside the
+heuristic's, saying where it differs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from analysis.book import Page
 from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, balance, by_skill, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -143,8 +145,8 @@ def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
 
 
-def questions() -> list[Question]:
-    """The chapter's questions, in page order."""
+def questions(n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
     return [
         Question("first player", _self_play, first_player_page),
         Question("policies", _tournament, policies_page),
@@ -156,12 +158,14 @@ def questions() -> list[Question]:
         skill.question("patolli"),
         by_skill.question("patolli"),
         balance.question("patolli", BALANCE_SHARE),
+        *choices.questions("patolli", n, seed, chunk),
     ]
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays: the tournament, marker layouts, rule readings, tokens, strong play, the ladder."""
-    return plan_of("patolli", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
+    """Every arm the report plays: tournament, layouts, readings, purses, strong play, ladder, restricted play."""
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
+    return plan_of("patolli", questions(n, seed, chunk), n, seed, chunk)
 
 
 def build(
@@ -172,7 +176,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
-    played = answer(planned, questions(), play or local_play(precision))
+    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = front_page(
@@ -189,7 +193,8 @@ def build(
             f"against itself); {len(LAYOUTS) - 1} other marker layouts ({REFERENCE} against {REFERENCE}); "
             f"{len(RULES) - 1} contested readings and rule variants for each heuristic against itself, "
             f"{len(STRONG_RULES) - 1} of them for {STRONG} too; {len(TOKENS) - 1} other starting purses; the skill "
-            "ladder; the balance page."
+            f"ladder; the balance page; restricted play ({STRONG} under each restriction, and each heuristic, alone "
+            f"against {STRONG})."
         ),
         games=(
             f"{games:,} in {len(planned.arms)} arms ("

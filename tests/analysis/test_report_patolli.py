@@ -24,20 +24,21 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 10
+    assert len(chapter.headlines) == 12
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 11
+    assert len(pdf_texts) == 13
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
 
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
-    first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:]
+    first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:11]
+    matters, dominant = pdf_texts[11:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
     assert "between two learned players" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
@@ -52,6 +53,8 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
     assert "The first player's edge is" in by_skill and "everyone plays" in by_skill
     assert "the first player's edge is" in balance and "tokens=" in balance and "comes closest to 0" in balance
+    assert "Which choices matter?" in matters and "never captures" in matters and "never-enter" in matters
+    assert "Is there a dominant strategy?" in dominant and "simplest" in dominant and "balanced" in dominant
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:
