@@ -102,3 +102,91 @@ def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
 def turn(point: Point, row: int = 0) -> int:
     """The number of the turn of ``row``'s decision, counted from 1."""
     return int(point.state.turn[row]) + 1
+
+
+AIMS = {
+    "turn-optimal": "maximises this turn's token alone",
+    "greedy": "looks one throw ahead for this turn's token",
+    "keep-jokers": "keeps its most common colour and every joker",
+    "reroll-jokers": "keeps its most common colour and rerolls every joker",
+    "random": "keeps and takes at random",
+}
+"""What each heuristic's keep aims at, completing "turn-optimal …" (the shared token rule is worded apart)."""
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def _situation(point: Point, row: int) -> str:
+    """``"Seat 1 trails by 4 boots with 3 tokens (9 boots) left and needs 7 of them to finish ahead"``."""
+    params, mover = point.params, int(point.seat[row])
+    boots = point.turn().boots[row]
+    lead = int(boots[mover]) - max(int(b) for s, b in enumerate(boots) if s != mover)
+    value = token_value(params)
+    left = [int(value[t]) for t in range(params.n_tokens) if point.state.owner[row, t] == SUPPLY]
+    total = sum(left)
+    standing = (
+        f"leads by {_plural(lead, 'boot')}"
+        if lead > 0
+        else f"trails by {_plural(-lead, 'boot')}"
+        if lead < 0
+        else "is level"
+    )
+    need = (total - lead) // 2 + 1  # more than the rival's share of what is left (2 players: exact; more: the leader)
+    wants = (
+        "is sure to finish ahead on boots"
+        if need <= 0
+        else "can no longer finish ahead on boots"
+        if need > total
+        else f"needs {need} of them to finish ahead"
+    )
+    return f"Seat {mover} {standing} with {_plural(len(left), 'token')} ({total} boots) left in the supply and {wants}"
+
+
+def _keep_difference(point: Point, strong: int, heuristic: int, name: str, row: int) -> str:
+    """How the two keeps differ: jokers kept, else dice thrown again, else the colours kept."""
+    params, tables = point.params, point.params.tables
+    options = point.keep_options()[row]
+    kept = [tables.counts_by_code[tables.codes[options[m]]] for m in (strong, heuristic)]
+    jokers = [int(k[params.colours]) for k in kept]
+    thrown = [params.dice - int(k.sum()) for k in kept]
+    if jokers[0] != jokers[1]:
+        return f"keeps {_plural(jokers[0], 'joker')} where {name} keeps {jokers[1]}"
+    if thrown[0] != thrown[1]:
+        verbs = ["stops" if n == 0 else f"throws {_plural(n, 'die').replace('dies', 'dice')} again" for n in thrown]
+        return f"{verbs[0]} where {name} {verbs[1]}"
+    words = [", ".join(dice_words(k, params.colours)) for k in kept]
+    return f"keeps {words[0]} where {name} keeps {words[1]}"
+
+
+def _best_colour(point: Point, row: int, token: int) -> int:
+    """The mover's most boots in one colour after taking ``token`` (what breaks a tie on boots)."""
+    params, mover = point.params, int(point.seat[row])
+    held = (point.state.owner[row] == mover) | (np.arange(params.n_tokens) == token)
+    per_colour = np.bincount(token_colour(params)[held], token_value(params)[held], minlength=params.colours)
+    return int(per_colour.max())
+
+
+def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Pantolino's terms."""
+    situation = _situation(point, row)
+    if point.stage == KEEP:
+        aim = AIMS.get(name, "follows its own rule")
+        difference = _keep_difference(point, strong, heuristic, name, row)
+        return f"{situation}: the strong move {difference}; {name} {aim}, whatever the score and the tokens left."
+    said = dict(moves(point, row))
+    takes = [said[m].replace("take ", "takes ", 1) for m in (strong, heuristic)]
+    value = token_value(point.params)
+    boots = [int(value[m]) if m < point.params.n_tokens else 0 for m in (strong, heuristic)]
+    if boots[0] == boots[1]:
+        colour = [_best_colour(point, row, m) for m in (strong, heuristic)]
+        why = (
+            f"both are {boots[0]} boots, but it makes {colour[0]} boots in one colour against {colour[1]}, "
+            "and equal boots go to the most in one colour"
+            if colour[0] != colour[1]
+            else f"both are {boots[0]} boots; what differs is the token left for the rival"
+        )
+    else:
+        why = f"{boots[0]} boots where {boots[1]} were there: it weighs the tokens it leaves, not this turn's lead"
+    return f"{situation}: the strong move {takes[0]} where {name} {takes[1]}; {why}."
