@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from engines import get_game
+from experiments import validate
 from experiments.playtest import hints, table
 from experiments.playtest.setup import Setup, check_playouts
 
@@ -130,18 +131,19 @@ def request(
     Raises:
         ValueError: one line naming the input.
     """
-    module = get_game(game).module
-    count = max(module.INFO.min_players, 2) if players is None else players
-    setup = Setup(game, (strong,) * count, seed, settings, variant)
-    chosen = setup.seats_module.ROLLOUT if heuristic is None else heuristic
+    module = get_game(validate.text(game, "game")).module
+    count = max(module.INFO.min_players, 2) if players is None else validate.whole(players, "players", 1)
+    setup = Setup(game, (validate.text(strong, "strong"),) * count, validate.whole(seed, "seed"), settings, variant)
+    chosen = setup.seats_module.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:
         raise ValueError(f"--heuristic {chosen} is the strong player; name another policy")
-    if not games or len(games) > MAX_GAMES or min(games) < 0:
-        raise ValueError(f"games must be 1 to {MAX_GAMES:,} game numbers of at least 0")
-    check_playouts(playouts, "--playouts")
+    if not 1 <= len(games) <= MAX_GAMES:
+        raise ValueError(f"games: {len(games):,} game numbers; allowed 1..{MAX_GAMES:,}")
+    numbers = tuple(validate.whole(g, "game number") for g in games)
+    check_playouts(validate.whole(playouts, "playouts"), "--playouts")
     setup.ready(chosen)
     setup.ready(strong)
-    return Request(setup, strong, chosen, tuple(games), playouts)
+    return Request(setup, strong, chosen, numbers, playouts)
 
 
 def table_seed(seed: int, game: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.pantolino.decisions import KEEP, Point
-from engines.pantolino.rules import SUPPLY, Params, token_colour, token_value
+from engines.pantolino.rules import SUPPLY, Params, tie_possible, token_colour, token_value
 
 COLOURS = ("yellow", "red", "green", "blue", "black", "white", "orange", "purple")
 
@@ -184,8 +184,8 @@ def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) 
         why = (
             f"both are {boots[0]} boots, but it makes {colour[0]} boots in one colour against {colour[1]}, "
             "and equal boots go to the most in one colour"
-            if colour[0] != colour[1]
-            else f"both are {boots[0]} boots; what differs is the token left for the rival"
+            if colour[0] != colour[1] and tie_possible(point.params, point.players)
+            else f"both are {boots[0]} boots; what differs is the tokens left for the rival"
         )
     else:
         why = f"{boots[0]} boots where {boots[1]} were there: it weighs the tokens it leaves, not this turn's lead"
