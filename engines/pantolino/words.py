@@ -144,20 +144,21 @@ def _situation(point: Point, row: int) -> str:
     return f"Seat {mover} {standing} with {_plural(len(left), 'token')} ({total} boots) left in the supply and {wants}"
 
 
-def _keep_difference(point: Point, strong: int, heuristic: int, name: str, row: int) -> str:
-    """How the two keeps differ: jokers kept, else dice thrown again, else the colours kept."""
-    params, tables = point.params, point.params.tables
-    options = point.keep_options()[row]
-    kept = [tables.counts_by_code[tables.codes[options[m]]] for m in (strong, heuristic)]
-    jokers = [int(k[params.colours]) for k in kept]
-    thrown = [params.dice - int(k.sum()) for k in kept]
-    if jokers[0] != jokers[1]:
-        return f"keeps {_plural(jokers[0], 'joker')} where {name} keeps {jokers[1]}"
-    if thrown[0] != thrown[1]:
-        verbs = ["stops" if n == 0 else f"throws {_plural(n, 'die').replace('dies', 'dice')} again" for n in thrown]
-        return f"{verbs[0]} where {name} {verbs[1]}"
-    words = [", ".join(dice_words(k, params.colours)) for k in kept]
-    return f"keeps {words[0]} where {name} keeps {words[1]}"
+def _keep_phrase(point: Point, kept: np.ndarray, row: int) -> str:
+    """``"keeps red, joker (going for the red 4)"``, ``"rerolls all 4 dice"`` or ``"stops"``."""
+    params = point.params
+    if int(kept.sum()) == params.dice:
+        return "stops" if point.rolls_left == 1 else "keeps all the dice"
+    if not kept.any():
+        return f"rerolls all {params.dice} dice"
+    phrase = f"keeps {', '.join(dice_words(kept, params.colours))}"
+    colours = kept[: params.colours]
+    if colours.max() == 0 or (colours == colours.max()).sum() > 1:
+        return phrase
+    colour = int(colours.argmax())
+    in_supply = (point.state.owner[row] == SUPPLY) & (token_colour(params) == colour)
+    left = token_value(params)[in_supply]
+    return f"{phrase} (going for the {colour_name(colour)} {int(left.max())})" if len(left) else phrase
 
 
 def _best_colour(point: Point, row: int, token: int) -> int:
@@ -173,7 +174,9 @@ def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) 
     situation = _situation(point, row)
     if point.stage == KEEP:
         aim = AIMS.get(name, "follows its own rule")
-        difference = _keep_difference(point, strong, heuristic, name, row)
+        tables, options = point.params.tables, point.keep_options()[row]
+        kept = [_keep_phrase(point, tables.counts_by_code[tables.codes[options[m]]], row) for m in (strong, heuristic)]
+        difference = f"{kept[0]} where {name} {kept[1]}"
         return f"{situation}: the strong move {difference}; {name} {aim}, whatever the score and the tokens left."
     said = dict(moves(point, row))
     takes = [said[m].replace("take ", "takes ", 1) for m in (strong, heuristic)]
