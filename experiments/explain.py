@@ -220,15 +220,20 @@ def percent(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
+def signed(value: float) -> str:
+    """A difference of chances in points, signed, never ``-0.0``: ``"+7.6"``."""
+    return f"{round(100 * value, 1) + 0.0:+.1f}"
+
+
 def headline(p: Position, strong: str, heuristic: str) -> str:
     """``"game 3, turn 14, seat 1: gap +8.2 points (learned 61.2% against turn-optimal 53.0%, exact); …"``."""
     low, high = p.estimated_gap - p.gap_half, p.estimated_gap + p.gap_half
     exact = p.exact_gap is not None
     chances = [p.candidate(m).exact if exact else p.candidate(m).chance for m in (p.strong, p.heuristic)]
     return (
-        f"game {p.game}, turn {p.turn}, seat {p.seat}: gap {100 * p.gap:+.1f} points ({strong} "
+        f"game {p.game}, turn {p.turn}, seat {p.seat}: gap {signed(p.gap)} points ({strong} "
         f"{percent(chances[0])} against {heuristic} {percent(chances[1])}{', exact' if exact else ''}); "
-        f"paired playouts {100 * p.estimated_gap:+.1f} points, 95% interval {100 * low:+.1f} to {100 * high:+.1f}"
+        f"paired playouts {signed(p.estimated_gap)} points, 95% interval {signed(low)} to {signed(high)}"
     )
 
 

@@ -46,7 +46,7 @@ def panel(rank: int, p: ex.Position, strong: str, heuristic: str) -> Panel:
     """A position as the figure draws it."""
     moves = [c.move for c in p.candidates]
     return Panel(
-        f"#{rank}: game {p.game}, turn {p.turn}, seat {p.seat}: gap {100 * p.gap:+.1f} points",
+        f"#{rank}: game {p.game}, turn {p.turn}, seat {p.seat}: gap {ex.signed(p.gap)} points",
         p.view,
         [c.words for c in p.candidates],
         [c.chance for c in p.candidates],
@@ -86,10 +86,10 @@ def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: i
             "position": [f"game {p.game}, turn {p.turn}, seat {p.seat}" for p in shown],
             f"{strong}'s move": [p.candidate(p.strong).words for p in shown],
             f"{heuristic}'s move": [p.candidate(p.heuristic).words for p in shown],
-            "gap, points": [f"{100 * p.gap:+.1f}{' (exact)' if p.exact_gap is not None else ''}" for p in shown],
+            "gap, points": [f"{ex.signed(p.gap)}{' (exact)' if p.exact_gap is not None else ''}" for p in shown],
             "paired playouts, points (95% CI)": [
-                f"{100 * p.estimated_gap:+.1f} ({100 * (p.estimated_gap - p.gap_half):+.1f} to "
-                f"{100 * (p.estimated_gap + p.gap_half):+.1f})"
+                f"{ex.signed(p.estimated_gap)} ({ex.signed(p.estimated_gap - p.gap_half)} to "
+                f"{ex.signed(p.estimated_gap + p.gap_half)})"
                 for p in shown
             ],
         }

@@ -61,11 +61,13 @@ def explain_command(
         emit_json(result.as_json(top))
         return
     r = result.request
+    shown = min(top, len(result.positions))
+    listed = "the largest gap" if shown == 1 else f"the {shown} largest gaps"
     which = f"game {numbers[0]}" if game_number is not None else f"games 0-{count - 1}"
     typer.echo(
         f"{r.setup.module.INFO.name}, {r.setup.players} players, seed {seed}, {which}: {result.decisions} decisions "
         f"with a choice, {len(result.positions)} where {r.heuristic}'s move differs from {r.strong}'s "
-        f"({r.playouts} playouts a move); the {min(top, len(result.positions))} largest gaps:"
+        f"({r.playouts} playouts a move); {listed}:"
     )
     for rank, position in enumerate(result.positions[:top], 1):
         typer.echo(f"{rank}. {ex.headline(position, r.strong, r.heuristic)}")
