@@ -195,7 +195,7 @@ def because(r: Request, point: Any, made: int, other: int, gap: float) -> str:
         return str(said(point, made, other, r.heuristic))
     return (
         f"{r.strong} weighs where each move leads for the rest of the game, which {r.heuristic}'s fixed rule "
-        f"does not: here that is worth {gap:+.1%} to seat {int(point.seat[0])}'s chance to win."
+        f"does not: here that is worth {signed(gap)} points of seat {int(point.seat[0])}'s chance to win."
     )
 
 

@@ -1,4 +1,7 @@
-"""`simulate explain`: printed chances agree with Pantolino's exact values, ranking, determinism, bad input."""
+"""`simulate explain`: printed chances agree with Pantolino's exact values, ranking, determinism, bad input.
+
+More bad input is in the red team's cases (tests/experiments/test_redteam.py).
+"""
 
 from __future__ import annotations
 
@@ -99,17 +102,14 @@ def test_a_game_without_the_hook_gets_the_generic_sentence() -> None:
         (["nosuch"], "unknown game 'nosuch'"),
         (["pantolino", "--game", "1", "--games", "2"], "not both"),
         (["pantolino", "--game", "-1"], "--game -1"),
-        (["pantolino", "--games", "0"], "--games 0 is out of range"),
         (["pantolino", "--games", "1001"], "--games 1001 is out of range"),
         (["pantolino", "--top", "0"], "--top 0"),
         (["pantolino", "--seed", "-1"], "--seed -1"),
-        (["pantolino", "--playouts", "1"], "--playouts 1 is out of range"),
         (["pantolino", "--playouts", "100001"], "--playouts 100001 is out of range"),
         (["pantolino", "--heuristic", "learned"], "is the strong player"),
         (["pantolino", "--heuristic", "gredy"], "greedy"),
         (["pantolino", "--strong", "nosuch"], "nosuch"),
         (["pantolino", "--players", "9"], "players"),
-        (["pantolino", "--strong", "win-optimal", "--players", "3"], "2 players"),
         (["pantolino", "--set", "rolls"], "knob=value"),
         (["pantolino", "--set", "nosuch=1"], "nosuch"),
         (["pantolino", "--variant", "nosuch"], "unknown variant"),
