@@ -25,7 +25,7 @@ PLAYERS = 2
 SHOWN = 3  #: positions drawn on the page
 PLAYOUTS = 200  #: per legal move (ours: intervals of about ±7 points; the exact values rank where a game has them)
 GAMES_PER = 2_000  #: one game explained per this many of the chapter's games per arm …
-MOST_GAMES = 10  #: … up to this many (a default 20,000-game report: 10 games, about a minute on one core)
+MOST_GAMES = 10  #: … up to this many (a default 20,000-game report: 10 games, 25 CPU-seconds, 5% of it)
 
 
 def games_for(n: int) -> int:

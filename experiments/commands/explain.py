@@ -8,7 +8,7 @@ import typer
 
 from experiments.clikit import AsJson, UserError, emit_json, parse_settings, user_errors
 
-GAMES = 5  #: games played by default (ours: about a minute of 2-player Pantolino on one core)
+GAMES = 5  #: games played by default (ours: about 12 CPU-seconds of 2-player Pantolino)
 TOP = 5  #: positions shown by default
 
 
