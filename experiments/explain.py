@@ -96,6 +96,11 @@ class Explained:
     decisions: int  #: decisions with a real choice visited
     positions: tuple[Position, ...]
 
+    @property
+    def heuristic_better(self) -> int:
+        """Positions where the heuristic's move is the better one (a negative gap: the strong player erred)."""
+        return sum(p.gap < 0 for p in self.positions)
+
     def as_json(self, top: int | None = None) -> dict[str, Any]:
         """The request, the counts and the ``top`` positions (all by default) as a JSON object."""
         r = self.request
@@ -111,6 +116,7 @@ class Explained:
             "playouts": r.playouts,
             "decisions": self.decisions,
             "differing": len(self.positions),
+            "heuristic_better": self.heuristic_better,
             "positions": [p.as_json() for p in self.positions[:top]],
         }
 

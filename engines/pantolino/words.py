@@ -191,5 +191,8 @@ def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) 
             else f"both are {boots[0]} boots; what differs is the tokens left for the rival"
         )
     else:
-        why = f"{boots[0]} boots where {boots[1]} were there: it weighs the tokens it leaves, not this turn's lead"
+        why = (
+            f"it takes {boots[0]} boots rather than {boots[1]}, weighing which tokens stay for the rest of the game, "
+            f"where {name} takes the largest lead this turn"
+        )
     return f"{situation}: the strong move {takes[0]} where {name} {takes[1]}; {why}."

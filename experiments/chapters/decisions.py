@@ -105,8 +105,10 @@ def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: i
             if shown[0].exact_gap is not None
             else ". "
         )
-        + f"The {len(gaps)} gaps add up to {100 * sum(gaps) / len(asked.games):.1f} points of the chance to win per "
-        f"game (both seats). `simulate explain {game} --seed {seed} --games {games}` prints every position.",
+        + f"At {result.heuristic_better} of the {len(gaps)} positions {heuristic}'s move is the better one (a "
+        f"negative gap: {strong} erred); all {len(gaps)} gaps add up to {ex.signed(sum(gaps) / len(asked.games))} "
+        f"points of the chance to win per game (both seats). `simulate explain {game} --seed {seed} --games "
+        f"{games}` prints every position.",
     ]
 
     def draw(fig: Any) -> None:

@@ -66,8 +66,9 @@ def explain_command(
     which = f"game {numbers[0]}" if game_number is not None else f"games 0-{count - 1}"
     typer.echo(
         f"{r.setup.module.INFO.name}, {r.setup.players} players, seed {seed}, {which}: {result.decisions} decisions "
-        f"with a choice, {len(result.positions)} where {r.heuristic}'s move differs from {r.strong}'s "
-        f"({r.playouts} playouts a move); {listed}:"
+        f"with a choice, {len(result.positions)} where {r.heuristic}'s move differs from {r.strong}'s, "
+        f"{result.heuristic_better} of them where {r.heuristic}'s is the better ({r.playouts} playouts a move); "
+        f"{listed}:"
     )
     for rank, position in enumerate(result.positions[:top], 1):
         typer.echo(f"{rank}. {ex.headline(position, r.strong, r.heuristic)}")
