@@ -63,7 +63,7 @@ def explain_command(
     r = result.request
     shown = min(top, len(result.positions))
     listed = "the largest gap" if shown == 1 else f"the {shown} largest gaps"
-    which = f"game {numbers[0]}" if game_number is not None else f"games 0-{count - 1}"
+    which = f"game {numbers[0]}" if len(numbers) == 1 else f"games 0-{count - 1}"
     typer.echo(
         f"{r.setup.module.INFO.name}, {r.setup.players} players, seed {seed}, {which}: {result.decisions} decisions "
         f"with a choice, {len(result.positions)} where {r.heuristic}'s move differs from {r.strong}'s, "
