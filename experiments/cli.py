@@ -17,7 +17,7 @@ try:
     import typer
 
     from engines import available_games, core
-    from experiments.commands import compare, ladder, listing, play, restrict, studies, train, tune
+    from experiments.commands import compare, explain, ladder, listing, play, restrict, studies, train, tune
     from experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
@@ -42,6 +42,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "train": train.train_command,
     "play": playtest.play,
     "review": playtest.review,
+    "explain": explain.explain_command,
 }
 """Every command but the per-game ones: name -> its function (a new command is one line here)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.pantolino.decisions import KEEP, Point
-from engines.pantolino.rules import SUPPLY, Params, token_colour, token_value
+from engines.pantolino.rules import SUPPLY, Params, tie_possible, token_colour, token_value
 
 COLOURS = ("yellow", "red", "green", "blue", "black", "white", "orange", "purple")
 
@@ -102,3 +102,97 @@ def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
 def turn(point: Point, row: int = 0) -> int:
     """The number of the turn of ``row``'s decision, counted from 1."""
     return int(point.state.turn[row]) + 1
+
+
+AIMS = {
+    "turn-optimal": "maximises this turn's token alone",
+    "greedy": "looks one throw ahead for this turn's token",
+    "keep-jokers": "keeps its most common colour and every joker",
+    "reroll-jokers": "keeps its most common colour and rerolls every joker",
+    "random": "keeps and takes at random",
+}
+"""What each heuristic's keep aims at, completing "turn-optimal …" (the shared token rule is worded apart)."""
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def _situation(point: Point, row: int) -> str:
+    """``"Seat 1 trails by 4 boots with 3 tokens (9 boots) left and needs 7 of them to finish ahead"``."""
+    params, mover = point.params, int(point.seat[row])
+    boots = point.turn().boots[row]
+    lead = int(boots[mover]) - max(int(b) for s, b in enumerate(boots) if s != mover)
+    value = token_value(params)
+    left = [int(value[t]) for t in range(params.n_tokens) if point.state.owner[row, t] == SUPPLY]
+    total = sum(left)
+    standing = (
+        f"leads by {_plural(lead, 'boot')}"
+        if lead > 0
+        else f"trails by {_plural(-lead, 'boot')}"
+        if lead < 0
+        else "is level"
+    )
+    need = (total - lead) // 2 + 1  # more than the rival's share of what is left (2 players: exact; more: the leader)
+    wants = (
+        "is sure to finish ahead on boots"
+        if need <= 0
+        else "can no longer finish ahead on boots"
+        if need > total
+        else f"needs {need} of them to finish ahead"
+    )
+    return f"Seat {mover} {standing} with {_plural(len(left), 'token')} ({total} boots) left in the supply and {wants}"
+
+
+def _keep_phrase(point: Point, kept: np.ndarray, row: int) -> str:
+    """``"keeps red, joker (going for the red 4)"``, ``"rerolls all 4 dice"`` or ``"stops"``."""
+    params = point.params
+    if int(kept.sum()) == params.dice:
+        return "stops" if point.rolls_left == 1 else "keeps all the dice"
+    if not kept.any():
+        return f"rerolls all {params.dice} dice"
+    phrase = f"keeps {', '.join(dice_words(kept, params.colours))}"
+    colours = kept[: params.colours]
+    if colours.max() == 0 or (colours == colours.max()).sum() > 1:
+        return phrase
+    colour = int(colours.argmax())
+    in_supply = (point.state.owner[row] == SUPPLY) & (token_colour(params) == colour)
+    left = token_value(params)[in_supply]
+    return f"{phrase} (going for the {colour_name(colour)} {int(left.max())})" if len(left) else phrase
+
+
+def _best_colour(point: Point, row: int, token: int) -> int:
+    """The mover's most boots in one colour after taking ``token`` (what breaks a tie on boots)."""
+    params, mover = point.params, int(point.seat[row])
+    held = (point.state.owner[row] == mover) | (np.arange(params.n_tokens) == token)
+    per_colour = np.bincount(token_colour(params)[held], token_value(params)[held], minlength=params.colours)
+    return int(per_colour.max())
+
+
+def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Pantolino's terms."""
+    situation = _situation(point, row)
+    if point.stage == KEEP:
+        aim = AIMS.get(name, "follows its own rule")
+        tables, options = point.params.tables, point.keep_options()[row]
+        kept = [_keep_phrase(point, tables.counts_by_code[tables.codes[options[m]]], row) for m in (strong, heuristic)]
+        difference = f"{kept[0]} where {name} {kept[1]}"
+        return f"{situation}: the strong move {difference}; {name} {aim}, whatever the score and the tokens left."
+    said = dict(moves(point, row))
+    takes = [said[m].replace("take ", "takes ", 1) for m in (strong, heuristic)]
+    value = token_value(point.params)
+    boots = [int(value[m]) if m < point.params.n_tokens else 0 for m in (strong, heuristic)]
+    if boots[0] == boots[1]:
+        colour = [_best_colour(point, row, m) for m in (strong, heuristic)]
+        why = (
+            f"both are {boots[0]} boots, but it makes {colour[0]} boots in one colour against {colour[1]}, "
+            "and equal boots go to the most in one colour"
+            if colour[0] != colour[1] and tie_possible(point.params, point.players)
+            else f"both are {boots[0]} boots; what differs is the tokens left for the rival"
+        )
+    else:
+        why = (
+            f"it takes {boots[0]} boots rather than {boots[1]}, weighing which tokens stay for the rest of the game, "
+            f"where {name} takes the largest lead this turn"
+        )
+    return f"{situation}: the strong move {takes[0]} where {name} {takes[1]}; {why}."

@@ -20,7 +20,7 @@ from analysis.wording import pct
 from engines import core
 from engines.pantolino import INFO, POLICIES, Params, solver
 from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, balance, by_skill, choices, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -115,6 +115,7 @@ def questions(params: Params, n: int, seed: int, chunk: int) -> list[Question]:
         by_skill.question("pantolino"),
         balance.question("pantolino"),
         *choices.questions("pantolino", n, seed, chunk),
+        decisions.question("pantolino", n, seed),
     ]
 
 

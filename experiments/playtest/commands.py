@@ -55,17 +55,10 @@ def _settings(items: list[str] | None) -> tuple[tuple[str, str], ...]:
 
 def _check_hints(setup: Any, policy: str | None, playouts: int | None) -> tuple[str, int]:
     """The strong player and playouts per move of hints and reviews, checked (the game's by default)."""
-    from engines import core
+    from experiments.playtest.setup import check_playouts
 
-    chosen = policy or setup.hint_policy()
-    core.resolve_policies(setup.module.POLICIES, [chosen])
-    (impl,) = setup.seats_module.instances(setup.params, [chosen], setup.players)
-    if hasattr(impl, "prepare"):  # refuses the table, or builds its tables now rather than mid-game
-        impl.prepare(setup.players)
-    count = setup.hint_playouts() if playouts is None else playouts
-    if not 2 <= count <= 100_000:
-        raise ValueError(f"--hint-playouts {count} is out of range; allowed 2..100000")
-    return chosen, count
+    chosen = setup.ready(policy or setup.hint_policy())  # refuses the table, or builds its tables now
+    return chosen, check_playouts(setup.hint_playouts() if playouts is None else playouts, "--hint-playouts")
 
 
 def play(

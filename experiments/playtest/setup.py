@@ -12,6 +12,7 @@ from typing import Any
 from engines import core, get_game
 
 HUMAN = "human"  #: the seat name of a person at the terminal
+MAX_PLAYOUTS = 100_000  #: playouts per legal move of hints, reviews and explanations, at most
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,21 @@ class Setup:
 
         return default_playouts(self.seats_module.HINT_PLAYOUTS, self.players)
 
+    def ready(self, policy: str) -> str:
+        """``policy``, checked at this table: a known policy whose tables are built (or which refuses the table) now."""
+        core.resolve_policies(self.module.POLICIES, [policy])
+        (impl,) = self.seats_module.instances(self.params, [policy], self.players)
+        if hasattr(impl, "prepare"):
+            impl.prepare(self.players)
+        return policy
+
     def hint_policy(self) -> str:
         """The game's default strong player for hints and reviews at this table."""
         return self.seats_module.hint_policy(self.params, self.players)
+
+
+def check_playouts(count: int, option: str) -> int:
+    """Playouts per legal move given as ``option``, checked: 2 to :data:`MAX_PLAYOUTS`."""
+    if not 2 <= count <= MAX_PLAYOUTS:
+        raise ValueError(f"{option} {count} is out of range; allowed 2..{MAX_PLAYOUTS}")
+    return count

@@ -14,7 +14,7 @@ from tests.analysis import browser
 
 runner = CliRunner()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-FIGURES = 10  # the figures of the 11 pages (the front page and the dominant-strategy page have none; one has two)
+FIGURES = 11  # the figures of the 12 pages (the front page and the dominant-strategy page have none; one has two)
 LINKS_AND_FIGURES = """(() => {
   const ids = new Set(Array.from(document.querySelectorAll('[id]'), e => e.id));
   const links = Array.from(document.querySelectorAll('a[href]'), a => a.getAttribute('href'));
@@ -46,7 +46,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     (path, _), stdout = two_builds
     reader = PdfReader(path)
     texts = [page.extract_text() for page in reader.pages]
-    assert len(texts) == 11
+    assert len(texts) == 12
     for word in ("seed", "2026", "policies", "date", "2026-01-01", "boardlab", "What we found", "Contents"):
         assert word in texts[0], word
     assert "is the best policy" in texts[1] and "regret vs turn-optimal" in texts[1]
@@ -59,8 +59,9 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "the first player's edge is" in texts[8] and "comes closest to 0" in texts[8]
     assert "Which choices matter?" in texts[9] and "never keeps a joker" in texts[9]
     assert "Is there a dominant strategy?" in texts[10] and "simplest" in texts[10]
+    assert "Which decisions matter?" in texts[11] and "left in the supply" in texts[11]
     assert all("So what:" in t for t in texts[1:])
-    assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 9
+    assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 10
 
 
 def test_front_page_states_the_assumptions_with_the_pages_that_measured_them(two_builds) -> None:
@@ -84,8 +85,8 @@ def test_every_page_has_a_bookmark_and_the_front_page_links_to_each(two_builds) 
     titles = [item.title for item in reader.outline]
     assert len(titles) == len(reader.pages)
     assert titles[:3] == ["Summary, knobs and assumptions", "Which keeping policy wins", "What a joker is worth"]
-    assert [reader.get_destination_page_number(item) for item in reader.outline] == list(range(11))
-    assert _destinations(reader, reader.pages[0]) == set(range(11))  # findings and contents
+    assert [reader.get_destination_page_number(item) for item in reader.outline] == list(range(12))
+    assert _destinations(reader, reader.pages[0]) == set(range(12))  # findings and contents
     for page in reader.pages[1:]:
         assert _destinations(reader, page) == {0}  # back to the summary
 
@@ -100,7 +101,7 @@ def test_html_twin_is_self_contained_with_the_same_pages_and_links(two_builds) -
     (path, _), _ = two_builds
     html = path.with_suffix(".html").read_text()
     ids = set(re.findall(r'id="([^"]+)"', html))
-    assert ids == {f"page-{n}" for n in range(1, 12)}
+    assert ids == {f"page-{n}" for n in range(1, 13)}
     assert set(re.findall(r'href="#([^"]+)"', html)) == ids
     assert html.count('<img src="data:image/png;base64,') == FIGURES
     assert not re.search(r'(src|href)="(https?:|//|file:)', html)

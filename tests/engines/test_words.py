@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import re
 
 import numpy as np
 import pytest
 
 from engines import core, get_game
+from engines.pantolino import words as pantolino_words
 
 SMALL = {
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},
@@ -69,3 +71,27 @@ def test_hidden_parts_do_change_when_redrawn() -> None:
             other.determinise(core.StreamSource(np.array([k + 99], dtype=np.uint64)))
             changed[game] |= not np.array_equal(getattr(other.state, field), getattr(point.state, field))
     assert all(changed.values())
+
+
+def test_pantolino_explains_a_difference_with_the_score_and_the_supply_its_view_shows() -> None:
+    explained = 0
+    for point in points_of("pantolino"):
+        legal = np.flatnonzero(point.legal()[0])
+        if len(legal) < 2:
+            continue
+        said = dict(pantolino_words.moves(point))
+        sentence = pantolino_words.explain(point, int(legal[0]), int(legal[-1]), "turn-optimal")
+        view = "\n".join(pantolino_words.view(point))
+        boots = [int(b) for b in re.findall(r"Seat \d(?: \(you\))?: (\d+) boots", view)]
+        supply = re.search(r"Supply: (.*)", view).group(1)
+        left = [int(v) for part in supply.split("; ") for v in part.split()[1:]] if supply != "empty" else []
+        lead, total = boots[0] - boots[1], sum(left)  # seat 0 decides (points_of keeps its decisions)
+        need = (total - lead) // 2 + 1
+        assert sentence.startswith(f"Seat 0 {'leads' if lead > 0 else 'trails' if lead < 0 else 'is level'}")
+        assert f"({total} boots) left in the supply" in sentence
+        assert (f"needs {need} of them" in sentence) == (0 < need <= total), sentence
+        assert sentence.endswith(".") and "\n" not in sentence and "where turn-optimal" in sentence
+        if said[int(legal[0])].startswith("take the "):
+            assert all(said[int(m)].removeprefix("take ") in sentence for m in (legal[0], legal[-1]))
+        explained += 1
+    assert explained >= 5

@@ -156,6 +156,12 @@ CASES: dict[str, tuple[Case, str]] = {
         "--backend spark",
     ),
     "report --jobs 0": (lambda f: ["report", "pantolino", "--jobs", "0"], "--jobs 0"),
+    "explain --games 0": (lambda f: ["explain", "pantolino", "--games", "0"], "--games 0 is out of range"),
+    "explain --playouts 1": (lambda f: ["explain", "pantolino", "--playouts", "1"], "--playouts 1 is out of range"),
+    "explain --strong win-optimal at 3 players": (
+        lambda f: ["explain", "pantolino", "--strong", "win-optimal", "--players", "3"],
+        "2 players",
+    ),
     # storage for tuning
     "tune --storage not a URL": (lambda f: [*TUNE, "--storage", "not a url"], "is not a database URL"),
     "tune --storage without its driver": (

@@ -1,0 +1,63 @@
+"""The figure of decisions that matter: side by side, what the seat sees and every move's chance to win.
+
+Plain data in, drawn into a matplotlib (sub)figure (no file I/O, nothing from ``experiments``): per position, the
+game's words for the position in monospace above a chart of every legal move's chance to win with its 95%
+interval (playouts) and, where known, the exact chance as a black diamond; the strong player's move and the
+heuristic's are drawn in their policies' colours.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analysis.style import INK, policy_style
+
+OTHER = "#9a9a9a"  #: the moves neither player chose
+VIEW_WIDTH = 62  #: characters of a line of the position's words before it wraps
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One position: its title, what the seat sees, and each move's words, chance, interval and exact chance."""
+
+    title: str
+    view: Sequence[str]
+    moves: Sequence[str]
+    chance: Sequence[float]
+    low: Sequence[float]
+    high: Sequence[float]
+    exact: Sequence[float] | None
+    strong: int  #: index in ``moves`` of the strong player's move
+    heuristic: int  #: index in ``moves`` of the heuristic's move
+
+
+def draw_positions(fig: Any, panels: Sequence[Panel], strong: str, heuristic: str) -> None:
+    """The panels side by side in ``fig``, each position's words above its moves' chances to win (in %)."""
+    for sub, panel in zip(fig.subfigures(1, len(panels), squeeze=False)[0], panels, strict=True):
+        words, chart = sub.subplots(2, 1, height_ratios=[0.8, 2.0])
+        words.axis("off")  # room for the words, written from the panel's left edge (the chart's labels shift it)
+        lines = [part for line in panel.view for part in textwrap.wrap(line, VIEW_WIDTH, subsequent_indent="    ")]
+        sub.text(0.02, 0.99, panel.title, fontsize=8.5, weight="bold", va="top", color=INK)
+        sub.text(0.02, 0.93, "\n".join(lines), family="monospace", fontsize=6, va="top", color=INK)
+        ys = list(range(len(panel.moves)))[::-1]
+        colours = [OTHER] * len(ys)
+        colours[panel.strong] = policy_style(strong).color
+        colours[panel.heuristic] = policy_style(heuristic).color
+        for y, c, lo, hi, colour in zip(ys, panel.chance, panel.low, panel.high, colours, strict=True):
+            chart.errorbar(100 * c, y, xerr=[[100 * (c - lo)], [100 * (hi - c)]], fmt="o", ms=3, color=colour, lw=1)
+        if panel.exact is not None:
+            chart.scatter([100 * e for e in panel.exact], ys, marker="D", s=10, color=INK, zorder=3, label="exact")
+            chart.legend(fontsize=6, loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        labels = [
+            m + "".join(f"  [{name}]" for name, at in ((strong, panel.strong), (heuristic, panel.heuristic)) if at == i)
+            for i, m in enumerate(panel.moves)
+        ]
+        chart.set_yticks(ys, labels, fontsize=5.5)
+        for tick, colour in zip(chart.get_yticklabels(), colours, strict=True):
+            tick.set_color(INK if colour == OTHER else colour)
+        chart.set_xlabel("chance to win, % (95% CI)", fontsize=7)
+        chart.tick_params(axis="x", labelsize=6.5)
+        chart.grid(axis="x", alpha=0.3)

@@ -1,0 +1,121 @@
+"""The "Which decisions matter?" question; a chapter adds it with ``decisions.question(GAME, n, seed)``.
+
+It plays no arms: :mod:`experiments.explain` plays a few games with the strong player (``learned``) in every seat
+at 2 players, from the chapter's seed, values every move where the game's strongest heuristic would choose
+otherwise (paired playouts, exact where the game has them) and the page shows the :data:`SHOWN` positions with the
+largest gaps: what the seat sees, every move's chance to win with its interval, and the game's sentence on what
+the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`); the playouts stay modest.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from analysis.book import Page
+from analysis.decision_figure import Panel, draw_positions
+from experiments import explain as ex
+from experiments.chapters.common import Plan, Question
+from experiments.run import RunResult
+
+LABEL = "decisions"
+PLAYERS = 2
+SHOWN = 3  #: positions drawn on the page
+PLAYOUTS = 200  #: per legal move (ours: intervals of about ±7 points; the exact values rank where a game has them)
+GAMES_PER = 2_000  #: one game explained per this many of the chapter's games per arm …
+MOST_GAMES = 10  #: … up to this many (a default 20,000-game report: 10 games, 25 CPU-seconds, 5% of it)
+
+
+def games_for(n: int) -> int:
+    """Games explained for a chapter of ``n`` games per arm: at least 2, at most :data:`MOST_GAMES`."""
+    return max(2, min(MOST_GAMES, n // GAMES_PER))
+
+
+def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """The question plays its own games (see the module); it adds no arm."""
+
+
+def question(game: str, n: int, seed: int) -> Question:
+    """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n)`` games of ``seed``."""
+    return Question(LABEL, no_arms, partial(decisions_page, game=game, games=games_for(n), seed=seed))
+
+
+def panel(rank: int, p: ex.Position, strong: str, heuristic: str) -> Panel:
+    """A position as the figure draws it."""
+    moves = [c.move for c in p.candidates]
+    return Panel(
+        f"#{rank}: game {p.game}, turn {p.turn}, seat {p.seat}: gap {ex.signed(p.gap)} points",
+        p.view,
+        [c.words for c in p.candidates],
+        [c.chance for c in p.candidates],
+        [max(0.0, c.chance - c.half) for c in p.candidates],
+        [min(1.0, c.chance + c.half) for c in p.candidates],
+        None if p.exact_gap is None else [float(c.exact or 0.0) for c in p.candidates],
+        moves.index(p.strong),
+        moves.index(p.heuristic),
+    )
+
+
+def finding(result: ex.Explained) -> str:
+    """Who, what, how much: where the two players part, and the costliest such decision in plain words."""
+    r, top = result.request, result.positions[0]
+    return (
+        f"{r.strong} and {r.heuristic} part at {len(result.positions)} of {result.decisions} decisions in "
+        f"{len(r.games)} strong-play games; the costliest: seat {top.seat} at turn {top.turn} "
+        f"({top.candidate(top.strong).words} rather than {top.candidate(top.heuristic).words}) wins "
+        f"{100 * top.gap:.1f} points more often{' (exact)' if top.exact_gap is not None else ''}"
+    )
+
+
+def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: int) -> tuple[Page, str]:
+    """Which decisions matter: the positions where the heuristic's move costs the strong player most."""
+    asked = ex.request(game, PLAYERS, ex.STRONG, None, seed, tuple(range(games)), PLAYOUTS)
+    result = ex.explain(asked)
+    strong, heuristic = asked.strong, asked.heuristic
+    shown = result.positions[:SHOWN]
+    if not shown:
+        title = f"Which decisions matter? In {games} games {heuristic} always chose as {strong} did"
+        return Page(title, lambda fig: None, None, [], finding="", short="Which decisions matter"), title
+    said = finding(result)
+    title = f"Which decisions matter? {said}"
+    table = pd.DataFrame(
+        {
+            "#": range(1, len(shown) + 1),
+            "position": [f"game {p.game}, turn {p.turn}, seat {p.seat}" for p in shown],
+            f"{strong}'s move": [p.candidate(p.strong).words for p in shown],
+            f"{heuristic}'s move": [p.candidate(p.heuristic).words for p in shown],
+            "gap, points": [f"{ex.signed(p.gap)}{' (exact)' if p.exact_gap is not None else ''}" for p in shown],
+            "paired playouts, points (95% CI)": [
+                f"{ex.signed(p.estimated_gap)} ({ex.signed(p.estimated_gap - p.gap_half)} to "
+                f"{ex.signed(p.estimated_gap + p.gap_half)})"
+                for p in shown
+            ],
+        }
+    )
+    gaps = [p.gap for p in result.positions]
+    notes = [
+        *(f"#{k}: {p.why}" for k, p in enumerate(shown, 1)),
+        f"{len(asked.games)} games of {PLAYERS} {strong} players (seed {seed}); at each of the {result.decisions} "
+        f"decisions with a choice {heuristic} was asked too, and where it chose otherwise every legal move was "
+        f"played out {asked.playouts} times with the same streams for every move (paired; 95% normal intervals)"
+        + (
+            ", beside the exact chance where the game has it (its playouts then play the exact solution). "
+            if shown[0].exact_gap is not None
+            else ". "
+        )
+        + f"At {result.heuristic_better} of the {len(gaps)} positions {heuristic}'s move is the better one (a "
+        f"negative gap: {strong} erred); all {len(gaps)} gaps add up to {ex.signed(sum(gaps) / len(asked.games))} "
+        f"points of the chance to win per game (both seats). `simulate explain {game} --seed {seed} --games "
+        f"{games}` prints every position.",
+    ]
+
+    def draw(fig: Any) -> None:
+        draw_positions(fig, [panel(k, p, strong, heuristic) for k, p in enumerate(shown, 1)], strong, heuristic)
+
+    meaning = (
+        f"These are the positions where {heuristic}'s fixed rule misleads a player: what the strong move knows "
+        "there is what a rulebook hint or a player aid could teach, and where a designer sees skill at work."
+    )
+    return Page(title, draw, table, notes, finding=said, short="Which decisions matter", meaning=meaning), title

@@ -1,0 +1,77 @@
+"""`simulate explain GAME`: the decisions where a strong player's move and a heuristic's differ most."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from experiments.clikit import AsJson, UserError, emit_json, parse_settings, user_errors
+
+GAMES = 5  #: games played by default (ours: about 12 CPU-seconds of 2-player Pantolino)
+TOP = 5  #: positions shown by default
+
+
+def explain_command(
+    game: Annotated[str, typer.Argument(help="The game.")],
+    seed: Annotated[int, typer.Option(help="Root seed: game G is played from SeedSequence(seed, spawn_key=(G,)).")] = 0,
+    game_number: Annotated[
+        int | None, typer.Option("--game", help="Explain this game only (its number, from 0).")
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help=f"Play games 0..N-1 and show the top positions of all (default {GAMES}).")
+    ] = None,
+    players: Annotated[
+        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
+    ] = None,
+    strong: Annotated[str, typer.Option(help="The strong player, in every seat.")] = "learned",
+    heuristic: Annotated[
+        str | None, typer.Option(help="The heuristic compared (default: the game's strongest, its rollout policy).")
+    ] = None,
+    top: Annotated[int, typer.Option(help="Positions shown, the largest gaps first.")] = TOP,
+    playouts: Annotated[int, typer.Option(help="Playouts per legal move (paired: the same streams).")] = 200,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
+    as_json: AsJson = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="One line per position; no progress.")] = False,
+) -> None:
+    """The positions where the strong move and the heuristic's differ most in the chance to win, and why."""
+    with user_errors(on_interrupt="interrupted"):
+        from experiments import explain as ex
+
+        if game_number is not None and games is not None:
+            raise UserError("give either --game (one game) or --games (the first N), not both")
+        if game_number is not None and game_number < 0:
+            raise UserError(f"--game {game_number} must be zero or positive")
+        count = GAMES if games is None else games
+        if not 1 <= count <= ex.MAX_GAMES:
+            raise UserError(f"--games {count} is out of range; allowed 1..{ex.MAX_GAMES}")
+        if top < 1:
+            raise UserError(f"--top {top} must be at least 1")
+        if seed < 0:
+            raise UserError(f"--seed {seed} must be zero or positive")
+        numbers = (game_number,) if game_number is not None else tuple(range(count))
+        asked = ex.request(
+            game, players, strong, heuristic, seed, numbers, playouts, parse_settings(settings or []), variant
+        )
+        if not (quiet or as_json):
+            typer.echo(f"playing {len(numbers)} game(s) of {game} with {strong} in every seat …", err=True)
+        result = ex.explain(asked)
+    if as_json:
+        emit_json(result.as_json(top))
+        return
+    r = result.request
+    shown = min(top, len(result.positions))
+    listed = "the largest gap" if shown == 1 else f"the {shown} largest gaps"
+    which = f"game {numbers[0]}" if len(numbers) == 1 else f"games 0-{count - 1}"
+    typer.echo(
+        f"{r.setup.module.INFO.name}, {r.setup.players} players, seed {seed}, {which}: {result.decisions} decisions "
+        f"with a choice, {len(result.positions)} where {r.heuristic}'s move differs from {r.strong}'s, "
+        f"{result.heuristic_better} of them where {r.heuristic}'s is the better ({r.playouts} playouts a move); "
+        f"{listed}:"
+    )
+    for rank, position in enumerate(result.positions[:top], 1):
+        typer.echo(f"{rank}. {ex.headline(position, r.strong, r.heuristic)}")
+        if not quiet:
+            for line in ex.describe(position, r.strong, r.heuristic):
+                typer.echo(f"   {line}")
