@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, balance, by_skill, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -167,8 +167,11 @@ def _shells(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 plan.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
 
 
-def questions() -> list[Question]:
-    """The chapter's questions, in page order."""
+CHOICES_SHARE = 4  # restricted play: 5,000 games per seating in a default report (learned plays ~400 games/s)
+
+
+def questions(n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
     return [
         Question("seats", _seats, seat_page),
         Question("hidden information", _information, information_page),
@@ -179,12 +182,14 @@ def questions() -> list[Question]:
         skill.question("cargolino"),
         by_skill.question("cargolino"),
         balance.question("cargolino", BALANCE_SHARE),
+        *choices.questions("cargolino", n, seed, chunk, CHOICES_SHARE),
     ]
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays."""
-    return plan_of("cargolino", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
+    return plan_of("cargolino", questions(n, seed, chunk), n, seed, chunk)
 
 
 def build(
@@ -195,7 +200,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     planned = plan(n_games, seed)
-    played = answer(planned, questions(), play or local_play(precision))
+    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a

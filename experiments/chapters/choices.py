@@ -24,24 +24,29 @@ PLAYERS = 2
 LABEL = "choices"
 
 
-def restrict_plan(game: str, n: int, seed: int, chunk: int) -> rp.RestrictPlan:
+def restrict_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> rp.RestrictPlan:
     """The restricted play the pages read (labels depend only on the game's restrictions and policies)."""
-    games = max(1, n // SHARE)
+    games = max(1, n // share)
     return rp.plan_restrict(game, None, PLAYERS, games, seed, label=LABEL, chunk=min(chunk, games))
 
 
-def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Add the restricted play's arms to a chapter's plan."""
-    for _, arm in restrict_plan(plan.game, n, seed, chunk).arms:
+def add_arms(plan: Plan, n: int, seed: int, chunk: int, planned: rp.RestrictPlan) -> None:
+    """Add the restricted play's arms (``planned``, sized when the questions were made) to a chapter's plan."""
+    for _, arm in planned.arms:
         plan.add(arm.label, arm.spec.seats, arm.spec.n_games, seed, arm.spec.chunk_size)
 
 
-def questions(game: str, n: int, seed: int, chunk: int) -> list[Question]:
-    """The two questions of restricted play sized by a chapter's ``n``, ``seed`` and ``chunk``; one set of arms."""
-    planned = restrict_plan(game, n, seed, chunk)
+def questions(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> list[Question]:
+    """The two questions of restricted play sized by a chapter's ``n``, ``seed`` and ``chunk``; one set of arms.
+
+    Each seating plays ``n // share`` games (a slow game's chapter may play fewer).
+    """
+    planned = restrict_plan(game, n, seed, chunk, share)
     return [
-        Question(LABEL, add_arms, partial(choices_page, plan=planned)),
-        Question(f"{LABEL}: dominant strategy", add_arms, partial(dominant_page, plan=planned)),
+        Question(LABEL, partial(add_arms, planned=planned), partial(choices_page, plan=planned)),
+        Question(
+            f"{LABEL}: dominant strategy", partial(add_arms, planned=planned), partial(dominant_page, plan=planned)
+        ),
     ]
 
 
@@ -67,6 +72,36 @@ def points_frame(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     )
 
 
+def share_column(result: rp.Choices) -> str:
+    """The column of what each row's player (or table) won."""
+    return "win share" if result.baseline is None else "table wins"
+
+
+def each_policy(result: rp.Choices, plan: rp.RestrictPlan) -> str:
+    """How each row was played: one player among strong ones, or (cooperative) a whole table."""
+    if result.baseline is None:
+        return f"Each policy alone against {plan.strong} in each seat"
+    return f"Each policy played by the whole table of {plan.players}"
+
+
+def how_played(result: rp.Choices, plan: rp.RestrictPlan) -> str:
+    """The note that says how the costs were measured."""
+    games = f"{plan.settings['games_per_seating']:,}"
+    if result.baseline is not None:
+        return (
+            f"{plan.players} players: every seat plays {plan.strong} under one restriction ({games} games, the same "
+            f"games as the unrestricted table, common random numbers). {' '.join(result.reading())} Interval: "
+            "Newcombe's for a difference of two proportions (95%)."
+        )
+    return (
+        f"{PLAYERS} players: {plan.strong} under one restriction, alone against {plan.strong} in each seat "
+        f"({games} games per seating, common random numbers). Cost: the fair share "
+        f"({100 * result.fair:.0f}%) less the restricted player's share of the wins, a shared win split; among "
+        f"unrestricted {plan.strong} players the seats' average share is exactly fair, so the interval is the "
+        "restricted player's own (normal, 95%)."
+    )
+
+
 def choices_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple[Page, str]:
     """Which choices matter: each restriction's cost, ranked, with its interval; findings in plain words."""
     result = played(results, plan)
@@ -75,24 +110,20 @@ def choices_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple[
     free = [r for r in rows if r["verdict"] != "costs"]
     top = rows[0]
     title = (
-        f"Which choices matter? A player who {top['does']} loses {100 * top['cost']:.1f} points of win share; "
-        f"{len(free)} of {len(rows)} restrictions cost nothing measurable"
+        f"Which choices matter? {result.who.capitalize()} {top['does']} loses {100 * top['cost']:.1f} points of "
+        f"{result.unit}; {len(free)} of {len(rows)} restrictions cost nothing measurable"
     )
     table = pd.DataFrame(
         {
             "restriction": [r["restriction"] for r in rows],
-            "a player who …": [r["does"] for r in rows],
-            "win share": [rp.describe_share(r) for r in rows],
+            f"{result.who} …": [r["does"] for r in rows],
+            share_column(result): [rp.describe_share(r) for r in rows],
             "cost, points (95% CI)": [cost_text(r) for r in rows],
             "verdict": [r["verdict"] for r in rows],
         }
     )
     notes = [
-        f"{PLAYERS} players: {plan.strong} under one restriction, alone against {plan.strong} in each seat "
-        f"({plan.settings['games_per_seating']:,} games per seating, common random numbers). Cost: the fair share "
-        f"({100 * result.fair:.0f}%) less the restricted player's share of the wins, a shared win split; among "
-        f"unrestricted {plan.strong} players the seats' average share is exactly fair, so the interval is the "
-        "restricted player's own (normal, 95%).",
+        how_played(result, plan),
         "A restriction removes candidates at each decision; where it would leave no legal move, the rules' own stay "
         "(a forced move).",
         *result.findings(),
@@ -108,7 +139,7 @@ def choices_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple[
             "cost_lo",
             "cost_hi",
             None,
-            "cost (points of win share)",
+            f"cost (points of {result.unit})",
             "restriction (costliest first)",
             fig=fig,
             ax=ax,
@@ -133,14 +164,14 @@ def dominant_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple
     table = pd.DataFrame(
         {
             "policy (simplest first)": [r["policy"] for r in rows],
-            "a player who …": [r["does"] for r in rows],
-            "win share": [rp.describe_share(r) for r in rows],
+            f"{result.who} …": [r["does"] for r in rows],
+            share_column(result): [rp.describe_share(r) for r in rows],
             "behind strong play, points (95% CI)": [cost_text(r) for r in rows],
             f"within {100 * rp.WITHIN:.0f} points": ["yes" if r["cost"] <= rp.WITHIN else "no" for r in rows],
         }
     )
     notes = [
-        f"Each policy alone against {plan.strong} in each seat, {plan.settings['games_per_seating']:,} games per "
+        f"{each_policy(result, plan)}, {plan.settings['games_per_seating']:,} games per "
         f"seating. Within {100 * rp.WITHIN:.0f} points: its estimated cost is at most that (the interval is shown).",
         "Simplest (ours): random, then the named heuristics in the order the game lists them (a fixed rule each), "
         f"then {plan.strong} under each restriction in the order the game declares them (a restricted strong "
@@ -156,7 +187,7 @@ def dominant_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple
             "cost_lo",
             "cost_hi",
             None,
-            f"behind {plan.strong} (points of win share)",
+            f"behind {plan.strong} (points of {result.unit})",
             "policy (simplest first)",
             fig=fig,
             ax=ax,

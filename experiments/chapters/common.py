@@ -83,8 +83,8 @@ class PlayedPages:
     made: list[tuple[Any, ...]]
 
     def column(self, i: int) -> list[Any]:
-        """Item ``i`` of every maker's tuple, in page order."""
-        return [m[i] for m in self.made]
+        """Item ``i`` of every maker's tuple, in page order (``None`` where a shared question's maker has fewer)."""
+        return [m[i] if i < len(m) else None for m in self.made]
 
     @property
     def pages(self) -> list[Any]:

@@ -27,7 +27,7 @@ from analysis.wording import p_clause, p_value, pct
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
-from experiments.chapters import Chapter, balance
+from experiments.chapters import Chapter, balance, choices
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -232,8 +232,8 @@ def _skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
         _grid(plan, [memory_setting(m) for m in SKILL_MEMORY], n, seed, chunk, policy, (2,))
 
 
-def questions() -> list[Question]:
-    """The chapter's questions, in page order.
+def questions(n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's).
 
     The balance page's rule sets are 2-player planner arms the other pages play too (the same games and chunks),
     so they cost nothing more.
@@ -250,12 +250,14 @@ def questions() -> list[Question]:
         Question("difficulty", _difficulty, difficulty_page),
         Question("skill", _skill, skill_page),
         Question(shared.label, shared.arms, balance_page),
+        *choices.questions("paleolino", n, seed, chunk),
     ]
 
 
 def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
     """Every arm the report plays, the slow expert and planner arms first (so they do not finish last)."""
-    planned = plan_of("paleolino", questions(), n, seed, arm_chunk(INFO, n) if chunk is None else chunk)
+    chunk = arm_chunk(INFO, n) if chunk is None else chunk
+    planned = plan_of("paleolino", questions(n, seed, chunk), n, seed, chunk)
     planned.arms.sort(key=lambda arm: SLOWEST.get(arm.spec.seats[0], len(SLOWEST)))
     return planned
 
@@ -268,7 +270,7 @@ def build(
 ) -> Chapter:
     """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
     planned = plan(n_games, seed)
-    played = answer(planned, questions(), play or local_play(precision))
+    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
     pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}

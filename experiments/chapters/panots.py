@@ -24,7 +24,7 @@ from analysis.summary import Summary
 from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, balance, by_skill, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -109,8 +109,12 @@ def _solos(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_solo(policy), [policy], n, seed, chunk)
 
 
-def questions() -> list[Question]:
-    """The chapter's questions, in page order (each table plays the ``n`` it is given: a report's n / ARM_SHARE)."""
+def questions(n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's questions, in page order.
+
+    Each table plays the ``n`` it is given (a report's n / ARM_SHARE); ``n``, ``seed`` and ``chunk`` size the
+    restricted play's too.
+    """
     return [
         Question("faces", partial(_everyone, policies=(STRONG, BASE), counts=(4,)), faces_page),
         Question("tuning", partial(_everyone, policies=(STRONG,), counts=(4,)), tuning_page),
@@ -123,13 +127,15 @@ def questions() -> list[Question]:
         skill.question("panots"),
         by_skill.question("panots"),
         balance.question("panots"),
+        *choices.questions("panots", n, seed, chunk),
     ]
 
 
 def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
     """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
     m = arm_games(n)
-    return plan_of("panots", questions(), m, seed, max(1, min(chunk, m)))
+    chunk = max(1, min(chunk, m))
+    return plan_of("panots", questions(m, seed, chunk), m, seed, chunk)
 
 
 def build(
@@ -141,7 +147,7 @@ def build(
     """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
     m = arm_games(n_games)
     planned = plan(n_games, seed)
-    played = answer(planned, questions(), play or local_play(precision))
+    played = answer(planned, questions(m, seed, planned.chunk), play or local_play(precision))
     pages, headlines, games = played.pages, played.headlines, played.games
     params = Params()
     front = front_page(

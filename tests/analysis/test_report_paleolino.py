@@ -31,7 +31,7 @@ def monkeypatch_module():
 
 def test_front_page_says_what_was_run(report) -> None:
     chapter, texts = report
-    assert len(texts) == 11
+    assert len(texts) == 13
     for word in (
         "Paleolino",
         "seed",
@@ -51,7 +51,7 @@ def test_front_page_says_what_was_run(report) -> None:
     arms = paleolino.plan(N, 2026, N).arms
     games = sum(a.spec.n_games for a in arms)
     assert f"{games:,} in {len(arms)} arms" in texts[0]
-    assert len(chapter.headlines) == 10
+    assert len(chapter.headlines) == 12
     assert not any("published rules" in t for t in texts)  # our defaults are never called the publisher's
 
 
@@ -68,7 +68,11 @@ def test_each_page_title_answers_its_question(report) -> None:
         ("Difficulty with planner play", "our defaults", "variant / knobs"),
         ("Skill matters", "random", "planner", "expert", "no memory"),
     ]
-    *pages, balance = texts[1:]
+    *pages, balance, choices, dominant = texts[1:]
+    choices, dominant = " ".join(choices.split()), " ".join(dominant.split())
+    assert "Which choices matter?" in choices and "A table where every player" in choices
+    assert "points of table win rate" in choices and "Newcombe" in choices  # cooperative: whole tables
+    assert "Is there a dominant strategy?" in dominant and "whole table" in dominant
     flat = " ".join(balance.split())
     assert "table_win_rate" in flat and "comes closest to 0.5" in flat and "Cooperative" in flat
     assert "simulate tune paleolino" in flat

@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 10
+    assert len(texts) == 12
     for word in ("Panots", "seed", "2026", "knobs", "greedy", "majority-aware", "planner", "denier", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0] and "300 per table" in texts[0] and "/ 10" in texts[0]
@@ -43,7 +43,9 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
     assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
     assert "the first player's edge is" in texts[9] and "cards_per_player=" in texts[9]
-    assert len(chapter.headlines) == 9 and all("%" in h or "VP" in h for h in chapter.headlines)
+    assert "Which choices matter?" in texts[10] and "A player who" in texts[10]
+    assert "Is there a dominant strategy?" in texts[11] and "simplest" in texts[11]
+    assert len(chapter.headlines) == 11 and all("%" in h or "VP" in h for h in chapter.headlines[:9])
 
 
 def test_plan_gives_every_table_a_tenth_of_n() -> None:
@@ -51,7 +53,7 @@ def test_plan_gives_every_table_a_tenth_of_n() -> None:
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     halves = [a for a in arms if a.label.startswith(("table", "h2h"))]
-    shared = ("skill", "by skill", "balance panots tune")  # the ladders' own sizes; tuning: n / 4 a setting
+    shared = ("skill", "by skill", "balance panots tune", "choices")  # their own sizes; tuning: n / 4 a setting
     own = [a for a in arms if not a.label.startswith(shared)]
     assert len(halves) == 5 + 20 and {a.spec.n_games for a in halves} == {1_000}
     assert {a.spec.n_games for a in own if a not in halves} == {2_000}
