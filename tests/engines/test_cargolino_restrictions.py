@@ -4,8 +4,6 @@ unchanged."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -14,6 +12,7 @@ from engines.cargolino import POLICIES, Params, play, rules
 from engines.cargolino.decisions import Point
 from engines.cargolino.restrictions import RESTRICTIONS
 from engines.restrict import RestrictedSearch, restricted_legal
+from tests.engines.digests import outcome_digest
 
 
 def decision(players: int, swap: bool = False, turns: int = 6, n: int = 48) -> rules.Step:
@@ -113,11 +112,7 @@ def test_the_restricted_expert_searches_restricted_points() -> None:
 
 
 def digest(seats: list[str], n: int, seed: int) -> str:
-    out = play(Params(), seats, n, np.random.default_rng(seed))
-    h = hashlib.sha256()
-    for key in ("score", "winners"):
-        h.update(np.ascontiguousarray(out[key]).tobytes())
-    return h.hexdigest()[:16]
+    return outcome_digest(play, Params(), seats, n, seed)
 
 
 def test_unrestricted_strong_players_play_the_games_they_played_before_restrictions() -> None:

@@ -4,8 +4,6 @@ unrestricted play is unchanged."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -15,6 +13,7 @@ from engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
 from engines.paleolino.restrictions import RESTRICTIONS
 from engines.paleolino.rules import bag_tables, play_with
 from engines.restrict import RestrictedSearch, restricted_legal
+from tests.engines.digests import outcome_digest
 
 Player = POLICIES["learned"].impl
 COUNTS = bag_tables()[0].astype(int)
@@ -96,11 +95,7 @@ def test_restricted_strong_players_decide_within_the_restriction(strong: str, na
 
 
 def digest(seats: list[str], n: int, seed: int) -> str:
-    out = play(Params(), seats, n, np.random.default_rng(seed))
-    h = hashlib.sha256()
-    for key in ("score", "winners"):
-        h.update(np.ascontiguousarray(out[key]).tobytes())
-    return h.hexdigest()[:16]
+    return outcome_digest(play, Params(), seats, n, seed)
 
 
 def test_unrestricted_strong_players_play_the_games_they_played_before_restrictions() -> None:

@@ -4,8 +4,6 @@ player and expert grab within them, and unrestricted play is unchanged."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -15,6 +13,7 @@ from engines.panots.decisions import Point
 from engines.panots.restrictions import RESTRICTIONS
 from engines.panots.rules import State, View, open_round, play_round
 from engines.restrict import RestrictedSearch, restricted_legal
+from tests.engines.digests import outcome_digest
 
 
 def round_start(rounds: int, n: int = 24, seed: int = 10) -> tuple[list[object], State, View]:
@@ -95,11 +94,7 @@ def test_the_restricted_expert_searches_restricted_points() -> None:
 
 
 def digest(seats: list[str], n: int, seed: int) -> str:
-    out = play(Params(), seats, n, np.random.default_rng(seed))
-    h = hashlib.sha256()
-    for key in ("score", "winners"):
-        h.update(np.ascontiguousarray(out[key]).tobytes())
-    return h.hexdigest()[:16]
+    return outcome_digest(play, Params(), seats, n, seed)
 
 
 def test_unrestricted_strong_players_play_the_games_they_played_before_restrictions() -> None:

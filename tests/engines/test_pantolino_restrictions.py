@@ -3,8 +3,6 @@ reference, forced moves stay, and the unrestricted learned player plays the same
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -12,6 +10,7 @@ from engines import core
 from engines.pantolino import POLICIES, Params, decisions, learned, play
 from engines.pantolino.restrictions import RESTRICTIONS
 from engines.pantolino.rules import State, Turn, fits, step
+from tests.engines.digests import outcome_digest
 
 
 def position(params: Params, owner: dict[int, int], taken_at: dict[int, int], turn: int = 0) -> Turn:
@@ -160,11 +159,7 @@ def test_with_no_rules_the_restricted_terminal_is_the_full_one() -> None:
 
 
 def digest(seats: list[str], n: int, seed: int, **knobs: object) -> str:
-    out = play(Params(**knobs), seats, n, np.random.default_rng(seed))
-    h = hashlib.sha256()
-    for key in ("score", "winners", "turns"):
-        h.update(np.ascontiguousarray(out[key]).tobytes())
-    return h.hexdigest()[:16]
+    return outcome_digest(play, Params(**knobs), seats, n, seed, ("score", "winners", "turns"))
 
 
 def test_the_unrestricted_learned_player_plays_the_games_it_played_before_restrictions() -> None:
