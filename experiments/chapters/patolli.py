@@ -3,7 +3,7 @@
 Pages: first player, policies, marker placement, bankruptcy, game length, the contested readings, starting
 tokens, the skill ladder, balance by skill, balance, which choices matter and whether a strategy dominates
 (restricted play: :mod:`experiments.chapters.choices`). Every arm is played from the same seed (common random
-numbers across arms). Unless a page says otherwise both seats play ``balanced`` (no heuristic beats it), the
+numbers across arms). Unless a page says otherwise both seats play ``balanced`` (no heuristic beats it detectably), the
 markers are placed by the players (the heuristics' rule) and the first player is chosen by the rulebook's die
 roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm. Strong play is the
 learned player (it beats the expert: engines/patolli/README.md): the headline pages, the readings, the starting
@@ -203,8 +203,8 @@ def build(
         ),
         reading=(
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
-            f"says otherwise both players follow {REFERENCE} (no heuristic beats it), the markers are placed by "
-            "the players (each heuristic: safe markers just before its own home, bad luck just before the "
+            f"says otherwise both players follow {REFERENCE} (no heuristic beats it detectably), the markers are "
+            "placed by the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
             f"named beside it. Strong play: '{STRONG}', the value network of engines/patolli, the strongest player "
             "here (it wins about 56% against the expert and 90% against balanced), beside balanced on the pages "
