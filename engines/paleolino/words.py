@@ -135,15 +135,16 @@ def _pays(letters: str, have: np.ndarray) -> bool:
     return short <= have[3] + 1e-9
 
 
-def _opens(point: Point, cave: int, expected: np.ndarray, row: int) -> str:
-    """``"cave 1 (2.0 chips expected: 1.0 wood, 1.0 stone; with the middle and backpacks it pays stone + stone)"``."""
+def _opens(point: Point, cave: int, expected: np.ndarray, row: int) -> tuple[str, bool]:
+    """The cave in words (``"cave 1 (2.0 chips expected: …; … it pays stone + stone)"``) and whether it pays a top."""
     st = point.state
     have = expected[cave] + bag_tables()[0][int(st.middle[row])]
     have = have + sum(bag_tables()[0][int(b)] for b in st.backpack[row])
     parts = [f"{n:.1f} {name}" for n, name in zip(expected[cave], CHIPS, strict=True) if n >= 0.05]
     paid = [cost(c) for c in _tops(point, row) if _pays(c, have)]
     reach = f"; with the middle and the backpacks it pays {' or '.join(paid)}" if paid else "; it completes no top"
-    return f"cave {cave + 1} ({expected[cave].sum():.1f} chips expected: {', '.join(parts) or 'none'}{reach})"
+    said = f"cave {cave + 1} ({expected[cave].sum():.1f} chips expected: {', '.join(parts) or 'none'}{reach})"
+    return said, bool(paid)
 
 
 def explain(point: Point | Build, strong: int, heuristic: int, name: str, row: int = 0) -> str:
@@ -160,8 +161,15 @@ def explain(point: Point | Build, strong: int, heuristic: int, name: str, row: i
     standing = f"The table has built {int(st.built[row])} of {params.goal} with {left} chips left in the hand axe"
     if point.stage == CAVE:
         expected = _expected(point, row)
-        opens = [_opens(point, cave, expected, row) for cave in (strong, heuristic)]
-        return f"{standing}: the strong move opens {opens[0]}, where {name} opens {opens[1]}; {name} {aim}."
+        (said_strong, pays), (said_other, other_pays) = (_opens(point, c, expected, row) for c in (strong, heuristic))
+        waits = not pays and not other_pays and expected[strong].sum() < expected[heuristic].sum()
+        why = (
+            "; with no top in reach the chips taken go to the pit (but what a backpack keeps), so the strong move "
+            "leaves the fuller cave to grow"
+            if waits
+            else ""
+        )
+        return f"{standing}: the strong move opens {said_strong}, where {name} opens {said_other}{why}; {name} {aim}."
     tops = "; ".join(cost(c) for c in _tops(point, row)) or "none"
     return (
         f"{standing} and the stack tops {tops}: the strong move will {said[strong]} where {name} would "

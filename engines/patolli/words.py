@@ -140,7 +140,8 @@ def explain(point: Point | ExtraPoint | MarkerPoint, strong: int, heuristic: int
         where = [_from_starts(starts, m, layout(point.params).length, me) for m in (strong, heuristic)]
         return (
             f"{standing}: the strong move will {chosen[0]} ({where[0]}) where {name} would {chosen[1]} "
-            f"({where[1]}); a marker on the squares a seat must cross decides more than one elsewhere."
+            f"({where[1]}); the squares just past a start are the ones that seat's buttons cross first and most "
+            "often: a safe marker there shelters them, a bad-luck marker there costs them."
         )
     if isinstance(point, ExtraPoint):
         return f"{standing}: the strong move chooses to {chosen[0]} where {name} would {chosen[1]}."
