@@ -27,7 +27,7 @@ from analysis.wording import p_clause, p_value, pct
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
-from experiments.chapters import Chapter, balance, choices
+from experiments.chapters import Chapter, balance, choices, decisions
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -251,6 +251,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("skill", _skill, skill_page),
         Question(shared.label, shared.arms, balance_page),
         *choices.questions("paleolino", n, seed, chunk),
+        decisions.question("paleolino", n, seed),
     ]
 
 
