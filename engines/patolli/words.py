@@ -136,8 +136,8 @@ def explain(point: Point | ExtraPoint | MarkerPoint, strong: int, heuristic: int
         f"the opponent's {int(state.home[1 - me, row])} and {int(state.tokens[1 - me, row])}"
     )
     if isinstance(point, MarkerPoint):
-        starts = layout(point.params).starts
-        where = [_from_starts(starts, m, layout(point.params).length, me) for m in (strong, heuristic)]
+        lay = layout(point.params)
+        where = [_from_starts(lay.starts, m, lay.length, me) for m in (strong, heuristic)]
         return (
             f"{standing}: the strong move will {chosen[0]} ({where[0]}) where {name} would {chosen[1]} "
             f"({where[1]}); the squares just past a start are the ones that seat's buttons cross first and most "
