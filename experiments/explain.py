@@ -199,9 +199,10 @@ def because(r: Request, point: Any, made: int, other: int, gap: float) -> str:
     said = getattr(r.setup.words, "explain", None)
     if said is not None:
         return str(said(point, made, other, r.heuristic))
+    whose = "the table's" if r.setup.module.INFO.cooperative else f"seat {int(point.seat[0])}'s"
     return (
         f"{r.strong} weighs where each move leads for the rest of the game, which {r.heuristic}'s fixed rule "
-        f"does not: here that is worth {signed(gap)} points of seat {int(point.seat[0])}'s chance to win."
+        f"does not: here that is worth {signed(gap)} points of {whose} chance to win."
     )
 
 

@@ -24,9 +24,9 @@ race, most shells wins."""
 
 def _where(pos: int, length: int, space_colour: np.ndarray) -> str:
     if pos == 0:
-        return "start"
+        return "the start"
     if pos == length + 1:
-        return "finish"
+        return "the finish"
     return f"space {pos} ({COLOURS[int(space_colour[pos])]})"
 
 
@@ -68,3 +68,44 @@ def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:
         (c, f"move the {COLOURS[c // N_SNAILS]} snail with a {COLOURS[c % N_SNAILS]} die")
         for c in np.flatnonzero(point.legal()[row]).tolist()
     ]
+
+
+ASSUMES = {
+    "detective": "pushes the snail its belief (read from the others' play) gives a rival with the most shells to lose",
+    "hindmost": "assumes nothing of who holds what and pushes the snail not its own with the most shells to lose",
+    "random": "moves at random",
+}
+"""What each heuristic assumes of the deal, completing "detective …" (only policies that see what the seat sees)."""
+
+
+def _push(point: Point, move: int, row: int) -> str:
+    """``"pushes the red snail (not its own) from space 16 to 17, from 2 shells to 1"``, from public facts only."""
+    tables, state = point.params.tables, point.state
+    snail = move // N_SNAILS
+    shells = point.params.shell_values
+    here = int(state.pos[row, snail])
+    there = min(here + 1, tables.length + 1)
+    own = int(state.held[row, int(point.seat[row])]) >> snail & 1
+    whose = "its own" if own else "not its own"
+    ends = " and ends the race" if there == tables.length + 1 else ""
+    worth = f"{shells[here]} shells to {shells[there]}" if shells[here] != shells[there] else f"{shells[here]} shells"
+    steps = (_where(p, tables.length, tables.space_colour) for p in (here, there))
+    return f"pushes the {COLOURS[snail]} snail ({whose}) from {' to '.join(steps)} ({worth}){ends}"
+
+
+def explain(point: Point, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Cargolino's terms.
+
+    Only what the seat sees: its own snails, every snail's space and the dice (never who holds the others).
+    """
+    tables, state = point.params.tables, point.state
+    me = int(point.seat[row])
+    own = int(state.held[row, me])
+    mine = [COLOURS[s] for s in range(N_SNAILS) if own >> s & 1]
+    left = tables.length + 1 - int(state.pos[row].max())
+    return (
+        f"Seat {me} holds the {' and '.join(mine) or 'no'} snail(s) and the leading snail is {left} space(s) from the "
+        f"finish: the strong move {_push(point, strong, row)}, where {name} {_push(point, heuristic, row)}; "
+        f"{name} {ASSUMES.get(name, 'follows its own fixed rule')}, where the strong move weighs its own snails' "
+        "shells against how soon the race ends."
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.paleolino.decisions import CAVE, Point, keep_options
+from engines.paleolino.kernels import expected_caves
 from engines.paleolino.rules import bag_tables
 from engines.paleolino.seats import Build
 
@@ -98,3 +99,79 @@ def moves(point: Point | Build, row: int = 0) -> list[tuple[int, str]]:
         return [(v, f"open cave {v + 1}") for v in legal]
     options = keep_options(point.params.backpack)
     return [(j, f"keep {bag(int(options[j]))} on the backpack") for j in legal]
+
+
+AIMS = {
+    "greedy": "opens the cave with the most expected chips and builds the dearest top it can",
+    "planner": "opens the cave by the builds it makes sure of, then by expected chips, and plans only the tops in view",
+    "random": "chooses at random",
+}
+"""What each heuristic aims at, completing "planner …"."""
+
+
+def _expected(point: Point, row: int) -> np.ndarray:
+    """``(caves, 4)``: each cave's expected chips by type, from what the table saw (never the caves themselves)."""
+    st = point.state
+    wide = [np.asarray(a[row : row + 1], dtype=np.int64) for a in (st.axe, st.pit, st.middle, st.backpack, st.belief)]
+    chips = np.array(point.params.chips, dtype=np.int64)
+    forgotten = st.forgotten[row : row + 1].astype(np.int64)
+    return expected_caves(*wide, forgotten, chips, point.params.cave_shares)[0]
+
+
+def _tops(point: Point, row: int) -> list[str]:
+    """The cost of every stack's top invention (empty stacks left out)."""
+    st, costs = point.state, point.params.in_play
+    tables = point.params.tables(point.players)
+    return [
+        costs[int(st.deck[row, s, st.taken[row, s]])]
+        for s in range(tables.stacks)
+        if st.taken[row, s] < tables.stack_len[s]
+    ]
+
+
+def _pays(letters: str, have: np.ndarray) -> bool:
+    """Whether chips ``have`` (wood, stone, berry, crystal; crystals wild) pay an invention of cost ``letters``."""
+    short = sum(max(letters.count(c) - have[r], 0.0) for r, c in enumerate("wsb"))
+    return short <= have[3] + 1e-9
+
+
+def _opens(point: Point, cave: int, expected: np.ndarray, row: int) -> tuple[str, bool]:
+    """The cave in words (``"cave 1 (2.0 chips expected: …; … it pays stone + stone)"``) and whether it pays a top."""
+    st = point.state
+    have = expected[cave] + bag_tables()[0][int(st.middle[row])]
+    have = have + sum(bag_tables()[0][int(b)] for b in st.backpack[row])
+    parts = [f"{n:.1f} {name}" for n, name in zip(expected[cave], CHIPS, strict=True) if n >= 0.05]
+    paid = [cost(c) for c in _tops(point, row) if _pays(c, have)]
+    reach = f"; with the middle and the backpacks it pays {' or '.join(paid)}" if paid else "; it completes no top"
+    said = f"cave {cave + 1} ({expected[cave].sum():.1f} chips expected: {', '.join(parts) or 'none'}{reach})"
+    return said, bool(paid)
+
+
+def explain(point: Point | Build, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Paleolino's terms.
+
+    Only what the table saw: the caves' expected chips spread the chips it could not place (never the caves).
+    """
+    said = dict(moves(point, row))
+    aim = AIMS.get(name, "follows its own fixed rule")
+    if isinstance(point, Build):
+        return f"Seat {int(point.seat[row])} will {said[strong]} where {name} would {said[heuristic]}; {name} {aim}."
+    st, params = point.state, point.params
+    left = int(bag_tables()[1][st.axe[row]])
+    standing = f"The table has built {int(st.built[row])} of {params.goal} with {left} chips left in the hand axe"
+    if point.stage == CAVE:
+        expected = _expected(point, row)
+        (said_strong, pays), (said_other, other_pays) = (_opens(point, c, expected, row) for c in (strong, heuristic))
+        waits = not pays and not other_pays and expected[strong].sum() < expected[heuristic].sum()
+        why = (
+            "; with no top in reach the chips taken go to the pit (but what a backpack keeps), so the strong move "
+            "leaves the fuller cave to grow"
+            if waits
+            else ""
+        )
+        return f"{standing}: the strong move opens {said_strong}, where {name} opens {said_other}{why}; {name} {aim}."
+    tops = "; ".join(cost(c) for c in _tops(point, row)) or "none"
+    return (
+        f"{standing} and the stack tops {tops}: the strong move will {said[strong]} where {name} would "
+        f"{said[heuristic]}; the chip kept is what the next turns' builds can count on."
+    )

@@ -135,3 +135,53 @@ def moves(point: Point | Placement, row: int = 0) -> list[tuple[int, str]]:
         stuck = "" if point.count[row, slot] > 0 else " (it cannot be laid)"
         out.append((slot, f"take the {card(int(point.wh[row, slot]))} card{stuck}"))
     return out
+
+
+AIMS = {
+    "greedy": "grabs for this turn's objective VP alone (majorities aside)",
+    "majority-aware": "grabs for this turn's VP and the majority groups it grows",
+    "planner": "grabs for this turn's VP, the majorities and the patterns the unseen cards may complete",
+    "denier": "grabs for this turn's VP and what the card would give the seats grabbing after it",
+    "random": "grabs at random",
+}
+"""What each heuristic's grab aims at, completing "planner …"."""
+
+
+def _objectives(point: Point, row: int) -> list[tuple[str, set[str]]]:
+    """Each objective's face up and its tokens' words."""
+    st = point.state
+    out = []
+    for c, (a, b) in enumerate(CARD_FACES):
+        face = a if st.up[row, FACES.index(a)] else b
+        lo, hi = SLOTS[c]
+        out.append((face, {TOKENS[int(t)] for t in st.slot_token[row, lo:hi]}))
+    return out
+
+
+def _serves(point: Point, slot: int, row: int) -> str:
+    """``"blue flower + red pills card (serving l: blue; majority: pills)"``: the objectives its panots match."""
+    card_id = int(point.wh[row, slot])
+    kinds = [(COLOURS[int(k) // 4], SHAPES[int(k) % 4]) for k in CARDS[card_id]]
+    served = []
+    for face, tokens in _objectives(point, row):
+        matched = sorted(t for t in tokens if any(t in kind for kind in kinds))
+        if matched:
+            served.append(f"{face} ({FACE_VP[FACES.index(face)]} VP): {', '.join(matched)}")
+    return f"the {card(card_id)} card ({'serving ' + '; '.join(served) if served else 'serving no objective'})"
+
+
+def explain(point: Point | Placement, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Panots' terms."""
+    said = dict(moves(point, row))
+    me = int(point.seat[row])
+    if isinstance(point, Placement):
+        return f"Seat {me} lays its card {said[strong]} where {name} would lay it {said[heuristic]}."
+    st, params = point.state, point.params
+    left = params.cards_per_player - int(st.round)
+    after = point.players - point.k - 1
+    return (
+        f"Round {turn(point, row)} of {params.cards_per_player}, seat {me} grabs ({left} card(s) left, {after} "
+        f"seat(s) grab after it): the strong move takes {_serves(point, strong, row)}, where {name} takes "
+        f"{_serves(point, heuristic, row)}; {name} {AIMS.get(name, 'follows its own fixed rule')}, where the strong "
+        "move weighs the whole game's objectives and majorities."
+    )

@@ -92,3 +92,70 @@ def moves(point: Point | ExtraPoint | MarkerPoint, row: int = 0) -> list[tuple[i
         hit = " and capture" if there in theirs and there not in safe else ""
         out.append((c, f"move the button on square {here} to square {there}{hit}"))
     return out
+
+
+def _landing(point: Point, move: int, row: int) -> int | None:
+    """The square candidate ``move`` of a roll stops on (``None``: it enters, goes home or loses the roll)."""
+    lay = layout(point.params)
+    me, die = int(point.seat[row]), int(point.die[row])
+    progress = move - 1
+    if move == 0 or progress + die >= lay.length:
+        return None
+    return (lay.starts[me] + progress + die) % lay.length
+
+
+def _risk(point: Point, square: int | None, row: int) -> str:
+    """What stopping on ``square`` means: a capture, a bad-luck token, a shelter or an opponent within one roll."""
+    if square is None:
+        return "puts no button at risk"
+    params, state = point.params, point.state
+    lay = layout(params)
+    me = int(point.seat[row])
+    safe, bad = (set(_bit_squares(int(bits[row]), lay.length)) for bits in marker_sets(params, state))
+    theirs = _squares(int(state.track[1 - me, row]), lay.starts[1 - me], lay.length)
+    said = []
+    if square in theirs and square not in safe:
+        said.append("captures")
+    if square in bad:
+        said.append("pays a bad-luck token")
+    behind = [s for s in theirs if 0 < (square - s) % lay.length <= params.die_faces]
+    if square in safe:
+        said.append("stops on a safe square")
+    elif behind:
+        said.append(f"stops within one roll of {len(behind)} opponent button(s)")
+    return " and ".join(said) or "stops out of the opponent's reach"
+
+
+def explain(point: Point | ExtraPoint | MarkerPoint, strong: int, heuristic: int, name: str, row: int = 0) -> str:
+    """One sentence on what the strong move knows that heuristic ``name``'s does not, in Patolli's terms."""
+    said = dict(moves(point, row))
+    chosen = [said[m] for m in (strong, heuristic)]
+    state, me = point.state, int(point.seat[row])
+    standing = (
+        f"Seat {me} has {int(state.home[me, row])} button(s) home and {int(state.tokens[me, row])} tokens against "
+        f"the opponent's {int(state.home[1 - me, row])} and {int(state.tokens[1 - me, row])}"
+    )
+    if isinstance(point, MarkerPoint):
+        lay = layout(point.params)
+        where = [_from_starts(lay.starts, m, lay.length, me) for m in (strong, heuristic)]
+        return (
+            f"{standing}: the strong move will {chosen[0]} ({where[0]}) where {name} would {chosen[1]} "
+            f"({where[1]}); the squares just past a start are the ones that seat's buttons cross first and most "
+            "often: a safe marker there shelters them, a bad-luck marker there costs them."
+        )
+    if isinstance(point, ExtraPoint):
+        return f"{standing}: the strong move chooses to {chosen[0]} where {name} would {chosen[1]}."
+    risks = [_risk(point, _landing(point, m, row), row) for m in (strong, heuristic)]
+    waiting = int(state.off[me, row])
+    return (
+        f"{standing}, {waiting} waiting to enter: the strong move will {chosen[0]}, which {risks[0]}, where {name} "
+        f"would {chosen[1]}, which {risks[1]}."
+    )
+
+
+def _from_starts(starts: tuple[int, int], square: int, length: int, me: int) -> str:
+    """``"2 squares past the opponent's start"``: where a square lies from the nearer start behind it."""
+    seat = min(range(2), key=lambda s: (square - starts[s]) % length)
+    whose = "its own" if seat == me else "the opponent's"
+    past = (square - starts[seat]) % length
+    return f"on {whose} start square" if past == 0 else f"{past} squares past {whose} start"

@@ -6,9 +6,9 @@ plays (``random``, the heuristics, ``learned``, ``win-optimal`` where it plays, 
 against itself at the ladder's table size, with the first player's edge, the share of games with one winner and the
 length, each with its 95% interval; and, from the ladder's own games (the skill question's arms, played once), the
 luck at each rung: how often the weaker of two neighbouring rungs (in rating order) wins. Rungs are ordered by the
-ladder's ratings. A cooperative game has no seats to balance and no ladder: its rungs are the table's win rate and
-length, everyone playing each policy. Searching rungs play 1/:data:`~experiments.chapters.skill.EXPERT_SHARE` of the
-games.
+ladder's ratings. A cooperative game has no seats to balance and no ladder: it asks how hard the game is for
+beginners and for experts, each rung a whole table (the table's win rate and length, everyone playing the policy).
+Searching rungs play 1/:data:`~experiments.chapters.skill.EXPERT_SHARE` of the games.
 """
 
 from __future__ import annotations
@@ -157,8 +157,14 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             "Luck at each rung: in the ladder's games between the rung and the one below it (both seatings), how "
             "often the weaker of the two wins: near 50% the step up buys little, near 0% skill decides."
         )
-    meaning = "Whether the rules are as fair, decisive and long between beginners as between experts."
-    page = Page(title, draw, table, notes, short="Balance by skill", meaning=meaning)
+    meaning = (
+        "How hard the game is for beginners and for experts: how often a whole table of each wins, and how long it "
+        "plays."
+        if cooperative
+        else "Whether the rules are as fair, decisive and long between beginners as between experts."
+    )
+    short = "Difficulty by skill" if cooperative else "Balance by skill"
+    page = Page(title, draw, table, notes, short=short, meaning=meaning)
     return page, title
 
 

@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, balance, by_skill, choices, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -168,6 +168,7 @@ def _shells(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 
 CHOICES_SHARE = 4  # restricted play: 5,000 games per seating in a default report (learned plays ~400 games/s)
+DECISIONS_GAMES, DECISIONS_PLAYOUTS = 2, 100  # detective parts from learned ~120 times a game: ~32 CPU-s a game
 
 
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
@@ -183,6 +184,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         by_skill.question("cargolino"),
         balance.question("cargolino", BALANCE_SHARE),
         *choices.questions("cargolino", n, seed, chunk, CHOICES_SHARE),
+        decisions.question("cargolino", n, seed, DECISIONS_GAMES, DECISIONS_PLAYOUTS),
     ]
 
 

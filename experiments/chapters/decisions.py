@@ -4,7 +4,8 @@ It plays no arms: :mod:`experiments.explain` plays a few games with the strong p
 at 2 players, from the chapter's seed, values every move where the game's strongest heuristic would choose
 otherwise (paired playouts, exact where the game has them) and the page shows the :data:`SHOWN` positions with the
 largest gaps: what the seat sees, every move's chance to win with its interval, and the game's sentence on what
-the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`); the playouts stay modest.
+the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`); the playouts stay modest, and a
+slow game's chapter asks for fewer of both. In a cooperative game the chance is the table's: it wins together.
 """
 
 from __future__ import annotations
@@ -28,18 +29,22 @@ GAMES_PER = 2_000  #: one game explained per this many of the chapter's games pe
 MOST_GAMES = 10  #: … up to this many (a default 20,000-game report: 10 games, 25 CPU-seconds, 5% of it)
 
 
-def games_for(n: int) -> int:
-    """Games explained for a chapter of ``n`` games per arm: at least 2, at most :data:`MOST_GAMES`."""
-    return max(2, min(MOST_GAMES, n // GAMES_PER))
+def games_for(n: int, most: int = MOST_GAMES) -> int:
+    """Games explained for a chapter of ``n`` games per arm: at least 2, at most ``most``."""
+    return max(2, min(most, n // GAMES_PER))
 
 
 def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """The question plays its own games (see the module); it adds no arm."""
 
 
-def question(game: str, n: int, seed: int) -> Question:
-    """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n)`` games of ``seed``."""
-    return Question(LABEL, no_arms, partial(decisions_page, game=game, games=games_for(n), seed=seed))
+def question(game: str, n: int, seed: int, most: int = MOST_GAMES, playouts: int = PLAYOUTS) -> Question:
+    """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n, most)`` games of ``seed``.
+
+    A slow game's chapter passes a smaller ``most`` and ``playouts`` (its report's time stays modest).
+    """
+    page = partial(decisions_page, game=game, games=games_for(n, most), seed=seed, playouts=playouts)
+    return Question(LABEL, no_arms, page)
 
 
 def panel(rank: int, p: ex.Position, strong: str, heuristic: str) -> Panel:
@@ -61,17 +66,20 @@ def panel(rank: int, p: ex.Position, strong: str, heuristic: str) -> Panel:
 def finding(result: ex.Explained) -> str:
     """Who, what, how much: where the two players part, and the costliest such decision in plain words."""
     r, top = result.request, result.positions[0]
+    winner = "the table" if r.setup.module.INFO.cooperative else f"seat {top.seat}"
     return (
         f"{r.strong} and {r.heuristic} part at {len(result.positions)} of {result.decisions} decisions in "
         f"{len(r.games)} strong-play games; the costliest: seat {top.seat} at turn {top.turn} "
-        f"({top.candidate(top.strong).words} rather than {top.candidate(top.heuristic).words}) wins "
+        f"({top.candidate(top.strong).words} rather than {top.candidate(top.heuristic).words}), and {winner} wins "
         f"{100 * top.gap:.1f} points more often{' (exact)' if top.exact_gap is not None else ''}"
     )
 
 
-def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: int) -> tuple[Page, str]:
+def decisions_page(
+    results: dict[str, RunResult], game: str, games: int, seed: int, playouts: int = PLAYOUTS
+) -> tuple[Page, str]:
     """Which decisions matter: the positions where the heuristic's move costs the strong player most."""
-    asked = ex.request(game, PLAYERS, ex.STRONG, None, seed, tuple(range(games)), PLAYOUTS)
+    asked = ex.request(game, PLAYERS, ex.STRONG, None, seed, tuple(range(games)), playouts)
     result = ex.explain(asked)
     strong, heuristic = asked.strong, asked.heuristic
     shown = result.positions[:SHOWN]
@@ -95,6 +103,12 @@ def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: i
         }
     )
     gaps = [p.gap for p in result.positions]
+    worth = (
+        "the table's chance to win per game"
+        if asked.setup.module.INFO.cooperative
+        else "the chance to win per game (both seats)"
+    )
+    again = f"--games {games}" + ("" if asked.playouts == ex.PLAYOUTS else f" --playouts {asked.playouts}")
     notes = [
         *(f"#{k}: {p.why}" for k, p in enumerate(shown, 1)),
         f"{len(asked.games)} games of {PLAYERS} {strong} players (seed {seed}); at each of the {result.decisions} "
@@ -107,8 +121,7 @@ def decisions_page(results: dict[str, RunResult], game: str, games: int, seed: i
         )
         + f"At {result.heuristic_better} of the {len(gaps)} positions {heuristic}'s move is the better one (a "
         f"negative gap: {strong} erred); all {len(gaps)} gaps add up to {ex.signed(sum(gaps) / len(asked.games))} "
-        f"points of the chance to win per game (both seats). `simulate explain {game} --seed {seed} --games "
-        f"{games}` prints every position.",
+        f"points of {worth}. `simulate explain {game} --seed {seed} {again}` prints every position.",
     ]
 
     def draw(fig: Any) -> None:

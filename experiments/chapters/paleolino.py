@@ -27,7 +27,7 @@ from analysis.wording import p_clause, p_value, pct
 from engines import core
 from engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
-from experiments.chapters import Chapter, balance, choices
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -232,13 +232,18 @@ def _skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
         _grid(plan, [memory_setting(m) for m in SKILL_MEMORY], n, seed, chunk, policy, (2,))
 
 
+def _by_skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every rung of the skill ladder as a whole table at 2 players, as many games as a planner arm (±2 points)."""
+    by_skill.add_arms(plan, games_for("planner", n), seed, chunk)
+
+
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
     """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's).
 
     The balance page's rule sets are 2-player planner arms the other pages play too (the same games and chunks),
     so they cost nothing more.
     """
-    shared = balance.question("paleolino", PLANNER_SHARE)
+    shared, difficulty = balance.question("paleolino", PLANNER_SHARE), by_skill.question("paleolino")
     return [
         Question("policies", _policies, policies_page),
         Question("variants", _variants, variants_page),
@@ -249,8 +254,10 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("costs", _costs, costs_page),
         Question("difficulty", _difficulty, difficulty_page),
         Question("skill", _skill, skill_page),
+        Question(difficulty.label, _by_skill, difficulty.answer),
         Question(shared.label, shared.arms, balance_page),
         *choices.questions("paleolino", n, seed, chunk),
+        decisions.question("paleolino", n, seed),
     ]
 
 

@@ -24,7 +24,7 @@ from analysis.summary import Summary
 from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, balance, by_skill, choices, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -128,6 +128,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         by_skill.question("panots"),
         balance.question("panots"),
         *choices.questions("panots", n, seed, chunk),
+        decisions.question("panots", n, seed),
     ]
 
 

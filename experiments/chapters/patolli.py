@@ -25,7 +25,7 @@ from analysis.book import Page
 from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, balance, by_skill, choices, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -145,6 +145,9 @@ def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
 
 
+DECISIONS_GAMES = 2  # the decisions page: ~33 CPU-s a game (each marker placement values ~40 squares)
+
+
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
     """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
     return [
@@ -159,6 +162,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         by_skill.question("patolli"),
         balance.question("patolli", BALANCE_SHARE),
         *choices.questions("patolli", n, seed, chunk),
+        decisions.question("patolli", n, seed, DECISIONS_GAMES),
     ]
 
 

@@ -31,7 +31,7 @@ def monkeypatch_module():
 
 def test_front_page_says_what_was_run(report) -> None:
     chapter, texts = report
-    assert len(texts) == 13
+    assert len(texts) == 15
     for word in (
         "Paleolino",
         "seed",
@@ -51,7 +51,7 @@ def test_front_page_says_what_was_run(report) -> None:
     arms = paleolino.plan(N, 2026, N).arms
     games = sum(a.spec.n_games for a in arms)
     assert f"{games:,} in {len(arms)} arms" in texts[0]
-    assert len(chapter.headlines) == 12
+    assert len(chapter.headlines) == 14
     assert not any("published rules" in t for t in texts)  # our defaults are never called the publisher's
 
 
@@ -68,8 +68,12 @@ def test_each_page_title_answers_its_question(report) -> None:
         ("Difficulty with planner play", "our defaults", "variant / knobs"),
         ("Skill matters", "random", "planner", "expert", "no memory"),
     ]
-    *pages, balance, choices, dominant = texts[1:]
-    choices, dominant = " ".join(choices.split()), " ".join(dominant.split())
+    *pages, by_skill, balance, choices, dominant, decides = texts[1:]
+    by_skill, choices, dominant, decides = (" ".join(t.split()) for t in (by_skill, choices, dominant, decides))
+    assert "The table's win rate is" in by_skill and "when everyone plays random" in by_skill
+    assert "learned" in by_skill and "game's length in turns" in by_skill and "seat" not in by_skill
+    assert "Which decisions matter? learned and planner part at" in decides and "the table wins" in decides
+    assert "of the table's chance to win per game" in decides and "chips expected" in decides  # never a seat's
     assert "Which choices matter?" in choices and "A table where every player" in choices
     assert "points of table win rate" in choices and "Newcombe" in choices  # cooperative: whole tables
     assert "Is there a dominant strategy?" in dominant and "whole table" in dominant

@@ -24,13 +24,13 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 12
+    assert len(chapter.headlines) == 13
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 13
+    assert len(pdf_texts) == 14
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
@@ -38,7 +38,7 @@ def test_front_page_says_what_was_run(pdf_texts) -> None:
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:11]
-    matters, dominant = pdf_texts[11:]
+    matters, dominant, decides = pdf_texts[11:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
     assert "between two learned players" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
@@ -55,6 +55,8 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "the first player's edge is" in balance and "tokens=" in balance and "comes closest to 0" in balance
     assert "Which choices matter?" in matters and "never captures" in matters and "never-enter" in matters
     assert "Is there a dominant strategy?" in dominant and "simplest" in dominant and "balanced" in dominant
+    assert "Which decisions matter? learned and balanced part at" in decides and "points more often" in decides
+    assert "button(s) home and" in decides and any(f"seat {s} wins" in decides for s in (0, 1))
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from engines import core, get_game
+from engines.cargolino import words as cargolino_words
+from engines.paleolino import words as paleolino_words
+from engines.paleolino.decisions import CAVE
+from engines.paleolino.decisions import Point as PaleolinoPoint
+from engines.panots import words as panots_words
+from engines.panots.decisions import Point as PanotsPoint
 from engines.pantolino import words as pantolino_words
+from engines.patolli import words as patolli_words
+from engines.patolli.decisions import Point as PatolliPoint
 
 SMALL = {
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},
@@ -95,3 +103,74 @@ def test_pantolino_explains_a_difference_with_the_score_and_the_supply_its_view_
             assert all(said[int(m)].removeprefix("take ") in sentence for m in (legal[0], legal[-1]))
         explained += 1
     assert explained >= 5
+
+
+def _differing(game: str) -> list[tuple[object, int, int]]:
+    """Seat 0's decisions of :func:`points_of` with a choice, each with its first and last legal move."""
+    out = []
+    for point in points_of(game):
+        legal = np.flatnonzero(point.legal()[0])
+        if len(legal) >= 2:
+            out.append((point, int(legal[0]), int(legal[-1])))
+    return out
+
+
+@pytest.mark.parametrize("game", ["patolli", "cargolino", "panots", "paleolino"])
+def test_every_game_explains_a_difference_in_one_sentence_from_what_the_seat_sees(game: str) -> None:
+    words = importlib.import_module(f"engines.{game}.words")
+    for k, (point, strong, other) in enumerate(_differing(game)):
+        sentence = words.explain(point, strong, other, "greedy")
+        assert sentence.endswith(".") and "\n" not in sentence and "greedy" in sentence, sentence
+        if getattr(point, "searchable", True):  # what it says never changes with what the seat cannot see
+            redrawn = point.take(np.zeros(1, dtype=np.int64))
+            redrawn.determinise(core.StreamSource(np.array([k + 5], dtype=np.uint64)))
+            assert words.explain(redrawn, strong, other, "greedy") == sentence
+
+
+def test_patolli_names_both_moves_and_what_each_risks() -> None:
+    rolls = [(p, a, b) for p, a, b in _differing("patolli") if isinstance(p, PatolliPoint)]
+    assert rolls
+    for point, strong, other in rolls:
+        said = dict(patolli_words.moves(point))
+        sentence = patolli_words.explain(point, strong, other, "balanced")
+        assert f"the strong move will {said[strong]}, which " in sentence and f"would {said[other]}, which " in sentence
+        assert sentence.startswith("Seat 0 has ") and "tokens against the opponent's" in sentence
+        for move in (strong, other):
+            if said[move].endswith("and capture"):
+                assert "captures" in sentence
+
+
+def test_cargolino_says_which_snails_are_the_seat_s_own_as_its_view_does() -> None:
+    for point, strong, other in _differing("cargolino"):
+        mine = [line.split()[0] for line in cargolino_words.view(point) if line.endswith("← yours")]
+        sentence = cargolino_words.explain(point, strong, other, "detective")
+        assert sentence.startswith(f"Seat 0 holds the {' and '.join(mine)} snail(s)"), sentence
+        for move in (strong, other):
+            colour = cargolino_words.COLOURS[move // cargolino_words.N_SNAILS]
+            own = "its own" if colour in mine else "not its own"
+            assert f"the {colour} snail ({own})" in sentence
+        assert "from the others' play" in sentence and "space(s) from the finish" in sentence
+
+
+def test_panots_names_each_card_and_the_objectives_it_serves() -> None:
+    grabs = [(p, a, b) for p, a, b in _differing("panots") if isinstance(p, PanotsPoint)]
+    assert grabs
+    for point, strong, other in grabs:
+        sentence = panots_words.explain(point, strong, other, "planner")
+        faces = [
+            line.split(": ")[1].split(" (")[0] for line in panots_words.view(point) if line.startswith("Objective")
+        ]
+        for move in (strong, other):
+            assert f"the {panots_words.card(int(point.wh[0, move]))} card (serving " in sentence
+        assert any(f"{face} (" in sentence for face in faces) or "serving no objective" in sentence
+        assert "the patterns the unseen cards may complete" in sentence
+
+
+def test_paleolino_values_each_cave_by_its_expected_chips_and_the_tops_in_reach() -> None:
+    caves = [(p, a, b) for p, a, b in _differing("paleolino") if isinstance(p, PaleolinoPoint) and p.stage == CAVE]
+    assert caves
+    for point, strong, other in caves:
+        sentence = paleolino_words.explain(point, strong, other, "planner")
+        assert re.match(r"The table has built \d of 3 with \d+ chips", sentence)  # the table: it wins together
+        assert f"opens cave {strong + 1} (" in sentence and f"planner opens cave {other + 1} (" in sentence
+        assert sentence.count("chips expected") == 2 and "by the builds it makes sure of" in sentence

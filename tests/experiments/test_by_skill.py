@@ -33,7 +33,9 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     page, title, labels = built("paleolino", 40)
     assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
     assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
-    assert title.startswith("The table's win rate is")
+    assert title.startswith("The table's win rate is") and "when everyone plays random" in title
+    assert page.short == "Difficulty by skill" and "How hard the game is for beginners and for experts" in page.meaning
+    assert "by the table's win rate" in page.notes[0]
 
 
 @pytest.mark.parametrize(("a", "b", "moves"), [((0.0, -0.01, 0.01), (0.1, 0.09, 0.11), True),

@@ -89,11 +89,18 @@ def test_pantolino_says_why_in_its_own_terms(printed: str) -> None:
     assert re.search(r"Seat \d (leads|trails|is level)", why), why
 
 
-def test_a_game_without_the_hook_gets_the_generic_sentence() -> None:
+def test_a_game_without_the_hook_gets_the_generic_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr("engines.patolli.words.explain")  # every shipped game has its own sentence
     request = ex.request("patolli", strong="balanced", heuristic="runner", games=(0,), playouts=4)
     result = ex.explain(request)
     assert result.positions
     assert all("runner's fixed rule does not" in p.why for p in result.positions)
+
+
+def test_a_cooperative_game_s_generic_sentence_speaks_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr("engines.paleolino.words.explain")
+    result = ex.explain(ex.request("paleolino", games=(0,), playouts=4))
+    assert result.positions and all("points of the table's chance to win" in p.why for p in result.positions)
 
 
 @pytest.mark.parametrize(
