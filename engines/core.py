@@ -93,15 +93,17 @@ class KnobInfo:
 KNOB_SOURCES = ("rulebook", "published:", "ours:")
 
 
-def knob(default: Any, doc: str, allowed: str, source: str = "") -> Any:
+def knob(default: Any, doc: str, allowed: str, source: str = "", added: bool = False) -> Any:
     """Declare a ``Params`` field with its docstring, a human-readable allowed range and its default's source.
 
     ``source`` says where the default comes from: ``"rulebook"`` (the game's own rules), ``"published: WHERE"``
-    (another published source) or ``"ours: WHY"`` (a choice of this project, with the reason).
+    (another published source) or ``"ours: WHY"`` (a choice of this project, with the reason). An ``added`` knob
+    (one added after keys were in use) is left out of :meth:`Params.as_dict` at its default, so the caches,
+    shipped models, saved chunks and golden traces of the settings that existed before keep their keys.
     """
     if source and not source.startswith(KNOB_SOURCES):
         raise ValueError(f"a knob's source starts with one of {KNOB_SOURCES}, not {source!r}")
-    return field(default=default, metadata={"doc": doc, "allowed": allowed, "source": source})
+    return field(default=default, metadata={"doc": doc, "allowed": allowed, "source": source, "added": added})
 
 
 class Params:
@@ -126,8 +128,12 @@ class Params:
         ]
 
     def as_dict(self) -> dict[str, Any]:
-        """Every knob and its value, JSON-friendly (tuples become lists)."""
-        return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        """Every knob and its value, JSON-friendly (tuples become lists); an ``added`` knob only off its default."""
+        return {
+            f.name: _jsonable(getattr(self, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if not (f.metadata.get("added") and getattr(self, f.name) == f.default)
+        }
 
     def with_strings(self, settings: Mapping[str, str]) -> Params:
         """Return a copy with knobs set from ``name -> text`` pairs, parsing each by the field's type.

@@ -39,7 +39,7 @@ def values(point: Point, row: int = 0) -> np.ndarray:
     mover = int(point.seat[row])
     supply = point.state.supply_bits[row : row + 1]
     boots = point.turn().boots[row]
-    d = np.array([boots[mover] - boots[1 - mover]], dtype=np.int64)
+    d = exact.within(np.array([boots[mover] - boots[1 - mover]], dtype=np.int64))
     take = exact.successor_values(table, supply, d, np.zeros(1, dtype=np.int64))
     stay = 1.0 - table[0, supply, exact.offset - d]
     legal = point.legal()[row]

@@ -5,7 +5,8 @@ numbered relative to it (0 = the viewer, 1 = the next to move, ...). Pantolino h
 public; the rule for any game is that a feature may use only what the viewing seat can see. In order:
 
 - one flag per token: still in the supply (``T``);
-- boots on each seat's centipede, in eighths of the game's total boots (:data:`BOOTS_SCALE`) (``P``);
+- each seat's boots (its head start and its centipede), in eighths of the tokens' total boots (:data:`BOOTS_SCALE`)
+  (``P``);
 - the viewer's lead over the strongest opponent, and the boots left in the supply, likewise (2);
 - with escaping boots, per token and seat: the token can be stolen from that seat (its tail token under
   ``steal_from=tail``, any of its tokens under ``any``) (``T * P``);
@@ -43,6 +44,7 @@ from engines.pantolino.rules import (
     fits,
     play_with,
     score,
+    start_boots,
     take_token,
     tie_possible,
     token_colour,
@@ -123,6 +125,11 @@ def relative_owner(owner: np.ndarray, viewer: np.ndarray, players: int) -> np.nd
     return np.where(owner >= 0, (owner - viewer[:, None]) % players, owner)
 
 
+def relative_start(params: Params, viewer: np.ndarray, players: int) -> np.ndarray:
+    """``(N, P)``: each seat's head start, seats counted from ``viewer`` (0 = the viewer)."""
+    return start_boots(params, players)[(viewer[:, None] + np.arange(players)) % players]
+
+
 def tails(rel: np.ndarray, taken_at: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(tail, previous)``, each ``(N, P)``: each seat's last-added token and the one before it, -1 for none."""
     seats = np.arange(players)
@@ -156,7 +163,8 @@ def view_of(params: Params, players: int, owner: np.ndarray, taken_at: np.ndarra
     stealable = None
     if params.escaping_boots:
         stealable = stealable_of(params, rel, tails(rel, taken_at, players)[0], players)
-    return View(rel == SUPPLY, (held * value).sum(axis=2), colour_boots, stealable)
+    boots = (held * value).sum(axis=2) + relative_start(params, viewer, players)
+    return View(rel == SUPPLY, boots, colour_boots, stealable)
 
 
 def candidate_views(turn: Turn) -> View:
@@ -411,7 +419,7 @@ def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
     Games in lock-step meet the same positions often (in 2-player games of 20,000, five times per position on
     average), and a position determines the model's values and so the keep tables. The position is what the
     features and candidates read: supply and boots by relative seat, or, where colours or steals matter, every
-    token's relative owner and each seat's last two tokens.
+    token's relative owner and each seat's last two tokens; with a head start, the seats' head starts too.
     """
     params, players = turn.params, turn.players
     rel = relative_owner(turn.owner, turn.mover, players)
@@ -423,6 +431,8 @@ def distinct_positions(turn: Turn) -> tuple[np.ndarray, np.ndarray]:
         parts = np.concatenate([rel, *tails(rel, turn.state.taken_at, players)], axis=1)
     else:
         parts = rel
+    if params.head_start:  # seen from the mover, the head starts depend on who moves
+        parts = np.concatenate([parts, relative_start(params, turn.mover, players)], axis=1)
     rows = np.ascontiguousarray(parts.astype(np.int64))
     _, first, inverse = np.unique(
         rows.view(np.dtype((np.void, rows.shape[1] * 8))).ravel(), return_index=True, return_inverse=True

@@ -61,7 +61,7 @@ class WinOptimal:
         """Supply and score difference (the mover's boots minus the opponent's) of each game."""
         rows = np.arange(len(turn.mover))
         difference = turn.boots[rows, turn.mover] - turn.boots[rows, 1 - turn.mover]
-        return turn.supply_bits, difference
+        return turn.supply_bits, self.solver.within(difference)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The keep that maximises the chance of winning, from tables built per position and cached."""

@@ -54,7 +54,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
     steals_made, steals_suffered = [0] * players, [0] * players
     best_count = [0] * (params.dice + 1)
     removed, turn, half_score = 0, 0, None
-    round_boots = [[0] * players]  # boots at the end of each round (round 0: the start)
+    round_boots = [boots_of(params, tokens, players)]  # boots at the end of each round (round 0: the start)
     leader, lead_changes = None, 0
 
     while any(t.owner == SUPPLY for t in tokens) and turn < INFO.turn_cap:
@@ -103,21 +103,21 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream, trace
         if trace is not None:
             trace.append(
                 f"turn {turn + 1} seat {mover}: {action}; "
-                f"boots {boots_of(tokens, players)}, {in_supply} tokens in the supply"
+                f"boots {boots_of(params, tokens, players)}, {in_supply} tokens in the supply"
             )
         if half_score is None and 2 * in_supply <= len(tokens):
-            half_score = boots_of(tokens, players)
+            half_score = boots_of(params, tokens, players)
         turn += 1
         over = not any(t.owner == SUPPLY for t in tokens) or turn >= INFO.turn_cap
         if turn % players == 0 or over:  # a round ends (the last one may be cut short)
-            now = boots_of(tokens, players)
+            now = boots_of(params, tokens, players)
             round_boots.append(now)
             sole = [p for p in range(players) if now[p] == max(now)]
             if len(sole) == 1:
                 lead_changes += leader is not None and sole[0] != leader
                 leader = sole[0]
 
-    boots = boots_of(tokens, players)
+    boots = boots_of(params, tokens, players)
     colour_best = [
         max(sum(t.value for t in tokens if t.owner == p and t.colour == c) for c in range(params.colours))
         for p in range(players)
@@ -154,9 +154,9 @@ def colour_counts(params: Params, dice: list[int]) -> list[int]:
     return [dice.count(c) + jokers for c in range(params.colours)]
 
 
-def boots_of(tokens: list[Token], players: int) -> list[int]:
-    """Boots on each seat's centipede."""
-    return [sum(t.value for t in tokens if t.owner == p) for p in range(players)]
+def boots_of(params: Params, tokens: list[Token], players: int) -> list[int]:
+    """Each seat's boots: its head start (seat ``p`` starts with ``p * head_start``) and its centipede's tokens."""
+    return [p * params.head_start + sum(t.value for t in tokens if t.owner == p) for p in range(players)]
 
 
 def is_stealable(params: Params, tokens: list[Token], token: Token, mover: int) -> bool:
@@ -188,7 +188,7 @@ def choose(
             return None
         fitting.sort(key=lambda t: t.preference)  # smallest value first, colours from last to first
         return fitting[stream.integer(len(fitting))]
-    boots = boots_of(tokens, players)
+    boots = boots_of(params, tokens, players)
     colour_boots = [sum(t.value for t in tokens if t.owner == mover and t.colour == c) for c in range(params.colours)]
     colour_counts_in_a_tie = tie_possible(params, players)
 

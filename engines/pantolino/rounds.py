@@ -13,11 +13,15 @@ from numba import njit
 
 @njit(cache=True)
 def round_columns_kernel(
-    owner: np.ndarray, taken_at: np.ndarray, value: np.ndarray, turns: np.ndarray, players: int, turn_cap: int
+    owner: np.ndarray, taken_at: np.ndarray, value: np.ndarray, start: np.ndarray, turns: np.ndarray, turn_cap: int
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled; tested through rules.round_columns
-    """``(mid_score, lead_changes)`` of each game (see the module docstring), walking each game turn by turn."""
+    """``(mid_score, lead_changes)`` of each game (see the module docstring), walking each game turn by turn.
+
+    ``start`` holds each seat's boots before play (the head start).
+    """
     n, t = owner.shape
-    mid_score = np.zeros((n, players), np.int32)
+    players = len(start)
+    mid_score = np.empty((n, players), np.int32)
     changes = np.zeros(n, np.int16)
     taken = np.full(turn_cap + 1, -1, np.int64)  # the token taken at each turn, -1 for none
     boots = np.zeros(players, np.int32)
@@ -27,7 +31,8 @@ def round_columns_kernel(
                 taken[taken_at[g, j]] = j
         length = turns[g]
         middle = (length + players - 1) // players // 2
-        boots[:] = 0
+        boots[:] = start
+        mid_score[g, :] = start
         leader = -1
         for turn in range(length):
             j = taken[turn]

@@ -92,6 +92,14 @@ class Params(core.Params):
         "tail | any",
         source="rulebook",
     )
+    head_start: int = knob(
+        0,
+        "Boots credited at the start to every seat after the first: seat i starts with i x head_start boots, "
+        "counted in the score that decides the game (0 = the rulebook).",
+        "0..20",
+        source="ours: a handicap in the game's own terms, to ask what compensation makes the later seats fair",
+        added=True,
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -115,6 +123,7 @@ class Params(core.Params):
         core.check_choice("no_token_rule", self.no_token_rule, ("nothing", "remove-smallest"))
         core.check_choice("escaping_boots", self.escaping_boots, (True, False))
         core.check_choice("steal_from", self.steal_from, ("tail", "any"))
+        core.check_range("head_start", self.head_start, 0, 20)
         if (self.dice + 1) ** (self.colours + 1) > MAX_CODE_SPACE:
             raise ValueError(
                 f"dice={self.dice} with colours={self.colours} is too large; "
@@ -216,20 +225,30 @@ def token_bits(mask: np.ndarray) -> np.ndarray:
     return mask @ (np.int64(1) << np.arange(mask.shape[1], dtype=np.int64))
 
 
-def seat_boots(owner: np.ndarray, values: np.ndarray, players: int) -> np.ndarray:
-    """Boots on each seat's centipede: shape ``(B, players)``."""
+def start_boots(params: Params, players: int) -> np.ndarray:
+    """Boots each seat has before any token is taken, the head start: seat ``i`` has ``i * head_start``."""
+    return params.head_start * np.arange(players, dtype=np.int64)
+
+
+def seat_boots(params: Params, owner: np.ndarray, players: int) -> np.ndarray:
+    """Each seat's boots, its head start plus its centipede's tokens: shape ``(B, players)``."""
     seats = np.arange(players, dtype=owner.dtype)
-    return ((owner[:, None, :] == seats[None, :, None]) * values).sum(axis=2, dtype=np.int64)
+    held = ((owner[:, None, :] == seats[None, :, None]) * token_value(params)).sum(axis=2, dtype=np.int64)
+    return held + start_boots(params, players)
+
+
+def total_boots(params: Params, players: int) -> int:
+    """Boots in the game: every token's and every head start."""
+    return sum(params.token_values) * params.colours + int(start_boots(params, players).sum())
 
 
 def tie_possible(params: Params, players: int) -> bool:
     """Whether a game can end with the leaders level on boots (so the colour tie-break can decide it).
 
-    Two players who share every token of an odd total never end level; removed tokens or a third player can.
+    Two players who share every token of an odd total (head starts included) never end level; removed tokens or a
+    third player can.
     """
-    return (
-        players > 2 or params.no_token_rule == "remove-smallest" or sum(params.token_values) * params.colours % 2 == 0
-    )
+    return players > 2 or params.no_token_rule == "remove-smallest" or total_boots(params, players) % 2 == 0
 
 
 class Turn:
@@ -293,7 +312,7 @@ class Turn:
     @cached_property
     def boots(self) -> np.ndarray:
         """Boots per seat: ``(B, players)``."""
-        return seat_boots(self.owner, self.value, self.players)
+        return seat_boots(self.params, self.owner, self.players)
 
 
 def _for_each_policy(
@@ -388,7 +407,7 @@ def take_token(turn: Turn, choice: np.ndarray) -> None:
 
     in_supply = np.bitwise_count(state.supply_bits)
     half = np.flatnonzero((in_supply * 2 <= params.n_tokens) & (state.half_score[:, 0] < 0))
-    state.half_score[half] = seat_boots(state.owner[half], turn.value, players)
+    state.half_score[half] = seat_boots(params, state.owner[half], players)
     state.turn += 1
 
 
@@ -400,7 +419,8 @@ def finished(state: State) -> np.ndarray:
 def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Boots per seat, winner (-1 for shared) and the mask of seats sharing first place.
 
-    Ties on boots go to the most boots of a single colour; a remaining tie is a shared win.
+    Boots include the head start; ties on boots go to the most boots of a single colour (tokens only); a
+    remaining tie is a shared win.
     """
     values = token_value(params)
     boots = np.zeros((len(owner), players), dtype=np.int64)
@@ -410,6 +430,7 @@ def score(params: Params, owner: np.ndarray, players: int) -> tuple[np.ndarray, 
         per_colour = held.reshape(len(owner), len(params.token_values), params.colours).sum(axis=1)
         boots[:, seat] = per_colour.sum(axis=1)
         best_colour[:, seat] = per_colour.max(axis=1)
+    boots += start_boots(params, players)
     winner, winners = core.rank_winners(boots, best_colour)
     return boots.astype(np.int32), winner, winners
 
@@ -486,8 +507,8 @@ class Rounds:
 
     def __init__(self, params: Params, players: int, n_games: int) -> None:
         """Nothing recorded yet: every game at round 0 with no boots and no leader."""
-        self.players, self.value = players, token_value(params)
-        self.mid_score = np.zeros((n_games, players), dtype=np.int32)
+        self.params, self.players = params, players
+        self.mid_score = np.tile(start_boots(params, players).astype(np.int32), (n_games, 1))
         self.leader = np.full(n_games, -1, dtype=np.int8)
         self.lead_changes = np.zeros(n_games, dtype=np.int16)
         self.kept: dict[int, tuple[np.ndarray, np.ndarray]] = {0: (np.arange(n_games), self.mid_score.copy())}
@@ -500,7 +521,7 @@ class Rounds:
         if not whole and not done.any():
             return
         rows = slice(None) if whole else done
-        games, boots = state.game[rows], seat_boots(state.owner[rows], self.value, self.players).astype(np.int32)
+        games, boots = state.game[rows], seat_boots(self.params, state.owner[rows], self.players).astype(np.int32)
         sole, lead = sole_leader(boots)
         before = self.leader[games]
         self.lead_changes[games] += sole & (before >= 0) & (lead != before)
@@ -544,7 +565,12 @@ def round_columns(params: Params, out: State, players: int) -> dict[str, np.ndar
     from engines.pantolino.rounds import round_columns_kernel
 
     mid_score, changes = round_columns_kernel(
-        out.owner, out.taken_at, token_value(params), out.turn.astype(np.int64), players, INFO.turn_cap
+        out.owner,
+        out.taken_at,
+        token_value(params),
+        start_boots(params, players).astype(np.int32),
+        out.turn.astype(np.int64),
+        INFO.turn_cap,
     )
     return {"mid_score": mid_score, "lead_changes": changes}
 

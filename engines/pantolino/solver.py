@@ -21,8 +21,11 @@ engine's turn cap (2000 turns) is ignored: a base game reaches it with negligibl
 
 The final tie-break (most boots of one colour) is not a function of ``d``. It is never needed where the
 tokens' boots add up to an odd number and every token ends on a centipede (the base game: 45 boots), because
-two players cannot then end level; settings where they can (an even total, ``remove-smallest``) are refused.
-Escaping boots (the state would need the centipedes' tails) and 3+ players are refused too.
+two players cannot then end level; settings where they can (an even total, ``remove-smallest``, an odd head
+start) are refused. A head start (``head_start``, seat 1 starts ``h`` boots up) is only another first position,
+``d = -h``: the solution covers the differences it makes reachable, and a table solved for ``h`` holds every
+smaller even head start's game too (:func:`start_value`). Escaping boots (the state would need the centipedes'
+tails) and 3+ players are refused too.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 
 from engines import core
 from engines.pantolino.heuristics import HEURISTICS
-from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value
+from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
 
 FORMAT = 1  # bump when the table layout or the solution's definition changes: old cache files are ignored
 OPTIMISE = "optimise"  # the best reply to the other rule
@@ -72,11 +75,12 @@ def check_supported(params: Params, players: int = 2) -> None:
             f"colours * len(token_values) = {params.n_tokens} tokens is too many for the exact solution; "
             f"allowed at most {MAX_TOKENS}"
         )
-    total = sum(params.token_values) * params.colours
+    total = total_boots(params, 2)
     if total % 2 == 0:
         raise ValueError(
-            f"token_values={params.token_values} with colours={params.colours} make {total} boots in all; the "
-            "exact solution needs an odd total, so that 2 players never end level and the colour tie-break is moot"
+            f"token_values={params.token_values} with colours={params.colours} and head_start={params.head_start} "
+            f"make {total} boots in all; the exact solution needs an odd total, so that 2 players never end level "
+            "and the colour tie-break is moot"
         )
 
 
@@ -108,6 +112,13 @@ class Solver:
         bits = np.arange(1 << self.n_tokens, dtype=np.int64)
         self.supply_boots = (((bits[:, None] >> np.arange(self.n_tokens)) & 1) * self.value).sum(axis=1)
         self.fixed = {name: FixedRule(params, name) for name in set(self.rules) if name in FIXED}
+
+    def within(self, d: np.ndarray) -> np.ndarray:
+        """Score differences as the table holds them, beyond ``±total`` as its edge.
+
+        Only a head start reaches beyond, and only where the game is decided, which the edge is too.
+        """
+        return np.clip(d, -self.total, self.total)
 
     def other(self, m: np.ndarray) -> np.ndarray:
         """Index of the rule the opponent plays."""
@@ -196,9 +207,10 @@ class Solver:
     def positions(self, supplies: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every reachable undecided (supply, d, rule) of these supplies.
 
-        Reachable: ``|d|`` at most the boots taken, with their parity; undecided: ``|d|`` at most the boots left.
+        Reachable: ``|d|`` at most the boots taken plus the head start, with their parity; undecided: ``|d|`` at
+        most the boots left.
         """
-        taken = self.total - self.supply_boots[supplies]
+        taken = self.total - self.supply_boots[supplies] + self.params.head_start
         reach = np.minimum(taken, self.supply_boots[supplies])
         d_axis = np.arange(-self.total, self.total + 1)
         ok = (np.abs(d_axis)[None] <= reach[:, None]) & ((d_axis[None] - taken[:, None]) % 2 == 0)
@@ -364,8 +376,10 @@ def cache_dir() -> Path:
 
 
 def cache_path(params: Params, rules: Sequence[str] = (OPTIMISE,), folder: Path | None = None) -> Path:
-    """The cache file of ``rules``' values for these knobs (the dice and tokens, engine version and format)."""
-    knobs = {k: v for k, v in params.as_dict().items() if k in ("dice", "colours", "joker_faces", "rolls")}
+    """The cache file of ``rules``' values for these knobs (dice, tokens, head start, engine version and format)."""
+    knobs = {
+        k: v for k, v in params.as_dict().items() if k in ("dice", "colours", "joker_faces", "rolls", "head_start")
+    }
     knobs |= {"token_values": list(params.token_values), "rules": list(rules), "format": FORMAT, "engine": INFO.version}
     digest = hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
     name = "win-optimal" if tuple(rules) == (OPTIMISE,) else "-".join(rules)
@@ -434,8 +448,13 @@ def _read_cache(path: Path, solver: Solver) -> tuple[np.ndarray | None, str | No
 
 
 def start_value(values: np.ndarray, params: Params) -> np.ndarray:
-    """Each rule's chance of winning as the first mover from the start (values from :meth:`Solver.solve`)."""
-    return values[:, (1 << params.n_tokens) - 1, sum(params.token_values) * params.colours]
+    """Each rule's chance of winning as the first mover from the start (values from :meth:`Solver.solve`).
+
+    The first mover trails by the head start; a table solved for a head start holds every smaller one of the
+    same parity too, so ``values`` may come from a larger head start than ``params``'.
+    """
+    offset = sum(params.token_values) * params.colours
+    return values[:, (1 << params.n_tokens) - 1, offset - params.head_start]
 
 
 class _ProgressHook:

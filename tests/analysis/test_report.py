@@ -14,7 +14,7 @@ from tests.analysis import browser
 
 runner = CliRunner()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-FIGURES = 11  # the figures of the 12 pages (the front page and the dominant-strategy page have none; one has two)
+FIGURES = 12  # the figures of the 13 pages (the front page and the dominant-strategy page have none; one has two)
 LINKS_AND_FIGURES = """(() => {
   const ids = new Set(Array.from(document.querySelectorAll('[id]'), e => e.id));
   const links = Array.from(document.querySelectorAll('a[href]'), a => a.getAttribute('href'));
@@ -46,7 +46,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     (path, _), stdout = two_builds
     reader = PdfReader(path)
     texts = [page.extract_text() for page in reader.pages]
-    assert len(texts) == 12
+    assert len(texts) == 13
     for word in ("seed", "2026", "policies", "date", "2026-01-01", "boardlab", "What we found", "Contents"):
         assert word in texts[0], word
     assert "is the best policy" in texts[1] and "regret vs turn-optimal" in texts[1]
@@ -54,23 +54,26 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "Escaping boots" in texts[3] and "comeback" in texts[3]
     assert "Removing a token" in texts[4]
     assert "first player wins" in texts[5]
-    assert "Skill matters" in texts[6] and "Luck share" in texts[6] and "policies: random" in texts[6]
-    assert "The first player's edge is" in texts[7] and "when everyone plays random" in texts[7]
-    assert "the first player's edge is" in texts[8] and "comes closest to 0" in texts[8]
-    assert "Which choices matter?" in texts[9] and "never keeps a joker" in texts[9]
-    assert "Is there a dominant strategy?" in texts[10] and "simplest" in texts[10]
-    assert "Which decisions matter?" in texts[11] and "left in the supply" in texts[11]
+    head_start = " ".join(texts[6].split())
+    assert "head start the second seat is fair, ±" in head_start and "win-optimal (exact)" in head_start
+    assert "Skill matters" in texts[7] and "Luck share" in texts[7] and "policies: random" in texts[7]
+    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first player's edge is" in texts[9] and "comes closest to 0" in texts[9]
+    assert "Which choices matter?" in texts[10] and "never keeps a joker" in texts[10]
+    assert "Is there a dominant strategy?" in texts[11] and "simplest" in texts[11]
+    assert "Which decisions matter?" in texts[12] and "left in the supply" in texts[12]
     assert all("So what:" in t for t in texts[1:])
-    assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 10
+    assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 11
 
 
 def test_front_page_states_the_assumptions_with_the_pages_that_measured_them(two_builds) -> None:
     (path, _), _ = two_builds
     front = " ".join(PdfReader(path).pages[0].extract_text().split())
-    assert "Assumptions: 2 defaults not from the rulebook" in front
+    assert "Assumptions: 3 defaults not from the rulebook" in front
     assert "joker_faces = 1 (published)" in front and "token_values = 2,3,4 (published)" in front
     assert "p. 3: with 0, 1 and 2 joker faces" in front  # the joker page measured it
     assert "p. 6: with tokens of 1, 2, 3 boots seat 0 wins" in front  # the seat page measured it
+    assert "p. 7: with a 2-boot head start for the second seat" in front  # the head-start page measured it
     assert "dice 4 rulebook" in front
 
 
@@ -85,8 +88,8 @@ def test_every_page_has_a_bookmark_and_the_front_page_links_to_each(two_builds) 
     titles = [item.title for item in reader.outline]
     assert len(titles) == len(reader.pages)
     assert titles[:3] == ["Summary, knobs and assumptions", "Which keeping policy wins", "What a joker is worth"]
-    assert [reader.get_destination_page_number(item) for item in reader.outline] == list(range(12))
-    assert _destinations(reader, reader.pages[0]) == set(range(12))  # findings and contents
+    assert [reader.get_destination_page_number(item) for item in reader.outline] == list(range(13))
+    assert _destinations(reader, reader.pages[0]) == set(range(13))  # findings and contents
     for page in reader.pages[1:]:
         assert _destinations(reader, page) == {0}  # back to the summary
 
@@ -101,11 +104,11 @@ def test_html_twin_is_self_contained_with_the_same_pages_and_links(two_builds) -
     (path, _), _ = two_builds
     html = path.with_suffix(".html").read_text()
     ids = set(re.findall(r'id="([^"]+)"', html))
-    assert ids == {f"page-{n}" for n in range(1, 13)}
+    assert ids == {f"page-{n}" for n in range(1, 14)}
     assert set(re.findall(r'href="#([^"]+)"', html)) == ids
     assert html.count('<img src="data:image/png;base64,') == FIGURES
     assert not re.search(r'(src|href)="(https?:|//|file:)', html)
-    assert "Assumptions: 2 defaults not from the rulebook" in html and "<table>" in html
+    assert "Assumptions: 3 defaults not from the rulebook" in html and "<table>" in html
 
 
 @pytest.mark.skipif(browser.chromium() is None, reason="no Chromium installed (Debian: apt-get install chromium)")

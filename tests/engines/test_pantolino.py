@@ -272,7 +272,7 @@ def test_with_three_players_a_steal_is_worth_what_it_takes_from_the_leader() -> 
     # -5); the best supply token, yellow 3 (yellow 4 is gone), leaves it at 11 (lead -8)
     owners = {(2, 4): (1, 0), (3, 4): (1, 1), (1, 3): (1, 2), (4, 2): (2, 3), (4, 3): (2, 4), (0, 4): (ref.REMOVED, -1)}
     tokens = _tokens(owners)
-    assert ref.boots_of(tokens, 3) == [0, 11, 5]
+    assert ref.boots_of(params, tokens, 3) == [0, 11, 5]
     assert _choice(params, tokens, [4, 3, 0, 0, 0], 3) == (1, 3, 1)
     # red 3 at the tail of seat 2, not the leader: stealing it adds 3, like green 3 from the supply, which wins
     tokens = _tokens({(2, 4): (1, 0), (3, 4): (1, 1), (1, 3): (2, 2)})

@@ -20,6 +20,8 @@ SETTINGS = {
     "tail steals, 3 players": ({"escaping_boots": "true"}, 3),
     "any steals, 2 players": ({"escaping_boots": "true", "steal_from": "any"}, 2),
     "remove-smallest, 2 players": ({"no_token_rule": "remove-smallest"}, 2),
+    "head start, 2 players": ({"head_start": "4"}, 2),
+    "odd head start, tail steals, 3 players": ({"head_start": "3", "escaping_boots": "true"}, 3),
 }
 
 
