@@ -19,6 +19,7 @@ from engines.paleolino import POLICIES, Params, features, learned
 from engines.paleolino.decisions import CAVE, KEEP, Point
 from engines.paleolino.rules import play_with
 from experiments.cli import app
+from tests.engines.paleolino_points import points_at
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
@@ -32,21 +33,6 @@ def random_model(params: Params, players: int = 2, seed: int = 0) -> ValueModel:
         tuple(rng.normal(size=s).astype(np.float32) for s in shapes),
         tuple(rng.normal(size=s[1]).astype(np.float32) for s in shapes),
     )
-
-
-def points_at(params: Params, stage: int, turn: int, n: int = 200, seed: int = 1) -> Point:
-    """The decision points of ``stage`` of ``n`` planner games at ``turn``."""
-    found: list[Point] = []
-
-    def capture(point: Point, games: np.ndarray, propose) -> np.ndarray:
-        if point.stage == stage and int(point.state.turn[0]) == turn:
-            found.append(point.take(np.arange(len(games))))
-        return propose()
-
-    player = Player(params, decide=capture)
-    play_with(params, [player, player], n, np.random.default_rng(seed))
-    (point,) = found
-    return point
 
 
 def other_truth(point: Point, seed: int) -> Point:

@@ -11,27 +11,13 @@ from engines import core
 from engines.paleolino import POLICIES, Params, play
 from engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
 from engines.paleolino.restrictions import RESTRICTIONS
-from engines.paleolino.rules import bag_tables, play_with
+from engines.paleolino.rules import bag_tables
 from engines.restrict import RestrictedSearch, restricted_legal
 from tests.engines.digests import outcome_digest
+from tests.engines.paleolino_points import points_at
 
 Player = POLICIES["learned"].impl
 COUNTS = bag_tables()[0].astype(int)
-
-
-def points_at(params: Params, stage: int, turn: int, n: int = 120, seed: int = 1) -> Point:
-    """The decision points of ``stage`` of ``n`` planner-played games at ``turn``."""
-    found: list[Point] = []
-
-    def capture(point: Point, games: np.ndarray, propose) -> np.ndarray:
-        if point.stage == stage and int(point.state.turn[0]) == turn:
-            found.append(point.take(np.arange(len(games))))
-        return propose()
-
-    player = Player(params, decide=capture)
-    play_with(params, [player, player], n, np.random.default_rng(seed))
-    (point,) = found
-    return point
 
 
 def own_counts(point: Point) -> np.ndarray:
@@ -40,7 +26,7 @@ def own_counts(point: Point) -> np.ndarray:
 
 
 def test_never_store_keeps_nothing_and_never_swap_keeps_the_backpack() -> None:
-    point = points_at(Params(), KEEP, 6)
+    point = points_at(Params(), KEEP, 6, n=120)
     options = COUNTS[keep_options(point.params.backpack)]
     store = RESTRICTIONS["never-store"].allowed(point)
     swap = RESTRICTIONS["never-swap"].allowed(point)
@@ -53,13 +39,15 @@ def test_never_store_keeps_nothing_and_never_swap_keeps_the_backpack() -> None:
     legal = point.legal()
     assert (legal & ~swap).any() and (legal & ~store).any()
     for name in ("never-store", "never-swap", "fullest-cave"):
-        assert RESTRICTIONS[name].allowed(points_at(Params(), CAVE if name != "fullest-cave" else KEEP, 6)) is None
+        assert (
+            RESTRICTIONS[name].allowed(points_at(Params(), CAVE if name != "fullest-cave" else KEEP, 6, n=120)) is None
+        )
 
 
 def test_without_swaps_a_chip_on_the_backpack_stays_under_never_store() -> None:
     params = Params().with_strings({"backpack_swap": "false"})
     assert not RESTRICTIONS["never-swap"].applies(params) and RESTRICTIONS["never-store"].applies(params)
-    point = points_at(params, KEEP, 6)
+    point = points_at(params, KEEP, 6, n=120)
     held = own_counts(point).any(axis=1)
     assert held.any() and (~held).any()
     mask = restricted_legal(point, [RESTRICTIONS["never-store"]])
@@ -68,7 +56,7 @@ def test_without_swaps_a_chip_on_the_backpack_stays_under_never_store() -> None:
 
 
 def test_fullest_cave_is_the_cave_of_most_expected_chips_whatever_the_caves_hold() -> None:
-    point = points_at(Params(memory=0.5), CAVE, 8)
+    point = points_at(Params(memory=0.5), CAVE, 8, n=120)
     allowed = RESTRICTIONS["fullest-cave"].allowed(point)
     expected = point.turn(core.StreamSource(point.key)).expected().sum(axis=2)
     np.testing.assert_array_equal(allowed, np.isclose(expected, expected.max(axis=1, keepdims=True)))
