@@ -8,12 +8,14 @@ interval, and the exact chance where the game computes one (2-player base-game P
 play the exact solution that the exact values describe; elsewhere the strong player plays them). Positions are
 ranked by the gap: the strong move's chance less the heuristic's (exact where known, else paired), each with the
 game's words for the position and its moves and one sentence on what the strong move knows (the game's
-``words.explain`` hook, else a generic sentence). Same arguments, same output.
+``words.explain`` hook, else a generic sentence). Games are independent tasks, so they may run on any executor
+(``--jobs``, ``--backend dask``); same arguments, same output wherever they ran.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ from engines import get_game
 from experiments import validate
 from experiments.playtest import hints, table
 from experiments.playtest.setup import Setup, check_playouts
+from experiments.run import Executor, InProcess, run_tasks
 
 STRONG = "learned"  #: the default strong player
 PLAYOUTS = 200  #: default playouts per legal move (ours: the 2-seat hint budget of most games)
@@ -206,20 +209,31 @@ def because(r: Request, point: Any, made: int, other: int, gap: float) -> str:
     )
 
 
-def explain(r: Request) -> Explained:
-    """Play the request's games and rank every position where the heuristic's move differs from the strong one."""
-    found, visited = [], 0
-    for game in r.games:
-        for decision, seen in enumerate(observe(r, game)):
-            point = seen.point
-            if point.legal()[0].sum() < 2 or not hints.searchable(point):
-                continue
-            visited += 1
-            other = int(point.suggest(r.heuristic)[0])
-            if other != seen.move:
-                found.append(value(r, point, game, decision, seen.move, other))
+def explain(r: Request, executor: Executor | None = None) -> Explained:
+    """Play the request's games and rank every position where the heuristic's move differs from the strong one.
+
+    Each game is one task on ``executor`` (this process when None); the ranking does not depend on where or in
+    which order they ran.
+    """
+    tasks = [functools.partial(explain_game, r, game) for game in r.games]
+    played = run_tasks(executor or InProcess(), tasks)
+    found = [p for _, positions in played for p in positions]
     ranked = sorted(found, key=lambda p: (-p.gap, p.game, p.decision))
-    return Explained(r, visited, tuple(ranked))
+    return Explained(r, sum(visited for visited, _ in played), tuple(ranked))
+
+
+def explain_game(r: Request, game: int) -> tuple[int, list[Position]]:
+    """Game ``game``'s decisions with a real choice (their count) and its positions where the two moves differ."""
+    found, visited = [], 0
+    for decision, seen in enumerate(observe(r, game)):
+        point = seen.point
+        if point.legal()[0].sum() < 2 or not hints.searchable(point):
+            continue
+        visited += 1
+        other = int(point.suggest(r.heuristic)[0])
+        if other != seen.move:
+            found.append(value(r, point, game, decision, seen.move, other))
+    return visited, found
 
 
 def percent(value: float) -> str:

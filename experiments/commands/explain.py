@@ -6,7 +6,17 @@ from typing import Annotated
 
 import typer
 
-from experiments.clikit import AsJson, UserError, emit_json, parse_settings, user_errors
+from experiments.clikit import (
+    AsJson,
+    Backend,
+    Jobs,
+    Scheduler,
+    UserError,
+    check_pool,
+    emit_json,
+    parse_settings,
+    user_errors,
+)
 
 GAMES = 5  #: games played by default (ours: about 12 CPU-seconds of 2-player Pantolino)
 TOP = 5  #: positions shown by default
@@ -34,10 +44,14 @@ def explain_command(
     variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
     as_json: AsJson = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="One line per position; no progress.")] = False,
+    jobs: Jobs = None,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
 ) -> None:
     """The positions where the strong move and the heuristic's differ most in the chance to win, and why."""
     with user_errors(on_interrupt="interrupted"):
         from experiments import explain as ex
+        from experiments.run import open_executor
 
         if game_number is not None and games is not None:
             raise UserError("give either --game (one game) or --games (the first N), not both")
@@ -50,13 +64,15 @@ def explain_command(
             raise UserError(f"--top {top} must be at least 1")
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
+        workers = check_pool(backend, jobs, scheduler)
         numbers = (game_number,) if game_number is not None else tuple(range(count))
         asked = ex.request(
             game, players, strong, heuristic, seed, numbers, playouts, parse_settings(settings or []), variant
         )
         if not (quiet or as_json):
             typer.echo(f"playing {len(numbers)} game(s) of {game} with {strong} in every seat …", err=True)
-        result = ex.explain(asked)
+        with open_executor(backend, min(workers, len(numbers)), scheduler) as executor:
+            result = ex.explain(asked, executor)
     if as_json:
         emit_json(result.as_json(top))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import compare, ladder, tune
+from experiments import compare, explain, ladder, tune
 from experiments.run import MemoryStore, Runner, local_runner, open_executor
 
 pytest.importorskip("dask.distributed")
@@ -45,3 +45,8 @@ def test_a_tuning_run_is_the_same_on_dask(dask_runner, tmp_path) -> None:
     on_dask = tune.summary(tune.tune(spec, tmp_path / "dask", dask_runner().executor))
     here = tune.summary(tune.tune(spec, tmp_path / "here", local_runner().executor))
     assert {**on_dask, "folder": None} == {**here, "folder": None}
+
+
+def test_an_explanation_is_the_same_on_dask(dask_runner) -> None:
+    asked = explain.request("pantolino", seed=3, games=(0, 1, 2), playouts=20)
+    assert explain.explain(asked, dask_runner().executor) == explain.explain(asked)

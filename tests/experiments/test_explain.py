@@ -72,11 +72,14 @@ def test_positions_are_ranked_by_gap_and_each_names_two_different_moves() -> Non
         assert p.exact_gap >= -1e-12  # the solution's move is never worse than the heuristic's
 
 
-def test_the_same_arguments_give_the_same_output_and_another_seed_other_games() -> None:
+def test_the_same_arguments_give_the_same_output_for_any_jobs_and_another_seed_other_games() -> None:
     args = ["explain", "pantolino", "--strong", "win-optimal", "--games", "2", "--playouts", "20", "--json"]
-    runs = [CliRunner().invoke(app, [*args, *SMALL_ARGS, "--seed", str(seed)]) for seed in (5, 5, 6)]
+    runs = [
+        CliRunner().invoke(app, [*args, *SMALL_ARGS, "--seed", str(seed), "--jobs", str(jobs)])
+        for seed, jobs in ((5, 1), (5, 2), (6, 1))
+    ]
     assert all(r.exit_code == 0 for r in runs), [r.output for r in runs]
-    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout == runs[1].stdout  # each game a task: the same with one process or two
     assert json.loads(runs[0].stdout)["positions"] != json.loads(runs[2].stdout)["positions"]
 
 
@@ -120,6 +123,9 @@ def test_a_cooperative_game_s_generic_sentence_speaks_of_the_table(monkeypatch: 
         (["pantolino", "--set", "rolls"], "knob=value"),
         (["pantolino", "--set", "nosuch=1"], "nosuch"),
         (["pantolino", "--variant", "nosuch"], "unknown variant"),
+        (["pantolino", "--jobs", "0"], "--jobs 0"),
+        (["pantolino", "--backend", "spark"], "--backend spark"),
+        (["pantolino", "--scheduler", "tcp://x:1"], "--scheduler goes with --backend dask"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
