@@ -29,7 +29,7 @@ class Plan:
 
     @property
     def chunk(self) -> int:
-        """Games per chunk of the plan's arms (every arm of a plan uses the same)."""
+        """Games per chunk of the plan's first arm: the chapter's chunk where its arms share one (an arm may cap it)."""
         return self.arms[0].spec.chunk_size
 
     def add(

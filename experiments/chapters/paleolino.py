@@ -288,6 +288,7 @@ def build(
             f"{games_for('greedy', n_games):,} per greedy or random arm, {games_for('planner', n_games):,} per "
             f"planner arm, {games_for('expert', n_games):,} per expert arm"
         )
+    largest_chunk = max(arm.spec.chunk_size for arm in planned.arms)
     front = front_page(
         seed,
         game=(
@@ -307,7 +308,7 @@ def build(
             "shown beside it where the two differ."
         ),
         games=(
-            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {planned.chunk:,}); common random numbers"
+            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {largest_chunk:,}); common random numbers"
         ),
         reading=(
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "
