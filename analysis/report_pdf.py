@@ -27,12 +27,13 @@ LINK = PALETTE[0]
 CHAR_WIDTH = 0.58  # average glyph width in ems, to wrap text to a column
 LINE = 1.32  # line height in font sizes
 OVERVIEW_NOTE = (
-    "Every column comes from each game's 2-player skill ladder (every pair of the game's policies in both "
+    "The columns come from each game's 2-player skill ladder (every pair of the game's policies in both "
     "seatings, the same seed and games per arm as the chapters): its chapter's skill page, or played for this "
     "page when the chapter has none. Balance and length pool every ladder game, so the games are compared under "
     "the same mix of play; skill depth is the chain of clear steps up from random; luck is how often the weaker "
-    "policy of a pair wins. Intervals are 95%. A cooperative game's table wins together: it has no seat balance, "
-    "chain or luck share."
+    "policy of a pair wins. The 'everyone learned' columns compare the games under the same strong play: both "
+    "seats play the game's learned player (its balance-by-skill page). Intervals are 95%. A cooperative game's "
+    "table wins together: it has no seat balance, chain or luck share."
 )
 BOTTOM_MARGIN = 0.3  # inches
 VALUE_CHARS = 34  # of a knob's default in the knobs table

@@ -31,6 +31,7 @@ from experiments.chapters.common import Plan, Question
 from experiments.run import RunResult
 
 LABEL = "by skill"
+STRONG = "learned"  #: the strong play every game's row of ``simulate report all``'s comparison is measured under
 SIGNIFICANT = 0.05  #: a change between the weakest and the strongest rung is reported below this p-value
 
 
@@ -164,8 +165,23 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         else "Whether the rules are as fair, decisive and long between beginners as between experts."
     )
     short = "Difficulty by skill" if cooperative else "Balance by skill"
-    page = Page(title, draw, table, notes, short=short, meaning=meaning)
+    page = Page(title, draw, table, notes, short=short, meaning=meaning, metrics=strong_metrics(measured, key))
     return page, title
+
+
+def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, str]:
+    """The comparison columns under the same strong play in every game: everyone :data:`STRONG` (none without it).
+
+    ``key`` is the page's balance metric (the first player's edge, or the table's win rate in a cooperative game).
+    """
+    if STRONG not in measured:
+        return {}
+    under = f"everyone {STRONG}"
+    name = "table wins" if key == "table_win_rate" else "first player's edge"
+    return {
+        f"{under}: {name}": game_metrics.format_value(key, measured[STRONG][key]),
+        f"{under}: turns per game": game_metrics.format_value("duration", measured[STRONG]["duration"]),
+    }
 
 
 def _column(metric: str) -> str:
