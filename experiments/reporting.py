@@ -180,5 +180,5 @@ def comparison(reports: list[Report]) -> Any:
     import pandas as pd
 
     rows = [{"game": get_game(r.name).module.INFO.name, **r.metrics(), "pages": r.sheets} for r in reports]
-    columns = list(dict.fromkeys(k for row in rows for k in row))
+    columns = [k for k in dict.fromkeys(k for row in rows for k in row) if k != "pages"] + ["pages"]
     return pd.DataFrame(rows, columns=columns).fillna("—")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from analysis import game_metrics, plots
 from analysis.book import Page
-from analysis.wording import points
+from analysis.wording import pct, points
 from engines import get_game
 from engines.record import record_of
 from experiments import ladder as lad
@@ -176,11 +176,16 @@ def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, s
     """
     if STRONG not in measured:
         return {}
-    under = f"everyone {STRONG}"
-    name = "table wins" if key == "table_win_rate" else "first player's edge"
+    under, mine = f"everyone {STRONG}", measured[STRONG]
+    balance = mine[key]
+    turns = mine["duration"]
     return {
-        f"{under}: {name}": game_metrics.format_value(key, measured[STRONG][key]),
-        f"{under}: turns per game": game_metrics.format_value("duration", measured[STRONG]["duration"]),
+        (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first player's edge, points"): (
+            pct(balance.value, balance.low, balance.high)
+            if key == "table_win_rate"
+            else points(balance.value, balance.low, balance.high)
+        ),
+        f"{under}: turns per game": f"{turns.value:.1f} ({turns.low:.1f}–{turns.high:.1f})",
     }
 
 

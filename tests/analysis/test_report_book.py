@@ -162,3 +162,13 @@ class _Bar:
 
     def advance(self, games: int) -> None:
         pass
+
+
+def test_the_comparison_has_a_column_per_metric_any_game_gives_and_the_page_count_last() -> None:
+    reports = [
+        Report("R", [], [_page(0, metrics={"length": "10"})], name="pantolino"),
+        Report("R", [], [_page(0, metrics={"length": "12", "table wins": "80%"})], name="paleolino"),
+    ]
+    frame = reporting.comparison(reports)
+    assert list(frame.columns) == ["game", "length", "table wins", "pages"]
+    assert frame["table wins"].tolist() == ["—", "80%"]
