@@ -48,6 +48,7 @@ class Handicap:
     unit: str  # what one step of the knob is worth, singular ("VP", "token")
     gives: str  # what a value does ("the second seat starts with head_start VP")
     series: tuple[Series, ...]
+    search: str  # the values ``simulate tune`` searches ("0..6")
     share: int = 1  # each value plays 1/share of the chapter's games
     question: str = "What head start makes the second seat fair?"
     notes: tuple[str, ...] = ()  # what the game's page adds (why this policy, what the models need)
@@ -61,7 +62,7 @@ class Handicap:
         fixed = "".join(f" --set {k}={v}" for k, v in series.settings)
         return (
             f"simulate tune {game} --policy {series.policy} --players {PLAYERS}{fixed} "
-            f"--vary {self.knob}={min(series.values)}..{max(series.values)} --target first_seat_advantage=0"
+            f"--vary {self.knob}={self.search} --target first_seat_advantage=0"
         )
 
 
@@ -105,10 +106,16 @@ def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
     rows = frame[frame["play"] == series.name]
     fair, plain = fair_value(rows), rows[rows["h"] == 0].iloc[0]
     without = f"{points(plain['edge'], plain['low'], plain['high'])} points"
+    if len(series.values) == 1:
+        return f"{series.name}: the first seat's edge is {without} without one (no other value played)"
     if int(fair["h"]) == 0 and plain["low"] <= 0 <= plain["high"]:
         return f"{series.name}: none is needed (the first seat's edge is {without} without one)"
     if int(fair["h"]) == 0:
-        return f"{series.name}: the smallest head start overshoots (the first seat's edge is {without} without one)"
+        one = rows[rows["h"] > 0].iloc[0]
+        return (
+            f"{series.name}: none is closest to fair (the first seat's edge is {without} without one; the smallest, "
+            f"{int(one['h'])} {handicap.unit}, overshoots to {points(one['edge'], one['low'], one['high'])})"
+        )
     within = 100 * max(abs(fair["low"]), abs(fair["high"]))
     return (
         f"{series.name}: a {int(fair['h'])}-{handicap.unit} head start ({handicap.knob}={int(fair['h'])}) is fair, "

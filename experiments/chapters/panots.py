@@ -54,6 +54,7 @@ HANDICAP = handicap.Handicap(
         handicap.Series(f"{STRONG}, random grab order (default)", STRONG, tuple(range(7))),
         handicap.Series(f"{STRONG}, grabbing in seat order", STRONG, tuple(range(7)), (("grab_order", "seat"),)),
     ),
+    "0..8",
     notes=(
         f"{STRONG}, the strongest heuristic, values cards by its own gains and never reads the scores, so a head start "
         "changes who wins, not how it plays; learned reads the scores, but its models ship for head_start=0 only.",
