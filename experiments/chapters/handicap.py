@@ -42,7 +42,7 @@ class Series:
 
 @dataclass(frozen=True)
 class Handicap:
-    """A game's compensation for the later seats and how the page measures it (the first series: default rules)."""
+    """A game's compensation for a seat and how the page measures it (the first series: the default rules)."""
 
     knob: str  # the game's handicap knob (0 = the rulebook)
     unit: str  # what one step of the knob is worth, singular ("VP", "token")
@@ -67,7 +67,7 @@ class Handicap:
 
 
 def question(game: str, handicap: Handicap) -> Question:
-    """The question: one arm per rule set and value (:func:`add_arms`) and the page (:func:`handicap_page`)."""
+    """The question: one arm per series and value (:func:`add_arms`) and the page (:func:`handicap_page`)."""
     return Question(LABEL, partial(add_arms, handicap=handicap), page_maker(game, handicap))
 
 
