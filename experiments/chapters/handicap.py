@@ -117,10 +117,10 @@ def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
             f"{int(one['h'])} {handicap.unit}, overshoots to {points(one['edge'], one['low'], one['high'])})"
         )
     within = 100 * max(abs(fair["low"]), abs(fair["high"]))
+    verdict = f"is fair, ±{within:.1f} points" if fair["low"] <= 0 <= fair["high"] else "comes closest to fair"
     return (
-        f"{series.name}: a {int(fair['h'])}-{handicap.unit} head start ({handicap.knob}={int(fair['h'])}) is fair, "
-        f"±{within:.1f} points (the first seat's edge {points(fair['edge'], fair['low'], fair['high'])} points "
-        f"instead of {without})"
+        f"{series.name}: a {int(fair['h'])}-{handicap.unit} head start ({handicap.knob}={int(fair['h'])}) {verdict} "
+        f"(the first seat's edge {points(fair['edge'], fair['low'], fair['high'])} points instead of {without})"
     )
 
 

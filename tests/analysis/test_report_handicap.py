@@ -39,6 +39,8 @@ def test_the_fair_value_is_the_edge_closest_to_zero_in_plain_words() -> None:
     assert "a 1-VP head start (head_start=1) is fair, ±3.0 points" in fair and "+30.0 (+28.0 to +32.0)" in fair
     assert "none is needed" in handicap.answer(frame, H, FIXED)
     assert "no other value played" in handicap.answer(frame, H, ONE)
+    missed = pd.DataFrame(rows(PLAIN, [(0.30, 0.28, 0.32), (0.1, 0.08, 0.12), (-0.2, -0.22, -0.18)]))
+    assert "(head_start=1) comes closest to fair (the first seat's edge +10.0" in handicap.answer(missed, H, PLAIN)
     overshoot = pd.DataFrame(rows(FIXED, [(-0.05, -0.06, -0.04), (-0.3, -0.31, -0.29), (-0.4, -0.41, -0.39)]))
     worded = handicap.answer(overshoot, H, FIXED)
     assert "none is closest to fair" in worded and "the smallest, 1 VP, overshoots to -30.0" in worded
