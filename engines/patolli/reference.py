@@ -27,7 +27,7 @@ from engines.patolli.kernels import (
     W_SAFE,
     W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements
+from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements, start_tokens
 
 ENTER = -1  # the source of an entering move
 
@@ -113,7 +113,7 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
         markers[0] | shelter,
         markers[1],
         off=[params.buttons] * 2,
-        tokens=[params.tokens, params.tokens + params.head_start],
+        tokens=(params.tokens + start_tokens(params)).tolist(),  # seat 1's head start on top
     )
 
     # who starts
