@@ -234,7 +234,8 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: GameStream) -
     race_turns = [0, 0]
     race1_shells = [0] * players
     accuracy = {seat: 0.0 for seat in range(players) if kinds[seat] == "detective"}
-    history, leader, lead_changes = [[0] * players], -1, 0
+    game.banked = params.start_shells(players).tolist()  # the head start: seat i has (P - 1 - i) x head_start
+    history, leader, lead_changes = [list(game.banked)], -1, 0
     turns, starter, races_done = 0, 0, 0
     for race in range(params.races):
         # deal the tokens: sort the snails by a uniform each; ranks 0..each-1 to seat 0, and so on

@@ -106,6 +106,15 @@ class Params(core.Params):
         "true | false",
         source="rulebook",
     )
+    head_start: int = knob(
+        0,
+        "Shells credited at the start to every seat before the last: seat i of P starts with (P - 1 - i) x "
+        "head_start shells, counted in the score (0 = the rulebook). The shells are public and tied to no snail.",
+        "0..20",
+        source="ours: a handicap in the game's own currency for the earlier seats (the first seat is behind under "
+        "strong play), to ask what compensation makes the seats fair",
+        added=True,
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -139,10 +148,15 @@ class Params(core.Params):
                 f"players × tokens <= {N_SNAILS}"
             )
         core.check_choice("open_ownership", self.open_ownership, (False, True))
+        core.check_range("head_start", self.head_start, 0, 20)
 
     def each(self, players: int) -> int:
         """Snail tokens each of ``players`` players holds."""
         return self.tokens[players - INFO.min_players]
+
+    def start_shells(self, players: int) -> np.ndarray:
+        """Shells each seat has before the first race, the head start: seat ``i`` has ``(P - 1 - i) * head_start``."""
+        return self.head_start * np.arange(players - 1, -1, -1, dtype=np.int64)
 
     @property
     def shell_values(self) -> tuple[int, ...]:
@@ -237,7 +251,7 @@ class State:
     race_turn: np.ndarray  # (B,) int16: turns played in the current race
     turn: np.ndarray  # (B,) int16: turns played in the game, 0..turn_cap
     race_turns: np.ndarray  # (B, 2) int16: turns of races 1 and 2
-    banked: np.ndarray  # (B, P) int32: shells from finished races
+    banked: np.ndarray  # (B, P) int32: the head start plus the shells from finished races
     race1_shells: np.ndarray  # (B, P) int32: shells of race 1
     belief: np.ndarray  # (B, D, H) float64: each detective seat's belief over the deals it cannot rule out
     accuracy: np.ndarray  # (B, D) float64: sum over finished races of the detective's belief accuracy
@@ -246,8 +260,11 @@ class State:
     lead_changes: np.ndarray  # (B,) int16: changes of the sole leader so far
 
     @classmethod
-    def initial(cls, players: int, n_games: int, detectives: int, n_hyp: int) -> State:
-        """Snails on the start stone, seat 0 to start race 1, ownership still to be dealt."""
+    def initial(cls, players: int, n_games: int, detectives: int, n_hyp: int, start: np.ndarray | None = None) -> State:
+        """Snails on the start stone, seat 0 to start race 1, ownership to be dealt, ``start`` shells (none) banked."""
+        start = np.zeros(players, dtype=np.int64) if start is None else start
+        history = np.zeros((n_games, players, 32), dtype=np.int16)
+        history[:, :, 0] = start
         return cls(
             game=np.arange(n_games, dtype=np.int64),
             pos=np.zeros((n_games, N_SNAILS), dtype=np.int8),
@@ -258,11 +275,11 @@ class State:
             race_turn=np.zeros(n_games, dtype=np.int16),
             turn=np.zeros(n_games, dtype=np.int16),
             race_turns=np.zeros((n_games, 2), dtype=np.int16),
-            banked=np.zeros((n_games, players), dtype=np.int32),
+            banked=np.tile(start.astype(np.int32), (n_games, 1)),
             race1_shells=np.zeros((n_games, players), dtype=np.int32),
             belief=np.zeros((n_games, detectives, n_hyp), dtype=np.float64),
             accuracy=np.zeros((n_games, detectives), dtype=np.float64),
-            history=np.zeros((n_games, players, 32), dtype=np.int16),
+            history=history,
             leader=np.full(n_games, -1, dtype=np.int8),
             lead_changes=np.zeros(n_games, dtype=np.int16),
         )
@@ -610,7 +627,8 @@ def play_with(params: Params, impls: Sequence[object], n_games: int, rng: np.ran
     batch = max(1, min(MAX_BATCH, BELIEF_BYTES // per_game if per_game else MAX_BATCH))
     for start in range(0, n_games, batch):
         games = np.arange(start, min(n_games, start + batch), dtype=np.int64)
-        state = State.initial(players, len(games), table.n_beliefs, table.hyps.size if table.n_beliefs else 1)
+        hyps = table.hyps.size if table.n_beliefs else 1
+        state = State.initial(players, len(games), table.n_beliefs, hyps, params.start_shells(players))
         state.game = games.copy()
         play_on(table, impls, state, np.arange(len(games)), out)
     return outcome(out)

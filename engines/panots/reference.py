@@ -459,7 +459,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             else:
                 seats[s].discarded += 1
         leftover = [wh[x] for x in sorted(free)]
-        now = [sum(row) for row in face_points(seats, obj, params, solo)]
+        now = [s * params.head_start + sum(row) for s, row in enumerate(face_points(seats, obj, params, solo))]
         if rnd + 1 == params.cards_per_player // 2:
             mid_score = now
         if now.count(max(now)) == 1:  # a sole leader; a tie keeps the last one
@@ -468,7 +468,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             leader = lead
 
     per_face = face_points(seats, obj, params, solo)
-    score = [sum(row) for row in per_face]
+    score = [s * params.head_start + sum(row) for s, row in enumerate(per_face)]  # seat s starts with s x head_start
     best = max(score)
     winners = [x == best for x in score]
     winner = score.index(best) if sum(winners) == 1 else -1

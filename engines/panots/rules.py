@@ -136,6 +136,14 @@ class Params(core.Params):
         "true | false",
         source="ours: 'connected' read as sharing a side, as placement adjacency is",
     )
+    head_start: int = knob(
+        0,
+        "VP credited at the start to every seat after the first: seat i starts with i x head_start VP, counted in "
+        "the score that decides the game (0 = the rulebook).",
+        "0..20",
+        source="ours: a handicap in the game's own terms (VP), to ask what compensation makes the later seats fair",
+        added=True,
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -159,6 +167,7 @@ class Params(core.Params):
         core.check_choice("unplaceable", self.unplaceable, ("discard-swapped", "discard-grabbed"))
         core.check_choice("space_diagonal", self.space_diagonal, (False, True))
         core.check_choice("group_diagonal", self.group_diagonal, (False, True))
+        core.check_range("head_start", self.head_start, 0, 20)
 
 
 VARIANTS: dict[str, dict[str, str]] = {
@@ -169,6 +178,11 @@ VARIANTS: dict[str, dict[str, str]] = {
     "short": {"cards_per_player": "6"},
 }
 """Named variants: knob overrides a designer can ask for by name."""
+
+
+def start_vp(params: Params, players: int) -> np.ndarray:
+    """VP each seat has before any card is placed, the head start: seat ``i`` has ``i * head_start``."""
+    return params.head_start * np.arange(players, dtype=np.int64)
 
 
 def slot_bits_table(slot_token: np.ndarray) -> np.ndarray:
@@ -294,7 +308,7 @@ class State:
     seen: np.ndarray  # (B, N_CARDS) bool: cards revealed so far (public), the rest make the unseen pool
     swapped: np.ndarray  # (B, P) int8: cards swapped for a leftover
     discarded: np.ndarray  # (B, P) int8: cards discarded
-    local: np.ndarray  # (B, P) int64: objective VP so far, majorities excluded
+    local: np.ndarray  # (B, P) int64: the head start plus the objective VP so far, majorities excluded
     mid_score: np.ndarray  # (B, P) int32: VP at the end of round cards // 2 (set by play_with's runs only)
     leader: np.ndarray  # (B,) int64: the last sole leader at the end of a round, -1 before any
     lead_changes: np.ndarray  # (B,) int32: times the sole leader changed
@@ -324,7 +338,7 @@ class State:
             seen=np.zeros((n_games, N_CARDS), dtype=bool),
             swapped=np.zeros((n_games, players), dtype=np.int8),
             discarded=np.zeros((n_games, players), dtype=np.int8),
-            local=np.zeros((n_games, players), dtype=np.int64),
+            local=np.tile(start_vp(params, players), (n_games, 1)),
             mid_score=np.zeros((n_games, players), dtype=np.int32),
             leader=np.full(n_games, -1, dtype=np.int64),
             lead_changes=np.zeros(n_games, dtype=np.int32),
@@ -608,7 +622,7 @@ def outcome(params: Params, st: State, players: int) -> Outcome:
     per_face = final_scores(
         st.cell, st.slot_bits, st.vp, st.cells.astype(np.int64), st.n_cells.astype(np.int64), params
     )
-    score = per_face.sum(axis=2).astype(np.int32)
+    score = (per_face.sum(axis=2) + start_vp(params, players)).astype(np.int32)
     winner, winners = core.rank_winners(score)
     bb = st.bbox.astype(np.int32)
     face_up = st.up.astype(np.int64)

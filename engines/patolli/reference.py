@@ -27,7 +27,7 @@ from engines.patolli.kernels import (
     W_SAFE,
     W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements
+from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements, start_tokens
 
 ENTER = -1  # the source of an entering move
 
@@ -108,7 +108,13 @@ def play_one(params: Params, seat_policies: list[str], stream: GameStream) -> di
             square = max(free, key=lambda s: (s - params.starts[owner]) % length)
         markers[kind].add(square)
     shelter = all_grey if params.grey_safe else set()  # grey corners protect from capture, like safe squares
-    game = Game(params, markers[0] | shelter, markers[1], off=[params.buttons] * 2, tokens=[params.tokens] * 2)
+    game = Game(
+        params,
+        markers[0] | shelter,
+        markers[1],
+        off=[params.buttons] * 2,
+        tokens=(params.tokens + start_tokens(params)).tolist(),  # seat 1's head start on top
+    )
 
     # who starts
     if params.first_player >= 0:

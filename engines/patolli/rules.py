@@ -184,6 +184,14 @@ class Params(core.Params):
         "-1..1",
         source="rulebook",
     )
+    head_start: int = knob(
+        0,
+        "Tokens credited at the start to seat 1, on top of tokens: seat 1 places the first bad-luck marker and "
+        "seat 0 the last (0 = the rulebook).",
+        "0..20, and tokens + head_start <= 60",
+        source="ours: a handicap in the game's own currency, to ask what compensation makes the later seat fair",
+        added=True,
+    )
 
     def __post_init__(self) -> None:
         """Reject out-of-range knobs with a message naming the knob, the value and the allowed range."""
@@ -233,6 +241,12 @@ class Params(core.Params):
         core.check_choice("grey_safe", self.grey_safe, (True, False))
         core.check_choice("grey_extra", self.grey_extra, ("optional", "always"))
         core.check_range("first_player", self.first_player, -1, PLAYERS - 1)
+        core.check_range("head_start", self.head_start, 0, 20)
+        if self.tokens + self.head_start > 60:
+            raise ValueError(
+                f"head_start={self.head_start} is out of range; allowed 0..{60 - self.tokens} with "
+                f"tokens={self.tokens} (at most 60 tokens a player)"
+            )
 
     @property
     def starts(self) -> tuple[int, int]:
@@ -340,8 +354,8 @@ class State:
     track: np.ndarray  # (2, B) uint64: bit p set = a button of the seat at progress p (0..L-1) on the track
     off: np.ndarray  # (2, B) int8: buttons waiting to enter (never entered, or captured), 0..buttons
     home: np.ndarray  # (2, B) int8: buttons finished, 0..buttons
-    tokens: np.ndarray  # (2, B) int8: tokens held, 0..tokens (the winner collects the bank only in the outcome)
-    bank: np.ndarray  # (B,) int8: tokens paid to the bank, 0..2·tokens
+    tokens: np.ndarray  # (2, B) int8: tokens held, 0..tokens + head_start (the winner collects the bank in the outcome)
+    bank: np.ndarray  # (B,) int8: tokens paid to the bank, 0..2·tokens + head_start
     safe: np.ndarray  # (2, B) uint64: safe squares in each seat's progress frame
     bad: np.ndarray  # (2, B) uint64: bad-luck squares in each seat's progress frame
     mover: np.ndarray  # (B,) int8: seat to roll, 0 or 1
@@ -362,7 +376,7 @@ class State:
             track=np.zeros((PLAYERS, n), dtype=U64),
             off=np.full((PLAYERS, n), params.buttons, dtype=np.int8),
             home=np.zeros((PLAYERS, n), dtype=np.int8),
-            tokens=np.full((PLAYERS, n), params.tokens, dtype=np.int8),
+            tokens=np.repeat((params.tokens + start_tokens(params))[:, None], n, axis=1).astype(np.int8),
             bank=np.zeros(n, dtype=np.int8),
             safe=np.zeros((PLAYERS, n), dtype=U64),
             bad=np.zeros((PLAYERS, n), dtype=U64),
@@ -396,6 +410,11 @@ class State:
         """Overwrite the games at positions ``rows`` with the games of ``other`` (in place)."""
         for name in self.__slots__:
             getattr(self, name)[..., rows] = getattr(other, name)
+
+
+def start_tokens(params: Params) -> np.ndarray:
+    """Tokens each seat gets on top of ``tokens``, the head start: seat ``i`` gets ``i * head_start``."""
+    return params.head_start * np.arange(PLAYERS, dtype=np.int64)
 
 
 SAFE, BAD = 0, 1  # the kinds of marker, in the order they are placed

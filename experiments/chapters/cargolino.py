@@ -20,7 +20,7 @@ from analysis.summary import Summary
 from analysis.wording import p_value, pct, points
 from engines.cargolino import INFO, Params
 from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -168,6 +168,21 @@ def _shells(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 
 CHOICES_SHARE = 4  # restricted play: 5,000 games per seating in a default report (learned plays ~400 games/s)
+HANDICAP = handicap.Handicap(
+    "head_start",
+    "shell",
+    "seat 0, which starts the first race, starts with head_start shells (public, tied to no snail)",
+    (handicap.Series(STRONG, STRONG, (0, 1, 2)), handicap.Series("learned", "learned", (0,))),
+    "0..3",
+    share=2,  # 10,000 games a value in a default report: learned plays ~400 games/s
+    question="What head start makes the seats fair?",
+    notes=(
+        "Here the first seat is the one behind, so the head start goes to it; with P players seat i starts with "
+        "(P - 1 - i) x head_start shells. Shells are public and belong to no snail, so a head start reveals nothing "
+        "about who holds which snail. learned reads the shells banked; its model is trained per knob setting, so it "
+        "plays head_start=0 only, where its model ships.",
+    ),
+)
 DECISIONS_GAMES, DECISIONS_PLAYOUTS = 2, 100  # detective parts from learned ~120 times a game: ~32 CPU-s a game
 
 
@@ -183,6 +198,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         skill.question("cargolino"),
         by_skill.question("cargolino"),
         balance.question("cargolino", BALANCE_SHARE),
+        handicap.question("cargolino", HANDICAP),
         *choices.questions("cargolino", n, seed, chunk, CHOICES_SHARE),
         decisions.question("cargolino", n, seed, DECISIONS_GAMES, DECISIONS_PLAYOUTS),
     ]

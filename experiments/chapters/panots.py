@@ -1,4 +1,4 @@
-"""The Panots report: faces and their VP, the worth of grabbing first, policies, players, solo titles, skill.
+"""The Panots report: faces and their VP, grabbing first, policies, players, solo titles, skill, a fair head start.
 
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
 numbers: the same faces, tokens and deals until the draws of the players' choices part the streams). The
@@ -24,7 +24,7 @@ from analysis.summary import Summary
 from analysis.wording import p_clause, p_value, pct, points
 from engines.panots import INFO, Params
 from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -46,6 +46,20 @@ SEAT_COUNTS = (2, 4, 7)
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6, 7)
 SHOWN_COUNTS = (1, 2, 4, 7)  # score distributions drawn on the player-count page
 ORDERS = {"random": None, "seat": "seat-order"}  # grab_order -> variant
+HANDICAP = handicap.Handicap(
+    "head_start",
+    "VP",
+    "the second seat starts with head_start VP",
+    (
+        handicap.Series(f"{STRONG}, random grab order (default)", STRONG, tuple(range(7))),
+        handicap.Series(f"{STRONG}, grabbing in seat order", STRONG, tuple(range(7)), (("grab_order", "seat"),)),
+    ),
+    "0..8",
+    notes=(
+        f"{STRONG}, the strongest heuristic, values cards by its own gains and never reads the scores, so a head start "
+        "changes who wins, not how it plays; learned reads the scores, but its models ship for head_start=0 only.",
+    ),
+)
 ARM_SHARE = 10  # every table plays n_games // ARM_SHARE games (the engine plays a few hundred games/s)
 MAX_CHUNK = 2_000
 
@@ -127,6 +141,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         skill.question("panots"),
         by_skill.question("panots"),
         balance.question("panots"),
+        handicap.question("panots", HANDICAP),
         *choices.questions("panots", n, seed, chunk),
         decisions.question("panots", n, seed),
     ]

@@ -25,7 +25,7 @@ from analysis.book import Page
 from analysis.wording import p_value, pct
 from engines.patolli import INFO, POLICIES, Params
 from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
 from experiments.chapters.common import (
     Plan,
     Play,
@@ -145,6 +145,24 @@ def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
 
 
+LEARNED_HEAD_STARTS = (0, 4, 8, 9, 10)  # head starts whose 2-player learned models ship (others would train)
+HANDICAP = handicap.Handicap(
+    "head_start",
+    "token",
+    "seat 1 starts with head_start tokens more than seat 0; seat 0 places the last bad-luck marker",
+    (
+        handicap.Series(f"{REFERENCE} (its own marker rule)", REFERENCE, (0, 1, 2, 3)),
+        handicap.Series(STRONG, STRONG, LEARNED_HEAD_STARTS),
+    ),
+    "0..20",
+    share=2,  # 10,000 games a value in a default report
+    notes=(
+        f"{STRONG} reads each seat's tokens; its model is trained by self-play per knob setting, so it plays only "
+        "the head starts whose models ship (`simulate train patolli --set head_start=H` trains another). Each "
+        "model learns its own marker placement, the source of its edge at head_start=0 (engines/patolli/README.md), "
+        "so its edge need not fall steadily as the head start grows.",
+    ),
+)
 DECISIONS_GAMES = 2  # the decisions page: ~33 CPU-s a game (each marker placement values ~40 squares)
 
 
@@ -161,6 +179,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         skill.question("patolli"),
         by_skill.question("patolli"),
         balance.question("patolli", BALANCE_SHARE),
+        handicap.question("patolli", HANDICAP),
         *choices.questions("patolli", n, seed, chunk),
         decisions.question("patolli", n, seed, DECISIONS_GAMES),
     ]

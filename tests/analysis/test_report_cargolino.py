@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 13
+    assert len(texts) == 14
     for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0]
@@ -41,11 +41,12 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "skill" in texts[7].lower()
     assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
     assert "the first player's edge is" in texts[9] and "races=" in texts[9]
-    assert "Which choices matter?" in texts[10] and "A player who" in texts[10] and "own snail" in texts[10]
-    assert "Is there a dominant strategy?" in texts[11] and "simplest" in texts[11]
-    assert "Which decisions matter? learned and detective part at" in texts[12] and "snail(s)" in texts[12]
-    assert "from the finish" in texts[12] and "100 times" in texts[12]  # a slow game: fewer playouts
-    assert len(chapter.headlines) == 12
+    assert "What head start makes the seats fair?" in texts[10] and "detective" in texts[10] and "learned" in texts[10]
+    assert "Which choices matter?" in texts[11] and "A player who" in texts[11] and "own snail" in texts[11]
+    assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]
+    assert "Which decisions matter? learned and detective part at" in texts[13] and "snail(s)" in texts[13]
+    assert "from the finish" in texts[13] and "100 times" in texts[13]  # a slow game: fewer playouts
+    assert len(chapter.headlines) == 13
 
 
 def test_plan_shrinks_the_detective_arms() -> None:

@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
     texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
-    assert len(texts) == 13
+    assert len(texts) == 14
     for word in ("Panots", "seed", "2026", "knobs", "greedy", "majority-aware", "planner", "denier", "2026-01-01"):
         assert word in texts[0], word
     assert "boardlab" in texts[0] and "300 per table" in texts[0] and "/ 10" in texts[0]
@@ -43,10 +43,11 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
     assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
     assert "the first player's edge is" in texts[9] and "cards_per_player=" in texts[9]
-    assert "Which choices matter?" in texts[10] and "A player who" in texts[10]
-    assert "Is there a dominant strategy?" in texts[11] and "simplest" in texts[11]
-    assert "Which decisions matter? learned and planner part at" in texts[12] and "card (serving" in texts[12]
-    assert len(chapter.headlines) == 12 and all("%" in h or "VP" in h for h in chapter.headlines[:9])
+    assert "What head start makes the second seat fair?" in texts[10] and "grabbing in seat order" in texts[10]
+    assert "Which choices matter?" in texts[11] and "A player who" in texts[11]
+    assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]
+    assert "Which decisions matter? learned and planner part at" in texts[13] and "card (serving" in texts[13]
+    assert len(chapter.headlines) == 13 and all("%" in h or "VP" in h for h in chapter.headlines[:9])
 
 
 def test_plan_gives_every_table_a_tenth_of_n() -> None:

@@ -24,13 +24,13 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         )
     finally:
         monkeypatch.undo()
-    assert len(chapter.headlines) == 13
+    assert len(chapter.headlines) == 14
     # titles glue their lines with non-breaking spaces; read them back as plain text
     return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
-    assert len(pdf_texts) == 14
+    assert len(pdf_texts) == 15
     front = pdf_texts[0]
     for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
         assert word in front, word
@@ -38,7 +38,7 @@ def test_front_page_says_what_was_run(pdf_texts) -> None:
 
 def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     first, policies, markers, bankruptcy, length, variants, tokens, skill, by_skill, balance = pdf_texts[1:11]
-    matters, dominant, decides = pdf_texts[11:]
+    fair, matters, dominant, decides = pdf_texts[11:]
     assert "The first player wins" in first and "balanced players" in first and "p (first = 50%)" in first
     assert "between two learned players" in first
     assert "is the strongest policy" in policies and "games head to head" in policies
@@ -53,6 +53,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
     assert "The first player's edge is" in by_skill and "everyone plays" in by_skill
     assert "the first player's edge is" in balance and "tokens=" in balance and "comes closest to 0" in balance
+    assert "What head start makes the second seat fair?" in fair and "balanced" in fair and "learned" in fair
     assert "Which choices matter?" in matters and "never captures" in matters and "never-enter" in matters
     assert "Is there a dominant strategy?" in dominant and "simplest" in dominant and "balanced" in dominant
     assert "Which decisions matter? learned and balanced part at" in decides and "points more often" in decides

@@ -1,0 +1,174 @@
+"""The "What head start makes the second seat fair?" question a chapter adds with one line: ``handicap.question``.
+
+A game declares its handicap (:class:`Handicap`): the knob that compensates a seat in the game's own terms and
+its series (:class:`Series`: a policy both seats play, knobs held fixed and the values to try; the first series
+plays the default rules). Each value is played at 2 players from the chapter's seed and chunks (common random
+numbers: every value meets the same dice) and the page gives the first seat's edge (its share of the wins, a
+shared win counting half, minus a half) with its 95% interval per value, the fair value of each series (the one
+whose edge is closest to 0) and the ``simulate tune`` command that searches it. A learned player's model key
+includes every knob set off its default, so a learned series lists only the values whose models ship.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from analysis import plots
+from analysis.book import Page
+from analysis.wording import points
+from experiments.chapters.common import Plan, Question
+from experiments.run import RunResult
+
+LABEL = "handicap"
+PLAYERS = 2
+
+Settings = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of the page: everyone plays ``policy`` under the knobs ``settings`` at each of ``values``."""
+
+    name: str  # what the line shows, for titles and the legend ("planner, seat-order grabbing")
+    policy: str
+    values: tuple[int, ...]  # 0 first
+    settings: Settings = ()
+
+
+@dataclass(frozen=True)
+class Handicap:
+    """A game's compensation for a seat and how the page measures it (the first series: the default rules)."""
+
+    knob: str  # the game's handicap knob (0 = the rulebook)
+    unit: str  # what one step of the knob is worth, singular ("VP", "token")
+    gives: str  # what a value does ("the second seat starts with head_start VP")
+    series: tuple[Series, ...]
+    search: str  # the values ``simulate tune`` searches ("0..6")
+    share: int = 1  # each value plays 1/share of the chapter's games
+    question: str = "What head start makes the second seat fair?"
+    notes: tuple[str, ...] = ()  # what the game's page adds (why this policy, what the models need)
+
+    def arm(self, series: Series, h: int) -> str:
+        """The label of the arm of value ``h`` in ``series``."""
+        return f"{LABEL} {series.name} {self.knob}={h}"
+
+    def command(self, game: str, series: Series) -> str:
+        """The ``simulate tune`` command that searches the fair value of ``series``."""
+        fixed = "".join(f" --set {k}={v}" for k, v in series.settings)
+        return (
+            f"simulate tune {game} --policy {series.policy} --players {PLAYERS}{fixed} "
+            f"--vary {self.knob}={self.search} --target first_seat_advantage=0"
+        )
+
+
+def question(game: str, handicap: Handicap) -> Question:
+    """The question: one arm per series and value (:func:`add_arms`) and the page (:func:`handicap_page`)."""
+    return Question(LABEL, partial(add_arms, handicap=handicap), page_maker(game, handicap))
+
+
+def add_arms(plan: Plan, n: int, seed: int, chunk: int, handicap: Handicap) -> None:
+    """Every value of every series, ``n / share`` games each."""
+    games = max(1, n // handicap.share)
+    for series in handicap.series:
+        for h in series.values:
+            settings = ((handicap.knob, str(h)), *series.settings)
+            seats = [series.policy] * PLAYERS
+            plan.add(handicap.arm(series, h), seats, games, seed, min(chunk, games), None, settings)
+
+
+def page_maker(game: str, handicap: Handicap) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
+    """The page maker for a chapter's ``play_pages`` (results by arm label, as :func:`add_arms` named them)."""
+    return partial(handicap_page, handicap=handicap, game=game)
+
+
+def edges(results: dict[str, RunResult], handicap: Handicap) -> pd.DataFrame:
+    """The first seat's edge with its interval per series and value: ``play``, ``h``, ``edge``, ``low``, ``high``."""
+    rows = []
+    for series in handicap.series:
+        for h in series.values:
+            edge = results[handicap.arm(series, h)].game_metrics()["first_seat_advantage"]
+            rows.append({"play": series.name, "h": h, "edge": edge.value, "low": edge.low, "high": edge.high})
+    return pd.DataFrame(rows)
+
+
+def fair_value(frame: pd.DataFrame) -> pd.Series:
+    """The row of one series whose edge is closest to 0 (the smaller value on a tie)."""
+    return frame.loc[frame["edge"].abs().sort_values(kind="stable").index[0]]
+
+
+def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
+    """The fair value of ``series`` in plain words, with the edge it leaves and the edge without it."""
+    rows = frame[frame["play"] == series.name]
+    fair, plain = fair_value(rows), rows[rows["h"] == 0].iloc[0]
+    without = f"{points(plain['edge'], plain['low'], plain['high'])} points"
+    if len(series.values) == 1:
+        return f"{series.name}: the first seat's edge is {without} without one (no other value played)"
+    if int(fair["h"]) == 0 and plain["low"] <= 0 <= plain["high"]:
+        return f"{series.name}: none is needed (the first seat's edge is {without} without one)"
+    if int(fair["h"]) == 0:
+        one = rows[rows["h"] > 0].iloc[0]
+        return (
+            f"{series.name}: none is closest to fair (the first seat's edge is {without} without one; the smallest, "
+            f"{int(one['h'])} {handicap.unit}, overshoots to {points(one['edge'], one['low'], one['high'])})"
+        )
+    within = 100 * max(abs(fair["low"]), abs(fair["high"]))
+    verdict = f"is fair, ±{within:.1f} points" if fair["low"] <= 0 <= fair["high"] else "comes closest to fair"
+    return (
+        f"{series.name}: a {int(fair['h'])}-{handicap.unit} head start ({handicap.knob}={int(fair['h'])}) {verdict} "
+        f"(the first seat's edge {points(fair['edge'], fair['low'], fair['high'])} points instead of {without})"
+    )
+
+
+def handicap_page(results: dict[str, RunResult], handicap: Handicap, game: str) -> tuple[Page, str]:
+    """What head start makes the seats fair? The first seat's edge against each value, per series."""
+    frame = edges(results, handicap)
+    answers = [answer(frame, handicap, series) for series in handicap.series]
+    title = f"{handicap.question} " + "; ".join(answers)
+    counts = {series.name: results[handicap.arm(series, 0)].summary.n_games for series in handicap.series}
+    sizes = (
+        f"{next(iter(counts.values())):,} games a value"
+        if len(set(counts.values())) == 1
+        else ", ".join(f"{n:,} games a value for {name}" for name, n in counts.items())
+    )
+
+    def draw(fig: Any) -> None:
+        ax = fig.subplots()
+        plots.interval_lines(frame, "h", "edge", "low", "high", "play", "first seat's edge", "", ax=ax)
+        ax.axhline(0.0, color="#555555", linestyle="--", linewidth=0.8)
+        ax.set_xlabel(f"{handicap.knob} ({handicap.unit})")
+
+    table = pd.DataFrame(
+        {
+            "play": frame["play"],
+            handicap.knob: frame["h"],
+            "first seat's edge, points (95%)": [
+                points(*r) for r in frame[["edge", "low", "high"]].itertuples(index=False)
+            ],
+        }
+    )
+    notes = [
+        f"{PLAYERS} players, both seats playing the policy each line names, the same dice for every value; "
+        f"{sizes}. {handicap.knob} (ours, 0 = the rulebook): {handicap.gives}. Edge: the first seat's share of "
+        "the wins (a shared win counts half) minus a half. Dashed line: a fair game.",
+        "A wider or finer search with the same objective: "
+        + "; ".join(handicap.command(game, series) for series in handicap.series)
+        + ".",
+        *handicap.notes,
+    ]
+    page = Page(
+        title,
+        draw,
+        table,
+        notes,
+        short="A fair head start",
+        meaning="The compensation a designer can write into the rules so that the seats are even: "
+        + "; ".join(answers)
+        + ".",
+        depends_on={handicap.knob: answers[0]},
+    )
+    return page, title
