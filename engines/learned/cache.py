@@ -1,7 +1,8 @@
 """Learned models on disk, beside the solver tables: keyed, written atomically, checked before use.
 
 A model file is one JSON header line (the key it was trained for and the SHA-256 of the model bytes) followed by
-the model's ``.npz`` bytes (:meth:`engines.learned.model.ValueModel.to_bytes`). Its name carries a digest of the
+the model's ``.npz`` bytes (:meth:`engines.learned.model.ValueModel.to_bytes`, or an n-tuple model's
+:meth:`engines.learned.ntuple.TupleModel.to_bytes`). Its name carries a digest of the
 key, which holds everything that determines the bytes: the game's id and version, every knob, the player count,
 the feature and model formats and the training settings. A file is read only if its header's key is the one
 asked for and its checksum, shapes and values check out; anything else is reported in one line and rebuilt (or
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from engines.learned.model import ValueModel, checksum
+from engines.learned.ntuple import Spec, TupleModel
+from engines.learned.training import Model
 
 
 def cache_dir() -> Path:
@@ -36,15 +39,17 @@ def file_name(key: Mapping[str, Any]) -> str:
     return f"{key['game']}-learned-{key['players']}p-{digest(key)}.model"
 
 
-def encode(key: Mapping[str, Any], model: ValueModel) -> bytes:
+def encode(key: Mapping[str, Any], model: Model) -> bytes:
     """A model file's bytes: the header line, then the model."""
     data = model.to_bytes()
     header = json.dumps({"key": key, "sha256": checksum(data)}, sort_keys=True).encode()
     return header + b"\n" + data
 
 
-def decode(blob: bytes, key: Mapping[str, Any], n_features: int, n_outputs: int = 1) -> ValueModel:
-    """The model in a file's bytes, if it was trained for ``key`` and is intact.
+def decode(
+    blob: bytes, key: Mapping[str, Any], n_features: int, n_outputs: int = 1, tuples: Spec | None = None
+) -> Model:
+    """The model in a file's bytes, if it was trained for ``key`` and is intact (an n-tuple model for ``tuples``).
 
     Raises:
         ValueError: naming what is wrong (not a model file, another key, a bad checksum, bad shapes or values).
@@ -60,15 +65,17 @@ def decode(blob: bytes, key: Mapping[str, Any], n_features: int, n_outputs: int 
         raise ValueError("trained for another setting (its key differs)")
     if meta["sha256"] != checksum(data):
         raise ValueError("checksum mismatch (the file is corrupt)")
+    if tuples is not None:
+        return TupleModel.from_bytes(data, tuples, n_outputs)
     return ValueModel.from_bytes(data, n_features, n_outputs)
 
 
-def load(path: Path, key: Mapping[str, Any], n_features: int, n_outputs: int = 1) -> ValueModel:
+def load(path: Path, key: Mapping[str, Any], n_features: int, n_outputs: int = 1, tuples: Spec | None = None) -> Model:
     """Read and check the model at ``path`` (see :func:`decode`); ``OSError`` if it cannot be read."""
-    return decode(path.read_bytes(), key, n_features, n_outputs)
+    return decode(path.read_bytes(), key, n_features, n_outputs, tuples)
 
 
-def save(path: Path, key: Mapping[str, Any], model: ValueModel) -> None:
+def save(path: Path, key: Mapping[str, Any], model: Model) -> None:
     """Write the model whole (a temporary name in the same folder, then a rename) or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from engines.core import Params
-from engines.learned import cache
-from engines.learned.model import FORMAT, ValueModel
-from engines.learned.training import Mapper, Progress, Sampler, Settings, serial, train
+from engines.learned import cache, ntuple
+from engines.learned.model import FORMAT
+from engines.learned.training import Mapper, Model, Progress, Sampler, Settings, serial, train
 
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
 
@@ -31,11 +31,13 @@ def model_key(
     unit: int,
     settings: Settings,
     sampling: Mapping[str, Any] | None = None,
+    tuples: ntuple.Spec | None = None,
 ) -> dict[str, Any]:
     """Everything that determines a model's bytes (a cache key).
 
     The game and its version, every knob, the player count, the versions of its features and decision unit, the
-    model format, the training settings and, when the game's self-play has them, its sampling constants.
+    model format, the training settings and, when the game's self-play has them, its sampling constants; for an
+    n-tuple model the n-tuple format and a digest of the game's tuples.
     """
     key: dict[str, Any] = {
         "game": info.id,
@@ -49,6 +51,9 @@ def model_key(
     }
     if sampling is not None:
         key["sampling"] = dict(sampling)
+    if tuples is not None:
+        key["format"] = f"{ntuple.FAMILY}-{ntuple.FORMAT}"
+        key["tuples"] = tuples.digest()
     return key
 
 
@@ -69,12 +74,14 @@ def obtain(
     progress: Progress | None = None,
     retrain: bool = False,
     explicit: bool = False,
-) -> tuple[ValueModel, Path, str]:
+    tuples: ntuple.Spec | None = None,
+) -> tuple[Model, Path, str]:
     """The model for ``key``: ``(model, path, how)``, ``how`` being ``"shipped"``, ``"cached"`` or ``"trained"``.
 
     A shipped file (in the folder ``shipped``) or a cached one is used if its key matches and it checks out;
     otherwise the model is trained (``say`` is told why first) and cached, unless training is off and the
-    training was not asked for ``explicit``-ly (``simulate train`` always trains).
+    training was not asked for ``explicit``-ly (``simulate train`` always trains). An n-tuple model (its
+    ``settings.family``) is read and trained over the game's ``tuples``.
 
     Raises:
         ModelMissing: when training is needed but turned off (one line naming the remedy).
@@ -88,7 +95,7 @@ def obtain(
             if where is None or not where.exists():
                 continue
             try:
-                return cache.load(where, key, width, outputs), where, how
+                return cache.load(where, key, width, outputs, tuples), where, how
             except (OSError, ValueError) as error:
                 reason = f"the learned model {where} is unusable ({error})"
     if not training_allowed() and not explicit:
@@ -98,6 +105,6 @@ def obtain(
         )
     if say is not None:
         say(f"{reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
-    model = train(sampler, params, players, settings, mapper, progress)
+    model = train(sampler, params, players, settings, mapper, progress, tuples)
     cache.save(path, key, model)
     return model, path, "trained"

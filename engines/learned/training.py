@@ -7,8 +7,10 @@ learned policy of the model fitted so far (each round's fit starts from the last
 fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times of
 ``sweep_epochs`` each, on the backed-up values of the same positions under the model just fitted (fitted value
 iteration). Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The
-fit is scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state`` and BLAS limited
-to one thread, so the same settings give the same model bytes on any machine layout.
+fit is scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state``, or, for the
+n-tuple family (:mod:`engines.learned.ntuple`, the game declaring its tuples), ``Ridge`` on the tuples' sparse
+indicators (each fit from scratch: it is exact, not iterative); BLAS is limited to one thread, so the same
+settings give the same model bytes on any machine layout.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from engines.core import Params
+from engines.learned import ntuple
 from engines.learned.model import ValueModel
+
+Model = ValueModel | ntuple.TupleModel  #: a value model of either family (both predict, predict_all, to_bytes)
+MLP = "mlp"  #: the family of :class:`engines.learned.model.ValueModel`
 
 
 class Sampler(Protocol):
@@ -36,7 +42,7 @@ class Sampler(Protocol):
         ...
 
     def samples(
-        self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
+        self, params: Params, players: int, model: Model | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Any]:
         """Play ``n_games`` self-play games (the baseline when ``model`` is None, else the learned policy).
 
@@ -51,7 +57,7 @@ class Sampler(Protocol):
         """The positions of several chunks, in order."""
         ...
 
-    def backup(self, params: Params, players: int, model: ValueModel, positions: Any) -> np.ndarray | None:
+    def backup(self, params: Params, players: int, model: Model, positions: Any) -> np.ndarray | None:
         """Better targets for ``positions`` from ``model`` (an exact expectation one turn ahead), or ``None``."""
         ...
 
@@ -68,10 +74,15 @@ class Settings:
     sweep_epochs: int = 12  #: passes over the samples per fit on backups (warm-started: a few suffice) (ours)
     seed: int = 0
     chunk_games: int = 5_000  #: games per seeded chunk
+    family: str = MLP  #: the model family: ``mlp`` or ``ntuple`` (the game declares the tuples) (ours)
+    ridge: float = 1.0  #: the n-tuple fit's L2 penalty on the weights (ours)
 
     def as_key(self) -> dict[str, Any]:
-        """JSON-friendly fields."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """JSON-friendly fields; an MLP's omit the n-tuple fields (its keys are those from before they existed)."""
+        key = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        if self.family == MLP:
+            del key["family"], key["ridge"]
+        return key
 
 
 Mapper = Callable[[Callable[..., Any], Sequence[tuple]], Iterable[Any]]
@@ -85,7 +96,7 @@ def serial(function: Callable[..., Any], jobs: Sequence[tuple]) -> Iterable[Any]
 
 
 def play_chunk(
-    sampler: Sampler, params: Params, players: int, model: ValueModel | None, n_games: int, seed: int, index: int
+    sampler: Sampler, params: Params, players: int, model: Model | None, n_games: int, seed: int, index: int
 ) -> tuple[np.ndarray, np.ndarray, Any]:
     """One chunk's samples, from ``SeedSequence(seed, spawn_key=(index,))``."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
@@ -104,22 +115,17 @@ def train(
     settings: Settings,
     mapper: Mapper = serial,
     progress: Progress | None = None,
-) -> ValueModel:
-    """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play."""
-    from sklearn.neural_network import MLPRegressor
+    tuples: ntuple.Spec | None = None,
+) -> Model:
+    """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play.
 
+    The n-tuple family needs the game's ``tuples``.
+
+    Raises:
+        ValueError: for an unknown family, or the n-tuple family without tuples.
+    """
+    fitter = fitter_for(settings, tuples)
     per_round = chunk_sizes(settings.games, -(-settings.games // settings.rounds))
-    net = MLPRegressor(
-        hidden_layer_sizes=settings.hidden,
-        max_iter=settings.epochs,
-        batch_size=512,
-        learning_rate_init=1e-3,
-        random_state=settings.seed,
-        warm_start=True,
-        shuffle=True,
-        tol=0.0,
-        n_iter_no_change=settings.epochs + 1,
-    )
     model, index, done = None, 0, 0
     for games in per_round:
         sizes = chunk_sizes(games, settings.chunk_games)
@@ -134,13 +140,38 @@ def train(
         features = np.concatenate([p[0] for p in parts])
         targets = np.concatenate([p[1] for p in parts])
         positions = sampler.merge([p[2] for p in parts])
-        model = fit(net, features, targets, settings.epochs)
+        model = fitter(features, targets, settings.epochs)
         for _ in range(settings.sweeps):
             backed = sampler.backup(params, players, model, positions)
             if backed is None:
                 break
-            model = fit(net, features, backed, settings.sweep_epochs)
+            model = fitter(features, backed, settings.sweep_epochs)
     return model
+
+
+def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Callable[[np.ndarray, np.ndarray, int], Model]:
+    """``(features, targets, epochs) -> model``: the family's fit (an MLP's warm-started across calls)."""
+    if settings.family == ntuple.FAMILY:
+        if tuples is None:
+            raise ValueError("the n-tuple family needs the game's tuples")
+        spec = tuples
+        return lambda features, targets, _: ntuple.fit(spec, features, targets, settings.ridge)
+    if settings.family != MLP:
+        raise ValueError(f"family={settings.family!r} is not allowed; give {MLP} or {ntuple.FAMILY}")
+    from sklearn.neural_network import MLPRegressor
+
+    net = MLPRegressor(
+        hidden_layer_sizes=settings.hidden,
+        max_iter=settings.epochs,
+        batch_size=512,
+        learning_rate_init=1e-3,
+        random_state=settings.seed,
+        warm_start=True,
+        shuffle=True,
+        tol=0.0,
+        n_iter_no_change=settings.epochs + 1,
+    )
+    return lambda features, targets, epochs: fit(net, features, targets, epochs)
 
 
 def fit(net: Any, features: np.ndarray, targets: np.ndarray, epochs: int) -> ValueModel:

@@ -13,6 +13,9 @@ public; the rule for any game is that a feature may use only what the viewing se
 - where the colour tie-break can decide (:func:`~engines.pantolino.rules.tie_possible`), each seat's most boots
   of one colour, likewise (``P``).
 
+With two players and no escaping boots the model is an n-tuple network (:func:`tuples_for`) over the supply
+flags, the lead and the boots left; elsewhere a small network (``engines.learned``' two families).
+
 The unit (:class:`Learned`): at the start of a turn the model values the position after each token the mover
 could take and after taking nothing; the keeps are then the exact per-turn dynamic programme over the dice that
 maximises the expected value of where the turn ends (:mod:`engines.pantolino.keepdp`), and the token is the best
@@ -25,13 +28,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from engines.learned import store, training
-from engines.learned.model import ValueModel, checksum
+from engines.learned import ntuple, store, training
+from engines.learned.model import checksum
+from engines.learned.ntuple import Input
+from engines.learned.training import Model
 from engines.pantolino import keepdp
 from engines.pantolino.dice import DiceTables
 from engines.pantolino.rules import (
@@ -56,14 +62,17 @@ FEATURES = 2  #: bump when the features change: every cached or shipped model is
 #: network draws sharp steps in the lead with small weights (2 players, against `turn-optimal`: 52.8% against 51.7%)
 BOOTS_SCALE = 8.0
 UNIT = 2  #: bump when the unit's decisions change (training plays it): 2 = decided games, the boots tie-break
-#: how the 2-player models ``learned`` plays are trained (ours; see the README)
-SETTINGS = training.Settings(games=60_000, rounds=3, sweeps=6, sweep_epochs=3)
+#: how the 2-player models ``learned`` plays are trained (ours; see the README): an n-tuple network where its
+#: tuples apply (:func:`tuples_for`), else the network with the same rounds and sweeps
+SETTINGS = training.Settings(games=60_000, rounds=3, sweeps=6, sweep_epochs=3, family=ntuple.FAMILY)
 #: with more players a backup follows every seat's share through the mover's turn, and positions repeat less in
 #: a batch: fewer games keep training within minutes (ours)
 SETTINGS_MANY = training.Settings(games=20_000, rounds=2, sweeps=3, sweep_epochs=3)
 BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
 TERMINAL_ROWS = 1024  #: positions whose restricted last-throw values are computed at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
+#: the n-tuple network's largest size (ours: about 1 MB of float32 weights); beyond it the network plays
+MAX_CELLS = 1 << 18
 
 
 def n_features(params: Params, players: int) -> int:
@@ -214,14 +223,61 @@ def candidate_views(turn: Turn) -> View:
     return View(supply, boots, colour_boots, stealable)
 
 
+@lru_cache(maxsize=64)
+def tuples_for(params: Params, players: int) -> ntuple.Spec | None:
+    """The n-tuples of a 2-player game without escaping boots (None elsewhere, or beyond :data:`MAX_CELLS`).
+
+    Each tuple reads the viewer's lead (in boots, clipped to the tokens' total) and one part of the supply (ours):
+    the boots left; each colour's tokens (one table shared by the colours, which the dice treat alike); each
+    value's tokens (a table per value); how many tokens of each value are left. Where the boots lead is decided
+    the unit uses the exact result, so the tables only need the leads the supply can still overturn.
+    """
+    if players != 2 or params.escaping_boots:
+        return None
+    t, c = params.n_tokens, params.colours
+    total = sum(params.token_values) * c
+    unit = total / BOOTS_SCALE  # boots per feature unit
+    lead = Input((t + players,), (unit,), float(total), 2 * total + 1)
+    colour, value = token_colour(params), token_value(params)
+
+    def bits(tokens: np.ndarray) -> Input:
+        return Input(
+            tuple(int(k) for k in tokens), tuple(float(1 << i) for i in range(len(tokens))), 0.0, 1 << len(tokens)
+        )
+
+    by_value = [np.flatnonzero(value == v) for v in params.token_values]
+    groups = (
+        ntuple.Group(((lead, Input((t + players + 1,), (unit,), 0.0, total + 1)),)),
+        ntuple.Group(tuple((lead, bits(np.flatnonzero(colour == k))) for k in range(c))),
+        *(ntuple.Group(((lead, bits(tokens)),)) for tokens in by_value),
+        ntuple.Group(((lead, *(Input(tuple(int(k) for k in tokens), (1.0,) * c, 0.0, c + 1) for tokens in by_value)),)),
+    )
+    spec = ntuple.Spec(groups, n_features(params, players))
+    return spec if spec.cells <= MAX_CELLS else None
+
+
 def settings_for(players: int) -> training.Settings:
-    """How the model ``learned`` plays with ``players`` seats is trained."""
+    """How the model ``learned`` plays with ``players`` seats is trained (see :func:`resolved`)."""
     return SETTINGS if players == 2 else SETTINGS_MANY
+
+
+def resolved(params: Params, players: int, settings: training.Settings) -> training.Settings:
+    """``settings`` as they apply here: the n-tuple family where :func:`tuples_for` has none is the network."""
+    if settings.family == ntuple.FAMILY and tuples_for(params, players) is None:
+        return replace(settings, family=training.MLP)
+    return settings
+
+
+def model_tuples(params: Params, players: int, settings: training.Settings | None = None) -> ntuple.Spec | None:
+    """The tuples of the model ``settings`` train here (default: the ones ``learned`` plays); None for a network."""
+    chosen = resolved(params, players, settings or settings_for(players))
+    return tuples_for(params, players) if chosen.family == ntuple.FAMILY else None
 
 
 def model_key(params: Params, players: int, settings: training.Settings | None = None) -> dict:
     """Everything that determines a model's bytes (default: the settings ``learned`` plays)."""
-    return store.model_key(INFO, params, players, FEATURES, UNIT, settings or settings_for(players))
+    chosen = resolved(params, players, settings or settings_for(players))
+    return store.model_key(INFO, params, players, FEATURES, UNIT, chosen, tuples=model_tuples(params, players, chosen))
 
 
 class Learned:
@@ -236,7 +292,7 @@ class Learned:
     #: hundreds of turns by a mover to whom every choice is worth exactly a win (or a loss)
     boots_tiebreak = 1e-9
 
-    def __init__(self, params: Params, models: dict[int, ValueModel] | None = None) -> None:
+    def __init__(self, params: Params, models: dict[int, Model] | None = None) -> None:
         """Play ``params``; models by player count are loaded (or trained) on first use unless given."""
         self.params, self.tables = params, params.tables
         self.models = dict(models or {})
@@ -275,7 +331,7 @@ class Learned:
         mapper: training.Mapper = training.serial,
         progress: training.Progress | None = None,
         retrain: bool = False,
-    ) -> tuple[ValueModel, Path, str]:
+    ) -> tuple[Model, Path, str]:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``."""
         return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain, True)
 
@@ -494,7 +550,7 @@ class SelfPlay:
         return outputs(players)
 
     def samples(
-        self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
+        self, params: Params, players: int, model: Model | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, State]:
         """Every turn's resulting position (features and state) and the eventual shares of the win.
 
@@ -517,7 +573,7 @@ class SelfPlay:
         """Positions of several chunks, in order."""
         return concat_states(parts)
 
-    def backup(self, params: Params, players: int, model: ValueModel, positions: State) -> np.ndarray:
+    def backup(self, params: Params, players: int, model: Model, positions: State) -> np.ndarray:
         """Exact one-turn backups of every position's targets (as :meth:`samples` shapes them).
 
         A finished game's target is its result. Otherwise the next mover plays its whole turn to maximise its
@@ -554,7 +610,7 @@ def outputs(players: int) -> int:
     return 1 if players == 2 else players
 
 
-def ensure_model(params: Params, players: int, sampler: SelfPlay) -> ValueModel:
+def ensure_model(params: Params, players: int, sampler: SelfPlay) -> Model:
     """The model ``learned`` plays for these knobs and players: shipped, cached, or trained now (said on stderr).
 
     Raises:
@@ -573,7 +629,10 @@ def obtain(
     progress: training.Progress | None = None,
     retrain: bool = False,
     explicit: bool = False,
-) -> tuple[ValueModel, Path, str]:
+) -> tuple[Model, Path, str]:
     """:func:`engines.learned.store.obtain` for Pantolino: ``(model, path, "shipped" | "cached" | "trained")``."""
-    key = model_key(params, players, settings)
-    return store.obtain(sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit)
+    settings = resolved(params, players, settings)
+    key, tuples = model_key(params, players, settings), model_tuples(params, players, settings)
+    return store.obtain(
+        sampler, key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit, tuples
+    )
