@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,10 +55,7 @@ class ValueModel:
     def to_bytes(self) -> bytes:
         """The model as ``.npz`` bytes (deterministic: no timestamps, arrays in layer order)."""
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
-        arrays["format"] = np.array([FORMAT], dtype=np.int64)
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        return buffer.getvalue()
+        return npz_bytes(arrays, FORMAT)
 
     @classmethod
     def from_bytes(cls, data: bytes, n_features: int, n_outputs: int = 1) -> ValueModel:
@@ -65,13 +64,7 @@ class ValueModel:
         Raises:
             ValueError: naming what is wrong with the data.
         """
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
-        except (OSError, ValueError, EOFError) as error:
-            raise ValueError(f"not a model file ({error})") from None
-        if arrays.pop("format", np.zeros(1)).tolist() != [FORMAT]:
-            raise ValueError(f"model format is not {FORMAT}")
+        arrays = npz_arrays(data, FORMAT, "model")
         layers = len(arrays) // 2
         try:
             weights = tuple(arrays[f"w{i}"].astype(np.float32) for i in range(layers))
@@ -88,6 +81,30 @@ class ValueModel:
         if not all(np.isfinite(a).all() for a in (*weights, *biases)):
             raise ValueError("model has non-finite weights")
         return cls(weights, biases)
+
+
+def npz_bytes(arrays: dict[str, np.ndarray], format_number: int, compressed: bool = False) -> bytes:
+    """``arrays`` and then the format number as ``.npz`` bytes (deterministic: no timestamps, arrays in order)."""
+    buffer = io.BytesIO()
+    save = np.savez_compressed if compressed else np.savez
+    save(buffer, **arrays, format=np.array([format_number], dtype=np.int64))
+    return buffer.getvalue()
+
+
+def npz_arrays(data: bytes, format_number: int, what: str) -> dict[str, np.ndarray]:
+    """The arrays of :func:`npz_bytes` output, the format number taken out and checked.
+
+    Raises:
+        ValueError: ``data`` is not an ``.npz`` file, or its format is not ``format_number`` (``what`` names it).
+    """
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+        raise ValueError(f"not a model file ({error})") from None
+    if arrays.pop("format", np.zeros(1)).tolist() != [format_number]:
+        raise ValueError(f"{what} format is not {format_number}")
+    return arrays
 
 
 def checksum(data: bytes) -> str:

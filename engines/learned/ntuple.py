@@ -16,16 +16,15 @@ the format, one table per group and the bias, checked on load against the spec t
 from __future__ import annotations
 
 import hashlib
-import io
 import itertools
 import json
 import warnings
-import zipfile
-import zlib
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from engines.learned.model import npz_arrays, npz_bytes
 
 FORMAT = 1  #: bump when the serialised layout or the meaning of the tables changes: old files are refused
 FAMILY = "ntuple"  #: the name training settings use for this family
@@ -173,11 +172,8 @@ class TupleModel:
 
     def to_bytes(self) -> bytes:
         """The model as ``.npz`` bytes (deterministic: no timestamps; compressed, as unvisited cells stay 0)."""
-        arrays = {f"t{i}": t for i, t in enumerate(self.tables)}
-        arrays |= {"bias": self.bias, "format": np.array([FORMAT], dtype=np.int64)}
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **arrays)
-        return buffer.getvalue()
+        arrays = {f"t{i}": t for i, t in enumerate(self.tables)} | {"bias": self.bias}
+        return npz_bytes(arrays, FORMAT, compressed=True)
 
     @classmethod
     def from_bytes(cls, data: bytes, spec: Spec, n_outputs: int = 1) -> TupleModel:
@@ -186,13 +182,7 @@ class TupleModel:
         Raises:
             ValueError: naming what is wrong with the data.
         """
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
-            raise ValueError(f"not a model file ({error})") from None
-        if arrays.pop("format", np.zeros(1)).tolist() != [FORMAT]:
-            raise ValueError(f"n-tuple model format is not {FORMAT}")
+        arrays = npz_arrays(data, FORMAT, "n-tuple model")
         bias = arrays.pop("bias", None)
         if bias is None or bias.shape != (n_outputs,):
             raise ValueError(f"n-tuple model does not end in {n_outputs} output(s)")
