@@ -62,9 +62,8 @@ def test_a_learned_seat_keys_its_chunks_by_the_model_it_plays(monkeypatch: pytes
     before = spec.identity()
     assert set(before["models"]) == {"learned"} and len(before["models"]["learned"]) == 64
     impl = core.instantiate(POLICIES["learned"], spec.params)
-    model = impl.models[2]
-    other = type(model)(model.weights, (*model.biases[:-1], model.biases[-1] + 0.5))
-    monkeypatch.setitem(impl.models, 2, other)  # another model (say, retrained with new features)
+    model = impl.models[2]  # the 2-player model: an n-tuple network
+    monkeypatch.setitem(impl.models, 2, replace(model, bias=model.bias + 0.5))  # another model (say, retrained)
     assert spec.identity()["models"] != before["models"]
 
 
@@ -78,5 +77,5 @@ def test_the_expert_rolling_out_with_a_learned_player_keys_its_chunks_by_that_mo
     assert before == {"expert:4@learned": learned}
     impl = core.instantiate(POLICIES["learned"], spec.params)
     model = impl.models[2]
-    monkeypatch.setitem(impl.models, 2, type(model)(model.weights, (*model.biases[:-1], model.biases[-1] + 0.5)))
+    monkeypatch.setitem(impl.models, 2, replace(model, bias=model.bias + 0.5))
     assert spec.identity()["models"] != before
