@@ -230,6 +230,28 @@ class Search:
         return row_idx, action_idx, stream, reward, seat_margin(score, seat, point.cooperative)
 
 
+def candidate_values(point: DecisionPoint, rollout: str, per_candidate: int) -> np.ndarray:
+    """``(B, A)``: each legal candidate's mean share of the win over ``per_candidate`` playouts; NaN if illegal.
+
+    The playouts are the expert's (:class:`Search`): ``rollout`` in every seat, what the deciding seat cannot see
+    redrawn first, and every candidate of a row played on the same streams, so the differences between a row's
+    values are far less noisy than the values. Expert iteration's targets (search-improved values for a learned
+    player to fit).
+    """
+    legal = point.legal()
+    values = np.full(legal.shape, np.nan)
+    search = Search(per_candidate, rollout)
+    group = max(1, MAX_COPIES // max(1, per_candidate * legal.shape[1]))
+    for start in range(0, len(legal), group):
+        rows = np.arange(start, min(start + group, len(legal)))
+        each = np.full(len(rows), per_candidate, dtype=np.int64)
+        row_idx, action_idx, _, reward, _ = search._play(point.take(rows), legal[rows], each, np.zeros_like(each))
+        total = np.zeros((len(rows), legal.shape[1]))
+        np.add.at(total, (row_idx, action_idx), reward)
+        values[rows] = np.where(legal[rows], total / per_candidate, np.nan)
+    return values
+
+
 def _keep_better_half(
     alive: np.ndarray, wins: np.ndarray, margin: np.ndarray, rows: np.ndarray, default: np.ndarray
 ) -> np.ndarray:

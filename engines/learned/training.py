@@ -1,16 +1,18 @@
 """Fitting a value model from self-play, game-agnostically: rounds of seeded chunks, then a deterministic fit.
 
-A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws from
-``numpy.random.SeedSequence(seed, spawn_key=(i,))``, so the samples do not depend on how chunks are spread over
-workers, and they are merged in chunk order. Round 0 plays the game's baseline policy; every later round plays the
-learned policy of the model fitted so far (each round's fit starts from the last one's weights). Each round first
-fits the returns, then (where the game offers exact one-turn backups) refits, ``sweeps`` times of
-``sweep_epochs`` each, on the backed-up values of the same positions under the model just fitted (fitted value
-iteration). Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The
-fit is scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state``, or, for the
-n-tuple family (:mod:`engines.learned.ntuple`, the game declaring its tuples), ``Ridge`` on the tuples' sparse
-indicators (each fit from scratch: it is exact, not iterative); BLAS is limited to one thread, so the same
-settings give the same model bytes on any machine layout.
+A round plays its games in chunks; chunk ``i`` (numbered across rounds) draws from ``numpy.random.SeedSequence(seed,
+spawn_key=(i,))``, so the samples do not depend on how chunks are spread over workers, and they are merged in chunk
+order. Round 0 plays the game's baseline policy; every later round plays the learned policy of the model fitted so
+far (each round's fit starts from the last one's weights). Each round first fits the returns, then (where the game
+offers exact one-turn backups) refits, ``sweeps`` times of ``sweep_epochs`` each, on the backed-up values of the
+same positions under the model just fitted (fitted value iteration). Expert iteration (Anthony, Tian and Barber
+2017) may follow: ``search_rounds`` more rounds whose games the model plays and whose targets a search gives,
+valuing the candidates it meets by playouts with the model (:class:`Searcher`); each refits the model warm on those
+values. Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The fit is
+scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state``, or, for the n-tuple
+family (:mod:`engines.learned.ntuple`, the game declaring its tuples), ``Ridge`` on the tuples' sparse indicators
+(each fit from scratch: it is exact, not iterative); BLAS is limited to one thread, so the same settings give the
+same model bytes on any machine layout.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -76,18 +78,38 @@ class Settings:
     chunk_games: int = 5_000  #: games per seeded chunk
     family: str = MLP  #: the model family: ``mlp`` or ``ntuple`` (the game declares the tuples) (ours)
     ridge: float = 1.0  #: the n-tuple fit's L2 penalty on the weights (ours)
+    search_rounds: int = 0  #: expert-iteration rounds after the self-play rounds (a :class:`Searcher`'s) (ours)
+    search_games: int = 10_000  #: games per expert-iteration round (ours)
+    search_playouts: int = 16  #: playouts per candidate in an expert-iteration round's search (ours)
 
     def as_key(self) -> dict[str, Any]:
-        """JSON-friendly fields; an MLP's omit the n-tuple fields (its keys are those from before they existed)."""
+        """JSON-friendly fields; keys leave out what is unused (so they are those from before such fields existed).
+
+        An MLP's omit the n-tuple fields; a model without expert-iteration rounds omits their fields.
+        """
         key = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         if self.family == MLP:
             del key["family"], key["ridge"]
+        if not self.search_rounds:
+            del key["search_rounds"], key["search_games"], key["search_playouts"]
         return key
+
+
+@runtime_checkable
+class Searcher(Protocol):
+    """A sampler that also offers expert iteration's samples (:class:`engines.learned.searchplay.SearchPlay`)."""
+
+    def search_samples(
+        self, params: Params, players: int, model: Model, n_games: int, rng: np.random.Generator, playouts: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``n_games`` with ``model``; positions met and their values by a search playing out with ``model``."""
+        ...
 
 
 Mapper = Callable[[Callable[..., Any], Sequence[tuple]], Iterable[Any]]
 """Runs ``function(*args)`` for each args tuple and yields the results in order (serial, joblib, ...)."""
 Progress = Callable[[int, int], None]  # (games done, games in all)
+RoundHook = Callable[[int, Any], None]  # (round number, the model fitted in it): what each round bought
 
 
 def serial(function: Callable[..., Any], jobs: Sequence[tuple]) -> Iterable[Any]:
@@ -103,6 +125,14 @@ def play_chunk(
     return sampler.samples(params, players, model, n_games, rng)
 
 
+def search_chunk(
+    sampler: Searcher, params: Params, players: int, model: Model, n_games: int, seed: int, index: int, playouts: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One expert-iteration chunk's samples, from ``SeedSequence(seed, spawn_key=(index,))``."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+    return sampler.search_samples(params, players, model, n_games, rng, playouts)
+
+
 def chunk_sizes(games: int, chunk: int) -> list[int]:
     """Split ``games`` into chunks of ``chunk`` (the last one smaller)."""
     return [min(chunk, games - lo) for lo in range(0, games, chunk)]
@@ -116,27 +146,40 @@ def train(
     mapper: Mapper = serial,
     progress: Progress | None = None,
     tuples: ntuple.Spec | None = None,
+    each_round: RoundHook | None = None,
 ) -> Model:
     """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play.
 
-    The n-tuple family needs the game's ``tuples``.
+    Then ``settings.search_rounds`` rounds of expert iteration: games played by the model so far, the positions
+    they meet valued by a search that plays out with that model, and the model refitted (warm) on those values.
+    The n-tuple family needs the game's ``tuples``; ``each_round`` sees each round's model.
 
     Raises:
-        ValueError: for an unknown family, or the n-tuple family without tuples.
+        ValueError: for an unknown family, the n-tuple family without tuples, or search rounds for a sampler
+            that offers none.
     """
     fitter = fitter_for(settings, tuples)
+    if settings.search_rounds and not isinstance(sampler, Searcher):
+        raise ValueError("search_rounds needs a game whose self-play offers search samples")
     per_round = chunk_sizes(settings.games, -(-settings.games // settings.rounds))
+    total = settings.games + settings.search_rounds * settings.search_games
     model, index, done = None, 0, 0
-    for games in per_round:
-        sizes = chunk_sizes(games, settings.chunk_games)
-        jobs = [(sampler, params, players, model, n, settings.seed, index + i) for i, n in enumerate(sizes)]
-        index += len(sizes)
+
+    def gathered(function: Callable[..., Any], jobs: list[tuple], sizes: list[int]) -> list[Any]:
+        nonlocal done
         parts = []
-        for part, n in zip(mapper(play_chunk, jobs), sizes, strict=True):
+        for part, n in zip(mapper(function, jobs), sizes, strict=True):
             parts.append(part)
             done += n
             if progress is not None:
-                progress(done, settings.games)
+                progress(done, total)
+        return parts
+
+    for number, games in enumerate(per_round):
+        sizes = chunk_sizes(games, settings.chunk_games)
+        jobs = [(sampler, params, players, model, n, settings.seed, index + i) for i, n in enumerate(sizes)]
+        index += len(sizes)
+        parts = gathered(play_chunk, jobs, sizes)
         features = np.concatenate([p[0] for p in parts])
         targets = np.concatenate([p[1] for p in parts])
         positions = sampler.merge([p[2] for p in parts])
@@ -146,6 +189,19 @@ def train(
             if backed is None:
                 break
             model = fitter(features, backed, settings.sweep_epochs)
+        if each_round is not None:
+            each_round(number, model)
+    for number in range(len(per_round), len(per_round) + settings.search_rounds):
+        sizes = chunk_sizes(settings.search_games, settings.chunk_games)
+        jobs = [
+            (sampler, params, players, model, n, settings.seed, index + i, settings.search_playouts)
+            for i, n in enumerate(sizes)
+        ]
+        index += len(sizes)
+        parts = gathered(search_chunk, jobs, sizes)
+        model = fitter(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), settings.epochs)
+        if each_round is not None:
+            each_round(number, model)
     return model
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.learned import selfplay, store, training
+from engines.learned import searchplay, selfplay, store, training
 from engines.learned.model import ValueModel, checksum
 from engines.panots import features
 from engines.panots.decisions import Point
@@ -32,6 +33,7 @@ SEAT_GAMES = 120_000  #: self-play games times seats (ours): 60,000 two-player g
 KEEP = 0.5  #: share of real choices recorded as samples (ours: a game's positions are correlated)
 LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
 EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+SEARCH_SHARE = 0.1  #: share of real choices valued by search in an expert-iteration round (ours)
 SOLO_SCALE = 50.0  #: solo targets are the VP over this, clipped to 1 (ours: solo scores stay well below 50)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
@@ -137,16 +139,27 @@ class Table:
         """A ``player`` whose every grab is ``recorder``'s."""
         return self.player(params, decide=recorder)
 
+    def searching_seat(
+        self, params: Params, players: int, recorder: searchplay.SearchRecorder, model: ValueModel
+    ) -> Learned:
+        """A ``player`` grabbing through ``recorder``, whose decision points play ``learned`` out with ``model``."""
+        seat = self.player(params, decide=recorder)
+        registry = self.player.policies
+        rollout = replace(registry[searchplay.ROLLOUT], impl=partial(self.player, models={players: model}))
+        seat.policies = {**registry, searchplay.ROLLOUT: rollout}
+        return seat
+
     def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
         """The batched engine."""
         return play_with(params, seats, n_games, source)
 
 
 @dataclass(frozen=True)
-class SelfPlay(selfplay.SelfPlay):
+class SelfPlay(searchplay.SearchPlay):
     """:class:`engines.learned.selfplay.SelfPlay` whose solo targets are the VP (over ``SOLO_SCALE``, at most 1).
 
-    With one player ``winners`` is always true (nobody to beat), so a win share would teach nothing.
+    With one player ``winners`` is always true (nobody to beat), so a win share would teach nothing; the search
+    rounds of expert iteration (:class:`~engines.learned.searchplay.SearchPlay`) value wins, so solo has none.
     """
 
     def samples(
@@ -165,7 +178,7 @@ class SelfPlay(selfplay.SelfPlay):
 
 def sampler(player: type[Learned]) -> SelfPlay:
     """Self-play for ``player``'s training."""
-    return SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
+    return SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE, SEARCH_SHARE)
 
 
 def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
@@ -173,6 +186,8 @@ def model_key(params: Params, players: int, player: type[Learned], settings: tra
     sampling = {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE}
     if players == 1:
         sampling["solo_scale"] = SOLO_SCALE
+    if settings.search_rounds:
+        sampling["search_share"] = SEARCH_SHARE
     return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 

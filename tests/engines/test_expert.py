@@ -152,3 +152,20 @@ def test_decision_points_keep_the_contract(make) -> None:
     winners, score = copies.play_out(["random"] * point.players, source)
     assert winners.shape == score.shape == (len(rows), point.players)
     assert (winners.sum(axis=1) >= 1).all()
+
+
+def test_candidate_values_are_each_legal_candidates_share_over_the_same_playouts() -> None:
+    point = patolli_point()
+    legal = point.legal()
+    values = expert.candidate_values(point, patolli_points.ROLLOUT, 6)
+    assert np.isnan(values[~legal]).all() and (values[legal] >= 0).all() and (values[legal] <= 1).all()
+    np.testing.assert_array_equal(values, expert.candidate_values(point, patolli_points.ROLLOUT, 6))
+    one = expert.candidate_values(point, patolli_points.ROLLOUT, 1)
+    for row, candidate in zip(*np.nonzero(legal), strict=True):  # one playout: stream 0 of this decision
+        copy = point.take(np.array([row]))
+        source = StreamSource(core.mix64(copy.key ^ core.mix64(np.zeros(1, dtype=np.uint64))))
+        copy.determinise(source)
+        copy.apply(np.array([candidate]))
+        winners, _ = copy.play_out([patolli_points.ROLLOUT] * point.players, source)
+        share = expert.seat_reward(winners, point.seat[[row]], point.cooperative)[0]
+        assert one[row, candidate] == share

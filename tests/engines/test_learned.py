@@ -106,3 +106,29 @@ def test_the_store_trains_once_rebuilds_corrupt_files_and_refuses_when_told(tmp_
     rebuilt, _, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
     assert how == "trained" and rebuilt.to_bytes() == model.to_bytes()
     assert "unusable (not a learned-model file)" in said[-1]
+
+
+class ToySearch(Toy):
+    """A Toy that also offers search samples, valued by another function (so the search rounds' fit shows)."""
+
+    def search_samples(self, params, players, model, n_games, rng, playouts):
+        assert model is not None and playouts == SEARCHED.search_playouts
+        features = rng.random((n_games, WIDTH)).astype(np.float32)
+        return features, (0.9 - 0.6 * features[:, 2]).astype(np.float32)
+
+
+SEARCHED = training.Settings(**{**SMALL.__dict__, "search_rounds": 2, "search_games": 6_000, "search_playouts": 5})
+
+
+def test_expert_iteration_rounds_refit_on_the_search_values_and_enter_the_key() -> None:
+    rounds = []
+    model = training.train(ToySearch(), Params(), 2, SEARCHED, each_round=lambda n, m: rounds.append((n, m)))
+    assert [n for n, _ in rounds] == [0, 1, 2, 3] and rounds[-1][1] is model
+    x = np.random.default_rng(9).random((500, WIDTH)).astype(np.float32)
+    assert np.abs(rounds[1][1].predict(x) - (0.2 + 0.6 * x[:, 0] * x[:, 1])).mean() < 0.05  # self-play's values
+    assert np.abs(model.predict(x) - (0.9 - 0.6 * x[:, 2])).mean() < 0.05  # then the search's
+    again = training.train(ToySearch(), Params(), 2, SEARCHED, reversed_mapper)
+    assert again.to_bytes() == model.to_bytes()
+    assert "search_rounds" not in SMALL.as_key() and SEARCHED.as_key()["search_playouts"] == 5
+    with pytest.raises(ValueError, match="search_rounds needs"):
+        training.train(Toy(), Params(), 2, SEARCHED)

@@ -9,7 +9,7 @@ import pytest
 
 from engines import core
 from engines.expert import Rollout
-from engines.learned import selfplay, training
+from engines.learned import searchplay, selfplay, training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
 from engines.panots import POLICIES, Params, features, learned
@@ -202,3 +202,32 @@ def test_every_seat_is_valued_as_the_planner_values_it_whoever_plays() -> None:
     for name in ("counts", "gains", "plans"):
         np.testing.assert_array_equal(getattr(points[0], name), getattr(points[1], name))
     np.testing.assert_array_equal(points[0].features(), points[1].features())
+
+
+def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_training() -> None:
+    params, model = Params(cards_per_player=4), random_model(3)
+    sampler = learned.sampler(Player)
+    table, seen = sampler.table, []
+    recorder = searchplay.SearchRecorder(model, 1.0, 2, np.random.default_rng(0))
+
+    def spy(point, games, propose):
+        seen.append(point)
+        return recorder(point, games, propose)
+
+    seat = table.searching_seat(params, 2, spy, model)
+    play_with(params, [seat, seat], 6, np.random.default_rng(1))
+    (rollout,) = core.policy_instances(seen[0].policies, [searchplay.ROLLOUT], params)
+    assert rollout.models[2] is model and POLICIES[searchplay.ROLLOUT].impl is Player  # the registry untouched
+    features_, targets = recorder.samples(features.N_FEATURES)
+    real = sum(int(p.legal()[p.legal().sum(axis=1) >= 2].sum()) for p in seen)
+    assert features_.shape == (real, features.N_FEATURES) == (len(targets), features.N_FEATURES)
+    assert set(np.unique(targets)) <= {0.0, 0.25, 0.5, 0.75, 1.0}  # two playouts, shared wins halved
+    tiny = replace(TINY, search_rounds=1, search_games=6, search_playouts=2)
+    assert learned.model_key(params, 2, Player, tiny)["sampling"]["search_share"] == learned.SEARCH_SHARE
+    assert "search_share" not in learned.model_key(params, 2, Player, TINY)["sampling"]
+
+    def backwards(function, jobs):
+        return reversed([function(*args) for args in reversed(jobs)])
+
+    first = training.train(sampler, params, 2, tiny).to_bytes()
+    assert training.train(sampler, params, 2, tiny, backwards).to_bytes() == first
