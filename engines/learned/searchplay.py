@@ -5,9 +5,14 @@ fast policy learns from the search. Here the fast policy is ``learned`` with the
 the expert's (:func:`engines.expert.candidate_values`): at a share of the decisions with a real choice, every legal
 candidate is played out ``playouts`` times with the model in every seat, on the same streams for every candidate,
 after redrawing what the deciding seat cannot see. Each candidate's resulting position, as that seat sees it, is
-recorded with its mean share of the win as the target. Unlike a game's return (one coin flip for dozens of
-positions) such a target averages many playouts, and it covers the candidates the policy did not take, so the
-model is told how the candidates compare as the search sees them. The games themselves are played by the model.
+recorded with a target that takes the differences between the row's candidates from the search and their level
+from the model: the search's value of the candidate, less the search's mean over the row's candidates, plus the
+model's mean over them (clipped to [0, 1]). The candidates share their streams, so most of a value's noise is the
+row's and cancels in the differences; the level is what the model knows from many games (Panots's README measures
+what centring bought over the plain search values). Unlike a
+game's return (one coin flip for dozens of positions) such a target averages many playouts, and it covers the
+candidates the policy did not take, so the model is told how the candidates compare as the search sees them. The
+games themselves are played by the model.
 """
 
 from __future__ import annotations
@@ -34,6 +39,20 @@ class SearchTable(selfplay.Table, Protocol):
         ...
 
 
+def centred(values: np.ndarray, model: Model, features: np.ndarray) -> np.ndarray:
+    """Each legal candidate's target: the search's ``values`` less their row mean, plus the model's row mean.
+
+    ``features`` are the legal candidates' resulting positions in row-major order (``np.nonzero`` of the legal
+    mask, which is where ``values`` is not NaN); the targets come in that order, clipped to [0, 1].
+    """
+    row, candidate = np.nonzero(~np.isnan(values))
+    with selfplay.blas().limit(limits=1, user_api="blas"):
+        own = np.full(values.shape, np.nan)
+        own[row, candidate] = model.predict(features)
+    moved = values - np.nanmean(values, axis=1, keepdims=True) + np.nanmean(own, axis=1, keepdims=True)
+    return np.clip(moved, 0.0, 1.0)[row, candidate].astype(np.float32)
+
+
 class SearchRecorder:
     """A ``decide`` hook that plays the model's choice and records search-valued candidates at a share of rows."""
 
@@ -50,12 +69,12 @@ class SearchRecorder:
         rows = np.flatnonzero((legal.sum(axis=1) >= 2) & (self.rng.random(len(chosen)) < self.share))
         if len(rows):
             searched = point.take(rows)
-            values = candidate_values(searched, ROLLOUT, self.playouts)
             row, candidate = np.nonzero(legal[rows])
             after = searched.take(row)
             after.apply(candidate)
-            self.features.append(after.features(searched.seat[row]))
-            self.targets.append(values[row, candidate].astype(np.float32))
+            features = after.features(searched.seat[row])
+            self.features.append(features)
+            self.targets.append(centred(candidate_values(searched, ROLLOUT, self.playouts), self.model, features))
         return chosen
 
     def samples(self, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core
+from engines import core, expert
 from engines.expert import Rollout
 from engines.learned import searchplay, selfplay, training
 from engines.learned.choice import Featured
@@ -207,21 +207,40 @@ def test_every_seat_is_valued_as_the_planner_values_it_whoever_plays() -> None:
 def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_training() -> None:
     params, model = Params(cards_per_player=4), random_model(3)
     sampler = learned.sampler(Player)
-    table, seen = sampler.table, []
     recorder = searchplay.SearchRecorder(model, 1.0, 2, np.random.default_rng(0))
+    expected = []  # per searched point: the search's values and the model's, of every legal candidate
 
     def spy(point, games, propose):
-        seen.append(point)
+        real = np.flatnonzero(point.legal().sum(axis=1) >= 2)
+        if len(real):
+            searched = point.take(real)
+            values = expert.candidate_values(searched, searchplay.ROLLOUT, 2)
+            row, candidate = np.nonzero(searched.legal())
+            after = searched.take(row)
+            after.apply(candidate)
+            own = np.full(values.shape, np.nan)
+            own[row, candidate] = model.predict(after.features(searched.seat[row]))
+            expected.append((values, own))
         return recorder(point, games, propose)
 
-    seat = table.searching_seat(params, 2, spy, model)
+    seat = sampler.table.searching_seat(params, 2, spy, model)
     play_with(params, [seat, seat], 6, np.random.default_rng(1))
-    (rollout,) = core.policy_instances(seen[0].policies, [searchplay.ROLLOUT], params)
+    assert len(expected) == len(recorder.targets) > 3
+    (rollout,) = core.policy_instances(seat.policies, [searchplay.ROLLOUT], params)
     assert rollout.models[2] is model and POLICIES[searchplay.ROLLOUT].impl is Player  # the registry untouched
+    for (values, own), targets in zip(expected, recorder.targets, strict=True):
+        got = np.full(values.shape, np.nan)
+        got[~np.isnan(values)] = targets
+        inside = ((got > 0) & (got < 1)).sum(axis=1) == (~np.isnan(values)).sum(axis=1)  # nothing clipped
+        np.testing.assert_allclose(np.nanmean(got, axis=1)[inside], np.nanmean(own, axis=1)[inside], atol=1e-6)
+        spread = got - np.nanmean(got, axis=1, keepdims=True) - (values - np.nanmean(values, axis=1, keepdims=True))
+        np.testing.assert_allclose(spread[inside][~np.isnan(spread[inside])], 0, atol=1e-6)
     features_, targets = recorder.samples(features.N_FEATURES)
-    real = sum(int(p.legal()[p.legal().sum(axis=1) >= 2].sum()) for p in seen)
-    assert features_.shape == (real, features.N_FEATURES) == (len(targets), features.N_FEATURES)
-    assert set(np.unique(targets)) <= {0.0, 0.25, 0.5, 0.75, 1.0}  # two playouts, shared wins halved
+    assert (
+        features_.shape
+        == (len(targets), features.N_FEATURES)
+        == (sum(v.size - np.isnan(v).sum() for v, _ in expected), features.N_FEATURES)
+    )
     tiny = replace(TINY, search_rounds=1, search_games=6, search_playouts=2)
     assert learned.model_key(params, 2, Player, tiny)["sampling"]["search_share"] == learned.SEARCH_SHARE
     assert "search_share" not in learned.model_key(params, 2, Player, TINY)["sampling"]
