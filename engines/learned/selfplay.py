@@ -12,11 +12,6 @@ share of the win (``1/k`` for a win shared by ``k``; cooperative: the table's wi
 just fitted (Sutton 1988, TD(λ) as fitted targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``, the last record's
 ``G`` being the return. A game's returns are one coin flip for dozens of positions; the bootstrapped targets
 average the luck of the rest of the game out.
-
-With ``rivals`` (heuristic names; default none), a share ``rival_share`` of each chunk's games seats the learner
-in one seat only, every other seat playing one of the rivals (the table's :meth:`RivalTable.rival`), and only the
-learner's seat is recorded: the model also meets tables it would not build by itself (ours; a game whose players
-learn only from each other never sees how a table of another policy plays).
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -53,14 +48,6 @@ class Table(Protocol):
 
     def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
         """Play ``n_games`` games, one implementation per seat; the outcome has ``winners`` ``(n, players)``."""
-        ...
-
-
-class RivalTable(Table, Protocol):
-    """A table that can also seat a named policy (a rival of the learner; see the module docstring)."""
-
-    def rival(self, params: Params, players: int, name: str) -> object:
-        """An implementation of the policy ``name`` for ``players`` seats."""
         ...
 
 
@@ -139,11 +126,6 @@ class Trajectories:
     returns: np.ndarray  # (N,) float32
 
 
-def rival_groups(games: int, rivals: int) -> list[int]:
-    """``games`` split as evenly as can be among ``rivals`` groups (the first ones larger); empty groups dropped."""
-    return [n for i in range(rivals) if (n := games // rivals + (i < games % rivals))]
-
-
 def lambda_returns(values: np.ndarray, returns: np.ndarray, owner: np.ndarray, lam: float) -> np.ndarray:
     """``G_t = (1 - lam) V(s_{t+1}) + lam G_{t+1}`` along each owner's records in order; the last ``G``: its return."""
     n = len(owner)
@@ -170,8 +152,6 @@ class SelfPlay:
     keep: float = 1.0  #: the share of decisions with a real choice recorded (a game's samples are correlated)
     lam: float = 1.0  #: the λ of the backed-up targets; 1: the returns only (no backup)
     explore: float = 0.0  #: the share of real choices made uniformly at random (positions the policy avoids)
-    rivals: tuple[str, ...] = ()  #: policies the learner also meets, alone among them (needs a RivalTable)
-    rival_share: float = 0.0  #: the share of each chunk's games played against the rivals (with ``rivals``)
 
     def n_features(self, params: Params, players: int) -> int:
         """Features of one position."""
@@ -185,32 +165,12 @@ class SelfPlay:
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Trajectories]:
         """Play ``n_games`` (the baseline when ``model`` is None); each recorded position and its seat's share."""
-        against = round(n_games * self.rival_share) if self.rivals else 0
-        parts = [self.seated(params, [None] * players, model, n_games - against, rng)] if against < n_games else []
-        for i, games in enumerate(rival_groups(against, len(self.rivals))):
-            seats: list[str | None] = [self.rivals[i]] * players
-            seats[int(rng.integers(players))] = None  # the learner's seat, drawn per group
-            parts.append(self.seated(params, seats, model, games, rng))
-        records = parts[0] if len(parts) == 1 else self.merge(parts)
-        return records.features, records.returns, records
-
-    def seated(
-        self,
-        params: Params,
-        seats: Sequence[str | None],
-        model: ValueModel | None,
-        n_games: int,
-        rng: np.random.Generator,
-    ) -> Trajectories:
-        """Play ``n_games`` with the learner (recorded) at the seats ``None`` and the named rivals at the others."""
         recorder = Recorder(model, self.keep, self.explore, np.random.default_rng(rng.integers(1 << 63)))
-        learner = self.table.seat(params, players := len(seats), recorder)  # one instance for all its seats
-        table = cast(RivalTable, self.table)
-        rivals = {name: table.rival(params, players, name) for name in dict.fromkeys(seats) if name is not None}
-        impls = [learner if name is None else rivals[name] for name in seats]  # a name's seats share one instance
-        out = self.table.play(params, impls, n_games, core.as_source(rng))
+        seat = self.table.seat(params, players, recorder)  # one instance: every seat's rows decided at once
+        out = self.table.play(params, [seat] * players, n_games, core.as_source(rng))
         winners = np.asarray(out["winners"], dtype=bool)
-        return recorder.trajectories(winners, self.width(params, players), players)
+        records = recorder.trajectories(winners, self.width(params, players), players)
+        return records.features, records.returns, records
 
     def merge(self, parts: list[Trajectories]) -> Trajectories:
         """The records of several chunks, in order, their owners kept apart."""

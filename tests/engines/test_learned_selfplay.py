@@ -12,7 +12,7 @@ from engines import core
 from engines.learned import training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
-from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns, rival_groups
+from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns
 
 
 @dataclass
@@ -149,70 +149,3 @@ def test_explored_choices_are_random_legal_and_always_recorded() -> None:
     assert 0.5 * len(baseline) < len(explored) < len(baseline)
     assert (explored[:, 0] >= 0).all()  # never more than the pile (the legal mask holds)
     assert len(SelfPlay(PileTable(), width, keep=0.0).samples(core.Params(), 2, None, 200, rng(4))[0]) == 0
-
-
-@dataclass(frozen=True)
-class RivalPileTable(PileTable):
-    """The tiny game with each seat deciding its own moves; it seats the rival ``two``, who takes two when it can."""
-
-    def rival(self, params: core.Params, players: int, name: str) -> Taker:
-        assert name == "two"
-        return Taker(lambda point, games, propose: point.legal()[:, 1].astype(np.int64))
-
-    def play(self, params: core.Params, seats: Sequence[Taker], n_games: int, source: core.Source) -> core.Outcome:
-        games = np.arange(n_games)
-        point = Pile(source.draw(games, 10)[:, 0] + 1, np.zeros(n_games, dtype=np.int64))
-        winners = np.zeros((n_games, 2), dtype=bool)
-        live = games
-        while len(live):
-            now = point.take(live)
-            chosen = np.zeros(len(live), dtype=np.int64)
-            for seat in (0, 1):
-                rows = np.flatnonzero(now.seat == seat)
-                if len(rows):
-                    one = partial(np.zeros, len(rows), dtype=np.int64)
-                    chosen[rows] = seats[seat].decide(now.take(rows), live[rows], one)
-            now.apply(chosen)
-            point.pile[live], point.seat[live] = now.pile, now.seat
-            done = now.pile == 0
-            winners[live[done], now.seat[done]] = True
-            live = live[~done]
-        return {"winners": winners}
-
-
-def learner_wins(left: int) -> bool:
-    """After the learner (takes one) leaves ``left`` stones to the rival (takes two when it can): does it win?"""
-    mover = 1
-    while left:
-        left -= min(left, 2) if mover else 1
-        mover ^= 1
-    return mover == 1  # the last taker was the learner
-
-
-def test_rivals_seat_the_learner_alone_and_record_only_its_seat() -> None:
-    sampler = SelfPlay(RivalPileTable(), width, rivals=("two",), rival_share=1.0)
-    features, targets, records = sampler.samples(core.Params(), 2, None, 200, np.random.default_rng(5))
-    assert len(targets) and len(np.unique(records.owner % 2)) == 1  # one group: the learner's seat only
-    assert len(np.unique(records.owner)) > 100  # most of the 200 games give it a real choice
-    left = np.rint(features[:, 0] * 10).astype(int)
-    np.testing.assert_array_equal(targets, [learner_wins(n) for n in left])
-
-
-def test_without_rivals_or_share_the_samples_are_self_plays() -> None:
-    rng = np.random.default_rng
-    plain = SelfPlay(RivalPileTable(), width, keep=0.5).samples(core.Params(), 2, None, 100, rng(6))
-    unused = SelfPlay(RivalPileTable(), width, keep=0.5, rivals=("two",)).samples(core.Params(), 2, None, 100, rng(6))
-    for a, b in zip(plain, unused[:2], strict=False):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(plain[2].owner, unused[2].owner)
-    half = SelfPlay(RivalPileTable(), width, rivals=("two", "two"), rival_share=0.5)
-    features, targets, records = half.samples(core.Params(), 2, None, 101, rng(6))
-    first = SelfPlay(RivalPileTable(), width).samples(core.Params(), 2, None, 51, rng(6))[0]
-    np.testing.assert_array_equal(features[: len(first)], first)  # 51 self-played games come first, as alone
-    left = np.rint(features[len(first) :, 0] * 10).astype(int)  # then 25 and 25 games with the learner alone
-    assert len(left) and len(np.unique(records.owner[len(first) :])) > 25
-    np.testing.assert_array_equal(targets[len(first) :], [learner_wins(n) for n in left])
-    assert len(np.unique(records.owner)) == len(np.unique(records.owner[: len(first)])) + len(
-        np.unique(records.owner[len(first) :])
-    )  # the parts' owners kept apart
-    assert rival_groups(10, 3) == [4, 3, 3] and rival_groups(2, 3) == [1, 1] and rival_groups(0, 2) == []
