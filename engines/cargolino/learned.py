@@ -2,11 +2,13 @@
 
 The unit is one die (:class:`~engines.cargolino.decisions.Point`): the position after each legal pair, mid-turn
 with the dice still to use, is valued for the mover by the value model, and the best is played
-(:func:`engines.learned.choice.best_candidates`). Features are :mod:`engines.cargolino.features`: the mover's
-own snails, the public board and its *belief* over the others' tokens (the detective's model, which the engine
-keeps for a seat that ``believes``), never the true deal. Models are trained by self-play
-(:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the model so far; targets
-are the λ-returns under the model just fitted. One model per player count; see the package README for the figures.
+(:func:`engines.learned.choice.best_candidates`); at tables with a :data:`MARGIN` (4 players and more) the
+baseline's move is played unless the model values another more than the margin above it. Features are
+:mod:`engines.cargolino.features`: the mover's own snails, the public board and its *belief* over the others'
+tokens (the detective's model, which the engine keeps for a seat that ``believes``), never the true deal. Models
+are trained by self-play (:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the
+model so far (its best, with no margin); targets are the λ-returns under the model just fitted. One model per
+player count; see the package README for the figures.
 """
 
 from __future__ import annotations
