@@ -2,11 +2,13 @@
 
 The unit is one die (:class:`~engines.cargolino.decisions.Point`): the position after each legal pair, mid-turn
 with the dice still to use, is valued for the mover by the value model, and the best is played
-(:func:`engines.learned.choice.best_candidates`). Features are :mod:`engines.cargolino.features`: the mover's
-own snails, the public board and its *belief* over the others' tokens (the detective's model, which the engine
-keeps for a seat that ``believes``), never the true deal. Models are trained by self-play
-(:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the model so far; targets
-are the λ-returns under the model just fitted. One model per player count; see the package README for the figures.
+(:func:`engines.learned.choice.best_candidates`); at tables with a :data:`MARGIN` (4 players and more) the
+baseline's move is played unless the model values another more than the margin above it. Features are
+:mod:`engines.cargolino.features`: the mover's own snails, the public board and its *belief* over the others'
+tokens (the detective's model, which the engine keeps for a seat that ``believes``), never the true deal. Models
+are trained by self-play (:mod:`engines.learned.selfplay`): round 0 plays the baseline heuristic, later rounds the
+model so far (its best, with no margin); targets are the λ-returns under the model just fitted. One model per
+player count; see the package README for the figures.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ SETTINGS: dict[int, training.Settings] = {
     4: training.Settings(games=40_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=2_000),
     6: training.Settings(games=20_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=1_000),
 }
+#: how much more (in share of the win) the model must value another move than the baseline's before playing it, by
+#: player count (ours: 0 plays the model's best; at 4 and 6 players its values are too noisy to overrule the
+#: detective on small differences; see the README)
+MARGIN: dict[int, float] = {2: 0.0, 4: 0.02, 6: 0.03}
 KEEP = 0.1  #: share of real choices recorded as samples (ours: a game's dice decisions are strongly correlated)
 LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
 EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
@@ -96,9 +102,22 @@ class Learned:
         return checksum(self.models[players].to_bytes())
 
     def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
-        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        """The model's choice at ``point``, or the baseline's unless the model clearly prefers another (:data:`MARGIN`).
+
+        Without a margin for the table size: the model's best (:func:`engines.learned.selfplay.choose`); with one,
+        :func:`guarded` over the baseline's move (``propose()``).
+        """
         self.prepare(point.players)
-        return selfplay.choose(point, self.models[point.players])
+        model, margin = self.models[point.players], by_table_size(MARGIN, point.players)
+        if not margin:
+            return selfplay.choose(point, model)
+        legal = point.legal()
+        chosen = legal.argmax(axis=1)
+        multi = np.flatnonzero(legal.sum(axis=1) >= 2)
+        if len(multi):
+            with selfplay.blas().limit(limits=1, user_api="blas"):
+                chosen[multi] = guarded(point.take(multi), model, propose()[multi], margin)
+        return chosen
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
         """Every game's (snail, colour); snail -1 where no die can move a snail.
@@ -126,6 +145,26 @@ class Learned:
         chosen = self.decide(point, np.asarray(step.games)[live], lambda: point.suggest(self.baseline))
         snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
         return snail, colour
+
+
+def guarded(point: Point, model: ValueModel, default: np.ndarray, margin: float) -> np.ndarray:
+    """Each row's ``default`` candidate, or the best valued one where the model clearly prefers it.
+
+    The best valued legal candidate (ties: the highest numbered, as :func:`engines.learned.choice.best_candidates`)
+    replaces ``default`` where ``default`` is not legal (a restriction may forbid it) or where the model values the
+    position after it more than ``margin`` above the position after ``default``.
+    """
+    legal = point.legal()
+    rows, candidates = np.nonzero(legal)
+    after = point.take(rows)
+    after.apply(candidates)
+    values = np.full(legal.shape, -np.inf)
+    values[rows, candidates] = model.predict(after.features(point.seat[rows]))
+    best = legal.shape[1] - 1 - values[:, ::-1].argmax(axis=1)
+    index = np.arange(len(best))
+    safe = np.clip(default, 0, legal.shape[1] - 1)
+    keep = (default == safe) & legal[index, safe] & (values[index, best] - values[index, safe] <= margin)
+    return np.where(keep, default, best)
 
 
 def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:

@@ -465,7 +465,8 @@ class LearnedPlayer(learned.Learned):
 POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each legal (die, snail) pair, from the seat's own snails, the board and "
-    "its Bayesian belief over the other tokens (never the true deal); the best valued is played. Models for 2, 4 "
+    "its Bayesian belief over the other tokens (never the true deal); the best valued is played (with 4 or more "
+    "players the detective's move unless another is valued clearly higher). Models for 2, 4 "
     "and 6 players ship; other settings are trained by self-play on first use and cached (BOARDLAB_TRAIN=0 "
     "refuses; training settings ours).",
     LearnedPlayer,

@@ -12,7 +12,7 @@ from engines import core
 from engines.cargolino import POLICIES, Params, decisions, features, learned, rules
 from engines.expert import Rollout
 from engines.learned import cache, selfplay, training
-from engines.learned.choice import Featured
+from engines.learned.choice import Featured, best_candidates
 from engines.learned.model import ValueModel
 
 Player = POLICIES["learned"].impl
@@ -89,7 +89,7 @@ def test_seats_are_numbered_from_the_viewer() -> None:
     assert not np.array_equal(features.features_of(params, pos, code, banked, race, (viewer + 1) % 4, hold), got)
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, 4, 6])
 def test_the_learned_choice_ignores_the_hidden_deal(players: int) -> None:
     # the same games with the other seats' tokens re-dealt: the same features and the same choices ...
     params = Params()
@@ -103,6 +103,32 @@ def test_the_learned_choice_ignores_the_hidden_deal(players: int) -> None:
     np.testing.assert_array_equal(*choices)
     shipped = Player(params)
     np.testing.assert_array_equal(np.stack(shipped.choose(same)), np.stack(shipped.choose(swapped)))
+
+
+def test_with_a_margin_the_baseline_moves_unless_the_model_clearly_prefers_another() -> None:
+    params = Params()
+    model = random_model(params, 4)
+    learner = Player(params, {4: model})
+    step = seat0_decision(4, False, learner, n=200)
+    point = decisions.Point.at(step, POLICIES, truth=False, keep=True)
+    legal, default, best = point.legal(), point.suggest("detective"), best_candidates(point, model)
+    assert legal[np.arange(200), default].all() and (default != best).any()
+    np.testing.assert_array_equal(learned.guarded(point, model, default, np.inf), default)  # never overruled
+    np.testing.assert_array_equal(learned.guarded(point, model, np.full(200, -1), np.inf), best)  # not legal: best
+    rows, candidates = np.nonzero(legal)
+    after = point.take(rows)
+    after.apply(candidates)
+    values = np.full(legal.shape, -np.inf)
+    values[rows, candidates] = model.predict(after.features(point.seat[rows]))
+    value = lambda chosen: values[np.arange(200), chosen]  # noqa: E731
+    margin = float(np.median(value(best) - value(default)))  # overrules about half of the rows that differ
+    got = learned.guarded(point, model, default, margin)
+    np.testing.assert_array_equal(got, np.where(value(best) > value(default) + margin, best, default))
+    assert (got == best).any() and (got != best).any()
+    assert learned.MARGIN[2] == 0 and learned.MARGIN[4] > 0 and learned.MARGIN[6] > 0  # 2 players: the model's best
+    chosen = learner.choose(step)  # the player: the detective's move unless the model clearly prefers another
+    want = learned.guarded(point, model, default, learned.MARGIN[4])
+    np.testing.assert_array_equal(chosen[0] * 6 + chosen[1], want)
 
 
 def test_every_choice_is_legal_and_the_model_decides() -> None:
