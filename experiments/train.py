@@ -94,6 +94,13 @@ def train_model(
         return train_on(executor, game, players, settings, variant, games, seed, advance, retrain)
 
 
+def progress_games(game: str, players: int | None, games: int) -> int:
+    """Games a training of ``games`` self-play games counts in its progress: theirs and its expert-iteration rounds'."""
+    module = get_game(game).module
+    base = module.POLICIES["learned"].impl.settings(players or module.INFO.min_players)
+    return games + base.search_rounds * base.search_games
+
+
 def check_setting(
     game: str, players: int | None, settings: tuple[tuple[str, str], ...], variant: str | None
 ) -> core.Params:

@@ -33,14 +33,21 @@ SEAT_GAMES = 120_000  #: self-play games times seats (ours): 60,000 two-player g
 KEEP = 0.5  #: share of real choices recorded as samples (ours: a game's positions are correlated)
 LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
 EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
+SEARCH_ROUNDS = 2  #: expert-iteration rounds after self-play, 2 players (ours: a third bought nothing, README)
+SEARCH = {"search_games": 5_000, "search_playouts": 8}  #: games per such round, playouts per candidate (ours)
 SEARCH_SHARE = 0.1  #: share of real choices valued by search in an expert-iteration round (ours)
 SOLO_SCALE = 50.0  #: solo targets are the VP over this, clipped to 1 (ours: solo scores stay well below 50)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
 def settings_for(players: int) -> training.Settings:
-    """The training of a table of ``players``: ``SEAT_GAMES`` seat-games (solo: as two players), in thousands."""
-    return replace(SETTINGS, games=SEAT_GAMES // max(players, 2) // 1_000 * 1_000)
+    """The training of a table of ``players``: ``SEAT_GAMES`` seat-games (solo: as two players), in thousands.
+
+    Two players then add ``SEARCH_ROUNDS`` rounds of expert iteration (``SEARCH``); solo has no win to search
+    for, and at 4 players a search costs twice the seats' playouts (not measured).
+    """
+    games = replace(SETTINGS, games=SEAT_GAMES // max(players, 2) // 1_000 * 1_000)
+    return replace(games, search_rounds=SEARCH_ROUNDS, **SEARCH) if players == 2 else games
 
 
 class Learned:

@@ -215,7 +215,8 @@ POLICIES["learned"] = Policy(
     "Value network of the position after each grab; the best valued card is taken and laid as planner lays it. "
     "Models for 2 and 4 players (default knobs, and the majority face up) ship; other settings are trained by "
     "self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; training settings ours: 120,000 seat-games, "
-    "so 60,000 two-player games, seed 0).",
+    "so 60,000 two-player games, seed 0; 2 players then 2 rounds of expert iteration, learning from search values "
+    "of the cards with the model's own playouts).",
     LearnedPlayer,
     restrict=RESTRICT,
 )

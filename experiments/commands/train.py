@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import default_games, train_model
+from experiments.train import default_games, progress_games, train_model
 
 
 def train_command(
@@ -42,7 +42,7 @@ def train_command(
     with user_errors():
         count = default_games(game, players) if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
-        with ProgressBar(count, enabled=not quiet and not as_json) as bar:
+        with ProgressBar(progress_games(game, players, count), enabled=not quiet and not as_json) as bar:
             result = train_model(
                 game, players, knobs, variant, count, seed, jobs, bar.advance, retrain, backend, scheduler
             )

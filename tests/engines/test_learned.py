@@ -127,7 +127,10 @@ def test_expert_iteration_rounds_refit_on_the_search_values_and_enter_the_key() 
     x = np.random.default_rng(9).random((500, WIDTH)).astype(np.float32)
     assert np.abs(rounds[1][1].predict(x) - (0.2 + 0.6 * x[:, 0] * x[:, 1])).mean() < 0.05  # self-play's values
     assert np.abs(model.predict(x) - (0.9 - 0.6 * x[:, 2])).mean() < 0.05  # then the search's
-    again = training.train(ToySearch(), Params(), 2, SEARCHED, reversed_mapper)
+    seen = []
+    again = training.train(ToySearch(), Params(), 2, SEARCHED, reversed_mapper, lambda *done: seen.append(done))
+    total = SEARCHED.games + SEARCHED.search_rounds * SEARCHED.search_games
+    assert seen[-1] == (total, total) and len(seen) == 4 + 2 * 6  # every chunk of every round counted
     assert again.to_bytes() == model.to_bytes()
     assert "search_rounds" not in SMALL.as_key() and SEARCHED.as_key()["search_playouts"] == 5
     with pytest.raises(ValueError, match="search_rounds needs"):

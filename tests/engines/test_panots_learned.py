@@ -149,7 +149,7 @@ def test_a_shipped_model_plays_and_a_corrupt_one_is_refused(monkeypatch, tmp_pat
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
     params = Params()
-    model, path, _ = learned.obtain(params, 2, Player, learned.SETTINGS)
+    model, path, _ = learned.obtain(params, 2, Player, learned.settings_for(2))
     (rival,) = core.policy_instances(POLICIES, ["greedy"], params)
     out = play_with(params, [Player(params, {2: model}), rival], 200, np.random.default_rng(7))
     assert out["winners"][:, 0].mean() > 0.6
@@ -159,9 +159,9 @@ def test_a_shipped_model_plays_and_a_corrupt_one_is_refused(monkeypatch, tmp_pat
     (tmp_path / "shipped" / path.name).write_bytes(bytes(blob))
     monkeypatch.setattr(learned, "SHIPPED", tmp_path / "shipped")
     with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0"):
-        learned.obtain(params, 2, Player, learned.SETTINGS)
+        learned.obtain(params, 2, Player, learned.settings_for(2))
     with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
-        learned.obtain(Params(cards_per_player=9), 2, Player, learned.SETTINGS)
+        learned.obtain(Params(cards_per_player=9), 2, Player, learned.settings_for(2))
 
 
 def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:

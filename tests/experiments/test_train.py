@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from engines import available_games, get_game
 from experiments.cli import app
+from experiments.train import progress_games
 
 runner = CliRunner()
 SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns
@@ -66,3 +67,10 @@ def test_simulate_train_trains_even_with_implicit_training_off(tmp_path: Path, m
     result = invoke("train", "pantolino", *SMALL, "--games", "100", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["how"] == "trained"
+
+
+def test_the_progress_counts_the_expert_iteration_rounds_games() -> None:
+    panots = get_game("panots").module.POLICIES["learned"].impl.settings(2)
+    assert panots.search_rounds > 0
+    assert progress_games("panots", 2, 100) == 100 + panots.search_rounds * panots.search_games
+    assert progress_games("pantolino", None, 100) == 100  # no search rounds
