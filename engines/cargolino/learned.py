@@ -28,6 +28,7 @@ from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
 from engines.core import Policy
 from engines.expert import by_table_size
 from engines.learned import selfplay, store, training
+from engines.learned.choice import best_of, model_values
 from engines.learned.model import ValueModel, checksum
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
@@ -155,12 +156,8 @@ def guarded(point: Point, model: ValueModel, default: np.ndarray, margin: float)
     position after it more than ``margin`` above the position after ``default``.
     """
     legal = point.legal()
-    rows, candidates = np.nonzero(legal)
-    after = point.take(rows)
-    after.apply(candidates)
-    values = np.full(legal.shape, -np.inf)
-    values[rows, candidates] = model.predict(after.features(point.seat[rows]))
-    best = legal.shape[1] - 1 - values[:, ::-1].argmax(axis=1)
+    values = model_values(point, model)
+    best = best_of(values)
     index = np.arange(len(best))
     safe = np.clip(default, 0, legal.shape[1] - 1)
     keep = (default == safe) & legal[index, safe] & (values[index, best] - values[index, safe] <= margin)

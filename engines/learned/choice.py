@@ -29,15 +29,25 @@ class Featured(Protocol):
         ...
 
 
-def best_candidates(point: DecisionPoint, model: ValueModel) -> np.ndarray:
-    """``(B,)``: each row's legal candidate whose resulting position ``model`` values most for the deciding seat.
-
-    Ties go to the highest-numbered candidate.
-    """
+def model_values(point: DecisionPoint, model: ValueModel) -> np.ndarray:
+    """``(B, A)``: the model's value of the deciding seat's position after each legal candidate; -inf if illegal."""
     legal = point.legal()
     rows, candidates = np.nonzero(legal)
     after = point.take(rows)
     after.apply(candidates)
     values = np.full(legal.shape, -np.inf)
     values[rows, candidates] = model.predict(after.features(point.seat[rows]))
-    return legal.shape[1] - 1 - values[:, ::-1].argmax(axis=1)
+    return values
+
+
+def best_of(values: np.ndarray) -> np.ndarray:
+    """``(B,)``: each row's best valued candidate; ties go to the highest-numbered one."""
+    return values.shape[1] - 1 - values[:, ::-1].argmax(axis=1)
+
+
+def best_candidates(point: DecisionPoint, model: ValueModel) -> np.ndarray:
+    """``(B,)``: each row's legal candidate whose resulting position ``model`` values most for the deciding seat.
+
+    Ties go to the highest-numbered candidate.
+    """
+    return best_of(model_values(point, model))
