@@ -151,8 +151,9 @@ def train(
     """Fit a value model for ``params`` and ``players`` by ``settings.rounds`` rounds of self-play.
 
     Then ``settings.search_rounds`` rounds of expert iteration: games played by the model so far, the positions
-    they meet valued by a search that plays out with that model, and the model refitted (warm) on those values.
-    The n-tuple family needs the game's ``tuples``; ``each_round`` sees each round's model.
+    they meet valued by a search that plays out with that model, and the model refitted on those values (warm for
+    the network; the n-tuple family's fit is from scratch, so only the round's search samples shape it). The
+    n-tuple family needs the game's ``tuples``; ``each_round`` sees each round's model.
 
     Raises:
         ValueError: for an unknown family, the n-tuple family without tuples, or search rounds for a sampler
