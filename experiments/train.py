@@ -17,6 +17,7 @@ from typing import Any
 
 from engines import core, get_game
 from engines.learned import store
+from engines.learned.training import Settings
 from experiments.run import Executor, RunSpec, check_jobs, open_executor
 from experiments.run.executors import check_backend
 
@@ -54,8 +55,8 @@ def _numbered(index: int, function: Callable[..., Any], args: tuple) -> tuple[in
     return index, function(*args)
 
 
-def default_games(game: str, players: int | None) -> int:
-    """Self-play games ``game``'s learned model for ``players`` (default: the fewest) is trained on.
+def learned_settings(game: str, players: int | None) -> Settings:
+    """How ``game``'s learned model for ``players`` (default: the fewest) is trained.
 
     Raises:
         ValueError: for an unknown game or a game without a learned player.
@@ -63,7 +64,12 @@ def default_games(game: str, players: int | None) -> int:
     module = get_game(game).module
     if "learned" not in module.POLICIES:
         raise ValueError(f"{game} has no learned player yet")
-    return module.POLICIES["learned"].impl.settings(players or module.INFO.min_players).games
+    return module.POLICIES["learned"].impl.settings(players or module.INFO.min_players)
+
+
+def default_games(game: str, players: int | None) -> int:
+    """Self-play games ``game``'s learned model for ``players`` (default: the fewest) is trained on."""
+    return learned_settings(game, players).games
 
 
 def train_model(
@@ -96,9 +102,8 @@ def train_model(
 
 def progress_games(game: str, players: int | None, games: int) -> int:
     """Games a training of ``games`` self-play games counts in its progress: theirs and its expert-iteration rounds'."""
-    module = get_game(game).module
-    base = module.POLICIES["learned"].impl.settings(players or module.INFO.min_players)
-    return games + base.search_rounds * base.search_games
+    settings = learned_settings(game, players)
+    return games + settings.search_rounds * settings.search_games
 
 
 def check_setting(

@@ -28,7 +28,6 @@ from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
 from engines.core import Policy
 from engines.expert import by_table_size
 from engines.learned import selfplay, store, training
-from engines.learned.choice import best_of, model_values
 from engines.learned.model import ValueModel, checksum
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
@@ -105,20 +104,11 @@ class Learned:
     def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
         """The model's choice at ``point``, or the baseline's unless the model clearly prefers another (:data:`MARGIN`).
 
-        Without a margin for the table size: the model's best (:func:`engines.learned.selfplay.choose`); with one,
-        :func:`guarded` over the baseline's move (``propose()``).
+        Without a margin for the table size: the model's best; with one, the baseline's move (``propose()``) unless
+        the model values another more than the margin above it (:func:`engines.learned.selfplay.choose`).
         """
         self.prepare(point.players)
-        model, margin = self.models[point.players], by_table_size(MARGIN, point.players)
-        if not margin:
-            return selfplay.choose(point, model)
-        legal = point.legal()
-        chosen = legal.argmax(axis=1)
-        multi = np.flatnonzero(legal.sum(axis=1) >= 2)
-        if len(multi):
-            with selfplay.blas().limit(limits=1, user_api="blas"):
-                chosen[multi] = guarded(point.take(multi), model, propose()[multi], margin)
-        return chosen
+        return selfplay.choose(point, self.models[point.players], propose, by_table_size(MARGIN, point.players))
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
         """Every game's (snail, colour); snail -1 where no die can move a snail.
@@ -146,22 +136,6 @@ class Learned:
         chosen = self.decide(point, np.asarray(step.games)[live], lambda: point.suggest(self.baseline))
         snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
         return snail, colour
-
-
-def guarded(point: Point, model: ValueModel, default: np.ndarray, margin: float) -> np.ndarray:
-    """Each row's ``default`` candidate, or the best valued one where the model clearly prefers it.
-
-    The best valued legal candidate (ties: the highest numbered, as :func:`engines.learned.choice.best_candidates`)
-    replaces ``default`` where ``default`` is not legal (a restriction may forbid it) or where the model values the
-    position after it more than ``margin`` above the position after ``default``.
-    """
-    legal = point.legal()
-    values = model_values(point, model)
-    best = best_of(values)
-    index = np.arange(len(best))
-    safe = np.clip(default, 0, legal.shape[1] - 1)
-    keep = (default == safe) & legal[index, safe] & (values[index, best] - values[index, safe] <= margin)
-    return np.where(keep, default, best)
 
 
 def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:

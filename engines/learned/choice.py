@@ -51,3 +51,19 @@ def best_candidates(point: DecisionPoint, model: ValueModel) -> np.ndarray:
     Ties go to the highest-numbered candidate.
     """
     return best_of(model_values(point, model))
+
+
+def guarded_candidates(point: DecisionPoint, model: ValueModel, default: np.ndarray, margin: float) -> np.ndarray:
+    """Each row's ``default`` candidate, or the best valued one where the model clearly prefers it.
+
+    The best valued legal candidate (ties: the highest numbered, as :func:`best_candidates`) replaces ``default``
+    where ``default`` is not legal (a restriction may forbid it) or where the model values the position after it
+    more than ``margin`` above the position after ``default``.
+    """
+    legal = point.legal()
+    values = model_values(point, model)
+    best = best_of(values)
+    index = np.arange(len(best))
+    safe = np.clip(default, 0, legal.shape[1] - 1)
+    keep = (default == safe) & legal[index, safe] & (values[index, best] - values[index, safe] <= margin)
+    return np.where(keep, default, best)

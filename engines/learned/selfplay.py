@@ -27,7 +27,7 @@ from threadpoolctl import ThreadpoolController
 from engines import core
 from engines.core import DecisionPoint, Params
 from engines.expert import seat_reward
-from engines.learned.choice import best_candidates
+from engines.learned.choice import best_candidates, guarded_candidates
 from engines.learned.model import ValueModel
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
@@ -57,18 +57,25 @@ def blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def choose(point: DecisionPoint, model: ValueModel) -> np.ndarray:
+def choose(
+    point: DecisionPoint, model: ValueModel, default: Callable[[], np.ndarray] | None = None, margin: float = 0.0
+) -> np.ndarray:
     """:func:`~engines.learned.choice.best_candidates`, asking the model only about rows with a real choice.
 
-    A row with one legal candidate takes it. The model runs on one BLAS thread: its batches are a few thousand
-    rows, and handing them to two threads tripled the CPU time of a game on a busy machine (measured).
+    With a ``margin`` above 0, each row's ``default()`` candidate instead, unless the model values another more than
+    ``margin`` above it (:func:`~engines.learned.choice.guarded_candidates`). A row with one legal candidate takes
+    it. The model runs on one BLAS thread: its batches are a few thousand rows, and handing them to two threads
+    tripled the CPU time of a game on a busy machine (measured).
     """
     legal = point.legal()
     chosen = legal.argmax(axis=1)
     multi = np.flatnonzero(legal.sum(axis=1) >= 2)
     if len(multi):
         with blas().limit(limits=1, user_api="blas"):
-            chosen[multi] = best_candidates(point.take(multi), model)
+            if margin > 0 and default is not None:
+                chosen[multi] = guarded_candidates(point.take(multi), model, default()[multi], margin)
+            else:
+                chosen[multi] = best_candidates(point.take(multi), model)
     return chosen
 
 

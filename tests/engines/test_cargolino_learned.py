@@ -12,7 +12,7 @@ from engines import core
 from engines.cargolino import POLICIES, Params, decisions, features, learned, rules
 from engines.expert import Rollout
 from engines.learned import cache, selfplay, training
-from engines.learned.choice import Featured, best_candidates
+from engines.learned.choice import Featured, best_candidates, guarded_candidates
 from engines.learned.model import ValueModel
 
 Player = POLICIES["learned"].impl
@@ -113,8 +113,8 @@ def test_with_a_margin_the_baseline_moves_unless_the_model_clearly_prefers_anoth
     point = decisions.Point.at(step, POLICIES, truth=False, keep=True)
     legal, default, best = point.legal(), point.suggest("detective"), best_candidates(point, model)
     assert legal[np.arange(200), default].all() and (default != best).any()
-    np.testing.assert_array_equal(learned.guarded(point, model, default, np.inf), default)  # never overruled
-    np.testing.assert_array_equal(learned.guarded(point, model, np.full(200, -1), np.inf), best)  # not legal: best
+    np.testing.assert_array_equal(guarded_candidates(point, model, default, np.inf), default)  # never overruled
+    np.testing.assert_array_equal(guarded_candidates(point, model, np.full(200, -1), np.inf), best)  # not legal: best
     rows, candidates = np.nonzero(legal)
     after = point.take(rows)
     after.apply(candidates)
@@ -122,12 +122,12 @@ def test_with_a_margin_the_baseline_moves_unless_the_model_clearly_prefers_anoth
     values[rows, candidates] = model.predict(after.features(point.seat[rows]))
     value = lambda chosen: values[np.arange(200), chosen]  # noqa: E731
     margin = float(np.median(value(best) - value(default)))  # overrules about half of the rows that differ
-    got = learned.guarded(point, model, default, margin)
+    got = guarded_candidates(point, model, default, margin)
     np.testing.assert_array_equal(got, np.where(value(best) > value(default) + margin, best, default))
     assert (got == best).any() and (got != best).any()
     assert learned.MARGIN[2] == 0 and learned.MARGIN[4] > 0 and learned.MARGIN[6] > 0  # 2 players: the model's best
     chosen = learner.choose(step)  # the player: the detective's move unless the model clearly prefers another
-    want = learned.guarded(point, model, default, learned.MARGIN[4])
+    want = guarded_candidates(point, model, default, learned.MARGIN[4])
     np.testing.assert_array_equal(chosen[0] * 6 + chosen[1], want)
 
 

@@ -10,6 +10,7 @@ import pytest
 from engines.learned import cache, store, training
 from engines.learned.ntuple import Group, Input, Spec, TupleModel, fit
 from engines.pantolino import INFO, Params
+from tests.engines.test_learned import Toy, reversed_mapper
 
 WIDTH = 4
 LEVEL = Input((0,), (4.0,), 0.0, 5)  # feature 0 in [0, 1] as a code 0..4
@@ -93,30 +94,16 @@ def test_bytes_round_trip_and_a_bad_file_is_refused() -> None:
         cache.decode(blob[:-3] + b"xyz", key, WIDTH, tuples=SPEC)
 
 
-class Steps:
+class Steps(Toy):
     """A sampler whose value is :func:`target` of random rows."""
 
     def n_features(self, params, players):
         return WIDTH
 
-    def n_outputs(self, players):
-        return 1
-
     def samples(self, params, players, model, n_games, rng):
         x = rng.random((n_games, WIDTH)).astype(np.float32)
         x[:, 1:] = np.rint(x[:, 1:])
         return x, target(x).astype(np.float32), np.arange(n_games)
-
-    def merge(self, parts):
-        return np.concatenate(parts)
-
-    def backup(self, params, players, model, positions):
-        return None
-
-
-def reversed_mapper(function, jobs):
-    """Runs the chunks last first (as workers may finish), yielding results in chunk order."""
-    return reversed([function(*args) for args in reversed(jobs)])
 
 
 SMALL = training.Settings(games=2_000, rounds=2, chunk_games=500, family="ntuple", ridge=0.01)

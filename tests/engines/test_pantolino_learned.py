@@ -226,6 +226,17 @@ def test_with_exact_values_the_unit_plays_the_games_of_win_optimal(tmp_path, mon
         np.testing.assert_array_equal(ours[column], theirs[column])
 
 
+def exact_errors(params: Params, sampler: learned.SelfPlay, model, playing) -> tuple[float, float]:
+    """Mean absolute differences from the exact values of ``model`` and of the constant 1/2.
+
+    Over the positions (supply not empty) of 500 games ``sampler`` plays with ``playing`` (None: its baseline).
+    """
+    features, _, after = sampler.samples(params, 2, playing, 500, np.random.default_rng(3))
+    exact = ExactValues(params).predict(features)
+    live = after.supply_bits != 0
+    return np.abs(model.predict(features) - exact)[live].mean(), np.abs(0.5 - exact)[live].mean()
+
+
 def test_learned_values_approach_the_exact_ones_on_a_small_game() -> None:
     """A quick training on 9 tokens: its values of positions met in play, against the exact 2-player table.
 
@@ -235,10 +246,7 @@ def test_learned_values_approach_the_exact_ones_on_a_small_game() -> None:
     settings = training.Settings(games=2_000, rounds=2, epochs=8, sweeps=2, chunk_games=1_000)
     sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
     model = training.train(sampler, params, 2, settings)
-    features, _, after = sampler.samples(params, 2, model, 500, np.random.default_rng(3))
-    exact = ExactValues(params).predict(features)
-    live = after.supply_bits != 0
-    error, constant = np.abs(model.predict(features) - exact)[live].mean(), np.abs(0.5 - exact)[live].mean()
+    error, constant = exact_errors(params, sampler, model, model)
     assert error < 0.5 * constant, (error, constant)
 
 
@@ -252,10 +260,7 @@ def test_learned_n_tuple_values_are_close_to_the_exact_ones_on_a_small_game() ->
     settings = replace(learned.SETTINGS, games=2_000, rounds=1, sweeps=2, chunk_games=1_000)
     sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
     model = training.train(sampler, params, 2, settings, tuples=learned.tuples_for(params, 2))
-    features, _, after = sampler.samples(params, 2, None, 500, np.random.default_rng(3))
-    exact = ExactValues(params).predict(features)
-    live = after.supply_bits != 0
-    error, constant = np.abs(model.predict(features) - exact)[live].mean(), np.abs(0.5 - exact)[live].mean()
+    error, constant = exact_errors(params, sampler, model, None)
     assert error < 0.15 * constant, (error, constant)
 
 
