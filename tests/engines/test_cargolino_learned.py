@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core
+from engines import core, expert
 from engines.cargolino import POLICIES, Params, decisions, features, learned, rules
 from engines.expert import Rollout
 from engines.learned import cache, selfplay, training
@@ -208,3 +208,14 @@ def test_the_expert_rolls_out_with_learned() -> None:
     step = seat0_decision(2, False, expert, turns=20, n=4)
     snail, colour = expert.choose(step)
     assert ((step.legal[np.arange(4), snail] >> colour) & 1).all()
+
+
+def test_expert_iterations_search_values_ignore_the_hidden_deal() -> None:
+    # the targets expert iteration learns from: the other seats' tokens re-dealt, the same values per candidate
+    params, players = Params(), 2
+    learner = Player(params, {players: random_model(params, players)})
+    same, swapped = (seat0_decision(players, swap, learner) for swap in (False, True))
+    points = [decisions.Point.at(s, POLICIES, truth=False, keep=True) for s in (same, swapped)]
+    values = [expert.candidate_values(p, "detective", 4) for p in points]
+    np.testing.assert_array_equal(*values)
+    assert np.isfinite(values[0]).any() and len(np.unique(values[0][np.isfinite(values[0])])) > 1
