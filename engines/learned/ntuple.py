@@ -8,8 +8,11 @@ together). The value is a bias plus the sum of every tuple's cell, clipped to [0
 holds ``K`` weights. Such a model draws sharp steps (each cell is free) where a small network stays smooth, and it
 costs one matrix product and a gather per position.
 
-It is linear in the tuples' one-hot indicators, so :func:`fit` is scikit-learn's ``Ridge`` on a sparse matrix:
-deterministic (BLAS on one thread), no epochs. Serialised like :mod:`engines.learned.model`: ``.npz`` bytes with
+It is linear in the tuples' one-hot indicators, so :func:`fit` is ridge regression solved exactly: the penalised
+normal equations (an unpenalised intercept added) are sparse, symmetric and positive definite, and SciPy's sparse LU
+factors them once per feature matrix (:class:`LeastSquares`), after which every new target vector costs one pair
+of triangular solves: the backups' refits of one round's positions share the factors. Deterministic (SuperLU is
+serial), no epochs. Serialised like :mod:`engines.learned.model`: ``.npz`` bytes with
 the format, one table per group and the bias, checked on load against the spec the game declares.
 """
 
@@ -18,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -26,8 +28,11 @@ import numpy as np
 
 from engines.learned.model import npz_arrays, npz_bytes
 
-FORMAT = 1  #: bump when the serialised layout or the meaning of the tables changes: old files are refused
+#: bump when the serialised layout or the meaning of the tables changes: old files are refused (2: the exact solve,
+#: where 1 was scikit-learn's iterative ``Ridge``)
+FORMAT = 2
 FAMILY = "ntuple"  #: the name training settings use for this family
+MAX_CELLS = 1 << 24  #: every cell number is a whole float32 below it, so cells are found exactly in float32
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ class Spec:
                         or not all(0 <= c < self.n_features for c in i.columns)
                     ):
                         raise ValueError(f"n-tuple input {i} does not read {self.n_features} features")
+        if self.cells > MAX_CELLS:
+            raise ValueError(f"n-tuple tables of {self.cells} cells exceed {MAX_CELLS} (cells are found in float32)")
 
     @property
     def cells(self) -> int:
@@ -104,7 +111,7 @@ class Spec:
         mix = np.zeros((self.n_features, len(inputs)), np.float32)
         for k, i in enumerate(inputs):
             mix[list(i.columns), k] = i.weights
-        strides = np.zeros((len(inputs), len(self.members)))
+        strides = np.zeros((len(inputs), len(self.members)), np.float32)
         k = 0
         for m, (_, member) in enumerate(self.members):
             stride = 1
@@ -114,7 +121,7 @@ class Spec:
             k += len(member)
         offsets = np.array([i.offset for i in inputs], np.float32)
         highest = np.array([i.size - 1 for i in inputs], np.float32)
-        return mix, offsets, highest, strides, np.array([start for start, _ in self.members], np.float64)
+        return mix, offsets, highest, strides, np.array([start for start, _ in self.members], np.float32)
 
     def indices(self, features: np.ndarray) -> np.ndarray:
         """``(N, tuples)``: each tuple's cell in the concatenated tables, for each row of ``features``."""
@@ -123,7 +130,9 @@ class Spec:
         codes += offsets
         np.rint(codes, out=codes)
         np.clip(codes, 0, highest, out=codes)
-        return (codes @ strides + starts).astype(np.int64)
+        cells = codes @ strides  # whole numbers below 2^24 (see __post_init__): exact in float32
+        cells += starts
+        return cells.astype(np.int64)
 
     def one_hot(self, features: np.ndarray) -> object:
         """The tuples' indicators as a sparse ``(N, cells)`` matrix (scipy CSR; a shared cell counts each tuple)."""
@@ -198,19 +207,37 @@ class TupleModel:
 
 
 def fit(spec: Spec, features: np.ndarray, targets: np.ndarray, alpha: float) -> TupleModel:
-    """Least squares with an L2 penalty ``alpha`` on the weights (scikit-learn ``Ridge``, one BLAS thread).
+    """Least squares with an L2 penalty ``alpha`` on the weights (not the bias); ``targets`` ``(N,)`` or ``(N, K)``."""
+    return LeastSquares(spec, features, alpha).fit(targets)
 
-    ``targets`` are ``(N,)`` (one output) or ``(N, K)``.
+
+class LeastSquares:
+    """The ridge problem of one feature matrix, factored once; :meth:`fit` solves it for any targets.
+
+    With ``X`` the ``(N, cells)`` indicators and ``1`` a column of ones, the weights ``w`` and bias ``b`` minimise
+    ``|y - X w - b|^2 + alpha |w|^2``: ``[[X'X + alpha I, X'1], [1'X, N]] [w; b] = [X'y; 1'y]``.
     """
-    from sklearn.linear_model import Ridge
-    from threadpoolctl import threadpool_limits
 
-    y = np.asarray(targets, np.float64).reshape(len(targets), -1)
-    ridge = Ridge(alpha=alpha, solver="sparse_cg", tol=1e-6, max_iter=1000)
-    with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a last iteration short of the tolerance is not a problem
-        ridge.fit(spec.one_hot(features), y)
-    weights = np.asarray(ridge.coef_, np.float32).reshape(y.shape[1], spec.cells).T
-    bounds = np.cumsum([0] + [g.cells for g in spec.groups])
-    tables = tuple(np.ascontiguousarray(weights[a:b]) for a, b in itertools.pairwise(bounds))
-    return TupleModel(spec, tables, np.asarray(ridge.intercept_, np.float32).reshape(y.shape[1]))
+    def __init__(self, spec: Spec, features: np.ndarray, alpha: float) -> None:
+        """Build and factor the normal equations of ``features`` (``alpha`` > 0 keeps them non-singular)."""
+        from scipy import sparse
+        from scipy.sparse.linalg import splu
+
+        if not alpha > 0:
+            raise ValueError(f"the n-tuple fit's penalty must be positive, not {alpha}")
+        self.spec = spec
+        self.features = features  #: the matrix factored (a caller may check it is the one it has)
+        ones = np.ones((len(features), 1))
+        design = sparse.hstack([spec.one_hot(features), sparse.csr_matrix(ones)], format="csr")
+        penalty = sparse.diags(np.r_[np.full(spec.cells, float(alpha)), 0.0])
+        self.design = design
+        self.factors = splu((design.T @ design + penalty).tocsc())
+
+    def fit(self, targets: np.ndarray) -> TupleModel:
+        """The model whose tables and bias solve the problem for ``targets`` (``(N,)`` or ``(N, K)``)."""
+        y = np.asarray(targets, np.float64).reshape(len(targets), -1)
+        solution = self.factors.solve(np.asarray(self.design.T @ y))
+        weights = solution[:-1].astype(np.float32)
+        bounds = np.cumsum([0] + [g.cells for g in self.spec.groups])
+        tables = tuple(np.ascontiguousarray(weights[a:b]) for a, b in itertools.pairwise(bounds))
+        return TupleModel(self.spec, tables, solution[-1].astype(np.float32))

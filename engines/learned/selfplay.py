@@ -29,6 +29,7 @@ from engines.core import DecisionPoint, Params
 from engines.expert import seat_reward
 from engines.learned.choice import best_candidates, guarded_candidates
 from engines.learned.model import ValueModel
+from engines.learned.training import Mapper
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 """``decide(point, games, propose)``: each row's candidate; ``games`` numbers the rows' games in the outcome,
@@ -133,6 +134,16 @@ class Trajectories:
     returns: np.ndarray  # (N,) float32
 
 
+def merge(parts: list[Trajectories]) -> Trajectories:
+    """The records of several chunks, in order, their owners kept apart."""
+    offsets = np.cumsum([0] + [int(p.owner.max(initial=-1)) + 1 for p in parts[:-1]])
+    return Trajectories(
+        np.concatenate([p.features for p in parts]),
+        np.concatenate([p.owner + o for p, o in zip(parts, offsets, strict=True)]),
+        np.concatenate([p.returns for p in parts]),
+    )
+
+
 def lambda_returns(values: np.ndarray, returns: np.ndarray, owner: np.ndarray, lam: float) -> np.ndarray:
     """``G_t = (1 - lam) V(s_{t+1}) + lam G_{t+1}`` along each owner's records in order; the last ``G``: its return."""
     n = len(owner)
@@ -179,17 +190,14 @@ class SelfPlay:
         records = recorder.trajectories(winners, self.width(params, players), players)
         return records.features, records.returns, records
 
-    def merge(self, parts: list[Trajectories]) -> Trajectories:
-        """The records of several chunks, in order, their owners kept apart."""
-        offsets = np.cumsum([0] + [int(p.owner.max(initial=-1)) + 1 for p in parts[:-1]])
-        return Trajectories(
-            np.concatenate([p.features for p in parts]),
-            np.concatenate([p.owner + o for p, o in zip(parts, offsets, strict=True)]),
-            np.concatenate([p.returns for p in parts]),
-        )
+    def backups(
+        self, params: Params, players: int, model: ValueModel, positions: list[Trajectories], mapper: Mapper
+    ) -> np.ndarray | None:
+        """The λ-returns under ``model`` of the chunks' records (``None`` when ``lam`` is 1), here: they are cheap."""
+        return self.backup(model, merge(positions))
 
-    def backup(self, params: Params, players: int, model: ValueModel, positions: Trajectories) -> np.ndarray | None:
-        """The λ-returns under ``model`` (``None`` when ``lam`` is 1)."""
+    def backup(self, model: ValueModel, positions: Trajectories) -> np.ndarray | None:
+        """The λ-returns under ``model`` of ``positions`` (``None`` when ``lam`` is 1)."""
         if self.lam >= 1.0:
             return None
         with blas().limit(limits=1, user_api="blas"):

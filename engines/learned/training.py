@@ -5,13 +5,14 @@ spawn_key=(i,))``, so the samples do not depend on how chunks are spread over wo
 order. Round 0 plays the game's baseline policy; every later round plays the learned policy of the model fitted so
 far (each round's fit starts from the last one's weights). Each round first fits the returns, then (where the game
 offers exact one-turn backups) refits, ``sweeps`` times of ``sweep_epochs`` each, on the backed-up values of the
-same positions under the model just fitted (fitted value iteration). Expert iteration (Anthony, Tian and Barber
-2017) may follow: ``search_rounds`` more rounds whose games the model plays and whose targets a search gives,
-valuing the candidates it meets by playouts with the model (:class:`Searcher`); each refits the model warm on those
-values. Targets are one value per position (the viewer's share) or one per seat (a multi-output fit). The fit is
-scikit-learn's ``MLPRegressor`` (Adam on the squared error) with a fixed ``random_state``, or, for the n-tuple
-family (:mod:`engines.learned.ntuple`, the game declaring its tuples), ``Ridge`` on the tuples' sparse indicators
-(each fit from scratch: it is exact, not iterative); BLAS is limited to one thread, so the same settings give the
+same positions under the model just fitted (fitted value iteration; a game whose backups are costly spreads them
+over the mapper). Expert iteration (Anthony, Tian and Barber 2017) may follow: ``search_rounds`` more rounds whose
+games the model plays and whose targets a search gives, valuing the candidates it meets by playouts with the model
+(:class:`Searcher`); each refits the model warm on those values. Targets are one value per position (the viewer's
+share) or one per seat (a multi-output fit). The fit is scikit-learn's ``MLPRegressor`` (Adam on the squared
+error) with a fixed ``random_state``, or, for the n-tuple family (:mod:`engines.learned.ntuple`, the game declaring
+its tuples), ridge regression on the tuples' sparse indicators solved exactly (each fit from scratch; a round's
+sweeps share one factorisation of its positions); BLAS is limited to one thread, so the same settings give the
 same model bytes on any machine layout.
 """
 
@@ -51,16 +52,18 @@ class Sampler(Protocol):
         Returns ``(features, targets, positions)``: one row per decision taken, the position it led to as the
         deciding seat sees it, the eventual shares of the win (``(N,)`` the viewer's, or ``(N, n_outputs)``
         every seat's from the viewer; or a better estimate, such as a search's), and the positions themselves
-        in whatever form :meth:`backup` reads.
+        in whatever form :meth:`backups` reads.
         """
         ...
 
-    def merge(self, parts: list[Any]) -> Any:
-        """The positions of several chunks, in order."""
-        ...
+    def backups(
+        self, params: Params, players: int, model: Model, positions: list[Any], mapper: Mapper
+    ) -> np.ndarray | None:
+        """Better targets from ``model`` (e.g. one turn's exact expectation) for a round's positions, or ``None``.
 
-    def backup(self, params: Params, players: int, model: Model, positions: Any) -> np.ndarray | None:
-        """Better targets for ``positions`` from ``model`` (an exact expectation one turn ahead), or ``None``."""
+        ``positions`` are the round's chunks', in order; the targets are their rows, concatenated. A game whose
+        backups are costly runs them as jobs of ``mapper`` (one per chunk), so they share the workers.
+        """
         ...
 
 
@@ -183,10 +186,10 @@ def train(
         parts = gathered(play_chunk, jobs, sizes)
         features = np.concatenate([p[0] for p in parts])
         targets = np.concatenate([p[1] for p in parts])
-        positions = sampler.merge([p[2] for p in parts])
+        positions = [p[2] for p in parts]
         model = fitter(features, targets, settings.epochs)
         for _ in range(settings.sweeps):
-            backed = sampler.backup(params, players, model, positions)
+            backed = sampler.backups(params, players, model, positions, mapper)
             if backed is None:
                 break
             model = fitter(features, backed, settings.sweep_epochs)
@@ -211,8 +214,14 @@ def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Callable[[np.n
     if settings.family == ntuple.FAMILY:
         if tuples is None:
             raise ValueError("the n-tuple family needs the game's tuples")
-        spec = tuples
-        return lambda features, targets, _: ntuple.fit(spec, features, targets, settings.ridge)
+        spec, problem = tuples, []
+
+        def fit_tuples(features: np.ndarray, targets: np.ndarray, _: int) -> ntuple.TupleModel:
+            if not problem or problem[0].features is not features:  # a round's sweeps refit the same positions
+                problem[:] = [ntuple.LeastSquares(spec, features, settings.ridge)]
+            return problem[0].fit(targets)
+
+        return fit_tuples
     if settings.family != MLP:
         raise ValueError(f"family={settings.family!r} is not allowed; give {MLP} or {ntuple.FAMILY}")
     from sklearn.neural_network import MLPRegressor

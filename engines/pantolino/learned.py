@@ -534,7 +534,7 @@ class SelfPlay:
     """Training samples for :func:`engines.learned.training.train`: self-play, then exact one-turn backups.
 
     A sample is the position a turn led to, as its mover saw it. Its first target is the share of the win the mover
-    went on to get (a Monte Carlo return; with more than two players every seat's). :meth:`backup` then gives each
+    went on to get (a Monte Carlo return; with more than two players every seat's). :meth:`backups` then gives each
     sample the exact expectation, over the next mover's whole turn played to maximise its own model share, of the
     model's shares where that turn ends (fitted value iteration; a finished game's target is its result).
     """
@@ -569,12 +569,22 @@ class SelfPlay:
         targets = share[games[:, None], relative].astype(np.float32)
         return np.concatenate(recorder.features), targets[:, 0] if players == 2 else targets, after
 
-    def merge(self, parts: list[State]) -> State:
-        """Positions of several chunks, in order."""
-        return concat_states(parts)
+    def backups(
+        self, params: Params, players: int, model: Model, positions: list[State], mapper: training.Mapper
+    ) -> np.ndarray:
+        """Exact one-turn backups of every position's targets (as :meth:`samples` shapes them), in order.
+
+        The positions are backed up in blocks of :data:`BACKUP_ROWS` (bounded memory), each a job of ``mapper``.
+        """
+        merged = concat_states(positions)
+        blocks = [
+            np.arange(lo, min(lo + BACKUP_ROWS, len(merged.game))) for lo in range(0, len(merged.game), BACKUP_ROWS)
+        ]
+        jobs = [(params, players, model, merged.keep_rows(rows)) for rows in blocks]
+        return np.concatenate(list(mapper(self.backup, jobs)))
 
     def backup(self, params: Params, players: int, model: Model, positions: State) -> np.ndarray:
-        """Exact one-turn backups of every position's targets (as :meth:`samples` shapes them).
+        """Exact one-turn backups of ``positions``' targets.
 
         A finished game's target is its result. Otherwise the next mover plays its whole turn to maximise its
         own model share; with two players the target is one minus that turn's expected value, with more the
@@ -583,25 +593,21 @@ class SelfPlay:
         impl = Learned(params, {players: model})
         out = np.empty((len(positions.game), players), dtype=np.float32)
         seats = np.arange(players)
-        for lo in range(0, len(out), BACKUP_ROWS):
-            rows = np.arange(lo, min(lo + BACKUP_ROWS, len(out)))
-            part = positions.keep_rows(rows)
-            viewer = part.game
-            done = finished(part)
-            _, _, winners = score(params, part.owner[done], players)
-            shares = winners / winners.sum(axis=1, keepdims=True)
-            out[rows[done]] = shares[np.arange(done.sum())[:, None], (viewer[done, None] + seats) % players]
-            live = part.keep_rows(~done)
-            if not len(live.game):
-                continue
+        viewer = positions.game
+        done = finished(positions)
+        _, _, winners = score(params, positions.owner[done], players)
+        shares = winners / winners.sum(axis=1, keepdims=True)
+        out[done] = shares[np.arange(done.sum())[:, None], (viewer[done, None] + seats) % players]
+        live = positions.keep_rows(~done)
+        if len(live.game):
             mover = (live.turn % players).astype(np.int64)
             turn = Turn(params, players, None, live, mover)
             if players == 2:
-                out[rows[~done], 0] = 1.0 - impl.turn_value(turn)
-                continue
-            ahead = impl.turn_shares(turn)  # seats from the mover
-            offset = (mover - live.game) % players
-            out[rows[~done]] = ahead[np.arange(len(mover))[:, None], (seats - offset[:, None]) % players]
+                out[~done, 0] = 1.0 - impl.turn_value(turn)
+            else:
+                ahead = impl.turn_shares(turn)  # seats from the mover
+                offset = (mover - live.game) % players
+                out[~done] = ahead[np.arange(len(mover))[:, None], (seats - offset[:, None]) % players]
         return out[:, 0] if players == 2 else out
 
 

@@ -26,10 +26,7 @@ class Toy:
         features = rng.random((n_games, WIDTH)).astype(np.float32)
         return features, (0.2 + 0.6 * features[:, 0] * features[:, 1]).astype(np.float32), np.arange(n_games)
 
-    def merge(self, parts):
-        return np.concatenate(parts)
-
-    def backup(self, params, players, model, positions):
+    def backups(self, params, players, model, positions, mapper):
         return None
 
 

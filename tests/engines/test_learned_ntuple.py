@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engines.learned import cache, store, training
-from engines.learned.ntuple import Group, Input, Spec, TupleModel, fit
+from engines.learned.ntuple import Group, Input, LeastSquares, Spec, TupleModel, fit
 from engines.pantolino import INFO, Params
 from tests.engines.test_learned import Toy, reversed_mapper
 
@@ -65,6 +65,29 @@ def test_the_fit_draws_steps_and_is_deterministic() -> None:
     assert fit(SPEC, x, target(x), 0.01).to_bytes() == model.to_bytes()
     two = fit(SPEC, x, np.c_[target(x), 1 - target(x)], 0.01)  # one output per seat
     np.testing.assert_allclose(two.predict_all(test).sum(axis=1), 1.0, atol=0.02)
+
+
+def test_the_fit_is_the_ridge_solution_with_a_free_bias_and_one_factorisation_serves_many_targets() -> None:
+    x = rows(300, 5)
+    y = np.c_[target(x), np.random.default_rng(6).random(300)]
+    alpha = 0.5
+    design = np.c_[SPEC.one_hot(x).toarray(), np.ones(300)]
+    penalty = np.diag(np.r_[np.full(SPEC.cells, alpha), 0.0])  # the bias is not penalised
+    exact = np.linalg.solve(design.T @ design + penalty, design.T @ y)
+    problem = LeastSquares(SPEC, x, alpha)
+    for column in (0, 1):
+        model = problem.fit(y[:, column])
+        np.testing.assert_allclose(np.concatenate(model.tables)[:, 0], exact[:-1, column], atol=1e-5)
+        np.testing.assert_allclose(model.bias, exact[-1:, column], atol=1e-5)
+        assert model.to_bytes() == fit(SPEC, x, y[:, column], alpha).to_bytes()
+    with pytest.raises(ValueError, match="positive"):
+        LeastSquares(SPEC, x, 0.0)
+
+
+def test_a_spec_whose_cells_float32_cannot_number_is_refused() -> None:
+    big = Input((0,), (1.0,), 0.0, 1 << 12)
+    with pytest.raises(ValueError, match="exceed"):
+        Spec((Group(((big, big, Input((1,), (1.0,), 0.0, 2)),)),), WIDTH)
 
 
 def test_bytes_round_trip_and_a_bad_file_is_refused() -> None:
@@ -125,7 +148,7 @@ def test_training_an_n_tuple_model_is_deterministic() -> None:
 def test_the_store_keys_reads_and_rebuilds_an_n_tuple_model(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     key = store.model_key(INFO, Params(), 2, 1, 1, SMALL, tuples=SPEC)
-    assert key["format"] == "ntuple-1" and key["tuples"] == SPEC.digest() and key["training"]["family"] == "ntuple"
+    assert key["format"] == "ntuple-2" and key["tuples"] == SPEC.digest() and key["training"]["family"] == "ntuple"
     mlp = store.model_key(INFO, Params(), 2, 1, 1, replace(SMALL, family="mlp"))
     assert "tuples" not in mlp and "family" not in mlp["training"] and "ridge" not in mlp["training"]
     said: list[str] = []

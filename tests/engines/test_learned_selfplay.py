@@ -12,7 +12,7 @@ from engines import core
 from engines.learned import training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
-from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns
+from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns, merge
 
 
 @dataclass
@@ -102,17 +102,18 @@ def test_samples_are_the_chosen_positions_with_their_seats_share_of_the_win() ->
     left = np.rint(features[:, 0] * 10).astype(int)
     # the baseline takes one: of the stones left after a recorded move, the opponent takes the odd ones
     np.testing.assert_array_equal(targets, left % 2 == 0)
-    assert len(np.unique(records.owner // 2)) > 150 and sampler.backup(core.Params(), 2, perfect(), records) is None
+    assert len(np.unique(records.owner // 2)) > 150 and sampler.backup(perfect(), records) is None
 
 
 def test_merge_keeps_owners_of_chunks_apart() -> None:
     sampler = SelfPlay(PileTable(), width, lam=0.5)
     parts = [sampler.samples(core.Params(), 2, None, 30, np.random.default_rng(s))[2] for s in (1, 2)]
-    merged = sampler.merge(parts)
+    merged = merge(parts)
     assert isinstance(merged, Trajectories)
     assert not set(merged.owner[: len(parts[0].owner)]) & set(merged.owner[len(parts[0].owner) :])
-    backed = sampler.backup(core.Params(), 2, perfect(), merged)
+    backed = sampler.backups(core.Params(), 2, perfect(), parts, training.serial)
     assert backed.shape == merged.returns.shape and np.isfinite(backed).all()
+    np.testing.assert_array_equal(backed, sampler.backup(perfect(), merged))
 
 
 def test_choose_asks_the_model_only_where_there_is_a_choice() -> None:

@@ -121,7 +121,7 @@ def test_backups_are_every_seats_shares_one_turn_ahead(players) -> None:
     features, returns, after = sampler.samples(params, players, None, 60, np.random.default_rng(13))
     width = learned.outputs(players)
     model = random_model(learned.n_features(params, players), outputs=width)
-    backed = sampler.backup(params, players, model, after)
+    backed = sampler.backups(params, players, model, [after], training.serial)
     done = finished(after)
     np.testing.assert_array_equal(backed[done], returns[done])
     assert (np.abs(backed - 0.5) <= 0.5 + 1e-6).all() and backed.shape == returns.shape  # boots break ties by 1e-9
@@ -135,6 +135,24 @@ def test_backups_are_every_seats_shares_one_turn_ahead(players) -> None:
         assert returns.shape == (len(features), players)
         np.testing.assert_allclose(returns.sum(axis=1), 1.0, atol=1e-6)
         np.testing.assert_allclose(backed[~done, 1], impl.turn_value(turn), atol=1e-6)  # the mover's own
+
+
+def test_backups_of_chunks_in_blocks_are_the_rows_backed_up_in_order(monkeypatch) -> None:
+    """Blocks cut across chunks (each a job of the mapper) give each position its own backup, in chunk order."""
+    params = Params().with_strings(SMALL)
+    sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
+    parts = [sampler.samples(params, 2, None, 20, np.random.default_rng(s))[2] for s in (1, 2)]
+    model = random_model(learned.n_features(params, 2))
+    whole = sampler.backup(params, 2, model, learned.concat_states(parts))
+    monkeypatch.setattr(learned, "BACKUP_ROWS", 7)
+    calls = []
+
+    def mapper(function, jobs):
+        calls.extend(len(job[3].game) for job in jobs)
+        return training.serial(function, jobs)
+
+    np.testing.assert_allclose(sampler.backups(params, 2, model, parts, mapper), whole, atol=1e-12)
+    assert calls[:-1] == [7] * (len(calls) - 1) and sum(calls) == len(whole) and len(set(whole.round(6))) > 5
 
 
 @pytest.mark.parametrize("knobs, players", SETTINGS.values(), ids=SETTINGS.keys())
@@ -266,7 +284,7 @@ def test_learned_n_tuple_values_are_close_to_the_exact_ones_on_a_small_game() ->
 
 def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_network() -> None:
     base = learned.model_key(Params(), 2)
-    assert base["format"] == "ntuple-1" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
+    assert base["format"] == "ntuple-2" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
     for knobs, players in [({"escaping_boots": "true"}, 2), ({}, 3), ({"colours": "8", "token_values": "1,2,3,4"}, 2)]:
         params = Params().with_strings(knobs)
         key = learned.model_key(params, players)
