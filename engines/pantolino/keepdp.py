@@ -130,7 +130,9 @@ def _terminal_companions(take, stay, companions, colour, value, eff):  # pragma:
 
 def advance(w: np.ndarray, sparse: Sparse) -> np.ndarray:
     """Values of every throw with one more roll left, from ``w`` (values with one roll fewer): ``(U, F)``."""
-    return _advance(w, sparse.start, sparse.throw, sparse.chance, sparse.options)
+    present = sparse.options >= 0
+    bounds = np.r_[0, np.cumsum(present.sum(axis=1))]  # throw f's options: keeps[bounds[f]:bounds[f + 1]]
+    return _advance(w, sparse.start, sparse.throw, sparse.chance, bounds, sparse.options[present])
 
 
 def advance_companions(w: np.ndarray, companions: np.ndarray, sparse: Sparse) -> np.ndarray:
@@ -182,7 +184,7 @@ def _best_option(row, expected, options):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _advance(w, start, throw, chance, options):  # pragma: no cover - compiled
+def _advance(w, start, throw, chance, bounds, keeps):  # pragma: no cover - compiled
     n, f_count = w.shape
     k_count = len(start) - 1
     out = np.empty((n, f_count))
@@ -190,8 +192,11 @@ def _advance(w, start, throw, chance, options):  # pragma: no cover - compiled
     for b in range(n):
         for k in range(k_count):
             expected[k] = _expect(w[b], k, start, throw, chance)
-        for f in range(f_count):
-            out[b, f] = _best_option(f, expected, options)[1]
+        for f in range(f_count):  # the best option's value (no branch: which option wins a tie does not matter)
+            best = -np.inf
+            for i in range(bounds[f], bounds[f + 1]):
+                best = max(best, expected[keeps[i]])
+            out[b, f] = best
     return out
 
 
