@@ -62,7 +62,7 @@ class Sampler(Protocol):
         """Better targets from ``model`` (e.g. one turn's exact expectation) for a round's positions, or ``None``.
 
         ``positions`` are the round's chunks', in order; the targets are their rows, concatenated. A game whose
-        backups are costly runs them as jobs of ``mapper`` (one per chunk), so they share the workers.
+        backups are costly runs them as jobs of ``mapper`` (in blocks of rows it chooses), so they share the workers.
         """
         ...
 
