@@ -15,6 +15,7 @@ then the smaller code).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -34,6 +35,12 @@ class Sparse:
     options: np.ndarray  # (F, J) int64: keep options of each throw (indices of multisets), -1 padding
     eff: np.ndarray  # (F, C) int64: each colour's count in each throw, jokers included
     first_roll: int  # index of the empty multiset: the first roll of every die
+
+    @cached_property
+    def option_lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(bounds (F + 1,), keeps)``: throw f's keep options are ``keeps[bounds[f]:bounds[f + 1]]``, no padding."""
+        present = self.options >= 0
+        return np.r_[0, np.cumsum(present.sum(axis=1))], self.options[present]
 
     @classmethod
     def of(cls, tables: DiceTables) -> Sparse:
@@ -130,9 +137,7 @@ def _terminal_companions(take, stay, companions, colour, value, eff):  # pragma:
 
 def advance(w: np.ndarray, sparse: Sparse) -> np.ndarray:
     """Values of every throw with one more roll left, from ``w`` (values with one roll fewer): ``(U, F)``."""
-    present = sparse.options >= 0
-    bounds = np.r_[0, np.cumsum(present.sum(axis=1))]  # throw f's options: keeps[bounds[f]:bounds[f + 1]]
-    return _advance(w, sparse.start, sparse.throw, sparse.chance, bounds, sparse.options[present])
+    return _advance(w, sparse.start, sparse.throw, sparse.chance, *sparse.option_lists)
 
 
 def advance_companions(w: np.ndarray, companions: np.ndarray, sparse: Sparse) -> np.ndarray:
