@@ -4,8 +4,9 @@ It plays no arms: :mod:`experiments.explain` plays a few games with the strong p
 at 2 players, from the chapter's seed, values every move where the game's strongest heuristic would choose
 otherwise (paired playouts, exact where the game has them) and the page shows the :data:`SHOWN` positions with the
 largest gaps: what the seat sees, every move's chance to win with its interval, and the game's sentence on what
-the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`); the playouts stay modest, and a
-slow game's chapter asks for fewer of both. In a cooperative game the chance is the table's: it wins together.
+the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`), and so do the playouts up to a
+modest cap (:func:`playouts_for`: a small-``n`` smoke build costs little); a slow game's chapter asks for fewer of
+both. In a cooperative game the chance is the table's: it wins together.
 """
 
 from __future__ import annotations
@@ -27,11 +28,18 @@ SHOWN = 3  #: positions drawn on the page
 PLAYOUTS = 200  #: per legal move (ours: intervals of about ±7 points; the exact values rank where a game has them)
 GAMES_PER = 2_000  #: one game explained per this many of the chapter's games per arm …
 MOST_GAMES = 10  #: … up to this many (a default 20,000-game report: 10 games, 25 CPU-seconds, 5% of it)
+GAMES_PER_PLAYOUT = 20  #: one playout per move per this many of the chapter's games per arm, up to the cap …
+FEWEST_PLAYOUTS = 20  #: … and at least this many (intervals of about ±22 points: a smoke build's)
 
 
 def games_for(n: int, most: int = MOST_GAMES) -> int:
     """Games explained for a chapter of ``n`` games per arm: at least 2, at most ``most``."""
     return max(2, min(most, n // GAMES_PER))
+
+
+def playouts_for(n: int, most: int = PLAYOUTS) -> int:
+    """Playouts per legal move for a chapter of ``n`` games per arm: ``n / 20``, within [20, ``most``]."""
+    return max(min(FEWEST_PLAYOUTS, most), min(most, n // GAMES_PER_PLAYOUT))
 
 
 def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -41,9 +49,10 @@ def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
 def question(game: str, n: int, seed: int, most: int = MOST_GAMES, playouts: int = PLAYOUTS) -> Question:
     """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n, most)`` games of ``seed``.
 
-    A slow game's chapter passes a smaller ``most`` and ``playouts`` (its report's time stays modest).
+    A slow game's chapter passes a smaller ``most`` and ``playouts`` (its report's time stays modest); the
+    playouts are ``playouts_for(n, playouts)``.
     """
-    page = partial(decisions_page, game=game, games=games_for(n, most), seed=seed, playouts=playouts)
+    page = partial(decisions_page, game=game, games=games_for(n, most), seed=seed, playouts=playouts_for(n, playouts))
     return Question(LABEL, no_arms, page)
 
 

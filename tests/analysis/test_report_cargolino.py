@@ -6,7 +6,7 @@ import pytest
 from pypdf import PdfReader
 
 from analysis.report import write_report
-from experiments.chapters import cargolino
+from experiments.chapters import cargolino, decisions
 from experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 
@@ -45,7 +45,8 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "Which choices matter?" in texts[11] and "A player who" in texts[11] and "own snail" in texts[11]
     assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]
     assert "Which decisions matter? learned and detective part at" in texts[13] and "snail(s)" in texts[13]
-    assert "from the finish" in texts[13] and "100 times" in texts[13]  # a slow game: fewer playouts
+    played = decisions.playouts_for(600, cargolino.DECISIONS_PLAYOUTS)  # a slow game: fewer playouts
+    assert "from the finish" in texts[13] and f"{played} times" in texts[13]
     assert len(chapter.headlines) == 13
 
 

@@ -41,3 +41,9 @@ def test_the_page_shows_the_three_largest_gaps_drawn_with_every_move_and_why() -
 
 def test_games_scale_with_the_chapter_s_games_and_stay_modest() -> None:
     assert [decisions.games_for(n) for n in (100, 1_000, 10_000, 20_000, 1_000_000)] == [2, 2, 5, 10, 10]
+
+
+def test_playouts_scale_with_the_chapter_s_games_within_their_bounds() -> None:
+    assert [decisions.playouts_for(n) for n in (100, 600, 1_000, 4_000, 20_000)] == [20, 30, 50, 200, 200]
+    assert decisions.playouts_for(20_000, 100) == 100 and decisions.playouts_for(100, 10) == 10
+    assert decisions.question(GAME, 600, SEED).answer.keywords["playouts"] == 30
