@@ -82,25 +82,29 @@ def check_contract(module: Any) -> None:
         params.with_strings(overrides)
 
 
-def check_columns(module: Any, n: int = 16) -> None:
-    """Every policy's outcome: the standard columns' shapes, dtypes and bounds, and each metric's length."""
+def check_columns(module: Any, n: int = 16, searched: int = 2) -> None:
+    """Every policy's outcome: the standard columns' shapes, dtypes and bounds, and each metric's length.
+
+    ``n`` games a policy; ``searched`` for a policy that searches (it plays in chunks: seconds a game).
+    """
     game = module.INFO.id
     for policy in module.POLICIES:
         seats = seats_for(module, policy)
-        out = module.play(module.Params(), seats, n, np.random.default_rng(0))
+        size = n if module.POLICIES[policy].chunk_games is None else min(n, searched)
+        out = module.play(module.Params(), seats, size, np.random.default_rng(0))
         players = len(seats)
         need = lambda ok, problem, p=policy: _require(ok, game, "columns", f"{p}: {problem}")  # noqa: E731
-        need(out["score"].shape == (n, players) and out["score"].dtype == np.int32, "score must be (n, P) int32")
-        need(out["winner"].shape == (n,) and out["winner"].dtype == np.int8, "winner must be (n,) int8")
-        need(out["winners"].shape == (n, players) and out["winners"].dtype == bool, "winners must be (n, P) bool")
+        need(out["score"].shape == (size, players) and out["score"].dtype == np.int32, "score must be (n, P) int32")
+        need(out["winner"].shape == (size,) and out["winner"].dtype == np.int8, "winner must be (n,) int8")
+        need(out["winners"].shape == (size, players) and out["winners"].dtype == bool, "winners must be (n, P) bool")
         turns = out["turns"]
-        need(turns.shape == (n,) and bool(np.all((turns > 0) & (turns <= module.INFO.turn_cap))), "turns cap")
+        need(turns.shape == (size,) and bool(np.all((turns > 0) & (turns <= module.INFO.turn_cap))), "turns cap")
         need(bool(np.all(out["winner"] >= -2) and np.all(out["winner"] < players)), "winner out of range")
         need(bool(np.all(out["winners"][out["winner"] >= 0].sum(axis=1) == 1)), "a sole winner with others")
         for column, metric in module.METRICS.items():
-            need(len(out[column]) == n, f"metric {column} has another length")
+            need(len(out[column]) == size, f"metric {column} has another length")
             if metric.kind == "seat":
-                need(out[column].shape == (n, players), f"seat metric {column} must be (n, P)")
+                need(out[column].shape == (size, players), f"seat metric {column} must be (n, P)")
 
 
 def honest(module: Any) -> list[str]:
