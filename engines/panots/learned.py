@@ -93,9 +93,13 @@ class Learned:
     ) -> tuple[ValueModel, Path, str]:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
 
-        ``simulate train`` sets only the games and the seed; the other settings stay Panots's own.
+        ``simulate train`` sets only the games and the seed; the other settings stay Panots's own, but for the
+        expert-iteration games, which scale with the self-play games (a 1,000-game model searches 1,000 a round,
+        not the default's 5,000; the defaults' key is unchanged).
         """
-        chosen = replace(settings_for(players), games=settings.games, seed=settings.seed)
+        base = settings_for(players)
+        searched = max(1, base.search_games * settings.games // base.games)
+        chosen = replace(base, games=settings.games, seed=settings.seed, search_games=searched)
         return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
 
     def prepare(self, players: int) -> None:

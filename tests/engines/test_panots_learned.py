@@ -250,3 +250,14 @@ def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_t
 
     first = training.train(sampler, params, 2, tiny).to_bytes()
     assert training.train(sampler, params, 2, tiny, backwards).to_bytes() == first
+
+
+def test_simulate_train_s_games_scale_the_expert_iteration_games_too(monkeypatch) -> None:
+    asked = []
+    monkeypatch.setattr(learned, "obtain", lambda params, players, player, settings, *rest: asked.append(settings))
+    default = learned.settings_for(2)
+    for games in (default.games, default.games // 10):
+        Player.train(Params(), 2, replace(default, games=games, seed=3))
+    assert asked[0] == replace(default, seed=3)  # the default's key is unchanged
+    assert asked[1].games == default.games // 10 and asked[1].search_games == default.search_games // 10
+    assert asked[1].search_rounds == default.search_rounds and asked[1].seed == 3
