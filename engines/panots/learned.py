@@ -94,7 +94,7 @@ class Learned:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
 
         ``simulate train`` sets only the games and the seed; the other settings stay Panots's own, but for the
-        expert-iteration games, which scale with the self-play games (a 1,000-game model searches 1,000 a round,
+        expert-iteration games, which scale with the self-play games (a 6,000-game model searches 500 a round,
         not the default's 5,000; the defaults' key is unchanged).
         """
         base = settings_for(players)
