@@ -1,6 +1,6 @@
 """`simulate train`: fit (or find) a game's learned model for one setting, with seeded chunks on ``--jobs`` cores.
 
-The game's ``learned`` policy implementation offers ``settings(players)`` (how its models are trained) and
+The game's ``learned`` policy implementation offers ``settings(params, players)`` (how its models are trained) and
 ``train(params, players, settings, mapper, progress, retrain)``; this module only builds the setting, runs the
 chunks on the run package's executors (in-process, loky or Dask) and reports. The same seed gives the same model
 bytes for any ``--jobs`` or backend: chunks are seeded by their number and merged in order
@@ -55,21 +55,40 @@ def _numbered(index: int, function: Callable[..., Any], args: tuple) -> tuple[in
     return index, function(*args)
 
 
-def learned_settings(game: str, players: int | None) -> Settings:
-    """How ``game``'s learned model for ``players`` (default: the fewest) is trained.
+def training_settings(
+    game: str,
+    players: int | None,
+    settings: tuple[tuple[str, str], ...],
+    variant: str | None,
+    games: int | None = None,
+    seed: int | None = None,
+) -> Settings:
+    """How ``simulate train`` trains ``game``'s model for a setting (:func:`chosen_settings`), checked first.
 
     Raises:
-        ValueError: for an unknown game or a game without a learned player.
+        ValueError: for an unknown game, a game without a learned player, bad knobs or counts.
     """
+    check_counts(games, seed)
+    params = check_setting(game, players, settings, variant)
     module = get_game(game).module
-    if "learned" not in module.POLICIES:
-        raise ValueError(f"{game} has no learned player yet")
-    return module.POLICIES["learned"].impl.settings(players or module.INFO.min_players)
+    return chosen_settings(module.POLICIES[LEARNED].impl, params, players or module.INFO.min_players, games, seed)
 
 
-def default_games(game: str, players: int | None) -> int:
-    """Self-play games ``game``'s learned model for ``players`` (default: the fewest) is trained on."""
-    return learned_settings(game, players).games
+def chosen_settings(impl: Any, params: core.Params, players: int, games: int | None, seed: int | None) -> Settings:
+    """``impl``'s settings for ``params`` and ``players`` with ``games`` and ``seed`` replaced (``None``: its own).
+
+    Expert-iteration rounds search the same share of their games as the default does (a 6,000-game model of a
+    60,000-game default searches a tenth of the default's games a round), so a quick model stays quick.
+    """
+    base = impl.settings(params, players)
+    count = base.games if games is None else games
+    searched = max(1, base.search_games * count // base.games) if base.search_rounds else base.search_games
+    return replace(base, games=count, seed=base.seed if seed is None else seed, search_games=searched)
+
+
+def progress_games(settings: Settings) -> int:
+    """Games a training on ``settings`` counts in its progress: its self-play games and its expert-iteration rounds'."""
+    return settings.games + settings.search_rounds * settings.search_games
 
 
 def train_model(
@@ -98,12 +117,6 @@ def train_model(
     check_setting(game, players, settings, variant)
     with open_executor(backend, jobs, scheduler) as executor:
         return train_on(executor, game, players, settings, variant, games, seed, advance, retrain)
-
-
-def progress_games(game: str, players: int | None, games: int) -> int:
-    """Games a training of ``games`` self-play games counts in its progress: theirs and its expert-iteration rounds'."""
-    settings = learned_settings(game, players)
-    return games + settings.search_rounds * settings.search_games
 
 
 def check_setting(
@@ -140,9 +153,8 @@ def train_on(
     players = players or module.INFO.min_players
     check_counts(games, seed)
     params = check_setting(game, players, settings, variant)
-    impl = module.POLICIES["learned"].impl
-    base = impl.settings(players)
-    chosen = replace(base, games=games or base.games, seed=base.seed if seed is None else seed)
+    impl = module.POLICIES[LEARNED].impl
+    chosen = chosen_settings(impl, params, players, games, seed)
     done = [0]
 
     def progress(now: int, total: int) -> None:

@@ -70,7 +70,7 @@ class Learned:
         self.decide = decide or self.best
 
     @staticmethod
-    def settings(players: int) -> training.Settings:
+    def settings(params: Params, players: int) -> training.Settings:
         """How the model ``learned`` plays with ``players`` seats is trained (``simulate train``'s default)."""
         return by_table_size(SETTINGS, players)
 
@@ -88,7 +88,7 @@ class Learned:
 
         ``simulate train`` sets only the games and the seed; the other settings stay the table size's own.
         """
-        chosen = replace(cls.settings(players), games=settings.games, seed=settings.seed)
+        chosen = replace(cls.settings(params, players), games=settings.games, seed=settings.seed)
         return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
 
     def prepare(self, players: int) -> None:
@@ -152,7 +152,7 @@ def playing_model(params: Params, players: int, player: type[Learned]) -> ValueM
     Kept for the process: a search builds fresh seats for its playouts, which must not read the file each time.
     """
     say = lambda text: print(text, file=sys.stderr)  # noqa: E731
-    return obtain(params, players, player, player.settings(players), say)[0]
+    return obtain(params, players, player, player.settings(params, players), say)[0]
 
 
 @dataclass(frozen=True)

@@ -94,8 +94,8 @@ class Learned:
         (self.base,) = core.policy_instances(self.policies, [self.baseline], params)
 
     @staticmethod
-    def settings(players: int) -> training.Settings:
-        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size)."""
+    def settings(params: Params, players: int) -> training.Settings:
+        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size, any knobs)."""
         return SETTINGS
 
     @classmethod

@@ -77,8 +77,8 @@ class Learned:
         return self.inner.mode
 
     @staticmethod
-    def settings(players: int) -> training.Settings:
-        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size)."""
+    def settings(params: Params, players: int) -> training.Settings:
+        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size, any knobs)."""
         return settings_for(players)
 
     @classmethod
@@ -93,13 +93,11 @@ class Learned:
     ) -> tuple[ValueModel, Path, str]:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
 
-        ``simulate train`` sets only the games and the seed; the other settings stay Panots's own, but for the
-        expert-iteration games, which scale with the self-play games (a 6,000-game model searches 500 a round,
-        not the default's 5,000; the defaults' key is unchanged).
+        ``simulate train`` sets only the games, the seed and the expert-iteration games (which it scales with the
+        self-play games); the other settings stay Panots's own.
         """
         base = settings_for(players)
-        searched = max(1, base.search_games * settings.games // base.games)
-        chosen = replace(base, games=settings.games, seed=settings.seed, search_games=searched)
+        chosen = replace(base, games=settings.games, seed=settings.seed, search_games=settings.search_games)
         return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
 
     def prepare(self, players: int) -> None:

@@ -256,9 +256,27 @@ def tuples_for(params: Params, players: int) -> ntuple.Spec | None:
     return spec if spec.cells <= MAX_CELLS else None
 
 
-def settings_for(players: int) -> training.Settings:
-    """How the model ``learned`` plays with ``players`` seats is trained (see :func:`resolved`)."""
-    return SETTINGS if players == 2 else SETTINGS_MANY
+def settings_for(params: Params, players: int) -> training.Settings:
+    """How the model ``learned`` plays for ``params`` and ``players`` seats is trained (see :func:`resolved`).
+
+    A setting whose games cost more to train than the default game's (:func:`training_work`) trains on
+    proportionally fewer games (in whole thousands, at least a thousand), so it trains in about the default's time
+    (ours; the README measures what it costs in strength).
+    """
+    base = SETTINGS if players == 2 else SETTINGS_MANY
+    work, default = training_work(params), training_work(Params())
+    if work <= default:
+        return base
+    return replace(base, games=max(1, base.games * default // work // 1_000) * 1_000)
+
+
+def training_work(params: Params) -> int:
+    """How a game's training cost grows with the knobs, up to a constant: tokens² × rolls × dice transitions.
+
+    A game lasts about a turn per token; a position's backup plays the next mover's turn, a keep programme over
+    every roll's transitions between multisets of dice, and values the position after every token.
+    """
+    return params.n_tokens**2 * params.rolls * int(np.count_nonzero(params.tables.transition))
 
 
 def resolved(params: Params, players: int, settings: training.Settings) -> training.Settings:
@@ -270,13 +288,13 @@ def resolved(params: Params, players: int, settings: training.Settings) -> train
 
 def model_tuples(params: Params, players: int, settings: training.Settings | None = None) -> ntuple.Spec | None:
     """The tuples of the model ``settings`` train here (default: the ones ``learned`` plays); None for a network."""
-    chosen = resolved(params, players, settings or settings_for(players))
+    chosen = resolved(params, players, settings or settings_for(params, players))
     return tuples_for(params, players) if chosen.family == ntuple.FAMILY else None
 
 
 def model_key(params: Params, players: int, settings: training.Settings | None = None) -> dict:
     """Everything that determines a model's bytes (default: the settings ``learned`` plays)."""
-    chosen = resolved(params, players, settings or settings_for(players))
+    chosen = resolved(params, players, settings or settings_for(params, players))
     return store.model_key(INFO, params, players, FEATURES, UNIT, chosen, tuples=model_tuples(params, players, chosen))
 
 
@@ -318,9 +336,9 @@ class Learned:
         return any(rule.tokens is not None for rule in self.rules)
 
     @staticmethod
-    def settings(players: int) -> training.Settings:
-        """How the model ``learned`` plays with ``players`` seats is trained (``simulate train``'s default)."""
-        return settings_for(players)
+    def settings(params: Params, players: int) -> training.Settings:
+        """How the model ``learned`` plays for these knobs and players is trained (``simulate train``'s default)."""
+        return settings_for(params, players)
 
     @classmethod
     def train(
@@ -622,7 +640,8 @@ def ensure_model(params: Params, players: int, sampler: SelfPlay) -> Model:
     Raises:
         ValueError: when the model is missing and training is turned off (``BOARDLAB_TRAIN=0``).
     """
-    return obtain(params, players, sampler, settings_for(players), say=lambda text: print(text, file=sys.stderr))[0]
+    say = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    return obtain(params, players, sampler, settings_for(params, players), say=say)[0]
 
 
 def obtain(

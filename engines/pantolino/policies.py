@@ -115,7 +115,8 @@ POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each token; keeps by the exact turn programme over those values. Models "
     "for 2-4 players and 2-player escaping boots ship; others are trained by self-play on first use and cached "
-    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
+    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games with 2 players, 20,000 with more, fewer for a "
+    "setting costlier to train, seed 0).",
     LearnedPlayer,
     restrict=RESTRICT,
 )

@@ -53,8 +53,8 @@ class Learned:
         self.decide = decide or self.best
 
     @staticmethod
-    def settings(players: int) -> training.Settings:
-        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size)."""
+    def settings(params: Params, players: int) -> training.Settings:
+        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size, any knobs)."""
         return SETTINGS
 
     @classmethod

@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import default_games, progress_games, train_model
+from experiments.train import progress_games, train_model, training_settings
 
 
 def train_command(
@@ -40,9 +40,10 @@ def train_command(
 ) -> None:
     """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
     with user_errors():
-        count = default_games(game, players) if games is None else parse_count(games, "--games")
+        count = None if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
-        with ProgressBar(progress_games(game, players, count), enabled=not quiet and not as_json) as bar:
+        total = progress_games(training_settings(game, players, knobs, variant, count, seed))
+        with ProgressBar(total, enabled=not quiet and not as_json) as bar:
             result = train_model(
                 game, players, knobs, variant, count, seed, jobs, bar.advance, retrain, backend, scheduler
             )

@@ -170,14 +170,14 @@ def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
     assert key["sampling"]["baseline"] == "detective"
     assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS[2], epochs=3)) != key
     assert learned.model_key(Params(races=3), 2, Player, learned.SETTINGS[2]) != key
-    assert Player.settings(3) == learned.SETTINGS[2] and Player.settings(5) == learned.SETTINGS[4]
+    assert Player.settings(Params(), 3) == learned.SETTINGS[2] and Player.settings(Params(), 5) == learned.SETTINGS[4]
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_the_shipped_models_load(players: int, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
-    model, path, how = learned.obtain(Params(), players, Player, Player.settings(players))
+    model, path, how = learned.obtain(Params(), players, Player, Player.settings(Params(), players))
     assert how == "shipped" and path.parent == learned.SHIPPED
     assert model.n_features == features.n_features(Params(), players)
 
@@ -185,7 +185,8 @@ def test_the_shipped_models_load(players: int, monkeypatch, tmp_path) -> None:
 def test_a_corrupt_or_foreign_model_is_refused(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
-    params, settings = Params(), Player.settings(2)
+    params = Params()
+    settings = Player.settings(params, 2)
     _, path, _ = learned.obtain(params, 2, Player, settings)
     shipped = tmp_path / "shipped"
     shipped.mkdir()

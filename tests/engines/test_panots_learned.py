@@ -252,12 +252,9 @@ def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_t
     assert training.train(sampler, params, 2, tiny, backwards).to_bytes() == first
 
 
-def test_simulate_train_s_games_scale_the_expert_iteration_games_too(monkeypatch) -> None:
+def test_train_takes_the_games_seed_and_search_games_and_keeps_the_rest(monkeypatch) -> None:
     asked = []
     monkeypatch.setattr(learned, "obtain", lambda params, players, player, settings, *rest: asked.append(settings))
     default = learned.settings_for(2)
-    for games in (default.games, default.games // 10):
-        Player.train(Params(), 2, replace(default, games=games, seed=3))
-    assert asked[0] == replace(default, seed=3)  # the default's key is unchanged
-    assert asked[1].games == default.games // 10 and asked[1].search_games == default.search_games // 10
-    assert asked[1].search_rounds == default.search_rounds and asked[1].seed == 3
+    Player.train(Params(), 2, replace(default, games=6_000, seed=3, search_games=500, epochs=default.epochs + 1))
+    assert asked == [replace(default, games=6_000, seed=3, search_games=500)]  # the epochs stay Panots's own

@@ -282,6 +282,21 @@ def test_learned_n_tuple_values_are_close_to_the_exact_ones_on_a_small_game() ->
     assert error < 0.15 * constant, (error, constant)
 
 
+def test_settings_that_cost_more_to_train_than_the_default_train_on_proportionally_fewer_games() -> None:
+    assert learned.settings_for(Params(), 2) == learned.SETTINGS
+    assert learned.settings_for(Params(colours=4), 2) == learned.SETTINGS  # cheaper: the full budget
+    assert learned.settings_for(Params(colours=4), 3) == learned.SETTINGS_MANY
+    assert learned.settings_for(Params(rolls=2), 2) == learned.SETTINGS
+    work = {c: learned.training_work(Params(colours=c)) for c in (5, 6, 7)}
+    assert work == {5: 225 * 3 * 1365, 6: 324 * 3 * 2380, 7: 441 * 3 * 3876}  # tokens² × rolls × transitions
+    assert learned.settings_for(Params(colours=7), 2) == replace(learned.SETTINGS, games=10_000)  # 10,780
+    assert learned.settings_for(Params(colours=6), 2).games == 23_000  # 60,000 × 307,125 / 771,120 = 23,897
+    assert learned.settings_for(Params(colours=6), 3) == replace(learned.SETTINGS_MANY, games=7_000)  # 7,965
+    assert learned.settings_for(Params(rolls=4), 2).games == 45_000  # a fourth roll: three quarters
+    widest = Params(colours=6, dice=6, token_values=(1, 2, 3, 4, 5, 6))  # 114 times the work: 524 games
+    assert learned.settings_for(widest, 2).games == 1_000  # at least a thousand
+
+
 def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_network() -> None:
     base = learned.model_key(Params(), 2)
     assert base["format"] == "ntuple-2" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
@@ -289,7 +304,7 @@ def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_networ
         params = Params().with_strings(knobs)
         key = learned.model_key(params, players)
         assert learned.model_tuples(params, players) is None and "tuples" not in key
-        assert key["training"] == replace(learned.settings_for(players), family=training.MLP).as_key()
+        assert key["training"] == replace(learned.settings_for(params, players), family=training.MLP).as_key()
     for knobs in [{"colours": "7"}, {"head_start": "6"}, {"colours": "4", "token_values": "1,2,3,4"}]:
         spec = learned.tuples_for(Params().with_strings(knobs), 2)
         assert spec is not None and spec.cells <= learned.MAX_CELLS

@@ -8,8 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from engines import available_games, get_game
+from engines.panots.rules import Params
 from experiments.cli import app
-from experiments.train import progress_games
+from experiments.train import progress_games, training_settings
 
 runner = CliRunner()
 SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns
@@ -69,8 +70,20 @@ def test_simulate_train_trains_even_with_implicit_training_off(tmp_path: Path, m
     assert json.loads(result.stdout)["how"] == "trained"
 
 
-def test_the_progress_counts_the_expert_iteration_rounds_games() -> None:
-    panots = get_game("panots").module.POLICIES["learned"].impl.settings(2)
-    assert panots.search_rounds > 0
-    assert progress_games("panots", 2, 100) == 100 + panots.search_rounds * panots.search_games
-    assert progress_games("pantolino", None, 100) == 100  # no search rounds
+def test_the_progress_counts_the_expert_iteration_rounds_games_scaled_with_the_self_play_games() -> None:
+    default = training_settings("panots", 2, (), None)
+    assert default == get_game("panots").module.POLICIES["learned"].impl.settings(Params(), 2)
+    assert default.search_rounds > 0
+    assert progress_games(default) == default.games + default.search_rounds * default.search_games
+    quick = training_settings("panots", 2, (), None, default.games // 10, 3)
+    assert (quick.games, quick.seed, quick.search_games) == (default.games // 10, 3, default.search_games // 10)
+    tiny = training_settings("panots", 2, (), None, 100)
+    assert progress_games(tiny) == 100 + default.search_rounds * (default.search_games * 100 // default.games)
+    assert progress_games(training_settings("pantolino", None, (), None, 100)) == 100  # no search rounds
+
+
+def test_the_settings_are_the_game_s_own_for_the_setting_and_the_games_a_user_asks_for() -> None:
+    seven = (("colours", "7"),)
+    assert training_settings("pantolino", 2, seven, None).games == 10_000  # 21 tokens: a budget scaled down
+    assert training_settings("pantolino", 2, seven, None, 60_000).games == 60_000
+    assert training_settings("pantolino", 2, (), None).games == 60_000
