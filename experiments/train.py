@@ -55,106 +55,78 @@ def _numbered(index: int, function: Callable[..., Any], args: tuple) -> tuple[in
     return index, function(*args)
 
 
-def training_settings(
+@dataclass(frozen=True)
+class Training:
+    """One training ``simulate train`` runs, checked: the game, its table size and knobs, and how it trains."""
+
+    game: str
+    players: int
+    params: core.Params
+    settings: Settings
+
+    @property
+    def progress_games(self) -> int:
+        """Games the training counts in its progress: its self-play games and its expert-iteration rounds'."""
+        return self.settings.games + self.settings.search_rounds * self.settings.search_games
+
+
+def training(
     game: str,
     players: int | None,
     settings: tuple[tuple[str, str], ...],
     variant: str | None,
     games: int | None = None,
     seed: int | None = None,
-) -> Settings:
-    """How ``simulate train`` trains ``game``'s model for a setting (:func:`chosen_settings`), checked first.
+) -> Training:
+    """The training of ``game``'s model for a setting (the fewest seats by default), checked.
+
+    The settings are the game's own for the knobs and table size, with ``games`` and ``seed`` replaced (``None``:
+    the game's own). Expert-iteration rounds search the same share of their games as the default does (a
+    6,000-game model of a 60,000-game default searches a tenth of the default's games a round), so a quick model
+    stays quick.
 
     Raises:
         ValueError: for an unknown game, a game without a learned player, bad knobs or counts.
     """
-    check_counts(games, seed)
-    params = check_setting(game, players, settings, variant)
+    if (games is not None and games < 1) or (seed is not None and seed < 0):
+        raise ValueError(f"--games={games} and --seed={seed} must be positive (the seed may be 0)")
     module = get_game(game).module
-    return chosen_settings(module.POLICIES[LEARNED].impl, params, players or module.INFO.min_players, games, seed)
-
-
-def chosen_settings(impl: Any, params: core.Params, players: int, games: int | None, seed: int | None) -> Settings:
-    """``impl``'s settings for ``params`` and ``players`` with ``games`` and ``seed`` replaced (``None``: its own).
-
-    Expert-iteration rounds search the same share of their games as the default does (a 6,000-game model of a
-    60,000-game default searches a tenth of the default's games a round), so a quick model stays quick.
-    """
-    base = impl.settings(params, players)
+    if LEARNED not in module.POLICIES:
+        raise ValueError(f"{game} has no learned player yet")
+    players = players or module.INFO.min_players
+    core.check_players(module.INFO, players)
+    params = RunSpec(game, (core.unprepared_policy(module.POLICIES),) * players, 1, 0, settings, variant).params
+    base = module.POLICIES[LEARNED].impl.settings(params, players)
     count = base.games if games is None else games
     searched = max(1, base.search_games * count // base.games) if base.search_rounds else base.search_games
-    return replace(base, games=count, seed=base.seed if seed is None else seed, search_games=searched)
-
-
-def progress_games(settings: Settings) -> int:
-    """Games a training on ``settings`` counts in its progress: its self-play games and its expert-iteration rounds'."""
-    return settings.games + settings.search_rounds * settings.search_games
+    chosen = replace(base, games=count, seed=base.seed if seed is None else seed, search_games=searched)
+    return Training(game, players, params, chosen)
 
 
 def train_model(
-    game: str,
-    players: int | None,
-    settings: tuple[tuple[str, str], ...],
-    variant: str | None,
-    games: int | None,
-    seed: int,
+    job: Training,
     jobs: int | None,
     advance: Callable[[int], None] | None = None,
     retrain: bool = False,
     backend: str = "loky",
     scheduler: str | None = None,
 ) -> TrainResult:
-    """Train (or find in the cache) ``game``'s learned model for the setting; ``advance(games)`` counts progress.
-
-    ``games`` (default: the game's own count for ``players``) and ``seed`` replace the game's training settings.
+    """Run ``job`` (or find its model in the cache) on ``jobs`` workers; ``advance(games)`` counts progress.
 
     Raises:
-        ValueError: for an unknown game, a game without a learned player, bad knobs or counts.
+        ValueError: for a bad job count, backend or scheduler.
     """
     check_backend(backend, scheduler)
     jobs = check_jobs(jobs, scheduler)
-    check_counts(games, seed)
-    check_setting(game, players, settings, variant)
     with open_executor(backend, jobs, scheduler) as executor:
-        return train_on(executor, game, players, settings, variant, games, seed, advance, retrain)
-
-
-def check_setting(
-    game: str, players: int | None, settings: tuple[tuple[str, str], ...], variant: str | None
-) -> core.Params:
-    """The knobs of a setting to train for, checked (a game with a learned player, the players, the knobs)."""
-    module = get_game(game).module
-    if "learned" not in module.POLICIES:
-        raise ValueError(f"{game} has no learned player yet")
-    players = players or module.INFO.min_players
-    core.check_players(module.INFO, players)
-    return RunSpec(game, (core.unprepared_policy(module.POLICIES),) * players, 1, 0, settings, variant).params
-
-
-def check_counts(games: int | None, seed: int | None) -> None:
-    """Refuse a count of training games below 1 or a negative seed (``None``: the game's own)."""
-    if (games is not None and games < 1) or (seed is not None and seed < 0):
-        raise ValueError(f"--games={games} and --seed={seed} must be positive (the seed may be 0)")
+        return train_on(executor, job, advance, retrain)
 
 
 def train_on(
-    executor: Executor,
-    game: str,
-    players: int | None,
-    settings: tuple[tuple[str, str], ...],
-    variant: str | None,
-    games: int | None = None,
-    seed: int | None = None,
-    advance: Callable[[int], None] | None = None,
-    retrain: bool = False,
+    executor: Executor, job: Training, advance: Callable[[int], None] | None = None, retrain: bool = False
 ) -> TrainResult:
-    """:func:`train_model` on an open executor; ``games`` and ``seed`` default to the game's own settings."""
-    module = get_game(game).module
-    players = players or module.INFO.min_players
-    check_counts(games, seed)
-    params = check_setting(game, players, settings, variant)
-    impl = module.POLICIES[LEARNED].impl
-    chosen = chosen_settings(impl, params, players, games, seed)
+    """:func:`train_model` on an open executor."""
+    impl = get_game(job.game).module.POLICIES[LEARNED].impl
     done = [0]
 
     def progress(now: int, total: int) -> None:
@@ -163,8 +135,10 @@ def train_on(
         done[0] = now
 
     start = time.perf_counter()
-    _, path, how = impl.train(params, players, chosen, executor_mapper(executor), progress, retrain)
-    return TrainResult(game, players, str(path), how, time.perf_counter() - start, chosen.games, chosen.seed)
+    mapper = executor_mapper(executor)
+    _, path, how = impl.train(job.params, job.players, job.settings, mapper, progress, retrain)
+    seconds = time.perf_counter() - start
+    return TrainResult(job.game, job.players, str(path), how, seconds, job.settings.games, job.settings.seed)
 
 
 def plays_learned(seat: str) -> bool:
@@ -192,4 +166,4 @@ def ensure_learned(
         return None
     if LEARNED not in get_game(game).module.POLICIES:
         return None
-    return train_on(executor, game, len(seats), settings, variant)
+    return train_on(executor, training(game, len(seats), settings, variant))

@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import progress_games, train_model, training_settings
+from experiments.train import train_model, training
 
 
 def train_command(
@@ -42,11 +42,9 @@ def train_command(
     with user_errors():
         count = None if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
-        total = progress_games(training_settings(game, players, knobs, variant, count, seed))
-        with ProgressBar(total, enabled=not quiet and not as_json) as bar:
-            result = train_model(
-                game, players, knobs, variant, count, seed, jobs, bar.advance, retrain, backend, scheduler
-            )
+        job = training(game, players, knobs, variant, count, seed)
+        with ProgressBar(job.progress_games, enabled=not quiet and not as_json) as bar:
+            result = train_model(job, jobs, bar.advance, retrain, backend, scheduler)
     if as_json:
         emit_json(result.as_dict())
     elif not quiet:

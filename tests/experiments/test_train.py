@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from engines import available_games, get_game
 from engines.panots.rules import Params
 from experiments.cli import app
-from experiments.train import progress_games, training_settings
+from experiments.train import training
 
 runner = CliRunner()
 SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns
@@ -71,19 +71,21 @@ def test_simulate_train_trains_even_with_implicit_training_off(tmp_path: Path, m
 
 
 def test_the_progress_counts_the_expert_iteration_rounds_games_scaled_with_the_self_play_games() -> None:
-    default = training_settings("panots", 2, (), None)
+    job = training("panots", 2, (), None)
+    default = job.settings
     assert default == get_game("panots").module.POLICIES["learned"].impl.settings(Params(), 2)
     assert default.search_rounds > 0
-    assert progress_games(default) == default.games + default.search_rounds * default.search_games
-    quick = training_settings("panots", 2, (), None, default.games // 10, 3)
+    assert job.progress_games == default.games + default.search_rounds * default.search_games
+    quick = training("panots", 2, (), None, default.games // 10, 3).settings
     assert (quick.games, quick.seed, quick.search_games) == (default.games // 10, 3, default.search_games // 10)
-    tiny = training_settings("panots", 2, (), None, 100)
-    assert progress_games(tiny) == 100 + default.search_rounds * (default.search_games * 100 // default.games)
-    assert progress_games(training_settings("pantolino", None, (), None, 100)) == 100  # no search rounds
+    tiny = training("panots", 2, (), None, 100)
+    assert tiny.progress_games == 100 + default.search_rounds * (default.search_games * 100 // default.games)
+    assert training("pantolino", None, (), None, 100).progress_games == 100  # no search rounds
 
 
 def test_the_settings_are_the_game_s_own_for_the_setting_and_the_games_a_user_asks_for() -> None:
     seven = (("colours", "7"),)
-    assert training_settings("pantolino", 2, seven, None).games == 10_000  # 21 tokens: a budget scaled down
-    assert training_settings("pantolino", 2, seven, None, 60_000).games == 60_000
-    assert training_settings("pantolino", 2, (), None).games == 60_000
+    job = training("pantolino", None, seven, None)
+    assert (job.players, job.params.colours, job.settings.games) == (2, 7, 10_000)  # 21 tokens: a smaller budget
+    assert training("pantolino", 2, seven, None, 60_000).settings.games == 60_000
+    assert training("pantolino", 2, (), None).settings.games == 60_000
