@@ -252,8 +252,9 @@ def tuples_for(params: Params, players: int) -> ntuple.Spec | None:
         *(ntuple.Group(((lead, bits(tokens)),)) for tokens in by_value),
         ntuple.Group(((lead, *(Input(tuple(int(k) for k in tokens), (1.0,) * c, 0.0, c + 1) for tokens in by_value)),)),
     )
-    spec = ntuple.Spec(groups, n_features(params, players))
-    return spec if spec.cells <= MAX_CELLS else None
+    if sum(group.cells for group in groups) > MAX_CELLS:
+        return None
+    return ntuple.Spec(groups, n_features(params, players))
 
 
 def settings_for(params: Params, players: int) -> training.Settings:

@@ -300,7 +300,13 @@ def test_settings_that_cost_more_to_train_than_the_default_train_on_proportional
 def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_network() -> None:
     base = learned.model_key(Params(), 2)
     assert base["format"] == "ntuple-2" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
-    for knobs, players in [({"escaping_boots": "true"}, 2), ({}, 3), ({"colours": "8", "token_values": "1,2,3,4"}, 2)]:
+    widest = {"colours": "6", "dice": "6", "token_values": "1,2,3,4,5,6"}  # 29,910,672 cells: past even float32's
+    for knobs, players in [
+        ({"escaping_boots": "true"}, 2),
+        ({}, 3),
+        ({"colours": "8", "token_values": "1,2,3,4"}, 2),
+        (widest, 2),
+    ]:
         params = Params().with_strings(knobs)
         key = learned.model_key(params, players)
         assert learned.model_tuples(params, players) is None and "tuples" not in key
