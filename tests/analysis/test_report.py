@@ -42,7 +42,7 @@ def two_builds(tmp_path_factory):
             shutil.copytree(folder / "a.chunks", folder / "b.chunks")
         result = runner.invoke(
             app,
-            ["report", "pantolino", "-n", "1000", "--jobs", "2", "--quiet", "--out", str(folder / name)],
+            ["report", "pantolino", "-n", "600", "--jobs", "2", "--quiet", "--out", str(folder / name)],
             env={"SOURCE_DATE_EPOCH": "1767225600"},
         )
         assert result.exit_code == 0, result.output

@@ -16,7 +16,7 @@ def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = cargolino.build(n_games=600, seed=2026, play=two_jobs())
+        chapter = cargolino.build(n_games=400, seed=2026, play=two_jobs())
         path = write_report(
             tmp_path_factory.mktemp("report") / "cargolino.pdf", chapter.heading, chapter.front, chapter.pages
         )
@@ -45,7 +45,7 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "Which choices matter?" in texts[11] and "A player who" in texts[11] and "own snail" in texts[11]
     assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]
     assert "Which decisions matter? learned and detective part at" in texts[13] and "snail(s)" in texts[13]
-    played = decisions.playouts_for(600, cargolino.DECISIONS_PLAYOUTS)  # a slow game: fewer playouts
+    played = decisions.playouts_for(400, cargolino.DECISIONS_PLAYOUTS)  # a slow game: fewer playouts
     assert "from the finish" in texts[13] and f"{played} times" in texts[13]
     assert len(chapter.headlines) == 13
 

@@ -18,7 +18,7 @@ def pdf_texts(tmp_path_factory) -> list[str]:
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = patolli.build(n_games=300, seed=2026, play=two_jobs())
+        chapter = patolli.build(n_games=200, seed=2026, play=two_jobs())
         path = write_report(
             tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
         )
@@ -32,7 +32,7 @@ def pdf_texts(tmp_path_factory) -> list[str]:
 def test_front_page_says_what_was_run(pdf_texts) -> None:
     assert len(pdf_texts) == 15
     front = pdf_texts[0]
-    for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "300"):
+    for word in ("Patolli", "knobs", "policies", "balanced", "seed", "2026", "date", "2026-01-01", "boardlab", "200"):
         assert word in front, word
 
 
