@@ -271,6 +271,7 @@ def settings_for(params: Params, players: int) -> training.Settings:
     return replace(base, games=max(1, base.games * default // work // 1_000) * 1_000)
 
 
+@lru_cache(maxsize=64)
 def training_work(params: Params) -> int:
     """How a game's training cost grows with the knobs, up to a constant: tokens² × rolls × dice transitions.
 
