@@ -14,6 +14,7 @@ import io
 import zipfile
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,14 +44,24 @@ class ValueModel:
 
     def predict_all(self, features: np.ndarray) -> np.ndarray:
         """Every output for each row of ``features``: ``(N, n_outputs)`` in [0, 1]."""
-        h = np.asarray(features, dtype=np.float32)
+        h = np.ascontiguousarray(features, dtype=np.float32)
         last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+        for i, (w, b) in enumerate(self.inference_layers):
             h = h @ w
             h += b
             if i < last:
                 np.maximum(h, 0.0, out=h)
         return np.clip(h, 0.0, 1.0)
+
+    @cached_property
+    def inference_layers(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """The layers as inference reads them: C-ordered float32, subnormal weights set to zero.
+
+        Fitting leaves many weights of inputs it found useless a hair above zero, below float32's smallest normal
+        number; a CPU multiplies by such a number many times slower (in the shipped networks, tens to hundreds a
+        model made inference 78% of a Cargolino game's time). Zeroing them changes no sum by more than one of them.
+        """
+        return tuple((flushed(w), flushed(b)) for w, b in zip(self.weights, self.biases, strict=True))
 
     def to_bytes(self) -> bytes:
         """The model as ``.npz`` bytes (deterministic: no timestamps, arrays in layer order)."""
@@ -81,6 +92,13 @@ class ValueModel:
         if not all(np.isfinite(a).all() for a in (*weights, *biases)):
             raise ValueError("model has non-finite weights")
         return cls(weights, biases)
+
+
+def flushed(array: np.ndarray) -> np.ndarray:
+    """``array`` as a C-ordered float32 copy with its subnormal numbers set to zero."""
+    out = np.array(array, dtype=np.float32, order="C")
+    out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0
+    return out
 
 
 def npz_bytes(arrays: dict[str, np.ndarray], format_number: int, compressed: bool = False) -> bytes:
