@@ -3,8 +3,9 @@
 It maps a position's features, as the deciding seat sees them, to that seat's predicted share of the win (a
 shared win among ``k`` counts ``1/k``), or, with one output per seat, to every seat's share, seats counted from
 the viewer (output 0 is the viewer's own). Weights are fitted by scikit-learn (:mod:`engines.learned.training`);
-here they are only evaluated and serialised. Inference runs in float32: a value model's own error is far above
-float32 rounding, and half-width arrays halve the memory traffic that dominates the cost.
+here they are only evaluated and serialised. Inference runs in float32 (a value model's own error is far above
+float32 rounding, and half-width arrays halve the memory traffic) through :func:`engines.learned.dense.layer`,
+whose sums run in the same order on every CPU, so a position gets the same value on every machine.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from engines.learned.dense import layer
 
 FORMAT = 1  #: bump when the serialised layout or the meaning of the weights changes: old files are refused
 
@@ -47,10 +50,7 @@ class ValueModel:
         h = np.ascontiguousarray(features, dtype=np.float32)
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(self.inference_layers):
-            h = h @ w
-            h += b
-            if i < last:
-                np.maximum(h, 0.0, out=h)
+            h = layer(h, w, b, i < last)
         return np.clip(h, 0.0, 1.0)
 
     @cached_property

@@ -87,8 +87,10 @@ def digest(seats: list[str], n: int, seed: int) -> str:
 
 
 def test_unrestricted_strong_players_play_the_games_they_played_before_restrictions() -> None:
-    # digests of the same runs before restrictions existed (commit ac23568)
-    assert digest(["learned", "learned"], 100, 5) == "02114d394e11cc1c"
+    # digests of the same runs before restrictions existed (commit ac23568); the first is ac23568's under OpenBLAS's
+    # SkylakeX kernel (02114d394e11cc1c under Haswell's, which valued two caves leading to one position a float32
+    # step apart): inference no longer uses BLAS, so those ties are exact and go to the lowest cave
+    assert digest(["learned", "learned"], 100, 5) == "3f4c8aff164639dc"
     assert digest(["expert:4", "learned"], 8, 3) == "86f4f7b780aca120"
 
 
