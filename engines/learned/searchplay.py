@@ -46,9 +46,8 @@ def centred(values: np.ndarray, model: Model, features: np.ndarray) -> np.ndarra
     mask, which is where ``values`` is not NaN); the targets come in that order, clipped to [0, 1].
     """
     row, candidate = np.nonzero(~np.isnan(values))
-    with selfplay.blas().limit(limits=1, user_api="blas"):
-        own = np.full(values.shape, np.nan)
-        own[row, candidate] = model.predict(features)
+    own = np.full(values.shape, np.nan)
+    own[row, candidate] = model.predict(features)
     moved = values - np.nanmean(values, axis=1, keepdims=True) + np.nanmean(own, axis=1, keepdims=True)
     return np.clip(moved, 0.0, 1.0)[row, candidate].astype(np.float32)
 

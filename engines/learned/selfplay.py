@@ -16,13 +16,11 @@ average the luck of the rest of the game out.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from engines import core
 from engines.core import DecisionPoint, Params
@@ -52,12 +50,6 @@ class Table(Protocol):
         ...
 
 
-@functools.cache
-def blas() -> ThreadpoolController:
-    """The process's BLAS thread pools (found once)."""
-    return ThreadpoolController()
-
-
 def choose(
     point: DecisionPoint, model: ValueModel, default: Callable[[], np.ndarray] | None = None, margin: float = 0.0
 ) -> np.ndarray:
@@ -65,18 +57,16 @@ def choose(
 
     With a ``margin`` above 0, each row's ``default()`` candidate instead, unless the model values another more than
     ``margin`` above it (:func:`~engines.learned.choice.guarded_candidates`). A row with one legal candidate takes
-    it. The model runs on one BLAS thread: its batches are a few thousand rows, and handing them to two threads
-    tripled the CPU time of a game on a busy machine (measured).
+    it.
     """
     legal = point.legal()
     chosen = legal.argmax(axis=1)
     multi = np.flatnonzero(legal.sum(axis=1) >= 2)
     if len(multi):
-        with blas().limit(limits=1, user_api="blas"):
-            if margin > 0 and default is not None:
-                chosen[multi] = guarded_candidates(point.take(multi), model, default()[multi], margin)
-            else:
-                chosen[multi] = best_candidates(point.take(multi), model)
+        if margin > 0 and default is not None:
+            chosen[multi] = guarded_candidates(point.take(multi), model, default()[multi], margin)
+        else:
+            chosen[multi] = best_candidates(point.take(multi), model)
     return chosen
 
 
@@ -200,11 +190,10 @@ class SelfPlay:
         """The λ-returns under ``model`` of ``positions`` (``None`` when ``lam`` is 1)."""
         if self.lam >= 1.0:
             return None
-        with blas().limit(limits=1, user_api="blas"):
-            values = np.concatenate(
-                [
-                    model.predict(positions.features[lo : lo + BACKUP_ROWS])
-                    for lo in range(0, len(positions.owner), BACKUP_ROWS)
-                ]
-            )
+        values = np.concatenate(
+            [
+                model.predict(positions.features[lo : lo + BACKUP_ROWS])
+                for lo in range(0, len(positions.owner), BACKUP_ROWS)
+            ]
+        )
         return lambda_returns(values, positions.returns, positions.owner, self.lam)

@@ -54,8 +54,7 @@ def cave_values(point: Point, model: ValueModel) -> np.ndarray:
     redrawn.determinise(core.StreamSource(keys))
     after = redrawn.take(np.repeat(np.arange(len(rows)), caves))
     after.apply(np.tile(np.arange(caves), len(rows)))
-    with selfplay.blas().limit(limits=1, user_api="blas"):
-        values = model.predict(after.features()).reshape(len(rows), caves).astype(np.float64)
+    values = model.predict(after.features()).reshape(len(rows), caves).astype(np.float64)
     starts = np.cumsum(draws) - draws
     return np.add.reduceat(values, starts, axis=0) / draws[:, None]
 
