@@ -21,6 +21,7 @@ import numpy as np
 
 from engines.learned.dense import layer
 
+NEGLIGIBLE = 1e-20  #: weights smaller than this are zero at inference (:attr:`ValueModel.inference_layers`)
 FORMAT = 1  #: bump when the serialised layout or the meaning of the weights changes: old files are refused
 
 
@@ -55,11 +56,12 @@ class ValueModel:
 
     @cached_property
     def inference_layers(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-        """The layers as inference reads them: C-ordered float32, subnormal weights set to zero.
+        """The layers as inference reads them: C-ordered float32, weights below :data:`NEGLIGIBLE` set to zero.
 
-        Fitting leaves many weights of inputs it found useless a hair above zero, below float32's smallest normal
-        number; a CPU multiplies by such a number many times slower (in the shipped networks, tens to hundreds a
-        model made inference 78% of a Cargolino game's time). Zeroing them changes no sum by more than one of them.
+        Fitting drives the weights of inputs it found useless towards zero and leaves many of them below float32's
+        smallest normal number, or so near it that their products are below it; a CPU multiplies such numbers many
+        times slower (in the shipped networks, hundreds a model made inference 78% of a Cargolino game's time). A
+        weight below 1e-20 moves no value: a value's float32 step is about 1e-8.
         """
         return tuple((flushed(w), flushed(b)) for w, b in zip(self.weights, self.biases, strict=True))
 
@@ -95,9 +97,9 @@ class ValueModel:
 
 
 def flushed(array: np.ndarray) -> np.ndarray:
-    """``array`` as a C-ordered float32 copy with its subnormal numbers set to zero."""
+    """``array`` as a C-ordered float32 copy with its numbers below :data:`NEGLIGIBLE` in size set to zero."""
     out = np.array(array, dtype=np.float32, order="C")
-    out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0
+    out[np.abs(out) < NEGLIGIBLE] = 0.0
     return out
 
 

@@ -85,14 +85,14 @@ def test_model_files_round_trip_and_refuse_what_is_wrong() -> None:
         ValueModel.from_bytes(bad.to_bytes(), WIDTH)
 
 
-def test_inference_zeroes_subnormal_weights_and_keeps_the_file_s_weights() -> None:
-    tiny = np.finfo(np.float32).tiny
-    weights = (np.array([[1.0, tiny / 4], [-tiny / 8, 0.5]], np.float32), np.array([[2.0], [tiny / 2]], np.float32))
+def test_inference_zeroes_negligible_weights_and_keeps_the_file_s_weights() -> None:
+    tiny = np.finfo(np.float32).tiny  # the smallest normal float32: below it, and 1e-25, are negligible
+    weights = (np.array([[1.0, tiny / 4], [-tiny / 8, 0.5]], np.float32), np.array([[2.0], [1e-25]], np.float32))
     biases = (np.array([0.0, tiny / 16], np.float32), np.array([0.1], np.float32))
     model = ValueModel(weights, biases)
     for (w, b), (w_file, b_file) in zip(model.inference_layers, zip(weights, biases, strict=True), strict=True):
-        assert np.array_equal(w, np.where(np.abs(w_file) < tiny, 0.0, w_file))
-        assert np.array_equal(b, np.where(np.abs(b_file) < tiny, 0.0, b_file))
+        assert np.array_equal(w, np.where(np.abs(w_file) < 1e-20, 0.0, w_file))
+        assert np.array_equal(b, np.where(np.abs(b_file) < 1e-20, 0.0, b_file))
     assert model.weights[0][0, 1] == tiny / 4 and model.biases[0][1] == tiny / 16  # the file keeps what fitting gave
     features = np.array([[0.25, 0.5], [0.0, 0.0]], np.float32)
     np.testing.assert_allclose(model.predict(features), [0.1 + 2 * 0.25, 0.1], rtol=1e-6)
