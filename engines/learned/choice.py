@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from engines.core import DecisionPoint
+from engines.expert import candidate_values
 from engines.learned.model import ValueModel
 
 
@@ -51,6 +52,18 @@ def best_candidates(point: DecisionPoint, model: ValueModel) -> np.ndarray:
     Ties go to the highest-numbered candidate.
     """
     return best_of(model_values(point, model))
+
+
+def searched_candidates(point: DecisionPoint, model: ValueModel, rollout: str, playouts: int) -> np.ndarray:
+    """``(B,)``: each row's legal candidate of the highest search value; ties by the model, then the highest-numbered.
+
+    The search values are :func:`engines.expert.candidate_values` (``playouts`` per candidate, ``rollout`` in every
+    seat). Where nothing is hidden any more and ``rollout`` is deterministic, one playout is the exact value of a
+    candidate under that rollout: a game's endgame can be played out instead of valued.
+    """
+    searched = candidate_values(point, rollout, playouts)
+    top = np.nanmax(searched, axis=1, keepdims=True)
+    return best_of(np.where(searched == top, model_values(point, model), -np.inf))
 
 
 def guarded_candidates(point: DecisionPoint, model: ValueModel, default: np.ndarray, margin: float) -> np.ndarray:

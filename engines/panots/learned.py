@@ -2,7 +2,9 @@
 
 The grab is Panots's decision point (:class:`~engines.panots.decisions.Point`); where the card is laid and what a
 stuck seat swaps for follow the baseline heuristic (``planner``, whose values the round's view then holds for
-this seat, so the features can read them). Features are :mod:`engines.panots.features` (public only: no deck's
+this seat, so the features can read them). In the last round nothing is hidden (every deck is spent), so there
+the grab is played out instead of valued: each card by one playout of the round with the baseline in every seat,
+the exact result under it (ties by the model). Features are :mod:`engines.panots.features` (public only: no deck's
 order enters). Models are trained by self-play (:mod:`engines.learned.selfplay`): round 0 plays the baseline's
 grabs, later rounds the model so far; targets are the seat's share of the win (solo: its VP over
 ``SOLO_SCALE``, as there is nobody to beat), then λ-returns under the model just fitted. See the README.
@@ -21,13 +23,14 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import searchplay, selfplay, store, training
+from engines.learned.choice import searched_candidates
 from engines.learned.model import ValueModel, checksum
 from engines.panots import features
 from engines.panots.decisions import Point
 from engines.panots.rules import INFO, Params, State, View, play_with
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
-UNIT = 1  #: bump when the decisions the model drives change (training plays them)
+UNIT = 2  #: bump when the decisions the model drives change (training plays them): 2, the last round played out
 SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=1, chunk_games=2_000)
 SEAT_GAMES = 120_000  #: self-play games times seats (ours): 60,000 two-player games, 30,000 four-player ones
 KEEP = 0.5  #: share of real choices recorded as samples (ours: a game's positions are correlated)
@@ -112,9 +115,24 @@ class Learned:
         return checksum(self.models[players].to_bytes())
 
     def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
-        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`); the last round played out.
+
+        In the last round, with a rival, each legal card of a row with a choice is played out once with the
+        baseline in every seat (the rest of the round: later grabs, placements, swaps, the final score), the best
+        result taken, ties by the model (:func:`engines.learned.choice.searched_candidates`). Nothing is hidden
+        there and the baseline is deterministic, so one playout is exact; solo keeps the model (its value is the
+        VP, not the win).
+        """
         self.prepare(point.players)
-        return selfplay.choose(point, self.models[point.players])
+        model = self.models[point.players]
+        if point.players == 1 or point.state.round < self.params.cards_per_player - 1:
+            return selfplay.choose(point, model)
+        legal = point.legal()
+        chosen = legal.argmax(axis=1)
+        multi = np.flatnonzero(legal.sum(axis=1) >= 2)
+        if len(multi):
+            chosen[multi] = searched_candidates(point.take(multi), model, self.baseline, 1)
+        return chosen
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int

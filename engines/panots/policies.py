@@ -212,7 +212,8 @@ class LearnedPlayer(learned.Learned):
 
 POLICIES["learned"] = Policy(
     "learned",
-    "Value network of the position after each grab; the best valued card is taken and laid as planner lays it. "
+    "Value network of the position after each grab; the best valued card is taken and laid as planner lays it "
+    "(in the last round, where nothing is hidden, each card is played out to the final score and the best taken). "
     "Models for 2 and 4 players (default knobs, and the majority face up) ship; other settings are trained by "
     "self-play on first use and cached (BOARDLAB_TRAIN=0 refuses; training settings ours: 120,000 seat-games, "
     "so 60,000 two-player games, seed 0; 2 players then 2 rounds of expert iteration, learning from search values "

@@ -9,7 +9,7 @@ import pytest
 
 from engines import core, expert
 from engines.expert import Rollout
-from engines.learned import searchplay, selfplay, training
+from engines.learned import choice, searchplay, selfplay, training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
 from engines.panots import POLICIES, Params, features, learned
@@ -258,3 +258,33 @@ def test_train_takes_the_games_seed_and_search_games_and_keeps_the_rest(monkeypa
     default = learned.settings_for(2)
     Player.train(Params(), 2, replace(default, games=6_000, seed=3, search_games=500, epochs=default.epochs + 1))
     assert asked == [replace(default, games=6_000, seed=3, search_games=500)]  # the epochs stay Panots's own
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_last_round_is_played_out_and_the_others_are_valued(players: int) -> None:
+    params, model = Params(cards_per_player=4), random_model(5)
+    player = Player(params, {players: model})
+    met = {"last": 0, "overruled": 0, "earlier": 0}
+
+    def check(point: Point, games: np.ndarray, propose) -> np.ndarray:
+        chosen = player.best(point, games, propose)
+        by_model = selfplay.choose(point, model)
+        if point.state.round < params.cards_per_player - 1:
+            np.testing.assert_array_equal(chosen, by_model)
+            met["earlier"] += 1
+            return chosen
+        legal, values = point.legal(), np.full(point.legal().shape, -np.inf)
+        for row, card in zip(*np.nonzero(legal), strict=True):  # each card's round played out by hand
+            after = point.take(np.array([row]))
+            after.apply(np.array([card]))
+            winners, _ = after.play_out(["planner"] * players, core.RandomSource(np.random.default_rng(row)))
+            values[row, card] = winners[0, point.seat[row]] / winners[0].sum()
+        own = np.where(values == values.max(axis=1, keepdims=True), choice.model_values(point, model), -np.inf)
+        expected = np.where(legal.sum(axis=1) >= 2, choice.best_of(own), by_model)
+        np.testing.assert_array_equal(chosen, expected)
+        met["last"] += 1
+        met["overruled"] += int((chosen != by_model).sum())
+        return chosen
+
+    play_with(params, [Player(params, {players: model}, decide=check)] * players, 40, np.random.default_rng(12))
+    assert met["last"] == players and met["earlier"] == 3 * players and met["overruled"] > 0
