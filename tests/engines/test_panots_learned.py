@@ -269,6 +269,13 @@ def test_the_last_round_is_played_out_and_the_others_are_valued(players: int) ->
     def check(point: Point, games: np.ndarray, propose) -> np.ndarray:
         chosen = player.best(point, games, propose)
         by_model = selfplay.choose(point, model)
+        hidden = point.take(np.arange(len(point.key)))  # only what the seat cannot see changed: the coming cards
+        hidden.determinise(core.RandomSource(np.random.default_rng(3)))
+        hidden.state.deck[:, :, hidden.state.round + 1 :] = hidden.state.deck[:, ::-1, hidden.state.round + 1 :]
+        assert point.state.round >= params.cards_per_player - 1 or not np.array_equal(
+            hidden.state.deck, point.state.deck
+        )
+        np.testing.assert_array_equal(player.best(hidden, games, propose), chosen)
         if point.state.round < params.cards_per_player - 1:
             np.testing.assert_array_equal(chosen, by_model)
             met["earlier"] += 1
