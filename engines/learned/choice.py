@@ -62,8 +62,12 @@ def searched_candidates(point: DecisionPoint, model: ValueModel, rollout: str, p
     candidate under that rollout: a game's endgame can be played out instead of valued.
     """
     searched = candidate_values(point, rollout, playouts)
-    top = np.nanmax(searched, axis=1, keepdims=True)
-    return best_of(np.where(searched == top, model_values(point, model), -np.inf))
+    top = searched == np.nanmax(searched, axis=1, keepdims=True)
+    chosen = best_of(np.where(top, 0.0, -np.inf))
+    tied = np.flatnonzero(top.sum(axis=1) >= 2)  # only these rows ask the model
+    if len(tied):
+        chosen[tied] = best_of(np.where(top[tied], model_values(point.take(tied), model), -np.inf))
+    return chosen
 
 
 def guarded_candidates(point: DecisionPoint, model: ValueModel, default: np.ndarray, margin: float) -> np.ndarray:

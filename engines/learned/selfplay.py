@@ -59,14 +59,21 @@ def choose(
     ``margin`` above it (:func:`~engines.learned.choice.guarded_candidates`). A row with one legal candidate takes
     it.
     """
+    if margin > 0 and default is not None:
+        return where_chosen(point, lambda sub, rows: guarded_candidates(sub, model, default()[rows], margin))
+    return where_chosen(point, lambda sub, _: best_candidates(sub, model))
+
+
+def where_chosen(point: DecisionPoint, pick: Callable[[DecisionPoint, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``(B,)``: each row's only legal candidate, or ``pick(sub, rows)``'s where ``rows`` have two or more.
+
+    ``sub`` is ``point.take(rows)``; ``pick`` returns one candidate per row of it.
+    """
     legal = point.legal()
     chosen = legal.argmax(axis=1)
     multi = np.flatnonzero(legal.sum(axis=1) >= 2)
     if len(multi):
-        if margin > 0 and default is not None:
-            chosen[multi] = guarded_candidates(point.take(multi), model, default()[multi], margin)
-        else:
-            chosen[multi] = best_candidates(point.take(multi), model)
+        chosen[multi] = pick(point.take(multi), multi)
     return chosen
 
 

@@ -127,12 +127,7 @@ class Learned:
         model = self.models[point.players]
         if point.players == 1 or point.state.round < self.params.cards_per_player - 1:
             return selfplay.choose(point, model)
-        legal = point.legal()
-        chosen = legal.argmax(axis=1)
-        multi = np.flatnonzero(legal.sum(axis=1) >= 2)
-        if len(multi):
-            chosen[multi] = searched_candidates(point.take(multi), model, self.baseline, 1)
-        return chosen
+        return selfplay.where_chosen(point, lambda sub, _: searched_candidates(sub, model, self.baseline, 1))
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int

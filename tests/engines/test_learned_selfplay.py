@@ -12,7 +12,7 @@ from engines import core
 from engines.learned import training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
-from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns, merge
+from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns, merge, where_chosen
 
 
 @dataclass
@@ -120,6 +120,23 @@ def test_choose_asks_the_model_only_where_there_is_a_choice() -> None:
     point = Pile(np.array([1, 4, 5, 2]), np.zeros(4, dtype=np.int64))
     # a pile of 4 or 5: leave 3 to the opponent; a pile of 2: take both; a pile of 1: the only move
     np.testing.assert_array_equal(choose(point, perfect()), [0, 0, 1, 1])
+
+
+def test_where_chosen_picks_only_among_rows_with_two_legal_candidates() -> None:
+    point = Pile(np.array([1, 4, 1, 2, 7]), np.arange(5) % 2)
+    seen = []
+
+    def pick(sub: Pile, rows: np.ndarray) -> np.ndarray:
+        seen.append((sub.pile.copy(), sub.seat.copy(), rows.copy()))
+        return np.ones(len(rows), dtype=np.int64)
+
+    np.testing.assert_array_equal(where_chosen(point, pick), [0, 1, 0, 1, 1])
+    ((piles, seats, rows),) = seen  # one call, with the rows that have a choice (and their seats)
+    np.testing.assert_array_equal(rows, [1, 3, 4])
+    np.testing.assert_array_equal(piles, [4, 2, 7])
+    np.testing.assert_array_equal(seats, [1, 1, 0])
+    assert where_chosen(Pile(np.ones(3, np.int64), np.zeros(3, np.int64)), pick).tolist() == [0, 0, 0]
+    assert len(seen) == 1  # no row with a choice: never asked
 
 
 def test_the_model_plays_the_tiny_game_well() -> None:
