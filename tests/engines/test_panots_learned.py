@@ -280,7 +280,8 @@ def test_the_last_round_is_played_out_and_the_others_are_valued(players: int) ->
             np.testing.assert_array_equal(chosen, by_model)
             met["earlier"] += 1
             return chosen
-        legal, values = point.legal(), np.full(point.legal().shape, -np.inf)
+        legal = point.legal()
+        values = np.full(legal.shape, -np.inf)
         for row, card in zip(*np.nonzero(legal), strict=True):  # each card's round played out by hand
             after = point.take(np.array([row]))
             after.apply(np.array([card]))
