@@ -28,6 +28,7 @@ from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
 from engines.core import Policy
 from engines.expert import by_table_size
 from engines.learned import selfplay, store, training
+from engines.learned.choice import choose
 from engines.learned.model import ValueModel, checksum
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
@@ -105,10 +106,10 @@ class Learned:
         """The model's choice at ``point``, or the baseline's unless the model clearly prefers another (:data:`MARGIN`).
 
         Without a margin for the table size: the model's best; with one, the baseline's move (``propose()``) unless
-        the model values another more than the margin above it (:func:`engines.learned.selfplay.choose`).
+        the model values another more than the margin above it (:func:`engines.learned.choice.choose`).
         """
         self.prepare(point.players)
-        return selfplay.choose(point, self.models[point.players], propose, by_table_size(MARGIN, point.players))
+        return choose(point, self.models[point.players], propose, by_table_size(MARGIN, point.players))
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
         """Every game's (snail, colour); snail -1 where no die can move a snail.

@@ -3,11 +3,13 @@
 It needs only the decision-point contract (:class:`engines.core.DecisionPoint`) and the one hook a learned player
 adds, :class:`Featured`. A game whose decisions are followed by chance (Pantolino's keeps) does better with its
 own unit that takes the expectation over the dice exactly; this is the rule for decisions that lead straight to
-a position, and the reference such a unit's last step must agree with.
+a position, and the reference such a unit's last step must agree with. :func:`choose` is what a learned seat and
+self-play call: it asks the model only about rows with a real choice (:func:`where_chosen`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -84,3 +86,29 @@ def guarded_candidates(point: DecisionPoint, model: ValueModel, default: np.ndar
     safe = np.clip(default, 0, legal.shape[1] - 1)
     keep = (default == safe) & legal[index, safe] & (values[index, best] - values[index, safe] <= margin)
     return np.where(keep, default, best)
+
+
+def choose(
+    point: DecisionPoint, model: ValueModel, default: Callable[[], np.ndarray] | None = None, margin: float = 0.0
+) -> np.ndarray:
+    """:func:`best_candidates`, asking the model only about rows with a real choice.
+
+    With a ``margin`` above 0, each row's ``default()`` candidate instead, unless the model values another more than
+    ``margin`` above it (:func:`guarded_candidates`). A row with one legal candidate takes it.
+    """
+    if margin > 0 and default is not None:
+        return where_chosen(point, lambda sub, rows: guarded_candidates(sub, model, default()[rows], margin))
+    return where_chosen(point, lambda sub, _: best_candidates(sub, model))
+
+
+def where_chosen(point: DecisionPoint, pick: Callable[[DecisionPoint, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``(B,)``: each row's only legal candidate, or ``pick(sub, rows)``'s where ``rows`` have two or more.
+
+    ``sub`` is ``point.take(rows)``; ``pick`` returns one candidate per row of it.
+    """
+    legal = point.legal()
+    chosen = legal.argmax(axis=1)
+    multi = np.flatnonzero(legal.sum(axis=1) >= 2)
+    if len(multi):
+        chosen[multi] = pick(point.take(multi), multi)
+    return chosen

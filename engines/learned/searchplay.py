@@ -26,6 +26,7 @@ from engines import core
 from engines.core import DecisionPoint, Params
 from engines.expert import candidate_values
 from engines.learned import selfplay
+from engines.learned.choice import choose
 from engines.learned.training import Model
 
 ROLLOUT = "learned"  #: the policy name whose playouts the searching seat's decision points give the model
@@ -63,7 +64,7 @@ class SearchRecorder:
 
     def __call__(self, point: DecisionPoint, games: np.ndarray, propose: object) -> np.ndarray:
         """Each row's choice by the model; the searched rows' candidates are kept with their values."""
-        chosen = selfplay.choose(point, self.model)
+        chosen = choose(point, self.model)
         legal = point.legal()
         rows = np.flatnonzero((legal.sum(axis=1) >= 2) & (self.rng.random(len(chosen)) < self.share))
         if len(rows):

@@ -3,15 +3,15 @@
 A :class:`SelfPlay` is a :class:`~engines.learned.training.Sampler`: it plays a chunk of games through the game's
 batched engine, with every seat deciding through one :class:`Recorder` (the game's :class:`Table` builds such a
 seat). In round 0 the recorder takes the baseline's choice (``propose()``, the seat's own policy), later the
-learned choice of the model so far (:func:`choose`); in every round, with probability ``explore``, a uniform legal
-candidate instead (so that positions the policy avoids get values too; such choices are always recorded). At each
-decision with two or more legal candidates it records the features of the chosen candidate's resulting position
-for the deciding seat, with the game and the seat; when the games are over each record's target is that seat's
-share of the win (``1/k`` for a win shared by ``k``; cooperative: the table's win). With ``lam`` below 1,
-:meth:`SelfPlay.backup` then gives each record the λ-return along its seat's records in that game under the model
-just fitted (Sutton 1988, TD(λ) as fitted targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``, the last record's
-``G`` being the return. A game's returns are one coin flip for dozens of positions; the bootstrapped targets
-average the luck of the rest of the game out.
+learned choice of the model so far (:func:`engines.learned.choice.choose`); in every round, with probability
+``explore``, a uniform legal candidate instead (so that positions the policy avoids get values too; such choices
+are always recorded). At each decision with two or more legal candidates it records the features of the chosen
+candidate's resulting position for the deciding seat, with the game and the seat; when the games are over each
+record's target is that seat's share of the win (``1/k`` for a win shared by ``k``; cooperative: the table's win).
+With ``lam`` below 1, :meth:`SelfPlay.backup` then gives each record the λ-return along its seat's records in that
+game under the model just fitted (Sutton 1988, TD(λ) as fitted targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``,
+the last record's ``G`` being the return. A game's returns are one coin flip for dozens of positions; the
+bootstrapped targets average the luck of the rest of the game out.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 from engines import core
 from engines.core import DecisionPoint, Params
 from engines.expert import seat_reward
-from engines.learned.choice import best_candidates, guarded_candidates
+from engines.learned.choice import choose
 from engines.learned.model import ValueModel
 from engines.learned.training import Mapper
 
@@ -48,33 +48,6 @@ class Table(Protocol):
     def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
         """Play ``n_games`` games, one implementation per seat; the outcome has ``winners`` ``(n, players)``."""
         ...
-
-
-def choose(
-    point: DecisionPoint, model: ValueModel, default: Callable[[], np.ndarray] | None = None, margin: float = 0.0
-) -> np.ndarray:
-    """:func:`~engines.learned.choice.best_candidates`, asking the model only about rows with a real choice.
-
-    With a ``margin`` above 0, each row's ``default()`` candidate instead, unless the model values another more than
-    ``margin`` above it (:func:`~engines.learned.choice.guarded_candidates`). A row with one legal candidate takes
-    it.
-    """
-    if margin > 0 and default is not None:
-        return where_chosen(point, lambda sub, rows: guarded_candidates(sub, model, default()[rows], margin))
-    return where_chosen(point, lambda sub, _: best_candidates(sub, model))
-
-
-def where_chosen(point: DecisionPoint, pick: Callable[[DecisionPoint, np.ndarray], np.ndarray]) -> np.ndarray:
-    """``(B,)``: each row's only legal candidate, or ``pick(sub, rows)``'s where ``rows`` have two or more.
-
-    ``sub`` is ``point.take(rows)``; ``pick`` returns one candidate per row of it.
-    """
-    legal = point.legal()
-    chosen = legal.argmax(axis=1)
-    multi = np.flatnonzero(legal.sum(axis=1) >= 2)
-    if len(multi):
-        chosen[multi] = pick(point.take(multi), multi)
-    return chosen
 
 
 class Recorder:

@@ -4,7 +4,7 @@ The value is the table's chance to win together (self-play's cooperative reward)
 expert's rollout policy (the planner), as the expert's do; the two searched decisions are the model's:
 
 - **Keep.** The position after a keep (the next turn's start) is fully public, so the choice is the generic one
-  (:func:`engines.learned.selfplay.choose`).
+  (:func:`engines.learned.choice.choose`).
 - **Cave.** What an opened cave holds is known only where the table remembers it. The model values positions
   after the cave is open, but the choice may not look inside: each cave's value is the mean of the model's values
   over :data:`SAMPLES` redraws of the unremembered chips from public information only
@@ -26,7 +26,7 @@ import numpy as np
 
 from engines import core
 from engines.core import Policy
-from engines.learned import selfplay, store, training
+from engines.learned import choice, selfplay, store, training
 from engines.learned.model import ValueModel, checksum
 from engines.paleolino import features
 from engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
@@ -65,7 +65,7 @@ def choose(point: Point, model: ValueModel) -> np.ndarray:
     Every cave is legal unless the point is restricted (:mod:`engines.paleolino.restrictions`).
     """
     if point.stage == KEEP:
-        return selfplay.choose(point, model)
+        return choice.choose(point, model)
     if not len(point.state.game):
         return np.zeros(0, dtype=np.int64)
     return np.where(point.legal(), cave_values(point, model), -np.inf).argmax(axis=1)

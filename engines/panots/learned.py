@@ -23,7 +23,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import searchplay, selfplay, store, training
-from engines.learned.choice import searched_candidates
+from engines.learned.choice import choose, searched_candidates, where_chosen
 from engines.learned.model import ValueModel, checksum
 from engines.panots import features
 from engines.panots.decisions import Point
@@ -115,7 +115,7 @@ class Learned:
         return checksum(self.models[players].to_bytes())
 
     def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
-        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`); the last round played out.
+        """The model's choice at ``point`` (see :func:`engines.learned.choice.choose`); the last round played out.
 
         In the last round, with a rival, each legal card of a row with a choice is played out once with the
         baseline in every seat (the rest of the round: later grabs, placements, swaps, the final score), the best
@@ -126,8 +126,8 @@ class Learned:
         self.prepare(point.players)
         model = self.models[point.players]
         if point.players == 1 or point.state.round < self.params.cards_per_player - 1:
-            return selfplay.choose(point, model)
-        return selfplay.where_chosen(point, lambda sub, _: searched_candidates(sub, model, self.baseline, 1))
+            return choose(point, model)
+        return where_chosen(point, lambda sub, _: searched_candidates(sub, model, self.baseline, 1))
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int

@@ -18,6 +18,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.learned import selfplay, store, training
+from engines.learned.choice import choose
 from engines.learned.model import ValueModel, checksum
 from engines.patolli import features
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
@@ -86,9 +87,9 @@ class Learned:
         return checksum(self.models[players].to_bytes())
 
     def best(self, point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
-        """The model's choice at ``point`` (see :func:`engines.learned.selfplay.choose`)."""
+        """The model's choice at ``point`` (see :func:`engines.learned.choice.choose`)."""
         self.prepare(point.players)
-        return selfplay.choose(point, self.models[point.players])
+        return choose(point, self.models[point.players])
 
     def choose(self, moves: Moves) -> np.ndarray:
         """Every game's move, as a single-bit source (0 = enter)."""

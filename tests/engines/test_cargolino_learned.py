@@ -11,8 +11,8 @@ import pytest
 from engines import core, expert
 from engines.cargolino import POLICIES, Params, decisions, features, learned, rules
 from engines.expert import Rollout
-from engines.learned import cache, selfplay, training
-from engines.learned.choice import Featured, best_candidates, guarded_candidates
+from engines.learned import cache, training
+from engines.learned.choice import Featured, best_candidates, choose, guarded_candidates
 from engines.learned.model import ValueModel
 
 Player = POLICIES["learned"].impl
@@ -137,7 +137,7 @@ def test_every_choice_is_legal_and_the_model_decides() -> None:
 
     def checked(point, games, propose):
         assert isinstance(point, decisions.Point)
-        chosen = selfplay.choose(point, model)
+        chosen = choose(point, model)
         assert point.legal()[np.arange(len(chosen)), chosen].all()
         calls.append(len(chosen))
         return chosen

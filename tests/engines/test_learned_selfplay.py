@@ -1,88 +1,15 @@
-"""The game-agnostic self-play sampler, on a tiny game: take one or two from a pile, the last to take wins."""
+"""The game-agnostic self-play sampler, on the tiny pile game (:mod:`tests.engines.pile`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import replace
 
 import numpy as np
 
 from engines import core
 from engines.learned import training
-from engines.learned.choice import Featured
-from engines.learned.model import ValueModel
-from engines.learned.selfplay import SelfPlay, Trajectories, choose, lambda_returns, merge, where_chosen
-
-
-@dataclass
-class Pile:
-    """A decision point of the tiny game: candidate ``c`` takes ``c + 1`` (two only from a pile of two or more)."""
-
-    pile: np.ndarray  # (B,) int64
-    seat: np.ndarray  # (B,) int64: the mover
-    players: int = 2
-    cooperative: bool = False
-
-    def legal(self) -> np.ndarray:
-        return np.stack([self.pile >= 1, self.pile >= 2], axis=1)
-
-    def take(self, rows: np.ndarray) -> Pile:
-        return Pile(self.pile[rows].copy(), self.seat[rows].copy())
-
-    def apply(self, actions: np.ndarray) -> None:
-        self.pile = self.pile - actions - 1
-        self.seat = np.where(self.pile > 0, 1 - self.seat, self.seat)  # the last taker stays the "mover"
-
-    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
-        viewer = self.seat if viewer is None else viewer
-        mine = self.seat == viewer
-        return np.stack([self.pile / 10, self.pile % 3 == 0, mine, (self.pile == 0) & mine], axis=1).astype(np.float32)
-
-
-class Taker:
-    """A seat: every decision through ``decide``; its own choice (``propose``) takes one."""
-
-    def __init__(self, decide: Callable) -> None:
-        self.decide = decide
-
-
-@dataclass(frozen=True)
-class PileTable:
-    """Seats and plays the tiny game in lock-step: piles of 1..10, seat 0 first."""
-
-    def seat(self, params: core.Params, players: int, decide: Callable) -> Taker:
-        return Taker(decide)
-
-    def play(self, params: core.Params, seats: Sequence[Taker], n_games: int, source: core.Source) -> core.Outcome:
-        games = np.arange(n_games)
-        point = Pile(source.draw(games, 10)[:, 0] + 1, np.zeros(n_games, dtype=np.int64))
-        winners = np.zeros((n_games, 2), dtype=bool)
-        live = games
-        while len(live):
-            now = point.take(live)
-            chosen = seats[0].decide(now, live, partial(np.zeros, len(live), dtype=np.int64))  # proposes: take one
-            now.apply(chosen)
-            point.pile[live], point.seat[live] = now.pile, now.seat
-            done = now.pile == 0
-            winners[live[done], now.seat[done]] = True
-            live = live[~done]
-        return {"winners": winners}
-
-
-def width(params: core.Params, players: int) -> int:
-    return 4
-
-
-def perfect(n_features: int = 4) -> ValueModel:
-    """Values a position won (the viewer took the last) 1, a pile of 3k left to the opponent high, others low."""
-    w0 = np.zeros((n_features, 2), np.float32)
-    w0[1, 0], w0[3, 1] = 0.5, 1.0
-    return ValueModel((w0, np.ones((2, 1), np.float32)), (np.zeros(2, np.float32), np.full(1, 0.25, np.float32)))
-
-
-def test_the_tiny_game_point_is_featured() -> None:
-    assert isinstance(Pile(np.ones(1, np.int64), np.zeros(1, np.int64)), Featured)
+from engines.learned.selfplay import SelfPlay, Trajectories, lambda_returns, merge
+from tests.engines.pile import PileTable, perfect, width
 
 
 def test_lambda_returns_follow_each_owners_records_in_order() -> None:
@@ -114,29 +41,6 @@ def test_merge_keeps_owners_of_chunks_apart() -> None:
     backed = sampler.backups(core.Params(), 2, perfect(), parts, training.serial)
     assert backed.shape == merged.returns.shape and np.isfinite(backed).all()
     np.testing.assert_array_equal(backed, sampler.backup(perfect(), merged))
-
-
-def test_choose_asks_the_model_only_where_there_is_a_choice() -> None:
-    point = Pile(np.array([1, 4, 5, 2]), np.zeros(4, dtype=np.int64))
-    # a pile of 4 or 5: leave 3 to the opponent; a pile of 2: take both; a pile of 1: the only move
-    np.testing.assert_array_equal(choose(point, perfect()), [0, 0, 1, 1])
-
-
-def test_where_chosen_picks_only_among_rows_with_two_legal_candidates() -> None:
-    point = Pile(np.array([1, 4, 1, 2, 7]), np.arange(5) % 2)
-    seen = []
-
-    def pick(sub: Pile, rows: np.ndarray) -> np.ndarray:
-        seen.append((sub.pile.copy(), sub.seat.copy(), rows.copy()))
-        return np.ones(len(rows), dtype=np.int64)
-
-    np.testing.assert_array_equal(where_chosen(point, pick), [0, 1, 0, 1, 1])
-    ((piles, seats, rows),) = seen  # one call, with the rows that have a choice (and their seats)
-    np.testing.assert_array_equal(rows, [1, 3, 4])
-    np.testing.assert_array_equal(piles, [4, 2, 7])
-    np.testing.assert_array_equal(seats, [1, 1, 0])
-    assert where_chosen(Pile(np.ones(3, np.int64), np.zeros(3, np.int64)), pick).tolist() == [0, 0, 0]
-    assert len(seen) == 1  # no row with a choice: never asked
 
 
 def test_the_model_plays_the_tiny_game_well() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from engines import core, expert
 from engines.expert import Rollout
-from engines.learned import choice, searchplay, selfplay, training
+from engines.learned import choice, searchplay, training
 from engines.learned.choice import Featured
 from engines.learned.model import ValueModel
 from engines.panots import POLICIES, Params, features, learned
@@ -37,7 +37,7 @@ def grabs(params: Params, players: int, n: int, seed: int) -> list[Point]:
     model = random_model(seed)
 
     def keep(point: Point, games: np.ndarray, propose) -> np.ndarray:
-        chosen = selfplay.choose(point, model)
+        chosen = choice.choose(point, model)
         after = point.take(np.arange(len(chosen)))
         after.apply(chosen)
         found.append(after)
@@ -86,7 +86,7 @@ def test_one_and_seven_players_play_legal_grabs(players: int) -> None:
 
     def checked(point, games, propose):
         assert isinstance(point, Featured)
-        chosen = selfplay.choose(point, model)
+        chosen = choice.choose(point, model)
         assert point.legal()[np.arange(len(chosen)), chosen].all()
         seen.append(len(chosen))
         return chosen
@@ -268,7 +268,7 @@ def test_the_last_round_is_played_out_and_the_others_are_valued(players: int) ->
 
     def check(point: Point, games: np.ndarray, propose) -> np.ndarray:
         chosen = player.best(point, games, propose)
-        by_model = selfplay.choose(point, model)
+        by_model = choice.choose(point, model)
         hidden = point.take(np.arange(len(point.key)))  # only what the seat cannot see changed: the coming cards
         hidden.determinise(core.RandomSource(np.random.default_rng(3)))
         hidden.state.deck[:, :, hidden.state.round + 1 :] = hidden.state.deck[:, ::-1, hidden.state.round + 1 :]

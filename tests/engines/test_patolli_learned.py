@@ -9,8 +9,8 @@ import pytest
 
 from engines import core
 from engines.expert import Rollout
-from engines.learned import selfplay, training
-from engines.learned.choice import Featured
+from engines.learned import training
+from engines.learned.choice import Featured, choose
 from engines.learned.model import ValueModel
 from engines.patolli import POLICIES, Params, features, learned
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
@@ -76,7 +76,7 @@ def test_every_decision_point_is_featured_and_every_choice_legal() -> None:
 
     def checked(point, games, propose):
         assert isinstance(point, Featured)
-        chosen = selfplay.choose(point, model)
+        chosen = choose(point, model)
         assert point.legal()[np.arange(len(chosen)), chosen].all()
         seen.add(type(point))
         return chosen

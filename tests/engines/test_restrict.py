@@ -10,8 +10,8 @@ import pytest
 
 from engines import core, get_game
 from engines.expert import Search
+from engines.learned.choice import choose
 from engines.learned.model import ValueModel
-from engines.learned.selfplay import choose
 from engines.record import record_of
 from engines.restrict import RestrictedPoint, Restriction, parse_names, restricted_legal
 
