@@ -51,8 +51,11 @@ def test_guarded_candidates_keep_the_default_unless_another_is_clearly_better() 
     np.testing.assert_array_equal(guarded_candidates(point, perfect(), default, 0.4), [0, 1, 1, 0])
     np.testing.assert_array_equal(guarded_candidates(point, perfect(), default, 0.6), [1, 0, 1, 0])
     np.testing.assert_array_equal(guarded_candidates(point, perfect(), default, 0.8), default)
-    # a default the row may not take (illegal, or no candidate at all) gives way to the best
-    np.testing.assert_array_equal(guarded_candidates(piles(1, 4, 4), perfect(), np.array([1, -1, 2]), 0.8), [0, 0, 0])
+    np.testing.assert_array_equal(guarded_candidates(point, perfect(), default, 0.5), [1, 0, 1, 0])  # not more above
+    # a default the row may not take (illegal, or no candidate at all) gives way to the best, whatever the margin
+    for margin, last in ((0.4, 1), (np.inf, 0)):  # the last row's legal default: overruled below its gap, 0.5
+        chosen = guarded_candidates(piles(1, 4, 4, 5), perfect(), np.array([1, -1, 2, 0]), margin)
+        np.testing.assert_array_equal(chosen, [0, 0, 0, last])
 
 
 def test_choose_asks_the_model_only_where_there_is_a_choice() -> None:
