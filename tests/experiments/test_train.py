@@ -45,10 +45,28 @@ def test_a_missing_model_with_training_off_fails_in_one_line(tmp_path: Path, mon
 
 
 def test_bad_input_is_one_line_and_exit_2() -> None:
-    for args in (("--players", "9"), ("--games", "0"), ("--set", "colours=99"), ("--variant", "nope")):
+    for args in (
+        ("--players", "9"),
+        ("--games", "0"),
+        ("--set", "colours=99"),
+        ("--variant", "nope"),
+        ("--seed", "-1"),
+    ):
         result = invoke("train", "pantolino", *args, "--quiet")
         assert result.exit_code == 2, (args, result.output)
         assert result.stderr.count("\n") == 1, result.stderr
+    assert "seed=-1 is out of range; allowed at least 0" in invoke("train", "pantolino", "--seed", "-1").stderr
+
+
+def test_the_games_are_bounded_by_ten_times_the_setting_s_default_before_anything_runs() -> None:
+    default = training("pantolino", 2, (), None).settings.games
+    assert training("pantolino", 2, (), None, 10 * default).settings.games == 10 * default
+    too_many = invoke("train", "pantolino", "--games", str(10 * default + 1), "--quiet")
+    assert too_many.exit_code == 2 and too_many.stderr.count("\n") == 1
+    assert f"games={10 * default + 1} is out of range; allowed 1..{10 * default:,}" in too_many.stderr
+    seven = (("colours", "7"),)  # a dearer setting has a smaller default, so a smaller bound
+    assert invoke("train", "pantolino", "--set", "colours=7", "--games", str(10 * default), "--quiet").exit_code == 2
+    assert training("pantolino", 2, seven, None, 10 * training("pantolino", 2, seven, None).settings.games)
     bare = [game for game in available_games() if "learned" not in get_game(game).module.POLICIES]
     for game in bare[:1]:  # a game without a learned player, while there is one
         assert "no learned player" in invoke("train", game, "--quiet").stderr
