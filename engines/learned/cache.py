@@ -24,11 +24,6 @@ from engines.learned.ntuple import Spec, TupleModel
 from engines.learned.training import Model
 
 
-def cache_dir() -> Path:
-    """Where models are kept: ``$BOARDLAB_CACHE``, else ``~/.cache/boardlab`` (shared with the solver tables)."""
-    return Path(os.environ.get("BOARDLAB_CACHE") or Path.home() / ".cache" / "boardlab")
-
-
 def digest(key: Mapping[str, Any]) -> str:
     """A short, stable digest of a model's key."""
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]

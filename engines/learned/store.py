@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from engines import cachedir
 from engines.core import Params
 from engines.learned import cache, ntuple
 from engines.learned.model import FORMAT
@@ -58,8 +59,15 @@ def model_key(
 
 
 def training_allowed() -> bool:
-    """Whether a missing model may be trained now (``BOARDLAB_TRAIN`` is not ``0``)."""
-    return os.environ.get(TRAIN_ENV, "1").strip() != "0"
+    """Whether a missing model may be trained now: ``BOARDLAB_TRAIN`` unset, empty or ``1``; not with ``0``.
+
+    Raises:
+        ValueError: for any other value (a typo must not quietly start minutes of training).
+    """
+    value = os.environ.get(TRAIN_ENV, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{TRAIN_ENV}={value!r} must be 0 (no training) or 1 (train a missing model)")
+    return value != "0"
 
 
 def obtain(
@@ -87,7 +95,7 @@ def obtain(
         ModelMissing: when training is needed but turned off (one line naming the remedy).
     """
     name = cache.file_name(key)
-    path = cache.cache_dir() / name
+    path = cachedir.cache_dir() / name
     width, outputs = sampler.n_features(params, players), sampler.n_outputs(players)
     reason = "no learned model"
     if not retrain:
@@ -103,6 +111,7 @@ def obtain(
             f"{reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
             f"training; run `simulate train {key['game']} --players {players}` with the same --set/--variant first"
         )
+    cachedir.check_writable(path.parent)
     if say is not None:
         say(f"{reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
     model = train(sampler, params, players, settings, mapper, progress, tuples)

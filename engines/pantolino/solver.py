@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from engines import core
+from engines.cachedir import cache_dir, check_writable
 from engines.pantolino.heuristics import HEURISTICS
 from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
 
@@ -370,11 +371,6 @@ class FixedRule:
 # --- the cached solution ---------------------------------------------------------------------------------------
 
 
-def cache_dir() -> Path:
-    """Where solutions are kept: ``$BOARDLAB_CACHE``, else ``~/.cache/boardlab``."""
-    return Path(os.environ.get("BOARDLAB_CACHE") or Path.home() / ".cache" / "boardlab")
-
-
 def cache_path(params: Params, rules: Sequence[str] = (OPTIMISE,), folder: Path | None = None) -> Path:
     """The cache file of ``rules``' values for these knobs (dice, tokens, head start, engine version and format)."""
     knobs = {
@@ -404,6 +400,7 @@ def cached_values(
         if problem is None:
             return values
         sys.stderr.write(f"warning: solver cache {path} is not usable ({problem}); solving again\n")
+    check_writable(path.parent)
     with _ProgressHook(progress) as report:
         values = solver.solve(progress=report)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -118,6 +118,31 @@ def test_the_store_trains_once_rebuilds_corrupt_files_and_refuses_when_told(tmp_
     assert "unusable (not a learned-model file)" in said[-1]
 
 
+class NoTraining(Toy):
+    """A Toy whose samples must never be asked for: the store has to refuse before it trains."""
+
+    def samples(self, params, players, model, n_games, rng):
+        raise AssertionError("trained although the store should have refused first")
+
+
+def test_the_store_refuses_a_bad_training_switch_or_an_unusable_cache_before_training(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    for typo in ("maybe", "no", "2"):
+        monkeypatch.setenv("BOARDLAB_TRAIN", typo)
+        with pytest.raises(ValueError, match=rf"^BOARDLAB_TRAIN='{typo}' must be 0 \(no training\) or 1"):
+            store.obtain(NoTraining(), KEY, Params(), 2, SMALL)
+    monkeypatch.setenv("BOARDLAB_TRAIN", "1")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(blocker / "models"))
+    said = []
+    with pytest.raises(
+        ValueError, match=r"^the cache folder .*a-file/models cannot be used \(.+\); set BOARDLAB_CACHE"
+    ):
+        store.obtain(NoTraining(), KEY, Params(), 2, SMALL, say=said.append)
+    assert said == []  # nothing announced: no training started
+
+
 class ToySearch(Toy):
     """A Toy that also offers search samples, valued by another function (so the search rounds' fit shows)."""
 

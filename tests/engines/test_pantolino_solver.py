@@ -113,6 +113,18 @@ def test_cache_round_trip_and_corrupt_file_rebuilt(cache, monkeypatch) -> None:
     assert sv.cache_path(Params(colours=3, token_values=(2, 3), dice=3, rolls=2)) != path
 
 
+def test_a_cache_folder_that_cannot_take_the_solution_is_refused_before_solving(cache, monkeypatch) -> None:
+    (cache / "a-file").write_text("in the way")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(cache / "a-file"))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("solved although the result could not be saved")
+
+    monkeypatch.setattr(sv.Solver, "solve", refuse)
+    with pytest.raises(ValueError, match=r"^the cache folder .*a-file cannot be used"):
+        sv.cached_values(SMALL)
+
+
 def _interior_zeros(values: np.ndarray) -> np.ndarray:
     """The decided values kept, every value to be solved 0: right shape, right terminals, wrong answer."""
     out = values.copy()
