@@ -90,6 +90,9 @@ class RunSpec:
         ):
             raise ValueError(f"settings={pairs!r} must be a tuple of (knob, value) pairs of text")
         object.__setattr__(self, "settings", tuple(tuple(p) for p in pairs))
+        names = [name.replace("-", "_") for name, _ in self.settings]
+        if twice := sorted({name for name in names if names.count(name) > 1}):
+            raise ValueError(f"knob {', '.join(twice)} is set twice; give each knob once")
         if self.variant is not None:
             validate.text(self.variant, "variant")
         validate.whole(self.seed, "seed", 0, 2**63 - 1)

@@ -42,6 +42,8 @@ def test_chunks_are_the_games_own_size_unless_given() -> None:
         ({"chunk_size": 10**7}, "chunk_size=10000000 is out of range"),
         ({"settings": (("dice", "99999999999999999999"),)}, "dice=99999999999999999999 is out of range"),
         ({"variant": "escaping-boots", "settings": (("escaping_boots", "false"),)}, "conflicts with variant"),
+        ({"settings": (("dice", "4"), ("dice", "5"))}, "knob dice is set twice"),
+        ({"settings": (("head-start", "1"), ("head_start", "1"))}, "knob head_start is set twice"),
     ],
 )
 def test_bad_specs_fail_before_playing(changes: dict, message: str) -> None:
