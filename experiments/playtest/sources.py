@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 
 from engines import core
+from experiments import validate
 from experiments.playtest import record as records
 from experiments.playtest import table
 from experiments.playtest.setup import HUMAN, Setup
+from experiments.run.spec import MAX_CHUNK_GAMES, MAX_GAMES
 
 
 class _End(Exception):
@@ -50,8 +52,8 @@ def from_run(
     setup = Setup(game, seats, seed, settings, variant)
     module = setup.module
     size = core.default_chunk(module.INFO, module.POLICIES, seats) if chunk_size is None else chunk_size
-    if size < 1 or number < 0:
-        raise ValueError("--chunk-size must be at least 1 and --game at least 0")
+    validate.whole(size, "chunk_size", 1, MAX_CHUNK_GAMES)
+    validate.whole(number, "game", 0, MAX_GAMES - 1)
     chunk, row = divmod(number, size)
     seen = table.observe_run_game(setup, np.random.SeedSequence(seed, spawn_key=(chunk,)), size, row)
     return setup, seen

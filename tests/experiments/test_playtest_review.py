@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from engines.pantolino import solver
@@ -71,6 +72,18 @@ def test_the_losing_token_choice_is_listed_first_with_its_exact_loss_in_the_inte
     low, high = float(first.group(3)) / 100, float(first.group(4)) / 100
     assert low <= loss <= high
     assert (tmp_path / "game-review.png").stat().st_size > 0
+
+
+def test_a_game_or_chunk_size_no_run_can_have_is_refused_before_replaying() -> None:
+    seats = ("keep-jokers", "greedy")
+    for chunk, number, message in (
+        (0, 0, "chunk_size=0 is out of range"),
+        (10**7, 0, "chunk_size=10000000 is out of range"),
+        (None, -1, "game=-1 is out of range"),
+        (None, 10**12, "game=1000000000000 is out of range; allowed 0..999,999,999,999"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            sources.from_run("pantolino", seats, 0, SMALL, None, chunk, number)
 
 
 def test_a_game_of_a_run_is_replayed_as_the_run_played_it() -> None:
