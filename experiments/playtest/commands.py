@@ -114,6 +114,18 @@ def play(
         session.run()
 
 
+def _check_chart(chart: Path | None) -> None:
+    """A ``--chart`` the review can write, checked before the replay: a ``.png`` whose folder exists or can be made."""
+    if chart is None:
+        return
+    if chart.suffix.lower() != ".png":
+        raise ValueError(f"--chart {chart} must name a PNG file (ending in .png)")
+    try:
+        chart.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"--chart {chart}: its folder cannot be made ({error.strerror or error})") from None
+
+
 def review(
     target: Annotated[str, typer.Argument(help="A saved game (FILE.json), or a game id with --seats, --seed, --game.")],
     seats: Annotated[str | None, typer.Option(help="A run's seats (reviewing game --game of that run).")] = None,
@@ -135,6 +147,7 @@ def review(
         from experiments.playtest import review as reviews
         from experiments.playtest import sources
 
+        _check_chart(chart)
         if target.endswith(".json") or Path(target).exists():
             if seats is not None or game_number is not None or settings or variant is not None:
                 raise ValueError("a saved game carries its own seats and knobs; give only the file")
