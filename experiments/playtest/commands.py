@@ -109,6 +109,7 @@ def play(
             path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
             if path.exists():
                 raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
+        _check_output(path, "--save")
         policy, playouts = _check_hints(saved.setup, hint_policy, hint_playouts)
         session = Session(saved, path, Console(highlight=False), fast, show_hints, policy, playouts)
         session.run()
@@ -120,10 +121,17 @@ def _check_chart(chart: Path | None) -> None:
         return
     if chart.suffix.lower() != ".png":
         raise ValueError(f"--chart {chart} must name a PNG file (ending in .png)")
+    _check_output(chart, "--chart")
+
+
+def _check_output(path: Path, option: str) -> None:
+    """Make the folder of the file ``option`` names now, so that a name nothing can be written to is refused first."""
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; name a file")
     try:
-        chart.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ValueError(f"--chart {chart}: its folder cannot be made ({error.strerror or error})") from None
+        raise ValueError(f"{option} {path}: its folder cannot be made ({error.strerror or error})") from None
 
 
 def review(

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.playtest import record
+from experiments.playtest import record, sources, terminal
 from experiments.playtest.setup import Setup
 
 runner = CliRunner()
@@ -47,6 +47,26 @@ def one_line_error(args: list[str], message: str) -> None:
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     one_line_error(args, message)
+
+
+def test_a_save_or_chart_nothing_can_be_written_to_is_refused_before_the_game_or_review(
+    tmp_path: Path, monkeypatch
+) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("went on although the file could not be written")
+
+    monkeypatch.setattr(sources, "from_run", refuse)
+    monkeypatch.setattr(terminal.Session, "run", refuse)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way")
+    play = ["play", "pantolino", "--seats", "human,greedy", "--save"]
+    one_line_error([*play, str(blocker / "game.json")], "its folder cannot be made")
+    (tmp_path / "folder").mkdir()
+    resume = ["play", "--resume", str(saved_game(tmp_path)), "--save", str(tmp_path / "folder")]
+    one_line_error(resume, "is a folder; name a file")
+    review = ["review", "pantolino", "--seats", "keep-jokers,greedy", "--game", "0", "--chart"]
+    one_line_error([*review, str(tmp_path / "chart.txt")], "must name a PNG file")
+    one_line_error([*review, str(blocker / "chart.png")], "its folder cannot be made")
 
 
 def test_a_corrupt_or_foreign_file_is_refused(tmp_path: Path) -> None:

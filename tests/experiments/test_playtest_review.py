@@ -86,21 +86,6 @@ def test_a_game_or_chunk_size_no_run_can_have_is_refused_before_replaying() -> N
             sources.from_run("pantolino", seats, 0, SMALL, None, chunk, number)
 
 
-def test_a_chart_that_cannot_be_written_is_refused_before_the_review(tmp_path: Path, monkeypatch) -> None:
-    def refuse(*args, **kwargs):
-        raise AssertionError("replayed although the chart could not be written")
-
-    monkeypatch.setattr(sources, "from_run", refuse)
-    (tmp_path / "a-file").write_text("in the way")
-    run = ["review", "pantolino", "--seats", "keep-jokers,greedy", "--game", "0"]
-    for chart, message in (
-        (tmp_path / "chart.txt", "must name a PNG file"),
-        (tmp_path / "a-file" / "chart.png", "its folder cannot be made"),
-    ):
-        result = CliRunner().invoke(app, [*run, "--chart", str(chart)])
-        assert result.exit_code == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.output
-
-
 def test_a_game_of_a_run_is_replayed_as_the_run_played_it() -> None:
     from engines.pantolino import play
     from experiments.run.seeds import chunk_rng
