@@ -15,7 +15,7 @@ from typing import Any
 from analysis import stats
 from analysis.book import Book, Knob, Page, Report, build_date, knob_value
 from analysis.report import write_book
-from engines import core, get_game
+from engines import available_games, core, get_game
 from experiments.chapters import Chapter, chapter_games, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages
 from experiments.run import Runner, RunResult, RunSpec, run_tasks
@@ -26,11 +26,14 @@ ALL = "all"
 """The report target that builds every chapter into one book."""
 
 
+def is_chapter(target: str) -> bool:
+    """Whether ``target`` is a game's chapter or ``all`` (else a study, which sets its own games and seed)."""
+    return target in (*available_games(), ALL)
+
+
 def report_path(target: str) -> Path:
     """Where the report of ``target`` (a game or a study) is written unless told: ``reports/<name>.pdf``."""
-    from engines import available_games
-
-    name = target if target in (*available_games(), ALL) else load_study(resolve_study(target)).name
+    name = target if is_chapter(target) else load_study(resolve_study(target)).name
     return Path("reports") / f"{name}.pdf"
 
 
@@ -48,8 +51,6 @@ def build_report(
     Every arm is played through ``runner``, and the pages are drawn on its executor. Returns the PDF path (the
     HTML twin is beside it) and the headlines.
     """
-    from engines import available_games
-
     if target == ALL:
         return build_all(n_games, precision, seed, runner, out, progress)
     if target in available_games():

@@ -26,14 +26,20 @@ from experiments.clikit import (
     user_errors,
 )
 
+REPORT_GAMES, REPORT_SEED = "20000", 2026  #: a chapter's games per arm and root seed unless given (ours)
+
 
 def report_command(
     target: Annotated[
         str, typer.Argument(help="A game with a report chapter, 'all' (every chapter in one book), or a study file.")
     ],
-    n: Annotated[str, typer.Option("-n", "--games", help="Games per arm.")] = "20000",
+    n: Annotated[
+        str | None, typer.Option("-n", "--games", help="Games per arm (default 20000; a study file sets its own).")
+    ] = None,
     precision: Annotated[str | None, typer.Option(help="Play each arm until win rates are this tight.")] = None,
-    seed: Annotated[int, typer.Option(help="Root seed shared by every arm.")] = 2026,
+    seed: Annotated[
+        int | None, typer.Option(help="Root seed shared by every arm (default 2026; a study file sets its own).")
+    ] = None,
     jobs: Jobs = None,
     out: Annotated[
         Path | None,
@@ -51,14 +57,17 @@ def report_command(
     kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
     """
     with user_errors():
-        n_games = parse_count(n)
+        n_games = parse_count(REPORT_GAMES if n is None else n)
         target_precision = parse_precision(precision)
         if jobs is not None and jobs < 1:
             raise UserError(f"--jobs {jobs} must be at least 1")
         check_pool(backend, jobs, scheduler)
         from analysis.book import html_path
-        from experiments.reporting import build_report, report_path
+        from experiments.reporting import build_report, is_chapter, report_path
         from experiments.run import open_runner
+
+        if not is_chapter(target) and (n is not None or seed is not None):
+            raise UserError(f"{target} is a study: its file sets the games and the seed (give --precision, or edit it)")
 
         if out is not None and (out.suffix.lower() != ".pdf" or out.is_dir()):
             raise UserError(f"--out {out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
@@ -68,7 +77,7 @@ def report_command(
                 target,
                 n_games,
                 target_precision,
-                seed,
+                REPORT_SEED if seed is None else seed,
                 runner,
                 pdf,
                 lambda total: progress_total(total, quiet or as_json),

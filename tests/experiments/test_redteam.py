@@ -156,6 +156,18 @@ CASES: dict[str, tuple[Case, str]] = {
         "--backend spark",
     ),
     "report --jobs 0": (lambda f: ["report", "pantolino", "--jobs", "0"], "--jobs 0"),
+    "report a study with -n": (lambda f: ["report", "pantolino-joker-value", "-n", "100"], "is a study: its file"),
+    "report a study with --seed": (lambda f: ["report", "pantolino-joker-value", "--seed", "3"], "sets the games"),
+    "report --seed -3": (lambda f: ["report", "pantolino", "--seed", "-3"], "seed=-3 is out of range"),
+    "a knob set twice": (
+        lambda f: ["pantolino", "--set", "rolls=2", "--set", "rolls=3", "-n", "100"],
+        "knob rolls is set twice",
+    ),
+    "train --games past its bound": (lambda f: ["train", "pantolino", "--games", "1e9"], "games=1000000000 is out"),
+    "review --game past any run": (
+        lambda f: ["review", "pantolino", "--seats", "greedy,random", "--game", str(10**12)],
+        "game=1000000000000 is out of range",
+    ),
     "explain --games 0": (lambda f: ["explain", "pantolino", "--games", "0"], "--games 0 is out of range"),
     "explain --playouts 1": (lambda f: ["explain", "pantolino", "--playouts", "1"], "--playouts 1 is out of range"),
     "explain --strong win-optimal at 3 players": (
