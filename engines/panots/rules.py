@@ -346,8 +346,12 @@ class State:
         )
 
     def take(self, rows: np.ndarray) -> State:
-        """An independent copy of the games at positions ``rows`` (rows may repeat), numbered ``0..len(rows)-1``."""
-        out = State(*(getattr(self, name)[rows].copy() for name in self.__slots__ if name != "round"), self.round)
+        """An independent copy of the games at positions ``rows`` (rows may repeat), numbered ``0..len(rows)-1``.
+
+        ``rows`` is an index array, so each field's indexing is already a copy (not a view).
+        """
+        rows = np.asarray(rows)
+        out = State(*(getattr(self, name)[rows] for name in self.__slots__ if name != "round"), self.round)
         out.game = np.arange(len(rows), dtype=np.int64)
         return out
 
