@@ -481,6 +481,8 @@ def play_by_name(
     """
 
     def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: Any, **options: Any) -> Outcome:
+        if isinstance(n_games, bool) or not isinstance(n_games, int | np.integer) or n_games < 0:
+            raise ValueError(f"n_games={n_games!r} must be a whole number of games, 0 or more")
         return play_with(params, seat_policies_of(info, policies, seat_policies, params), n_games, rng, **options)
 
     play.__doc__ = play_by_name.__doc__

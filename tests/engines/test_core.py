@@ -103,3 +103,11 @@ def test_a_bad_choice_names_the_choices_once_and_a_bool_choice_is_not_a_number()
     with pytest.raises(ValueError, match="open=1 is not allowed"):
         check_choice("open", 1, (False, True))
     check_choice("cards", 7, (6, 7, 8))
+
+
+@pytest.mark.parametrize("n_games", [-1, 2.0, True, "10"])
+def test_a_game_s_play_refuses_a_count_that_is_not_a_whole_number_of_games(n_games) -> None:
+    game = get_game("pantolino").module
+    with pytest.raises(ValueError, match=rf"^n_games={n_games!r} must be a whole number of games, 0 or more$"):
+        game.play(game.Params(), ["greedy", "greedy"], n_games, np.random.default_rng(0))
+    assert len(game.play(game.Params(), ["greedy", "greedy"], np.int64(3), np.random.default_rng(0))["winner"]) == 3
