@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import train_model, training
+from experiments.train import MAX_GAMES_FACTOR, train_model, training
 
 
 def train_command(
@@ -28,7 +28,11 @@ def train_command(
     variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     games: Annotated[
         str | None,
-        typer.Option("--games", help="Self-play games (default: the game's, which trains what `learned` plays)."),
+        typer.Option(
+            "--games",
+            help=f"Self-play games (default: the game's, which trains what `learned` plays; at most {MAX_GAMES_FACTOR} "
+            "times it).",
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Root seed of the self-play chunks.")] = 0,
     jobs: Jobs = None,
