@@ -178,7 +178,10 @@ def parse_value(name: str, text: str, tp: Any) -> Any:
         return parse_value(name, text, args[0])
     if origin is tuple:
         inner = typing.get_args(tp)[0]
-        parts = [p for p in text.strip("()[] ").replace(";", ",").split(",") if p.strip()]
+        inside = text.strip("()[] ")
+        parts = [p.strip() for p in inside.replace(";", ",").split(",")] if inside else []
+        if "" in parts:
+            raise ValueError(f"{name}={text!r} has an empty value; separate the values with single ',' or ';'")
         return tuple(parse_value(name, p, inner) for p in parts)
     if origin is Literal:
         choices = [str(c) for c in typing.get_args(tp)]

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from engines import core
+from experiments import validate
 
 
 class UserError(Exception):
@@ -114,7 +115,7 @@ def seats_from(module: Any, policy: str | None, seats: str | None, players: int 
     if players is not None:
         core.check_players(module.INFO, players)
     if seats is not None:
-        chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+        chosen = tuple(validate.items(seats, "--seats"))
         if players is not None and players != len(chosen):
             raise UserError(f"--seats names {len(chosen)} policies but --players is {players}")
     else:

@@ -243,7 +243,10 @@ def sweep_grid(
             names = list(hints)
             raise ValueError(f"unknown knob '{name}'{core.did_you_mean(name, names)}")
         separator = ";" if typing.get_origin(hints[name]) is tuple else ","
-        values = [v.strip() for v in text.split(separator) if v.strip()]
+        values = validate.items(text, f"--set {name}", separator)
+        parsed = [core.parse_value(name, value, hints[name]) for value in values]
+        if len(set(parsed)) < len(parsed):
+            raise ValueError(f"--set {name}={text} gives a value twice; give each value once")
         if len(values) > 1:
             swept.append((name, values))
         else:

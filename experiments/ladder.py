@@ -59,7 +59,7 @@ def default_budgets(game: str) -> tuple[int, ...]:
 
 def parse_budgets(text: str) -> tuple[int, ...]:
     """``"4,16,64"`` as distinct positive whole numbers, rising; anything else raises ``ValueError``."""
-    items = [t.strip() for t in text.split(",") if t.strip()]
+    items = validate.items(text, "--budgets")
     if not items:
         raise ValueError(f"--budgets {text!r} names no budget; write e.g. 4,16,64")
     budgets = []

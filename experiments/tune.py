@@ -44,7 +44,7 @@ import numpy as np
 from analysis import game_metrics
 from engines import core, get_game
 from engines.learned.store import ModelMissing
-from experiments import train, variants
+from experiments import train, validate, variants
 from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
 from experiments.run.spec import MAX_CHUNKS
 
@@ -120,7 +120,7 @@ def parse_vary(game: str, text: str) -> Knob:
             _check(base, name, str(value))
         return Knob(name, low=low, high=high, whole=tp is int)
     separator = ";" if typing.get_origin(tp) is tuple else ","
-    values = tuple(dict.fromkeys(v.strip() for v in rest.split(separator) if v.strip()))
+    values = tuple(dict.fromkeys(validate.items(rest, f"--vary {name}", separator)))
     if len(values) < 2:
         raise TuneError(f"--vary {name}={rest}: give at least two values (a,b,c) or a range, or fix it with --set")
     if len(values) > MAX_CATEGORIES:

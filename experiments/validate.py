@@ -118,6 +118,20 @@ def check_name(name: Any, what: str) -> str:
     return name
 
 
+def items(text: str, what: str, separator: str = ",") -> list[str]:
+    """The stripped items of a ``separator``-separated list (none for blank text).
+
+    An empty item (two separators together, or one at either end) is refused rather than dropped: ``greedy,,random``
+    most likely lost a name, and dropping it would change the count.
+    """
+    if not text.strip():
+        return []
+    parts = [part.strip() for part in text.split(separator)]
+    if "" in parts:
+        raise ValueError(f"{what} {text!r} has an empty item; separate the items with single '{separator}'")
+    return parts
+
+
 def whole(value: Any, field: str, low: int = 0, high: int | None = None) -> int:
     """``value`` if it is a whole number (not a bool) in ``low..high``, else ``ValueError`` naming ``field``."""
     if isinstance(value, bool) or not isinstance(value, int):

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from engines import get_game
+from experiments import validate
 from experiments.clikit import (
     AsJson,
     Backend,
@@ -57,7 +58,7 @@ def tournament_command(
         from experiments.compare import plan_tournament, play_tournament
         from experiments.run import folder_lock, open_runner
 
-        names = [p.strip() for p in policies.split(",") if p.strip()]
+        names = validate.items(policies, "--policies")
         n_games = parse_count(n)
         check_pool(backend, jobs, scheduler)
         plan = plan_tournament(game, names, players, n_games, seed, parse_settings(settings or []), variant)

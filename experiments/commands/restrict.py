@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from experiments import validate
 from experiments.clikit import (
     AsJson,
     Backend,
@@ -59,7 +60,7 @@ def restrict_command(
         from experiments import restrict as rp
         from experiments.run import folder_lock, open_runner
 
-        names = [r.strip() for r in restrictions.split(",") if r.strip()]
+        names = validate.items(restrictions, "--restrictions")
         if not names:
             raise UserError("--restrictions names no restriction; give a comma-separated list or all")
         n_games = parse_count(n)

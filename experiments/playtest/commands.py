@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from engines import available_games
+from experiments import validate
 
 Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
 Variant = Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")]
@@ -100,7 +101,7 @@ def play(
                 )
             if seats is None:
                 raise ValueError("give --seats, e.g. --seats human,expert:64")
-            chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+            chosen = tuple(validate.items(seats, "--seats"))
             if HUMAN not in chosen:
                 raise ValueError(f"--seats {seats} has no human seat; name at least one seat 'human'")
             if seed < 0:
@@ -164,7 +165,7 @@ def review(
         else:
             if seats is None or game_number is None:
                 raise ValueError("review a run's game with --seats, --seed and --game (or give a saved game's file)")
-            chosen = tuple(s.strip() for s in seats.split(",") if s.strip())
+            chosen = tuple(validate.items(seats, "--seats"))
             setup, seen = sources.from_run(target, chosen, seed, _settings(settings), variant, chunk_size, game_number)
             reviewed = {0 if seat is None else seat}
             default_chart = Path("runs") / "play" / f"{target}-seed{seed}-game{game_number}-review.png"

@@ -105,6 +105,15 @@ def test_a_bad_choice_names_the_choices_once_and_a_bool_choice_is_not_a_number()
     check_choice("cards", 7, (6, 7, 8))
 
 
+def test_a_tuple_knob_takes_commas_semicolons_or_brackets_but_refuses_an_empty_value() -> None:
+    for text in ("2,4", "2;4", "(2, 4)", "[2,4]"):
+        assert parse_value("token_values", text, tuple[int, ...]) == (2, 4)
+    assert parse_value("token_values", "()", tuple[int, ...]) == ()
+    for text in ("2,,4", "2,4,", ",2", "(2,;4)"):
+        with pytest.raises(ValueError, match="has an empty value"):
+            parse_value("token_values", text, tuple[int, ...])
+
+
 @pytest.mark.parametrize("n_games", [-1, 2.0, True, "10"])
 def test_a_game_s_play_refuses_a_count_that_is_not_a_whole_number_of_games(n_games) -> None:
     game = get_game("pantolino").module

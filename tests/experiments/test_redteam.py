@@ -143,6 +143,28 @@ CASES: dict[str, tuple[Case, str]] = {
         "--set rolls is given twice",
     ),
     "tune varies a knob twice": (lambda f: [*TUNE, "--vary", "rolls=3..5"], "given twice"),
+    "sweep gives a value twice": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,02,3"], "gives a value twice"),
+    # an empty item in a list would silently drop a seat, a policy or a value
+    "run --seats with an empty item": (
+        lambda f: ["pantolino", "--seats", "greedy,,random", "-n", "100"],
+        "'greedy,,random' has an empty item",
+    ),
+    "tournament --policies ending in a comma": (
+        lambda f: ["tournament", "pantolino", "--policies", "greedy,random,"],
+        "has an empty item",
+    ),
+    "ladder --budgets with an empty item": (lambda f: ["ladder", "pantolino", "--budgets", "4,,16"], "empty item"),
+    "restrict --restrictions with an empty item": (
+        lambda f: ["restrict", "pantolino", "--restrictions", "never-steal,,largest-token"],
+        "empty item",
+    ),
+    "sweep --set with an empty value": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,,3"], "empty item"),
+    "tune --vary with an empty value": (lambda f: [*TUNE, "--vary", "colours=4,,5"], "empty item"),
+    "a tuple knob with an empty value": (
+        lambda f: ["pantolino", "--set", "token_values=2,,4", "-n", "100"],
+        "token_values='2,,4' has an empty value",
+    ),
+    "play --seats with an empty item": (lambda f: ["play", "pantolino", "--seats", "human,,greedy"], "empty item"),
     "tune varies what its variant fixes": (
         lambda f: [*TUNE, "--variant", "no-jokers", "--vary", "joker_faces=0..2"],
         "set by variant 'no-jokers'",
