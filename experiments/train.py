@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,11 +44,20 @@ class TrainResult:
 
 
 def executor_mapper(executor: Executor) -> Callable[[Callable[..., Any], Sequence[tuple]], Iterable[Any]]:
-    """Run chunks on ``executor`` (in-process, loky or Dask) and hand their results back in chunk order."""
+    """Run chunks on ``executor`` (in-process, loky or Dask) and hand their results back in chunk order.
 
-    def run(function: Callable[..., Any], chunks: Sequence[tuple]) -> Iterable[Any]:
-        finished = dict(executor.map_unordered(_numbered, [(i, function, args) for i, args in enumerate(chunks)]))
-        return (finished[i] for i in range(len(chunks)))
+    Each result is handed on as soon as every chunk before it has finished, so the training can check (and stop)
+    a round as it comes in.
+    """
+
+    def run(function: Callable[..., Any], chunks: Sequence[tuple]) -> Iterator[Any]:
+        arriving = executor.map_unordered(_numbered, [(i, function, args) for i, args in enumerate(chunks)])
+        waiting: dict[int, Any] = {}
+        for index in range(len(chunks)):
+            while index not in waiting:
+                number, result = next(arriving)
+                waiting[number] = result
+            yield waiting.pop(index)
 
     return run
 
@@ -89,7 +98,8 @@ def training(
 
     A training holds its samples in memory, so ``games`` is at most ``MAX_GAMES_FACTOR`` times the setting's default,
     which each game scales by what a game of the setting costs (the default 2-player Pantolino training peaks at
-    0.7 GB, so ten times it stays well inside this machine's 24 GiB).
+    0.7 GB). Games that run longer than the scaling assumes are stopped by the training itself: a round whose
+    samples would pass :data:`engines.learned.training.MAX_ROUND_BYTES` is refused after its first chunk.
 
     Raises:
         ValueError: for an unknown game, a game without a learned player, bad knobs or counts.

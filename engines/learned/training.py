@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -31,6 +31,9 @@ from engines.learned.model import ValueModel
 
 Model = ValueModel | ntuple.TupleModel  #: a value model of either family (both predict, predict_all, to_bytes)
 MLP = "mlp"  #: the family of :class:`engines.learned.model.ValueModel`
+#: a round's samples may hold at most this many bytes (ours): the backups and the fit need several times the
+#: samples at their peak (2-player Pantolino: 4 to 7 times), so a training stays within a few times this
+MAX_ROUND_BYTES = 2 << 30
 
 
 class Sampler(Protocol):
@@ -171,9 +174,11 @@ def train(
 
     def gathered(function: Callable[..., Any], jobs: list[tuple], sizes: list[int]) -> list[Any]:
         nonlocal done
-        parts = []
+        parts, held, played = [], 0, 0
         for part, n in zip(mapper(function, jobs), sizes, strict=True):
             parts.append(part)
+            held, played = held + held_bytes(part), played + n
+            check_round_bytes(held, played, sum(sizes), sum(len(p[0]) for p in parts))
             done += n
             if progress is not None:
                 progress(done, total)
@@ -207,6 +212,32 @@ def train(
         if each_round is not None:
             each_round(number, model)
     return model
+
+
+def held_bytes(part: Any) -> int:
+    """Bytes of the numpy arrays ``part`` holds, in tuples, lists and dataclass fields (a chunk's samples)."""
+    if isinstance(part, np.ndarray):
+        return part.nbytes
+    if isinstance(part, tuple | list):
+        return sum(held_bytes(item) for item in part)
+    if is_dataclass(part) and not isinstance(part, type):
+        return sum(held_bytes(getattr(part, f.name)) for f in fields(part))
+    return 0
+
+
+def check_round_bytes(held: int, played: int, games: int, positions: int) -> None:
+    """Refuse a round whose samples would pass :data:`MAX_ROUND_BYTES`, projected from its first ``played`` games.
+
+    Checked as each chunk arrives, so a setting whose games run long (or a model that drags them out) stops in one
+    line before the round's samples are merged, backed up and fitted, not when the machine runs out of memory.
+    """
+    projected = held * games // played
+    if projected > MAX_ROUND_BYTES:
+        raise ValueError(
+            f"a training round would hold about {projected / 2**30:.1f} GiB of samples ({positions:,} positions in "
+            f"its first {played:,} of {games:,} games; at most {MAX_ROUND_BYTES / 2**30:g} GiB, ours): train on fewer "
+            "games (simulate train --games)"
+        )
 
 
 def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Callable[[np.ndarray, np.ndarray, int], Model]:

@@ -62,6 +62,36 @@ def test_chunks_draw_from_spawned_seed_sequences() -> None:
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_round_whose_samples_would_pass_the_memory_bound_stops_after_its_first_chunk(monkeypatch) -> None:
+    chunks = []
+
+    class Counting(Toy):
+        def samples(self, params, players, model, n_games, rng):
+            chunks.append(n_games)
+            return super().samples(params, players, model, n_games, rng)
+
+    one_chunk = training.held_bytes(Toy().samples(Params(), 2, None, 1_000, np.random.default_rng(0)))
+    assert one_chunk == 1_000 * (WIDTH * 4 + 4 + 8)  # features, targets and positions
+    monkeypatch.setattr(training, "MAX_ROUND_BYTES", 2 * one_chunk - 1)  # a round of 2,000 games needs 2 chunks
+    with pytest.raises(ValueError, match=r"(?s)first 1,000 of 2,000 games.*train on fewer games"):
+        training.train(Counting(), Params(), 2, SMALL)
+    assert chunks == [1_000]  # refused before the second chunk was played
+    monkeypatch.setattr(training, "MAX_ROUND_BYTES", 2 * one_chunk)
+    assert training.train(Toy(), Params(), 2, SMALL).to_bytes() == toy_model().to_bytes()
+
+
+def test_held_bytes_counts_the_arrays_in_tuples_lists_and_dataclasses() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Held:
+        a: np.ndarray
+        b: list
+
+    part = (np.zeros(3, np.float32), Held(np.zeros(2), [np.zeros(5, np.int8), "text", 7]))
+    assert training.held_bytes(part) == 12 + 16 + 5
+
+
 def test_model_files_round_trip_and_refuse_what_is_wrong() -> None:
     model = toy_model()
     blob = cache.encode(KEY, model)

@@ -8,9 +8,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from engines import available_games, get_game
+from engines.learned import training as engine_training
 from engines.panots.rules import Params
 from experiments.cli import app
-from experiments.train import training
+from experiments.train import executor_mapper, training
 
 runner = CliRunner()
 SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns
@@ -33,6 +34,31 @@ def test_same_seed_same_model_bytes_for_any_jobs(tmp_path: Path, monkeypatch) ->
     again = invoke("train", "pantolino", *SMALL, "--games", "300")
     assert again.exit_code == 0 and again.stdout.startswith("cached: ")
     assert invoke("train", "pantolino", *SMALL, "--games", "300", "--quiet").stdout == ""
+
+
+def test_the_mapper_hands_each_chunk_on_in_order_as_soon_as_those_before_it_are_in() -> None:
+    pulled = []
+
+    class Backwards:
+        """Finishes the chunks in the order 1, 0, 3, 2, counting what the caller has pulled."""
+
+        def map_unordered(self, task, todo):
+            for i in (1, 0, 3, 2):
+                pulled.append(i)
+                yield task(*todo[i])
+
+    results = executor_mapper(Backwards())(lambda x: x * 10, [(0,), (1,), (2,), (3,)])
+    assert [next(results), next(results)] == [0, 10] and pulled == [1, 0]  # chunks 2 and 3 not waited for
+    assert list(results) == [20, 30] and pulled == [1, 0, 3, 2]
+
+
+def test_a_training_round_too_large_for_memory_is_one_line_and_exit_2(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(engine_training, "MAX_ROUND_BYTES", 1000)
+    result = invoke("train", "pantolino", *SMALL, "--games", "300", "--jobs", "1")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: a training round would hold about") and result.stderr.count("\n") == 1
+    assert not list(tmp_path.glob("*.model"))
 
 
 def test_a_missing_model_with_training_off_fails_in_one_line(tmp_path: Path, monkeypatch) -> None:
