@@ -73,6 +73,10 @@ TERMINAL_ROWS = 1024  #: positions whose restricted last-throw values are comput
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 #: the n-tuple network's largest size (ours: about 1 MB of float32 weights); beyond it the network plays
 MAX_CELLS = 1 << 18
+#: a training's positions (games times turns a game) at most (ours: every shipped setting's training stays below,
+#: the largest, no joker faces, at 3.4 million; each round's samples then hold at most about 350 MB)
+MAX_TRAINING_POSITIONS = 6_000_000
+PILOT_GAMES = 100  #: games played to measure how many turns a setting's games last (ours)
 
 
 def n_features(params: Params, players: int) -> int:
@@ -262,13 +266,17 @@ def settings_for(params: Params, players: int) -> training.Settings:
 
     A setting whose games cost more to train than the default game's (:func:`training_work`) trains on
     proportionally fewer games (in whole thousands, at least a thousand), so it trains in about the default's time
-    (ours; the README measures what it costs in strength).
+    (ours; the README measures what it costs in strength). A setting whose games last so many turns (few rolls, no
+    joker: a turn often takes nothing) that the games would meet more than :data:`MAX_TRAINING_POSITIONS`
+    positions (:func:`turns_per_game`) trains on as many games as that allows, so its time and memory stay bounded.
     """
     base = SETTINGS if players == 2 else SETTINGS_MANY
     work, default = training_work(params), training_work(Params())
-    if work <= default:
-        return base
-    return replace(base, games=max(1, base.games * default // work // 1_000) * 1_000)
+    games = base.games if work <= default else max(1, base.games * default // work // 1_000) * 1_000
+    turns = turns_per_game(params, players)
+    if games * turns > MAX_TRAINING_POSITIONS:
+        games = max(1, int(MAX_TRAINING_POSITIONS / turns) // 1_000) * 1_000
+    return base if games == base.games else replace(base, games=games)
 
 
 @lru_cache(maxsize=64)
@@ -279,6 +287,30 @@ def training_work(params: Params) -> int:
     every roll's transitions between multisets of dice, and values the position after every token.
     """
     return params.n_tokens**2 * params.rolls * int(np.count_nonzero(params.tables.transition))
+
+
+@lru_cache(maxsize=64)
+def turns_per_game(params: Params, players: int) -> float:
+    """Mean turns of :data:`PILOT_GAMES` seeded games of players to whom every position is worth the same.
+
+    Such a player keeps for the most boots and takes the largest token, as ``turn-optimal`` does, so its games last
+    about as long as round 0's (18 turns at default knobs, 143 with two rolls and no joker face; under
+    ``turn-optimal`` 18 and 159).
+    """
+    player = Learned(params, {players: Indifferent(outputs(players))})
+    games = play_with(params, [player] * players, PILOT_GAMES, np.random.default_rng(0), metrics=False)
+    return float(games["turns"].mean())
+
+
+@dataclass(frozen=True)
+class Indifferent:
+    """A model to which every position is worth nothing: :class:`Learned` with it keeps for the most boots."""
+
+    outputs: int
+
+    def predict_all(self, features: np.ndarray) -> np.ndarray:
+        """Zeros, one row per position."""
+        return np.zeros((len(features), self.outputs), np.float32)
 
 
 def resolved(params: Params, players: int, settings: training.Settings) -> training.Settings:

@@ -297,6 +297,17 @@ def test_settings_that_cost_more_to_train_than_the_default_train_on_proportional
     assert learned.settings_for(widest, 2).games == 1_000  # at least a thousand
 
 
+def test_settings_whose_games_last_many_turns_train_on_at_most_the_positions_budget() -> None:
+    turns = {rolls: learned.turns_per_game(Params(rolls=rolls, joker_faces=0), 2) for rolls in (1, 2, 3)}
+    assert 15 < learned.turns_per_game(Params(), 2) < 22 and 40 < turns[3] < 80 < turns[2] < 250 < turns[1]
+    assert learned.turns_per_game(Params(rolls=2, joker_faces=0), 2) == turns[2]  # seeded: the same each time
+    assert learned.settings_for(Params(joker_faces=0), 2) == learned.SETTINGS  # 3.4 million positions: within
+    for rolls in (1, 2):  # the work alone would give the full 60,000 games: 8.6 and 75 million positions
+        games = learned.settings_for(Params(rolls=rolls, joker_faces=0), 2).games
+        assert games % 1_000 == 0 and games * turns[rolls] <= learned.MAX_TRAINING_POSITIONS
+        assert (games + 1_000) * turns[rolls] > learned.MAX_TRAINING_POSITIONS  # as many thousands as fit
+
+
 def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_network() -> None:
     base = learned.model_key(Params(), 2)
     assert base["format"] == "ntuple-2" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
