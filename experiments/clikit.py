@@ -91,9 +91,9 @@ def parse_count(text: str, option: str = "-n") -> int:
 
 
 def folder_option(text: str) -> Path:
-    """An ``--out`` value: a path that is not empty (an empty one would mean the current folder)."""
+    """An ``--out`` value (a folder, or the report's PDF): a path that is not empty (it would mean this folder)."""
     if not text.strip():
-        raise typer.BadParameter("must name a folder, not be empty")
+        raise typer.BadParameter("must not be empty (an empty path would mean the current folder)")
     return Path(text)
 
 

@@ -333,15 +333,16 @@ def test_unbounded_input_is_refused_before_any_work(args: list[str], message: st
     assert time.perf_counter() - start < 5
 
 
-def test_an_empty_out_is_refused(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("command", [["pantolino", "-n", "100"], ["report", "pantolino"]])
+def test_an_empty_out_is_refused(command: list[str], tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = subprocess.run(
-        [str(Path(sys.executable).with_name("simulate")), "pantolino", "-n", "100", "--out", ""],
+        [str(Path(sys.executable).with_name("simulate")), *command, "--out", ""],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
-    assert "must name a folder" in result.stderr and list(tmp_path.iterdir()) == []
+    assert "'--out': must not be empty" in result.stderr and list(tmp_path.iterdir()) == []
 
 
 def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: Path) -> None:
