@@ -19,7 +19,7 @@ same model bytes on any machine layout.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -215,14 +215,28 @@ def train(
 
 
 def held_bytes(part: Any) -> int:
-    """Bytes of the numpy arrays ``part`` holds, in tuples, lists and dataclass fields (a chunk's samples)."""
+    """Bytes of the numpy arrays ``part`` holds, in tuples, lists and dataclass fields (a chunk's samples).
+
+    An array met twice (a game's features are both the samples' and its positions'), or a view of another, counts
+    once: the bytes are those of the distinct buffers.
+    """
+    buffers: dict[int, int] = {}
+    for array in _arrays(part):
+        while isinstance(array.base, np.ndarray):
+            array = array.base
+        buffers[id(array)] = array.nbytes
+    return sum(buffers.values())
+
+
+def _arrays(part: Any) -> Iterator[np.ndarray]:
     if isinstance(part, np.ndarray):
-        return part.nbytes
-    if isinstance(part, tuple | list):
-        return sum(held_bytes(item) for item in part)
-    if is_dataclass(part) and not isinstance(part, type):
-        return sum(held_bytes(getattr(part, f.name)) for f in fields(part))
-    return 0
+        yield part
+    elif isinstance(part, tuple | list):
+        for item in part:
+            yield from _arrays(item)
+    elif is_dataclass(part) and not isinstance(part, type):
+        for field in fields(part):
+            yield from _arrays(getattr(part, field.name))
 
 
 def check_round_bytes(held: int, played: int, games: int, positions: int) -> None:

@@ -80,7 +80,7 @@ def test_a_round_whose_samples_would_pass_the_memory_bound_stops_after_its_first
     assert training.train(Toy(), Params(), 2, SMALL).to_bytes() == toy_model().to_bytes()
 
 
-def test_held_bytes_counts_the_arrays_in_tuples_lists_and_dataclasses() -> None:
+def test_held_bytes_counts_each_buffer_in_tuples_lists_and_dataclasses_once() -> None:
     from dataclasses import dataclass
 
     @dataclass
@@ -90,6 +90,8 @@ def test_held_bytes_counts_the_arrays_in_tuples_lists_and_dataclasses() -> None:
 
     part = (np.zeros(3, np.float32), Held(np.zeros(2), [np.zeros(5, np.int8), "text", 7]))
     assert training.held_bytes(part) == 12 + 16 + 5
+    shared = np.zeros((4, 10), np.float32)  # the samples' features, also held by the positions
+    assert training.held_bytes((shared, np.zeros(4, np.float32), Held(shared, [shared[1:]]))) == 160 + 16
 
 
 def test_model_files_round_trip_and_refuse_what_is_wrong() -> None:
