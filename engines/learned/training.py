@@ -174,11 +174,11 @@ def train(
 
     def gathered(function: Callable[..., Any], jobs: list[tuple], sizes: list[int]) -> list[Any]:
         nonlocal done
-        parts, held, played = [], 0, 0
+        parts, held, played, positions = [], 0, 0, 0
         for part, n in zip(mapper(function, jobs), sizes, strict=True):
             parts.append(part)
-            held, played = held + held_bytes(part), played + n
-            check_round_bytes(held, played, sum(sizes), sum(len(p[0]) for p in parts))
+            held, played, positions = held + held_bytes(part), played + n, positions + len(part[0])
+            check_round_bytes(held, played, sum(sizes), positions)
             done += n
             if progress is not None:
                 progress(done, total)
@@ -229,6 +229,7 @@ def held_bytes(part: Any) -> int:
 
 
 def _arrays(part: Any) -> Iterator[np.ndarray]:
+    """Every numpy array in ``part``, depth first (an array met twice is yielded twice)."""
     if isinstance(part, np.ndarray):
         yield part
     elif isinstance(part, tuple | list):

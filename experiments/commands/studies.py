@@ -59,8 +59,6 @@ def report_command(
     with user_errors():
         n_games = parse_count(REPORT_GAMES if n is None else n)
         target_precision = parse_precision(precision)
-        if jobs is not None and jobs < 1:
-            raise UserError(f"--jobs {jobs} must be at least 1")
         check_pool(backend, jobs, scheduler)
         from analysis.book import html_path
         from experiments.reporting import build_report, is_chapter, report_path
