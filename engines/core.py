@@ -398,6 +398,12 @@ def as_source(rng: np.random.Generator | Source) -> Source:
 # --- batches ----------------------------------------------------------------------------------------------
 
 
+def rows_of(keep: np.ndarray | Sequence[int]) -> np.ndarray:
+    """Row indices from ``keep``, a boolean mask or indices: what ``take`` wants (a mask would be read as 0s and 1s)."""
+    keep = np.asarray(keep)
+    return np.flatnonzero(keep) if keep.dtype == bool else keep
+
+
 def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Winners by highest ``score``, then highest ``tiebreak``; shared wins when still tied.
 

@@ -286,7 +286,7 @@ class State:
 
     def keep_rows(self, keep: np.ndarray) -> State:
         """A new state holding only the rows in ``keep`` (a boolean mask, or row indices that may repeat)."""
-        rows = np.flatnonzero(keep) if keep.dtype == bool else keep
+        rows = core.rows_of(keep)
         return State(*(np.take(getattr(self, name), rows, axis=0) for name in self.__slots__))
 
 

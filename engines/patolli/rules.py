@@ -399,8 +399,9 @@ class State:
             self.bad[seat] = rotate(bad_squares.astype(U64), back, lay.length)
 
     def keep_rows(self, keep: np.ndarray) -> State:
-        """A new state holding only the games at positions ``keep`` (finished games compacted out)."""
-        return State(*(getattr(self, name)[..., keep] for name in self.__slots__))
+        """A new state holding only the games ``keep``, positions or a mask (finished games compacted out)."""
+        rows = core.rows_of(keep)
+        return State(*(getattr(self, name).take(rows, axis=-1) for name in self.__slots__))  # faster than [..., rows]
 
     def slice(self, begin: int, end: int) -> State:
         """A view of the games at positions ``begin..end-1``."""

@@ -14,6 +14,7 @@ from engines.core import (
     did_you_mean,
     parse_value,
     rank_winners,
+    rows_of,
 )
 from engines.pantolino import Params
 
@@ -120,3 +121,11 @@ def test_a_game_s_play_refuses_a_count_that_is_not_a_whole_number_of_games(n_gam
     with pytest.raises(ValueError, match=rf"^n_games={n_games!r} must be a whole number of games, 0 or more$"):
         game.play(game.Params(), ["greedy", "greedy"], n_games, np.random.default_rng(0))
     assert len(game.play(game.Params(), ["greedy", "greedy"], np.int64(3), np.random.default_rng(0))["winner"]) == 3
+
+
+def test_rows_of_turns_a_mask_into_indices_and_keeps_indices() -> None:
+    mask = np.array([True, False, True, True])
+    assert rows_of(mask).tolist() == [0, 2, 3]
+    assert rows_of(np.array([3, 3, 0])).tolist() == [3, 3, 0]  # repeats and order kept
+    assert rows_of([1, 2]).tolist() == [1, 2]
+    assert rows_of(np.zeros(0, dtype=bool)).tolist() == []
