@@ -52,6 +52,20 @@ def turn_priority(step: Step) -> np.ndarray:
     return PRIORITY[k]
 
 
+def table_choice(
+    table: np.ndarray, keys: np.ndarray, index: np.ndarray, priority: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The snail with the highest key in the packed table, ties to ``priority``, and its colour (-1 and 0: none).
+
+    ``table[index]`` is ``key << 3 | lowest usable colour`` per snail, -1 where it cannot move; ``keys`` is the
+    table with the colour bits cleared (-1 kept, and -1 | a priority stays -1).
+    """
+    snail = (keys[index] | priority).argmax(axis=1)
+    best = table[index[np.arange(len(snail)), snail]]
+    moved = best >= 0
+    return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
+
+
 def _argmax_move(step: Step, key: np.ndarray, colours: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Snail with the highest key among the movable ones, and the die colour (lowest legal unless given)."""
     movable = step.legal != 0
@@ -109,6 +123,7 @@ class Selfish:
         usable = np.broadcast_to(usable, (N_SNAILS, 2, 64, t.n_pos))
         packed = (key[None, :, None, :] << 3) | t.lowbit[usable]
         self.table = np.where(usable != 0, packed, -1).astype(np.int64).ravel()
+        self.keys = np.where(self.table >= 0, self.table & ~7, -1)  # the key alone; -1 | a tie-break stays -1
         self.offset: np.ndarray | None = None
         self.priority: np.ndarray | None = None
 
@@ -120,12 +135,7 @@ class Selfish:
             self.priority = turn_priority(step)
         index = self.offset + step.pos
         index += (step.tables.present[step.code].astype(np.int64) * self.n_pos)[:, None]
-        packed = self.table[index]
-        keyed = np.where(packed >= 0, (packed >> 3 << 3) | self.priority, -1)  # key, then the turn order
-        snail = keyed.argmax(axis=1)
-        best = packed[np.arange(len(snail)), snail]
-        moved = best >= 0
-        return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
+        return table_choice(self.table, self.keys, index, self.priority)
 
 
 class Blocker:
@@ -317,6 +327,7 @@ class Hindmost(Pusher):
         usable = np.broadcast_to(usable, (N_SNAILS, 2, 2, 64, t.n_pos))
         packed = (key[None, :, :, None, :].transpose(0, 2, 1, 3, 4) << 3) | t.lowbit[usable]
         self.table = np.where(usable != 0, packed, -1).astype(np.int64).ravel()
+        self.keys = np.where(self.table >= 0, self.table & ~7, -1)  # the key alone; -1 | a tie-break stays -1
         self.offset: np.ndarray | None = None
 
     def holdings(self, step: Step) -> np.ndarray:
@@ -357,12 +368,7 @@ class Hindmost(Pusher):
             self.priority = turn_priority(step)
         index = self.offset + step.pos
         index += (step.tables.present[step.code].astype(np.int64) * self.n_pos)[:, None]
-        packed = self.table[index]
-        keyed = np.where(packed >= 0, (packed >> 3 << 3) | self.priority, -1)
-        snail = keyed.argmax(axis=1)
-        best = packed[np.arange(len(snail)), snail]
-        moved = best >= 0
-        return np.where(moved, snail, -1), np.where(moved, best & 7, 0)
+        return table_choice(self.table, self.keys, index, self.priority)
 
 
 class Detective(Pusher):
