@@ -193,8 +193,15 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
             spec = RunSpec(game, tuple(seats), n, seed, settings, variant, chunk)
         except ValueError as err:
             raise StudyError(f"{where}: key '{key}' {err}") from None
-        label = arm.get("label") or _default_label(seats, arm)
-        arms.append(Arm(str(label), spec))
+        label = str(arm.get("label") or _default_label(seats, arm))
+        same = next((j for j, other in enumerate(arms) if other.label == label), None)
+        _expect(
+            same is None,
+            where,
+            f"{key}.label",
+            f"{label!r} is also arm[{same}]'s: the tables and the report name arms by label; give each its own",
+        )
+        arms.append(Arm(label, spec))
     name = str(head.get("name") or (path.stem if path else "study"))
     try:
         validate.check_name(name, "study name")  # it names the study's folders

@@ -33,6 +33,9 @@ seats = ["keep-jokers", "random"]
 """
 
 
+ARM = GOOD[GOOD.index("[[arm]]") :]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -47,6 +50,8 @@ seats = ["keep-jokers", "random"]
         (GOOD + "set = { dice = 9 }", "key 'arm[0]' dice=9 is out of range"),
         (GOOD + "variant = 'nope'", "key 'arm[0]' unknown variant 'nope'"),
         (GOOD.replace('[[arm]]\nseats = ["keep-jokers", "random"]', ""), "key 'arm' must be one or more"),
+        (GOOD + "label = 'a'\n" + ARM + "label = 'a'", "key 'arm[1].label' 'a' is also arm[0]'s"),
+        (GOOD + ARM, "key 'arm[1].label' 'keep-jokers vs random' is also arm[0]'s"),  # the same arm twice
     ],
 )
 def test_malformed_studies_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
