@@ -11,7 +11,7 @@ chunk_size = 20000                      # optional; default: the game's (`simula
 set = { rolls = 3 }                     # optional knobs for every arm
 
 [[arm]]
-label = "1 joker face, keep vs reroll"  # optional
+label = "1 joker face, keep vs reroll"  # optional (default: the seats, variant and knobs); one per arm
 seats = ["keep-jokers", "reroll-jokers"] # or: policy = "greedy", players = 3
 set = { joker_faces = 1 }               # optional, on top of the study's
 variant = "escaping-boots"              # optional
