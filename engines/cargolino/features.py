@@ -97,11 +97,14 @@ def features_of(
     width = PER_SNAIL + players
     out = np.empty((n, n_features(params, players)), dtype=np.float32)
     snails = out[:, : N_SNAILS * width].reshape(n, N_SNAILS, width)
-    snails[:, :, :5] = board[index]
-    snails[:, :, 5] = np.matmul(bits[index], counts[:, :, None])[:, :, 0] / params.dice
+    snails[:, :, :5] = board.take(index, axis=0)  # take: several times faster than fancy indexing here
+    snails[:, :, 5] = np.matmul(bits.take(index, axis=0), counts[:, :, None])[:, :, 0] / params.dice
     snails[:, :, 6] = hold[:, 0]
     snails[:, :, 7 : 6 + players] = np.swapaxes(hold[:, 1:], 1, 2)
-    snails[:, :, 6 + players] = np.clip(1.0 - hold.sum(axis=1), 0.0, 1.0)
+    held = hold[:, 0].copy()
+    for seat in range(1, players):  # seat by seat, as ``sum(axis=1)`` adds them, without its slow short axis
+        held += hold[:, seat]
+    snails[:, :, 6 + players] = np.clip(1.0 - held, 0.0, 1.0)
     top = float(t.value.max()) or 1.0
     scale = top * params.each(players) * params.races
     at = N_SNAILS * width
