@@ -160,7 +160,8 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         raise StudyError(str(err)) from None
     for key in ("name", "title", "question"):
         _expect(not isinstance(head.get(key, ""), dict | list), where, f"study.{key}", "must be text")
-    arms = []
+    arms: list[Arm] = []
+    labelled: dict[str, int] = {}  # label -> the arm that has it
     for i, arm in enumerate(arms_data):
         key = f"arm[{i}]"
         _expect(not isinstance(arm.get("label", ""), dict | list), where, f"{key}.label", "must be text")
@@ -194,13 +195,14 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         except ValueError as err:
             raise StudyError(f"{where}: key '{key}' {err}") from None
         label = str(arm.get("label") or _default_label(seats, arm))
-        same = next((j for j, other in enumerate(arms) if other.label == label), None)
         _expect(
-            same is None,
+            label not in labelled,
             where,
             f"{key}.label",
-            f"{label!r} is also arm[{same}]'s: the tables and the report name arms by label; give each its own",
+            f"{label!r} is also arm[{labelled.get(label)}]'s: the tables and the report name arms by label; "
+            "give each its own",
         )
+        labelled[label] = i
         arms.append(Arm(label, spec))
     name = str(head.get("name") or (path.stem if path else "study"))
     try:
