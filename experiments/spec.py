@@ -159,12 +159,12 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
     except ValueError as err:
         raise StudyError(str(err)) from None
     for key in ("name", "title", "question"):
-        _expect(not isinstance(head.get(key, ""), dict | list), where, f"study.{key}", "must be text")
+        _expect(isinstance(head.get(key, ""), str), where, f"study.{key}", "must be text")
     arms: list[Arm] = []
     labelled: dict[str, int] = {}  # label -> the arm that has it
     for i, arm in enumerate(arms_data):
         key = f"arm[{i}]"
-        _expect(not isinstance(arm.get("label", ""), dict | list), where, f"{key}.label", "must be text")
+        _expect(isinstance(arm.get("label", ""), str), where, f"{key}.label", "must be text")
         unknown = set(arm) - ARM_KEYS
         _expect(
             not unknown, where, f"{key}.{next(iter(unknown), '')}", f"is not known; use {', '.join(sorted(ARM_KEYS))}"

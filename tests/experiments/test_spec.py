@@ -52,6 +52,8 @@ ARM = GOOD[GOOD.index("[[arm]]") :]
         (GOOD.replace('[[arm]]\nseats = ["keep-jokers", "random"]', ""), "key 'arm' must be one or more"),
         (GOOD + "label = 'a'\n" + ARM + "label = 'a'", "key 'arm[1].label' 'a' is also arm[0]'s"),
         (GOOD + ARM, "key 'arm[1].label' 'keep-jokers vs random' is also arm[0]'s"),  # the same arm twice
+        (GOOD.replace("n = 100", "n = 100\ntitle = 5"), "key 'study.title' must be text"),  # not read as "5"
+        (GOOD + "label = 0", "key 'arm[0].label' must be text"),  # not the default label
     ],
 )
 def test_malformed_studies_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
