@@ -24,6 +24,7 @@ from analysis.files import atomic_write, replacing, replacing_together
 from analysis.tables import json_ready
 from experiments.run.games import combine_games
 from experiments.run.result import RunResult
+from experiments.run.stopping import shortfall
 
 
 def package_versions() -> dict[str, str]:
@@ -37,6 +38,7 @@ def package_versions() -> dict[str, str]:
 def run_record(result: RunResult, command: list[str] | None = None, precision: float | None = None) -> dict[str, Any]:
     """What produced a run: command, game and version, params, policies, seed, chunking, versions, timing."""
     spec = result.spec
+    reached = None if precision is None else shortfall(result.summary, precision, spec.chunk_size) is None
     return json_ready(
         {
             "command": " ".join(command if command is not None else sys.argv),
@@ -47,6 +49,7 @@ def run_record(result: RunResult, command: list[str] | None = None, precision: f
             "seats": list(spec.seats),
             "n_games": spec.n_games,
             "precision": precision,
+            "precision_reached": reached,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
             "reproduce": "the same game version, params, seats, seed and chunk_size give the same games",

@@ -120,7 +120,7 @@ def run_game(
     scheduler: str | None = None,
 ) -> None:
     """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
-    from experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder
+    from experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder, shortfall
     from experiments.run.chunk import check_playable
     from experiments.run.loky import stop_worker_pool
 
@@ -180,8 +180,12 @@ def run_game(
 
             write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
         stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
+        unmet = shortfall(result.summary, target, chunk)
+        if unmet is not None:
+            typer.echo(f"warning: {unmet}", err=True)
         if as_json:
-            emit_json({**result.as_json(), "run_dir": str(run_dir)})
+            reached = None if target is None else unmet is None
+            emit_json({**result.as_json(), "precision": target, "precision_reached": reached, "run_dir": str(run_dir)})
         elif not quiet:
             print_summary(result)
             typer.echo(f"run folder: {run_dir}")

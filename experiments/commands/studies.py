@@ -103,7 +103,7 @@ def experiment_command(
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
     with user_errors():
         from analysis.files import replacing_together
-        from experiments.run import folder_lock, open_runner
+        from experiments.run import folder_lock, open_runner, shortfall
         from experiments.spec import load_study, resolve_study
         from experiments.study import run_study
 
@@ -123,6 +123,11 @@ def experiment_command(
             with replacing_together(folder, last="arms.csv") as stage:
                 (stage / "arms.csv").write_bytes(table.to_csv(index=False).encode())
                 (stage / "comparisons.csv").write_bytes(comparisons.to_csv(index=False).encode())
+    for arm, arm_result in zip(study.arms, result.results, strict=True):
+        arm_target = target if target is not None else study.precision
+        unmet = shortfall(arm_result.summary, arm_target, arm.spec.chunk_size)
+        if unmet is not None:
+            typer.echo(f"warning: arm '{arm.label}': {unmet}", err=True)
     written = [str(folder / "arms.csv"), str(folder / "comparisons.csv")]
     if as_json:
         emit_json(

@@ -15,7 +15,7 @@ from experiments.run.loop import Runner, local_runner, play, run_in_folder
 from experiments.run.result import RunResult
 from experiments.run.session import open_runner
 from experiments.run.spec import MAX_GAMES, RunSpec
-from experiments.run.stopping import FIXED, Precision, rule
+from experiments.run.stopping import FIXED, Precision, rule, shortfall
 from experiments.run.store import FolderStore, MemoryStore, RunFolder
 
 __all__ = [
@@ -41,4 +41,5 @@ __all__ = [
     "rule",
     "run_in_folder",
     "run_tasks",
+    "shortfall",
 ]

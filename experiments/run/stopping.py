@@ -54,13 +54,38 @@ class Precision:
         from analysis import stats
 
         counts = np.concatenate([summary.wins, summary.shared_wins])
-        half = float(stats.wilson_half_width(counts, summary.n_games).max())
+        half = widest_half_width(summary)
         max_games = min(self.max_games, MAX_GAMES, MAX_CHUNKS * chunk_size)
         if half <= self.target or summary.n_games >= max_games:
             return None
         needed = max(stats.games_for_half_width(self.target, k / summary.n_games) for k in counts)
         total = min(max(needed, summary.n_games + chunk_size), max_games)
         return -(-total // chunk_size) * chunk_size
+
+
+def widest_half_width(summary: Summary) -> float:
+    """The widest 95% Wilson half-width among an arm's sole and shared win rates (what :class:`Precision` bounds)."""
+    from analysis import stats
+
+    counts = np.concatenate([summary.wins, summary.shared_wins])
+    return float(stats.wilson_half_width(counts, summary.n_games).max())
+
+
+def shortfall(summary: Summary, target: float | None, chunk_size: int) -> str | None:
+    """One line when an arm played to ``target`` stopped at its cap of games short of it, else None."""
+    if target is None:
+        return None
+    half = widest_half_width(summary)
+    if half <= target:
+        return None
+    if summary.n_games >= MAX_CHUNKS * chunk_size:
+        cap = f"{MAX_CHUNKS:,} chunks of {chunk_size:,} games, the most a run holds: a larger chunk size allows more"
+    else:
+        cap = "the most games an arm may play to a precision"
+    return (
+        f"precision {target:g} not reached: stopped at {summary.n_games:,} games ({cap}), "
+        f"where the widest 95% half-width is {half:.2g}"
+    )
 
 
 FIXED = FixedGames()

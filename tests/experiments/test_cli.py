@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from engines import available_games
 from experiments.cli import app
 from experiments.clikit import parse_count
+from experiments.run import stopping
 
 runner = CliRunner()
 
@@ -289,9 +290,21 @@ def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
     assert half <= 0.01 and data["n_games"] % 2000 == 0 and data["n_games"] > 8000
     again = json.loads(invoke(*args, "--out", str(tmp_path / "b")).stdout)
     assert again["n_games"] == data["n_games"] and again["seats"] == data["seats"]
-    assert json.loads((tmp_path / "a" / "run.json").read_text())["precision"] == 0.01
+    record = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert record["precision"] == 0.01 and record["precision_reached"] is True
     missing = invoke("pantolino", "-n", "auto", "--out", str(tmp_path / "c"))
     assert missing.exit_code == 2 and "-n auto needs --precision" in missing.stderr
+
+
+def test_a_precision_cut_short_by_the_cap_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stopping, "MAX_CHUNKS", 4)
+    args = ["pantolino", "-n", "auto", "--precision", "0.001", "--chunk-size", "500", "--jobs", "1", "--json"]
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["n_games"] == 2_000 and data["precision"] == 0.001 and data["precision_reached"] is False
+    assert "warning: precision 0.001 not reached: stopped at 2,000 games (4 chunks of 500 games" in result.stderr
+    assert json.loads((tmp_path / "run.json").read_text())["precision_reached"] is False
 
 
 def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:

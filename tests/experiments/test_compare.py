@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from engines import get_game
 from experiments.cli import app
 from experiments.compare import split_sweep, tournament
+from experiments.run import stopping
 from experiments.spec import arm_chunk
 
 runner = CliRunner()
@@ -131,6 +132,19 @@ def test_a_study_with_enough_chunks_pairs_them(tmp_path: Path) -> None:
     comparisons = pd.read_csv(tmp_path / "o" / "comparisons.csv")
     assert (comparisons["unit"] == "chunks").all() and (comparisons["units"] == 20).all()
     assert (comparisons["high"] - comparisons["low"] > 0).all() and "unit: chunks when paired" in out.output
+
+
+def test_an_arm_short_of_the_studys_precision_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stopping, "MAX_CHUNKS", 2)
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[study]\ngame = "pantolino"\nn = 500\nchunk_size = 500\nprecision = 0.01\n'
+        '[[arm]]\nlabel = "mirror"\nseats = ["keep-jokers", "keep-jokers"]\n'
+    )
+    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert out.exit_code == 0, out.output
+    assert "warning: arm 'mirror': precision 0.01 not reached: stopped at 1,000 games (2 chunks" in out.stderr
+    assert pd.read_csv(tmp_path / "o" / "arms.csv")["games"].eq(1_000).all()
 
 
 @pytest.mark.parametrize(
