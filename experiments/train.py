@@ -109,7 +109,7 @@ def training(
     module = get_game(game).module
     if LEARNED not in module.POLICIES:
         raise ValueError(f"{game} has no learned player yet")
-    players = players or module.INFO.min_players
+    players = module.INFO.min_players if players is None else players
     core.check_players(module.INFO, players)
     params = RunSpec(game, (core.unprepared_policy(module.POLICIES),) * players, 1, 0, settings, variant).params
     base = module.POLICIES[LEARNED].impl.settings(params, players)

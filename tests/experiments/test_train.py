@@ -73,6 +73,7 @@ def test_a_missing_model_with_training_off_fails_in_one_line(tmp_path: Path, mon
 def test_bad_input_is_one_line_and_exit_2() -> None:
     for args in (
         ("--players", "9"),
+        ("--players", "0"),  # not read as "the default"
         ("--games", "0"),
         ("--set", "colours=99"),
         ("--variant", "nope"),
@@ -82,6 +83,7 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         assert result.exit_code == 2, (args, result.output)
         assert result.stderr.count("\n") == 1, result.stderr
     assert "seed=-1 is out of range; allowed at least 0" in invoke("train", "pantolino", "--seed", "-1").stderr
+    assert "players=0 is out of range for pantolino" in invoke("train", "pantolino", "--players", "0").stderr
 
 
 def test_the_games_are_bounded_by_ten_times_the_setting_s_default_before_anything_runs() -> None:
