@@ -163,6 +163,11 @@ def review(
             setup, seen, default_chart = sources.from_record(Path(target))
             reviewed = set(setup.humans) if seat is None else {seat}
         else:
+            if target not in available_games():
+                raise ValueError(
+                    f"{target}: no such saved game, nor a game's name (give FILE.json, or GAME with --seats, --seed "
+                    "and --game)"
+                )
             if seats is None or game_number is None:
                 raise ValueError("review a run's game with --seats, --seed and --game (or give a saved game's file)")
             chosen = tuple(validate.items(seats, "--seats"))

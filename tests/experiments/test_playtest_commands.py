@@ -40,6 +40,7 @@ def one_line_error(args: list[str], message: str) -> None:
         (["play", "pantolino", "--seats", "human,greedy", "--variant", "nope"], "unknown variant 'nope'"),
         (["play", "--resume", "missing.json"], "missing.json: no such file"),
         (["review", "missing.json"], "missing.json: no such file"),
+        (["review", "missing.jsn"], "missing.jsn: no such saved game, nor a game's name"),  # a mistyped file
         (["review", "pantolino", "--seats", "greedy,random"], "--game"),
         (["play", "pantolino", "--seats", "human,greedy", "--hint-policy", "genius"], "unknown policy 'genius'"),
         (["play", "pantolino", "--seats", "human,greedy,greedy", "--hint-policy", "win-optimal"], "players=3"),
