@@ -52,7 +52,7 @@ OPTIMISE = "optimise"  # the best reply to the other rule
 TABLED = "win-optimal"  # the equilibrium policy as it plays, from the cached values
 FIXED = ("turn-optimal", "greedy", "keep-jokers", "reroll-jokers")
 MAX_TOKENS = 16  # values are stored densely over every supply: 2 ** tokens rows
-CHUNK_ROWS = 4096  # positions per batched dynamic programme (bounds memory to tens of MB)
+CHUNK_ROWS = 256  # positions per batched dynamic programme: its (rows, throws, keeps) arrays stay in cache (4 MB)
 TOLERANCE = 1e-13  # policy iteration stops when no value moves by more than this
 SETTLED = 1e-13  # keeps chosen for a stay value this close to the current one are kept (value error <= this)
 NEAR = 1e-12  # choices whose values are this close count as tied (ties go to a fixed order)
