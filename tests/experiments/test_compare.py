@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 from engines import get_game
@@ -102,14 +103,21 @@ def test_sweep_splits_tuple_knobs_on_semicolons() -> None:
     assert (knob, values, fixed) == ("token_values", ["2,3,4", "2,3"], (("rolls", "2"),))
 
 
-def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
+def _run_study(tmp_path: Path, text: str, quiet: bool = True) -> Result:
+    """``simulate experiment`` on a study file of ``text`` (one process), its tables in ``tmp_path / "o"``."""
     study = tmp_path / "s.toml"
-    study.write_text(
+    study.write_text(text)
+    flags = ["--quiet"] if quiet else []
+    return runner.invoke(app, ["experiment", str(study), "--jobs", "1", *flags, "--out", str(tmp_path / "o")])
+
+
+def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
+    out = _run_study(
+        tmp_path,
         '[study]\ngame = "pantolino"\nn = 2000\nchunk_size = 500\nmetrics = ["steals_made"]\n'
         '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\n'
-        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\nvariant = "escaping-boots"\n'
+        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\nvariant = "escaping-boots"\n',
     )
-    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
     assert out.exit_code == 0, out.output
     arms = pd.read_csv(tmp_path / "o" / "arms.csv")
     assert len(arms) == 4 and arms["steals_made"].iloc[2] > 0
@@ -122,12 +130,12 @@ def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
 
 
 def test_a_study_with_enough_chunks_pairs_them(tmp_path: Path) -> None:
-    study = tmp_path / "s.toml"
-    study.write_text(
+    out = _run_study(
+        tmp_path,
         '[study]\ngame = "pantolino"\nn = 2000\nchunk_size = 100\n'
-        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\n[[arm]]\nseats = ["reroll-jokers", "keep-jokers"]\n'
+        '[[arm]]\nseats = ["keep-jokers", "keep-jokers"]\n[[arm]]\nseats = ["reroll-jokers", "keep-jokers"]\n',
+        quiet=False,
     )
-    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--out", str(tmp_path / "o")])
     assert out.exit_code == 0, out.output
     comparisons = pd.read_csv(tmp_path / "o" / "comparisons.csv")
     assert (comparisons["unit"] == "chunks").all() and (comparisons["units"] == 20).all()
@@ -136,12 +144,11 @@ def test_a_study_with_enough_chunks_pairs_them(tmp_path: Path) -> None:
 
 def test_an_arm_short_of_the_studys_precision_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stopping, "MAX_CHUNKS", 2)
-    study = tmp_path / "s.toml"
-    study.write_text(
+    out = _run_study(
+        tmp_path,
         '[study]\ngame = "pantolino"\nn = 500\nchunk_size = 500\nprecision = 0.01\n'
-        '[[arm]]\nlabel = "mirror"\nseats = ["keep-jokers", "keep-jokers"]\n'
+        '[[arm]]\nlabel = "mirror"\nseats = ["keep-jokers", "keep-jokers"]\n',
     )
-    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
     assert out.exit_code == 0, out.output
     assert "warning: arm 'mirror': precision 0.01 not reached: stopped at 1,000 games (2 chunks" in out.stderr
     assert pd.read_csv(tmp_path / "o" / "arms.csv")["games"].eq(1_000).all()
@@ -164,12 +171,11 @@ def test_bad_comparisons_are_one_line_errors(args: list[str], message: str) -> N
 
 
 def test_experiment_tables_show_counts_metrics_as_shares(tmp_path: Path) -> None:
-    study = tmp_path / "s.toml"
-    study.write_text(
+    out = _run_study(
+        tmp_path,
         '[study]\ngame = "pantolino"\nn = 1000\nmetrics = ["turn_best_count", "comeback"]\n'
-        '[[arm]]\npolicy = "keep-jokers"\n'
+        '[[arm]]\npolicy = "keep-jokers"\n',
     )
-    out = runner.invoke(app, ["experiment", str(study), "--jobs", "1", "--quiet", "--out", str(tmp_path / "o")])
     assert out.exit_code == 0, out.output
     arms = pd.read_csv(tmp_path / "o" / "arms.csv")
     shares = [c for c in arms.columns if c.startswith("turn_best_count: ")]
