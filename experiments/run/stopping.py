@@ -53,11 +53,10 @@ class Precision:
         """The next total for every win rate to reach the target; None when reached (or at the cap)."""
         from analysis import stats
 
-        counts = np.concatenate([summary.wins, summary.shared_wins])
-        half = widest_half_width(summary)
         max_games = min(self.max_games, MAX_GAMES, MAX_CHUNKS * chunk_size)
-        if half <= self.target or summary.n_games >= max_games:
+        if widest_half_width(summary) <= self.target or summary.n_games >= max_games:
             return None
+        counts = np.concatenate([summary.wins, summary.shared_wins])
         needed = max(stats.games_for_half_width(self.target, k / summary.n_games) for k in counts)
         total = min(max(needed, summary.n_games + chunk_size), max_games)
         return -(-total // chunk_size) * chunk_size
