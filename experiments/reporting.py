@@ -20,7 +20,7 @@ from experiments.chapters import Chapter, chapter_games, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages
 from experiments.run import Runner, RunResult, RunSpec, run_tasks
 from experiments.spec import Arm, arm_chunk, load_study, resolve_study
-from experiments.study import player, run_arms, run_study
+from experiments.study import StudyResult, run_arms, run_study
 
 ALL = "all"
 """The report target that builds every chapter into one book."""
@@ -45,26 +45,38 @@ def build_report(
     runner: Runner,
     out: Path | None,
     progress: Callable[[int], Any],
-) -> tuple[Path, list[str]]:
+) -> tuple[Path, list[str], list[str]]:
     """Write the report of a game (its chapter), of every chapter (``all``) or of a study file.
 
     Every arm is played through ``runner``, and the pages are drawn on its executor. Returns the PDF path (the
-    HTML twin is beside it) and the headlines.
+    HTML twin is beside it), the headlines, and a warning for each arm that stopped at its cap of games short of
+    the precision asked for.
     """
     if target == ALL:
         return build_all(n_games, precision, seed, runner, out, progress)
     if target in available_games():
         module = chapter_module(target)
         total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
+        played: list[StudyResult] = []
+
+        def play(arms: Sequence[Arm]) -> list[RunResult]:
+            played.append(run_arms(arms, runner, precision, bar.advance))
+            return played[-1].results
+
         with progress(total) as bar:
-            chapter = module.build(n_games, precision, seed, player(runner, precision, bar.advance))
+            chapter = module.build(n_games, precision, seed, play)
         book = Book([chapter_report(target, chapter)])
         path = write_book(out or report_path(target), book, run=lambda tasks: run_tasks(runner.executor, tasks))
-        return path, list(chapter.headlines)
+        return path, list(chapter.headlines), [w for result in played for w in short_arms(result, precision)]
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:
         result = run_study(study, runner, precision, bar.advance)
-    return study_report(study, result, out), [study.title]
+    return study_report(study, result, out), [study.title], short_arms(result, precision)
+
+
+def short_arms(result: StudyResult, precision: float | None) -> list[str]:
+    """A line for each arm of ``result`` that stopped at its cap short of the precision, naming its game and label."""
+    return [f"{arm.spec.game} arm '{arm.label}': {line}" for arm, line in result.shortfalls(precision)]
 
 
 def study_report(study: Any, result: Any, out: Path | None) -> Path:
@@ -114,11 +126,11 @@ def build_all(
     runner: Runner,
     out: Path | None,
     progress: Callable[[int], Any],
-) -> tuple[Path, list[str]]:
+) -> tuple[Path, list[str], list[str]]:
     """Play every chapter's arms once (one progress bar over all of them), hand each its results, write one book.
 
-    The book is a page comparing the games, then each game's report. Returns the PDF path and every headline,
-    prefixed by its game.
+    The book is a page comparing the games, then each game's report. Returns the PDF path, every headline
+    prefixed by its game, and a warning for each arm that stopped short of the precision.
     """
     modules = {game: chapter_module(game) for game in chapter_games()}
     plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
@@ -127,8 +139,8 @@ def build_all(
     # every chapter's arms at once, searching ones first, so no core waits for one chapter's last chunks
     ordered = sorted(arms, key=lambda arm: not searches(arm.spec))
     with progress(sum(a.spec.n_games for a in arms)) as bar:
-        played = run_arms(ordered, runner, precision, bar.advance).results
-    by_spec = {arm.spec: result for arm, result in zip(ordered, played, strict=True)}
+        everything = run_arms(ordered, runner, precision, bar.advance)
+    by_spec = {arm.spec: result for arm, result in zip(ordered, everything.results, strict=True)}
 
     def results_of(wanted: Sequence[Arm]) -> list[RunResult]:
         return [by_spec[arm.spec] for arm in wanted]
@@ -142,7 +154,8 @@ def build_all(
         reports.append(report)
         headlines += [f"{game}: {h}" for h in chapter.headlines]
     book = Book(reports, f"{count_word(len(reports))} games compared (seed {seed})", comparison(reports))
-    return write_book(out or report_path(ALL), book, run=lambda tasks: run_tasks(runner.executor, tasks)), headlines
+    path = write_book(out or report_path(ALL), book, run=lambda tasks: run_tasks(runner.executor, tasks))
+    return path, headlines, short_arms(everything, precision)
 
 
 def count_word(n: int) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from analysis import stats, wording
 from experiments import validate
-from experiments.run import Runner, RunResult, rule
+from experiments.run import Runner, RunResult, rule, shortfall
 from experiments.spec import Arm, Study
 
 
@@ -54,6 +54,12 @@ class StudyResult:
                 seat[f"{name}_hi"] = hi if per_seat else float(hi)
             frames.append(seat)
         return pd.concat(frames, ignore_index=True)
+
+    def shortfalls(self, precision: float | None = None) -> list[tuple[Arm, str]]:
+        """Each arm played to ``precision`` (else its study's) that stopped at its cap short of it, and why."""
+        target = precision if precision is not None else self.study.precision if self.study is not None else None
+        lines = [shortfall(r.summary, target, a.spec.chunk_size) for a, r in zip(self.arms, self.results, strict=True)]
+        return [(arm, line) for arm, line in zip(self.arms, lines, strict=True) if line is not None]
 
     def comparisons(self) -> Any:
         """Each arm against the first: seat-0 (or table) win rate and game length.

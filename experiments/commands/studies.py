@@ -71,7 +71,7 @@ def report_command(
             raise UserError(f"--out {out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
         pdf = out or report_path(target)
         with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), fresh, backend, jobs, scheduler) as runner:
-            path, headlines = build_report(
+            path, headlines, warnings = build_report(
                 target,
                 n_games,
                 target_precision,
@@ -80,8 +80,12 @@ def report_command(
                 pdf,
                 lambda total: progress_total(total, quiet or as_json),
             )
+    for line in warnings:
+        typer.echo(f"warning: {line}", err=True)
     if as_json:
-        emit_json({"headlines": list(headlines), "report": str(path), "html": str(html_path(path))})
+        emit_json(
+            {"headlines": list(headlines), "report": str(path), "html": str(html_path(path)), "warnings": warnings}
+        )
         return
     for line in headlines:
         typer.echo(f"- {line}")
@@ -103,7 +107,7 @@ def experiment_command(
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
     with user_errors():
         from analysis.files import replacing_together
-        from experiments.run import folder_lock, open_runner, shortfall
+        from experiments.run import folder_lock, open_runner
         from experiments.spec import load_study, resolve_study
         from experiments.study import run_study
 
@@ -123,11 +127,8 @@ def experiment_command(
             with replacing_together(folder, last="arms.csv") as stage:
                 (stage / "arms.csv").write_bytes(table.to_csv(index=False).encode())
                 (stage / "comparisons.csv").write_bytes(comparisons.to_csv(index=False).encode())
-    for arm, arm_result in zip(study.arms, result.results, strict=True):
-        arm_target = target if target is not None else study.precision
-        unmet = shortfall(arm_result.summary, arm_target, arm.spec.chunk_size)
-        if unmet is not None:
-            typer.echo(f"warning: arm '{arm.label}': {unmet}", err=True)
+    for arm, unmet in result.shortfalls(target):
+        typer.echo(f"warning: arm '{arm.label}': {unmet}", err=True)
     written = [str(folder / "arms.csv"), str(folder / "comparisons.csv")]
     if as_json:
         emit_json(

@@ -12,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from analysis import wording
 from analysis.summary import Summary
 from experiments.run.spec import MAX_CHUNKS, MAX_GAMES
 
@@ -78,7 +79,8 @@ def shortfall(summary: Summary, target: float | None, chunk_size: int) -> str | 
     if half <= target:
         return None
     if summary.n_games >= MAX_CHUNKS * chunk_size:
-        cap = f"{MAX_CHUNKS:,} chunks of {chunk_size:,} games, the most a run holds: a larger chunk size allows more"
+        chunks = f"{MAX_CHUNKS:,} chunks of {wording.count(chunk_size, 'game')}"
+        cap = f"{chunks}, the most a run holds: a larger chunk size allows more"
     else:
         cap = "the most games an arm may play to a precision"
     return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pandas as pd
@@ -16,7 +17,7 @@ from experiments import reporting
 from experiments.chapters import Chapter
 from experiments.chapters.common import Plan, play_pages
 from experiments.cli import app
-from experiments.run import chunk, local_runner
+from experiments.run import chunk, local_runner, stopping
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
@@ -151,6 +152,24 @@ def test_report_all_plays_every_chapter_on_one_pool_and_each_chunk_once(tmp_path
     assert len(set(chunks)) == len(chunks) and {e[1] for e in chunks} == {"pantolino", "paleolino"}
     assert len([e for e in chunks if e[1] == "pantolino"]) == 2  # the fake chapter's arm: 20 games in chunks of 10
     assert EVENTS.index(("build", "pantolino")) > EVENTS.index(chunks[-1])  # every chunk before any chapter
+
+
+def test_an_arm_stopped_short_of_the_precision_is_named_in_a_warning(tmp_path, fake_chapters, monkeypatch) -> None:
+    monkeypatch.setattr(stopping, "MAX_CHUNKS", 2)  # the fake arm's chunks of 10 games: 20 at most
+    runner = CliRunner()
+    args = ["report", "pantolino", "--precision", "0.001", "--jobs", "1", "--quiet", "--json"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "p.pdf")], env=EPOCH)
+    assert result.exit_code == 0, result.output
+    line = "pantolino arm 'skill a vs b': precision 0.001 not reached: stopped at 20 games (2 chunks of 10 games"
+    assert f"warning: {line}" in result.stderr
+    [warning] = json.loads(result.stdout)["warnings"]
+    assert warning.startswith(line)
+    _, _, warnings = reporting.build_all(7, 0.001, 2026, local_runner(), tmp_path / "all.pdf", lambda total: _Bar())
+    assert any(w.startswith(line) for w in warnings) and any(w.startswith("paleolino arm") for w in warnings)
+    _, _, warnings = reporting.build_all(7, 0.3, 2026, local_runner(), tmp_path / "all.pdf", lambda total: _Bar())
+    assert warnings == []  # reached: nothing to say
+    plain = runner.invoke(app, ["report", "pantolino", "--jobs", "1", "--quiet", "--out", str(tmp_path / "q.pdf")])
+    assert plain.exit_code == 0 and "warning" not in plain.stderr
 
 
 class _Bar:

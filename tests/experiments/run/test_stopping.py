@@ -33,3 +33,11 @@ def test_the_cap_on_chunks_names_the_chunk_size(monkeypatch: pytest.MonkeyPatch)
     assert arm.summary.n_games == 1_500
     line = shortfall(arm.summary, 0.001, SPEC.chunk_size)
     assert line is not None and "3 chunks of 500 games" in line and "a larger chunk size" in line
+
+
+def test_a_chunk_of_one_game_is_worded_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stopping, "MAX_CHUNKS", 3)
+    spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 3, seed=5, chunk_size=1)
+    [arm] = play([spec], MemoryStore(), InProcess(), Precision(0.001))
+    line = shortfall(arm.summary, 0.001, 1)
+    assert line is not None and "3 chunks of 1 game, the most" in line
