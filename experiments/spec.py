@@ -75,6 +75,13 @@ def _expect(condition: bool, where: str, key: str, expected: str) -> None:
         raise StudyError(f"{where}: key '{key}' {expected}")
 
 
+def _expect_text(table: dict[str, Any], field: str, where: str, key: str) -> None:
+    """Refuse ``table[field]`` unless it is absent or text that is not blank (a blank one would hide the default)."""
+    value = table.get(field, "-")
+    _expect(isinstance(value, str), where, key, "must be text")
+    _expect(bool(value.strip()), where, key, "must not be blank (leave it out for the default)")
+
+
 def _settings(where: str, key: str, table: Any) -> tuple[tuple[str, str], ...]:
     _expect(isinstance(table, dict), where, key, "must be a table of knob = value")
     out = []
@@ -159,12 +166,12 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
     except ValueError as err:
         raise StudyError(str(err)) from None
     for key in ("name", "title", "question"):
-        _expect(isinstance(head.get(key, ""), str), where, f"study.{key}", "must be text")
+        _expect_text(head, key, where, f"study.{key}")
     arms: list[Arm] = []
     labelled: dict[str, int] = {}  # label -> the arm that has it
     for i, arm in enumerate(arms_data):
         key = f"arm[{i}]"
-        _expect(isinstance(arm.get("label", ""), str), where, f"{key}.label", "must be text")
+        _expect_text(arm, "label", where, f"{key}.label")
         unknown = set(arm) - ARM_KEYS
         _expect(
             not unknown, where, f"{key}.{next(iter(unknown), '')}", f"is not known; use {', '.join(sorted(ARM_KEYS))}"
@@ -194,7 +201,7 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
             spec = RunSpec(game, tuple(seats), n, seed, settings, variant, chunk)
         except ValueError as err:
             raise StudyError(f"{where}: key '{key}' {err}") from None
-        label = str(arm.get("label") or _default_label(seats, arm))
+        label = arm.get("label") or _default_label(seats, arm)
         _expect(
             label not in labelled,
             where,
@@ -204,12 +211,12 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
         )
         labelled[label] = i
         arms.append(Arm(label, spec))
-    name = str(head.get("name") or (path.stem if path else "study"))
+    name = head.get("name", path.stem if path else "study")
     try:
         validate.check_name(name, "study name")  # it names the study's folders
     except ValueError as err:
         raise StudyError(f"{where}: key 'study.name': {err}") from None
-    return Study(name, str(head.get("title", name)), game, seed, n, precision, tuple(arms), tuple(metrics), path)
+    return Study(name, head.get("title", name), game, seed, n, precision, tuple(arms), tuple(metrics), path)
 
 
 def _default_label(seats: list[str], arm: dict[str, Any]) -> str:
