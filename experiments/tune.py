@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import math
 import os
@@ -56,6 +57,8 @@ DEFAULT_GAMES = 20_000
 DEFAULT_CHUNK = 2_500
 MAX_TRIALS = 10_000
 MAX_CATEGORIES = 1_000
+PROBES = 64
+"""Settings of the other varied knobs :func:`check_trials` tries beside each value."""
 
 
 class TuneError(ValueError):
@@ -83,6 +86,13 @@ class Knob:
             return str(trial.suggest_int(self.name, int(self.low), int(self.high)))
         return repr(trial.suggest_float(self.name, float(self.low), float(self.high)))
 
+    def candidates(self) -> tuple[str, ...]:
+        """The values :func:`check_trials` tries: each listed value, or a range's two ends (as ``--set`` text)."""
+        if self.values:
+            return self.values
+        ends = (int(self.low), int(self.high)) if self.whole else (self.low, self.high)
+        return tuple(str(end) for end in ends)
+
     def describe(self) -> str:
         """``name=lo..hi`` or ``name=a,b,c``."""
         if self.values:
@@ -96,7 +106,7 @@ def _range(text: str) -> tuple[str, str] | None:
 
 
 def parse_vary(game: str, text: str) -> Knob:
-    """One ``--vary`` option, checked against the game's knobs (every value must be allowed)."""
+    """One ``--vary`` option, read against the game's knobs (its values are checked by :func:`check_trials`)."""
     params_cls = get_game(game).module.Params
     hints = typing.get_type_hints(params_cls)
     name, sep, rest = text.partition("=")
@@ -106,7 +116,6 @@ def parse_vary(game: str, text: str) -> Knob:
     if name not in hints:
         raise TuneError(f"--vary: unknown knob '{name}'{core.did_you_mean(name, list(hints))}")
     tp = hints[name]
-    base = params_cls()
     if (bounds := _range(rest)) is not None:
         if tp not in (int, float):
             raise TuneError(f"--vary {name}: a range lo..hi needs a number knob; list the values (a,b,c)")
@@ -116,8 +125,6 @@ def parse_vary(game: str, text: str) -> Knob:
             raise TuneError(f"--vary {err}") from None
         if low >= high:
             raise TuneError(f"--vary {name}={rest}: the range is empty or inverted; give lo..hi with lo < hi")
-        for value in (low, high):
-            _check(base, name, str(value))
         return Knob(name, low=low, high=high, whole=tp is int)
     separator = ";" if typing.get_origin(tp) is tuple else ","
     values = tuple(dict.fromkeys(validate.items(rest, f"--vary {name}", separator)))
@@ -125,18 +132,44 @@ def parse_vary(game: str, text: str) -> Knob:
         raise TuneError(f"--vary {name}={rest}: give at least two values (a,b,c) or a range, or fix it with --set")
     if len(values) > MAX_CATEGORIES:
         raise TuneError(f"--vary {name}: {len(values)} values; allowed at most {MAX_CATEGORIES}")
-    for value in values:
-        _check(base, name, value)
     return Knob(name, values=values)
 
 
-def _check(base: core.Params, name: str, text: str) -> None:
-    """Refuse a knob value the game refuses on its own (other knobs at their defaults are checked at play)."""
-    try:
-        base.with_strings({name: text})
-    except ValueError as err:
-        if name in str(err):
-            raise TuneError(f"--vary {err}") from None
+def check_trials(
+    game: str, knobs: Sequence[Knob], settings: tuple[tuple[str, str], ...], variant: str | None
+) -> tuple[tuple[str, str], ...]:
+    """Refuse a varied value no trial can play; return the varied knobs' setting of one trial that can.
+
+    A trial's knobs are the defaults, then the variant's, the fixed ones (``settings``), then its varied values.
+    Each value (a range's two ends, or each listed value) is tried beside up to :data:`PROBES` settings of the
+    other varied knobs (their ends and values); one that none of them allows is refused with the game's reason
+    (``--vary dice=3..5`` with the default ``token_values=2,3,4``: nothing allows ``dice=3``). Values inside a
+    range, and combinations not tried here, are refused at play (such a trial plays nothing, never the best).
+    A knob both varied and fixed, or varied twice, is left to :class:`TuneSpec`, which refuses it.
+    """
+    module = get_game(game).module
+    spec = RunSpec(game, (core.unprepared_policy(module.POLICIES),) * module.INFO.min_players, 1, 0, (), variant, 1)
+    fixed = {k.replace("-", "_"): v for k, v in (*(spec.variant_sets or ()), *settings)}
+    free = list({k.name: k for k in knobs if k.name not in fixed}.values())  # a knob twice: TuneSpec refuses
+    playable: tuple[tuple[str, str], ...] | None = None
+    for i, knob in enumerate(free):
+        others = [[(k.name, v) for v in k.candidates()] for k in free[:i] + free[i + 1 :]]
+        for value in knob.candidates():
+            reason = ""
+            for rest in itertools.islice(itertools.product(*others), PROBES):
+                setting = ((knob.name, value), *rest)
+                try:
+                    module.Params().with_strings({**fixed, **dict(setting)})
+                except ValueError as err:
+                    reason = reason or str(err)
+                    continue
+                playable = playable or tuple(sorted(setting))
+                break
+            else:
+                if knob.name in reason:
+                    raise TuneError(f"--vary {knob.name}={value} is never allowed here: {reason}")
+                raise TuneError(f"no trial can play --vary {knob.name}={value} beside the fixed knobs: {reason}")
+    return () if playable is None else playable
 
 
 @dataclass(frozen=True)
@@ -353,6 +386,7 @@ class TuneSpec:
                     f"{', '.join(sorted(clash))} is both varied (--vary) and set by variant '{self.variant}'; "
                     "vary it without the variant, or vary other knobs"
                 )
+        check_trials(self.game, self.knobs, self.settings, self.variant)
 
     @property
     def chunks(self) -> int:

@@ -73,7 +73,8 @@ def tune_command(
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
         knobs = tuple(tn.parse_vary(game, text) for text in vary)
-        defined = tn.defined_metrics(game, chosen, fixed, variant)
+        playable = tn.check_trials(game, knobs, fixed, variant)
+        defined = tn.defined_metrics(game, chosen, (*fixed, *playable), variant)
         targets = tuple(tn.parse_target(game, text, defined) for text in target)
         spec = tn.TuneSpec(
             game,

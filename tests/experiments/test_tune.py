@@ -54,7 +54,6 @@ def test_vary_takes_ranges_and_lists_including_tuple_knobs() -> None:
         ("rolls=3..1", "empty or inverted"),
         ("rolls=2..2", "empty or inverted"),
         ("rolls=3", "at least two values"),
-        ("rolls=1..9", "out of range"),
         ("escaping_boots=0..1", "needs a number knob"),
         ("rolls", "not of the form"),
     ],
@@ -62,6 +61,31 @@ def test_vary_takes_ranges_and_lists_including_tuple_knobs() -> None:
 def test_bad_vary_is_refused_with_the_reason(text: str, message: str) -> None:
     with pytest.raises(tn.TuneError, match=message):
         tn.parse_vary("pantolino", text)
+
+
+@pytest.mark.parametrize(
+    ("vary", "settings", "message"),
+    [
+        (["rolls=1..9"], (), "--vary rolls=9 is never allowed here: rolls=9 is out of range"),
+        (["dice=3..5"], (), "--vary dice=3 is never allowed here: token_values=\\(2, 3, 4\\) is not allowed"),
+        (["token_values=2,3,4;1,2,3"], (("dice", "3"),), "--vary token_values=2,3,4 is never allowed here"),
+        (["rolls=2..4"], (("dice", "3"),), "no trial can play --vary rolls=2 beside the fixed knobs: token_values"),
+        (["dice=4..5", "token_values=1,2,3;5,6"], (), "--vary token_values=5,6 is never allowed here"),
+    ],
+)
+def test_a_varied_value_no_trial_can_play_is_refused(vary: list[str], settings: tuple, message: str) -> None:
+    knobs = [tn.parse_vary("pantolino", text) for text in vary]
+    with pytest.raises(tn.TuneError, match=message):
+        tn.check_trials("pantolino", knobs, settings, None)
+
+
+def test_a_value_another_knob_makes_playable_is_accepted() -> None:
+    dice = tn.parse_vary("pantolino", "dice=3..5")  # dice=3 needs token values up to 3
+    assert tn.check_trials("pantolino", [dice], (("token_values", "1,2,3"),), None) == (("dice", "3"),)
+    values = tn.parse_vary("pantolino", "token_values=1,2,3;4,5,6")  # 4,5,6 needs dice=6: found among the ends
+    wide = tn.parse_vary("pantolino", "dice=4..6")
+    assert tn.check_trials("pantolino", [wide, values], (), None) == (("dice", "4"), ("token_values", "1,2,3"))
+    assert tn.check_trials("pantolino", [], (), None) == ()
 
 
 def test_targets_parse_values_ranges_and_weights() -> None:
