@@ -41,7 +41,10 @@ def tune_command(
     variant: Annotated[str | None, typer.Option(help="A named variant to start from.")] = None,
     variants_file: VariantsFile = None,
     n: Annotated[str, typer.Option("-n", "--games", help="Games of a trial played in full.")] = "20000",
-    chunk_size: Annotated[int, typer.Option(help="Games per chunk: the step at which trials are compared.")] = 2500,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(help="Games per chunk: the step at which trials are compared (default 2500, at most -n)."),
+    ] = None,
     trials: Annotated[int, typer.Option(help="Trials in all (a resumed run counts those done).")] = 40,
     max_games: Annotated[str, typer.Option(help="Games in all, each setting's chunks counted once.")] = "1e9",
     seed: Annotated[int, typer.Option(help="Root seed: every trial plays chunk i from the same seed.")] = 0,
@@ -72,6 +75,7 @@ def tune_command(
         fixed = parse_settings(settings or [])
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
+        games = parse_count(n)
         knobs = tuple(tn.parse_vary(game, text) for text in vary)
         playable = tn.check_trials(game, knobs, fixed, variant)
         defined = tn.defined_metrics(game, chosen, (*fixed, *playable), variant)
@@ -84,8 +88,8 @@ def tune_command(
             fixed,
             variant,
             seed,
-            parse_count(n),
-            chunk_size,
+            games,
+            min(tn.DEFAULT_CHUNK, games) if chunk_size is None else chunk_size,
             trials,
             parse_count(max_games, "--max-games"),
         )

@@ -231,6 +231,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) -> None:
+    args = ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "first_seat_advantage=0", "--trials", "2"]
+    result = runner.invoke(app, [*args, "-n", "200", "-j", "1", "--quiet", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output  # was refused: --chunk-size 2500 (the default) above -n 200
+    assert pd.read_csv(tmp_path / "trials.csv")["games"].eq(200).all()
+    assert sorted(p.name for p in (tmp_path / "chunks").glob("*/chunk-*")) == ["chunk-000000-200.ckpt"] * 2
+    given = runner.invoke(app, [*args, "-n", "200", "--chunk-size", "300", "--out", str(tmp_path / "b")])
+    assert given.exit_code == 2 and "--chunk-size 300 is out of range; allowed 1..200" in given.output
+
+
 OPENER = """
 import sys, time
 sys.path.insert(0, {tests!r})
