@@ -276,16 +276,24 @@ class SweepPlan:
 
 
 def plan_sweep(
-    game: str, seats: Sequence[str], settings: tuple[tuple[str, str], ...], n_games: int, seed: int
+    game: str,
+    seats: Sequence[str],
+    settings: tuple[tuple[str, str], ...],
+    n_games: int,
+    seed: int,
+    variant: str | None = None,
 ) -> SweepPlan:
-    """One arm per point of the swept knobs' grid, every arm on the same chunk seeds (see :func:`sweep_grid`)."""
+    """One arm per point of the swept knobs' grid, every arm on the same chunk seeds (see :func:`sweep_grid`).
+
+    Every arm plays ``variant`` (if any): a swept or fixed knob may not give one of its knobs another value.
+    """
     names, grid, fixed = sweep_grid(validate.text(game, "game"), settings)
     label, values, _ = split_sweep(game, settings)
     chunk = arm_chunk(get_game(game).module.INFO, n_games)
     arms = [
         Arm(
             ", ".join(f"{k}={v}" for k, v in zip(names, point, strict=True)),
-            RunSpec(game, tuple(seats), n_games, seed, (*fixed, *zip(names, point, strict=True)), None, chunk),
+            RunSpec(game, tuple(seats), n_games, seed, (*fixed, *zip(names, point, strict=True)), variant, chunk),
         )
         for point in grid
     ]
@@ -323,6 +331,7 @@ def sweep(
     seed: int,
     runner: Runner | None = None,
     progress: ProgressFactory | None = None,
+    variant: str | None = None,
 ) -> Sweep:
-    """Plan (:func:`plan_sweep`) and play ``seats`` at each point of the swept knobs' grid."""
-    return play_sweep(plan_sweep(game, seats, settings, n_games, seed), runner, progress)
+    """Plan (:func:`plan_sweep`) and play ``seats`` at each point of the swept knobs' grid (of ``variant``)."""
+    return play_sweep(plan_sweep(game, seats, settings, n_games, seed, variant), runner, progress)

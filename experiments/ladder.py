@@ -82,11 +82,14 @@ def is_heuristic(name: str, policy: core.Policy) -> bool:
     )
 
 
-def plays(module: Any, name: str, players: int) -> str | None:
-    """None if policy ``name`` plays ``players``-seat games of ``module``, else why not (one game is tried)."""
+def plays(module: Any, name: str, players: int, params: core.Params | None = None) -> str | None:
+    """None if policy ``name`` plays ``players``-seat games of ``module`` at ``params``, else why not.
+
+    One game is tried, at the game's defaults unless ``params`` is given.
+    """
     seats = [name] + [ANCHOR] * (players - 1)
     try:
-        module.play(module.Params(), seats, 1, np.random.default_rng(0))
+        module.play(module.Params() if params is None else params, seats, 1, np.random.default_rng(0))
     except Exception as err:  # a policy for other player counts refuses; say why, in one line
         return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
     return None
@@ -113,7 +116,7 @@ def ladder_policies(
         if reason is None:
             chosen.append(WIN_OPTIMAL)
         else:
-            notes.append(f"{WIN_OPTIMAL} left out: it does not play {players} players ({reason})")
+            notes.append(f"{WIN_OPTIMAL} left out: it does not play these {players}-player games ({reason})")
     if EXPERT in policies and budgets:
         chosen += [f"{EXPERT}:{b}" for b in budgets]
     elif EXPERT in policies:
@@ -166,11 +169,13 @@ def ladder_arms(
     chunk: int,
     label: str = "ladder",
     share: int = SEARCH_SHARE,
+    settings: tuple[tuple[str, str], ...] = (),
+    variant: str | None = None,
 ) -> list[tuple[str, str, tuple[str, ...], Arm]]:
     """``(a, b, seats, arm)`` for every pair ``a`` before ``b`` in ``policies`` and each of its seatings.
 
     A pair with a searching policy plays ``n // share`` games per seating, in chunks of at most the searching
-    policy's own chunk size.
+    policy's own chunk size. Every arm plays ``variant`` (if any) with the knobs of ``settings``.
     """
     module = get_game(game).module
     out = []
@@ -179,7 +184,7 @@ def ladder_arms(
             games = pair_games(a, b, n, share)
             for seats in seatings(a, b, players):
                 size = min(chunk, games, core.default_chunk(module.INFO, module.POLICIES, seats))
-                spec = RunSpec(game, seats, games, seed, (), None, size)
+                spec = RunSpec(game, seats, games, seed, settings, variant, size)
                 out.append((a, b, seats, Arm(f"{label} {a} vs {b}: {','.join(seats)}", spec)))
     return out
 
@@ -349,26 +354,31 @@ def plan_ladder(
     budgets: Sequence[int] | None = None,
     seed: int = 0,
     policies: Sequence[str] | None = None,
+    settings: tuple[tuple[str, str], ...] = (),
+    variant: str | None = None,
 ) -> LadderPlan:
-    """The ladder of ``game`` (``n_games`` per seating); ``policies`` overrides the discovery.
+    """The ladder of ``game``: ``n_games`` per seating; ``policies`` overrides the discovery.
 
-    Refused before any arm is built: fewer than two policies, one named twice, more arms than a command may play.
+    Every game plays ``variant`` (if any) with the knobs of ``settings``. Refused before any arm is built: fewer
+    than two policies, one named twice, more arms than a command may play, a knob or variant the game refuses.
     """
     module, players = check_game(game, players)
+    params = RunSpec(game, (ANCHOR,) * players, 1, 0, settings, variant, 1).params  # the knobs, checked
     budgets = default_budgets(game) if budgets is None else tuple(budgets)
     notes: list[str] = []
     if policies is None:
-        policies, notes = ladder_policies(module, players, budgets)
+        policies, notes = ladder_policies(module, players, budgets, lambda m, name, k: plays(m, name, k, params))
     policies = [validate.text(p, "policies") for p in policies]
     if len(set(policies)) < 2 or len(set(policies)) != len(policies):
         raise ValueError(f"a ladder needs at least two distinct policies (got {', '.join(policies)})")
     validate.check_arms(len(policies) * (len(policies) - 1) * players, "the ladder")
     core.resolve_policies(module.POLICIES, policies)
     chunk = arm_chunk(module.INFO, n_games)
-    arms = ladder_arms(game, policies, players, n_games, seed, chunk)
+    arms = ladder_arms(game, policies, players, n_games, seed, chunk, settings=settings, variant=variant)
     validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for *_, a in arms), "the ladder")
-    settings = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
-    return LadderPlan(game, players, tuple(policies), tuple(arms), tuple(notes), settings)
+    record = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
+    record |= {"variant": variant, "knobs": dict(settings)}
+    return LadderPlan(game, players, tuple(policies), tuple(arms), tuple(notes), record)
 
 
 def play_ladder(plan: LadderPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Ladder:
@@ -395,6 +405,9 @@ def ladder(
     runner: Runner | None = None,
     progress: ProgressFactory | None = None,
     policies: Sequence[str] | None = None,
+    settings: tuple[tuple[str, str], ...] = (),
+    variant: str | None = None,
 ) -> Ladder:
     """Plan (:func:`plan_ladder`) and play the ladder of ``game``, and rate it."""
-    return play_ladder(plan_ladder(game, players, n_games, budgets, seed, policies), runner, progress)
+    plan = plan_ladder(game, players, n_games, budgets, seed, policies, settings, variant)
+    return play_ladder(plan, runner, progress)

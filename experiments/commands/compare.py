@@ -81,17 +81,20 @@ def sweep_command(
     players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
     n: Annotated[str, typer.Option("-n", "--games", help="Games per value.")] = "20000",
     seed: Annotated[int, typer.Option(help="Root seed shared by every value.")] = 0,
+    variant: Annotated[str | None, typer.Option(help="A named variant, played at every value.")] = None,
     jobs: Jobs = None,
     out: Annotated[
         Path | None, typer.Option(parser=folder_option, help="Folder for the table CSV and line plot PNG.")
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
+    variants_file: VariantsFile = None,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
     as_json: AsJson = False,
 ) -> None:
     """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
+    use_variants_file(variants_file)
     with user_errors():
         from experiments.compare import plan_sweep, play_sweep
         from experiments.run import folder_lock, open_runner
@@ -100,7 +103,7 @@ def sweep_command(
         chosen = seats_from(module, policy, seats, players)
         n_games = parse_count(n)
         check_pool(backend, jobs, scheduler)
-        plan = plan_sweep(game, chosen, parse_settings(settings), n_games, seed)
+        plan = plan_sweep(game, chosen, parse_settings(settings), n_games, seed, variant)
         folder = out or Path("runs") / f"{game}-sweep-{plan.knob}"
         with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
             result = play_sweep(plan, runner, lambda total: progress_total(total, quiet or as_json))

@@ -15,13 +15,16 @@ from experiments.clikit import (
     Quiet,
     Scheduler,
     UserError,
+    VariantsFile,
     check_pool,
     emit_json,
     folder_option,
     frame_records,
     parse_count,
+    parse_settings,
     print_frame,
     progress_total,
+    use_variants_file,
     user_errors,
 )
 
@@ -36,6 +39,8 @@ def ladder_command(
         str | None, typer.Option(help="The expert's search budgets, e.g. 4,16,64 (default: the game's).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
+    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
+    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     jobs: Jobs = None,
     out: Annotated[
         Path | None,
@@ -43,11 +48,13 @@ def ladder_command(
     ] = None,
     quiet: Quiet = False,
     fresh: Fresh = False,
+    variants_file: VariantsFile = None,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
     as_json: AsJson = False,
 ) -> None:
     """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
+    use_variants_file(variants_file)
     with user_errors():
         from experiments import ladder as lad
         from experiments.run import folder_lock, open_runner
@@ -57,7 +64,7 @@ def ladder_command(
         check_pool(backend, jobs, scheduler)
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
-        plan = lad.plan_ladder(game, players, n_games, chosen, seed)
+        plan = lad.plan_ladder(game, players, n_games, chosen, seed, None, parse_settings(settings or []), variant)
         count = plan.players
         folder = out or Path("runs") / f"{game}-ladder"
         with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:

@@ -377,6 +377,7 @@ def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: P
         (["tournament", "pantolino", "--policies", "greedy,random", "-n", "300"], "pairs"),
         (["sweep", "pantolino", "--set", "rolls=2,3", "-n", "300"], "rows"),
         (["ladder", "pantolino", "-n", "200"], "ratings"),
+        (["ladder", "pantolino", "-n", "200", "--variant", "escaping-boots", "--set", "rolls=2"], "ratings"),
     ],
 )
 def test_every_command_that_plays_prints_one_json_object(

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from engines import get_game
 from experiments.cli import app
-from experiments.compare import split_sweep, tournament
+from experiments.compare import plan_sweep, split_sweep, tournament
 from experiments.run import stopping
 from experiments.spec import arm_chunk
 
@@ -88,6 +88,21 @@ def test_a_sweep_of_two_knobs_plays_every_combination_with_its_game_metrics(tmp_
     assert points[["joker_faces", "rolls"]].values.tolist() == [[1, 2], [1, 3], [2, 2], [2, 3]]
     assert {"first_seat_advantage", "first_seat_advantage_lo", "drama", "lead_changes_hi"} <= set(frame.columns)
     assert (points["first_seat_advantage_lo"] <= points["first_seat_advantage"]).all()
+
+
+def test_a_sweep_plays_a_variant_at_every_value(tmp_path: Path) -> None:
+    args = ["sweep", "pantolino", "--set", "rolls=2,3", "-p", "greedy", "-n", "300", "--jobs", "1", "--quiet"]
+    plain = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+    boots = runner.invoke(app, [*args, "--variant", "escaping-boots", "--out", str(tmp_path / "b")])
+    assert plain.exit_code == 0 and boots.exit_code == 0, boots.output
+    turns = [pd.read_csv(tmp_path / f / "sweep.csv").groupby("value")["mean_turns"].first() for f in "ab"]
+    assert (turns[0] != turns[1]).all()  # steals change every game's length
+    variant = plan_sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 300, 0, "escaping-boots")
+    assert all(arm.spec.params.escaping_boots for arm in variant.arms)
+    clash = runner.invoke(
+        app, ["sweep", "pantolino", "--set", "escaping_boots=false,true", "--variant", "escaping-boots"]
+    )
+    assert clash.exit_code == 2 and "conflicts with variant 'escaping-boots'" in clash.stderr
 
 
 @pytest.mark.parametrize(

@@ -45,9 +45,21 @@ def test_ladder_without_expert_or_win_optimal_for_this_count_says_so() -> None:
     names, notes = lad.ladder_policies(game, 3, (4,), probe=lambda _m, _n, k: None if k == 2 else "2 players only")
     assert names == ["random", "keep"]
     assert notes == [
-        "win-optimal left out: it does not play 3 players (2 players only)",
+        "win-optimal left out: it does not play these 3-player games (2 players only)",
         "fake has no 'expert' policy yet: no expert rungs",
     ]
+
+
+def test_a_ladder_plays_a_variant_and_knobs_and_records_them() -> None:
+    plan = lad.plan_ladder("pantolino", n_games=100, budgets=(), variant="escaping-boots")  # discovered rungs
+    assert all(arm.spec.variant == "escaping-boots" and arm.spec.params.escaping_boots for *_, arm in plan.arms)
+    assert "win-optimal" not in plan.policies  # the exact solution is of the base game: the probe plays the variant
+    assert any(note.startswith("win-optimal left out") and "escaping_boots" in note for note in plan.notes)
+    knobs = lad.plan_ladder("pantolino", n_games=100, policies=["random", "greedy"], settings=(("rolls", "2"),))
+    assert {arm.spec.params.rolls for *_, arm in knobs.arms} == {2}
+    assert knobs.settings["knobs"] == {"rolls": "2"} and plan.settings["variant"] == "escaping-boots"
+    with pytest.raises(ValueError, match="unknown variant 'nope'"):
+        lad.plan_ladder("pantolino", policies=["random", "greedy"], variant="nope")
 
 
 def test_seatings_put_each_policy_alone_in_every_seat() -> None:
