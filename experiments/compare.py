@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import math
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from analysis import stats
+from analysis.tables import json_ready
 from engines import core, get_game
 from experiments import validate
+from experiments.output import provenance
 from experiments.run import Runner, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 from experiments.study import StudyResult, run_arms
@@ -40,6 +43,7 @@ class Tournament:
     players: int
     wins: Any  # DataFrame of wins (row against column)
     games: Any  # DataFrame of games played
+    record: dict[str, Any] = field(default_factory=dict)  # what produced it (``tournament.json``)
 
     def rates(self) -> Any:
         """The win-rate matrix (NaN on the diagonal)."""
@@ -78,19 +82,23 @@ class Tournament:
         return frame.reset_index(names="policy")
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ``tournament.csv`` and ``tournament.png`` into ``folder``, replacing the old pair together."""
+        """Write ``tournament.csv``, ``tournament.png`` and ``tournament.json`` into ``folder``.
+
+        ``tournament.json`` records what produced them; the new files replace the old set together, it last.
+        """
         import matplotlib.pyplot as plt
 
         from analysis import plots
         from analysis.files import replacing_together
 
         label = "win rate of row policy" + (f" (1 against {self.players - 1})" if self.players > 2 else "")
-        with replacing_together(folder, last="tournament.csv") as stage:
+        with replacing_together(folder, last="tournament.json") as stage:
             (stage / "tournament.csv").write_bytes(self.long().to_csv(index=False).encode())
             fig = plots.heatmap(self.rates().astype(float), label)
             fig.savefig(stage / "tournament.png", dpi=110)
             plt.close(fig)
-        return [folder / "tournament.csv", folder / "tournament.png"]
+            (stage / "tournament.json").write_bytes(json.dumps(self.record, indent=1).encode())
+        return [folder / "tournament.csv", folder / "tournament.png", folder / "tournament.json"]
 
 
 @dataclass(frozen=True)
@@ -160,7 +168,10 @@ def play_tournament(
     for (a, b, seat), run in zip(plan.cells, result.results, strict=True):
         wins.loc[a, b] = (0 if np.isnan(wins.loc[a, b]) else wins.loc[a, b]) + run.summary.wins[seat]
         games.loc[a, b] = (0 if np.isnan(games.loc[a, b]) else games.loc[a, b]) + run.summary.n_games
-    return Tournament(plan.game, policies, plan.players, wins, games)
+    spec = plan.arms[0].spec
+    record = {**provenance(spec), "policies": policies, "players": plan.players, "games_per_seating": spec.n_games}
+    record["params"] = spec.params.as_dict()
+    return Tournament(plan.game, policies, plan.players, wins, games, json_ready(record))
 
 
 def tournament(
@@ -186,13 +197,17 @@ class Sweep:
     game: str
     knob: str
     frame: Any  # value, seat, policy, games, win_rate, win_lo, win_hi, mean_score, score_lo, score_hi, mean_turns
+    record: dict[str, Any] = field(default_factory=dict)  # what produced it (``sweep.json``)
 
     def display(self) -> Any:
         """The frame with the columns a reader needs."""
         return self.frame[["value", "seat", "policy", "win_rate", "win_lo", "win_hi", "mean_score", "mean_turns"]]
 
     def save(self, folder: Path) -> list[Path]:
-        """Write ``sweep.csv`` and ``sweep.png`` into ``folder``, replacing the old pair together."""
+        """Write ``sweep.csv``, ``sweep.png`` and ``sweep.json`` into ``folder``.
+
+        ``sweep.json`` records what produced them; the new files replace the old set together, it last.
+        """
         import matplotlib.pyplot as plt
 
         from analysis import plots
@@ -201,7 +216,7 @@ class Sweep:
         frame = self.frame.copy()
         frame["position"] = frame["value"].map({v: i for i, v in enumerate(dict.fromkeys(frame["value"]))})
         frame["seat label"] = [f"seat {s} ({p})" for s, p in zip(frame["seat"], frame["policy"], strict=True)]
-        with replacing_together(folder, last="sweep.csv") as stage:
+        with replacing_together(folder, last="sweep.json") as stage:
             (stage / "sweep.csv").write_bytes(self.frame.to_csv(index=False).encode())
             fig = plots.interval_lines(
                 frame, "position", "win_rate", "win_lo", "win_hi", "seat label", "win rate (fraction)", self.knob
@@ -210,7 +225,8 @@ class Sweep:
             ax.set_xticks(range(frame["position"].max() + 1), list(dict.fromkeys(frame["value"])))
             fig.savefig(stage / "sweep.png", dpi=110)
             plt.close(fig)
-        return [folder / "sweep.csv", folder / "sweep.png"]
+            (stage / "sweep.json").write_bytes(json.dumps(self.record, indent=1).encode())
+        return [folder / "sweep.csv", folder / "sweep.png", folder / "sweep.json"]
 
 
 def split_sweep(game: str, settings: tuple[tuple[str, str], ...]) -> tuple[str, list[str], tuple[tuple[str, str], ...]]:
@@ -320,7 +336,11 @@ def play_sweep(plan: SweepPlan, runner: Runner | None = None, progress: Progress
             if isinstance(metric, game_metrics.Value):
                 seat[name], seat[f"{name}_lo"], seat[f"{name}_hi"] = metric.value, metric.low, metric.high
         frames.append(seat)
-    return Sweep(plan.game, plan.knob, pd.concat(frames, ignore_index=True))
+    spec = plan.arms[0].spec
+    fixed = {k: v for k, v in spec.settings if k not in plan.names}
+    record = {**provenance(spec), "seats": list(spec.seats), "games_per_point": spec.n_games, "swept": plan.names}
+    record |= {"points": [dict(zip(plan.names, point, strict=True)) for point in plan.grid], "fixed": fixed}
+    return Sweep(plan.game, plan.knob, pd.concat(frames, ignore_index=True), json_ready(record))
 
 
 def sweep(

@@ -33,6 +33,7 @@ from analysis import game_metrics, ratings
 from engines import core, get_game
 from engines.record import record_of
 from experiments import validate
+from experiments.output import provenance
 from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
@@ -376,8 +377,8 @@ def plan_ladder(
     chunk = arm_chunk(module.INFO, n_games)
     arms = ladder_arms(game, policies, players, n_games, seed, chunk, settings=settings, variant=variant)
     validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for *_, a in arms), "the ladder")
-    record = {"games_per_seating": n_games, "seed": seed, "budgets": list(budgets), "chunk_size": chunk}
-    record |= {"variant": variant, "knobs": dict(settings)}
+    record = {**provenance(arms[0][3].spec), "games_per_seating": n_games, "budgets": list(budgets)}
+    record |= {"chunk_size": chunk, "knobs": dict(settings)}  # a searching pair's chunks may be smaller
     return LadderPlan(game, players, tuple(policies), tuple(arms), tuple(notes), record)
 
 

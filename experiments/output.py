@@ -24,6 +24,7 @@ from analysis.files import atomic_write, replacing, replacing_together
 from analysis.tables import json_ready
 from experiments.run.games import combine_games
 from experiments.run.result import RunResult
+from experiments.run.spec import RunSpec
 from experiments.run.stopping import shortfall
 
 
@@ -33,6 +34,24 @@ def package_versions() -> dict[str, str]:
     for name in ("boardlab", "numpy", "pandas", "joblib"):
         out[name] = version(name)
     return out
+
+
+def provenance(spec: RunSpec, command: list[str] | None = None) -> dict[str, Any]:
+    """What a command of many arms records beside its tables (every arm shares ``spec``'s variant and seed).
+
+    The command line, the game and its version, the variant, seed and chunk size, and the package versions.
+    """
+    return json_ready(
+        {
+            "command": " ".join(command if command is not None else sys.argv),
+            "game": spec.game,
+            "game_version": spec.module.INFO.version,
+            "variant": spec.variant,
+            "seed": spec.seed,
+            "chunk_size": spec.chunk_size,
+            "versions": package_versions(),
+        }
+    )
 
 
 def run_record(result: RunResult, command: list[str] | None = None, precision: float | None = None) -> dict[str, Any]:

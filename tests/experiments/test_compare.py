@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -50,6 +51,10 @@ def test_tournament_command_writes_matrix_and_heatmap(tmp_path: Path) -> None:
     frame = pd.read_csv(tmp_path / "tournament.csv")
     assert len(frame) == 6 and (frame["games"] == 900).all()
     assert (tmp_path / "tournament.png").stat().st_size > 1000
+    record = json.loads((tmp_path / "tournament.json").read_text())
+    assert record["policies"] == ["keep-jokers", "greedy", "random"] and record["players"] == 3
+    assert (record["games_per_seating"], record["seed"], record["variant"]) == (300, 0, None)
+    assert record["params"]["dice"] == 4 and record["game_version"] and "numpy" in record["versions"]
 
 
 def test_sweep_command_over_joker_faces(tmp_path: Path) -> None:
@@ -86,6 +91,9 @@ def test_a_sweep_of_two_knobs_plays_every_combination_with_its_game_metrics(tmp_
     frame = pd.read_csv(tmp_path / "sweep.csv")
     points = frame.drop_duplicates("value")
     assert points[["joker_faces", "rolls"]].values.tolist() == [[1, 2], [1, 3], [2, 2], [2, 3]]
+    record = json.loads((tmp_path / "sweep.json").read_text())
+    assert record["swept"] == ["joker_faces", "rolls"] and record["points"][1] == {"joker_faces": "1", "rolls": "3"}
+    assert (record["seats"], record["games_per_point"], record["fixed"]) == (["keep-jokers"] * 2, 400, {})
     assert {"first_seat_advantage", "first_seat_advantage_lo", "drama", "lead_changes_hi"} <= set(frame.columns)
     assert (points["first_seat_advantage_lo"] <= points["first_seat_advantage"]).all()
 
@@ -215,7 +223,8 @@ def test_a_failed_figure_leaves_the_previous_tournament_and_sweep_whole(tmp_path
     played = tournament("pantolino", ["greedy", "random"], None, 200, seed=1)
     swept = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 200, seed=1)
     before = {}
-    for result, names in ((played, ("tournament.csv", "tournament.png")), (swept, ("sweep.csv", "sweep.png"))):
+    tables = (played, ("tournament.csv", "tournament.png", "tournament.json"))
+    for result, names in (tables, (swept, ("sweep.csv", "sweep.png", "sweep.json"))):
         result.save(tmp_path)
         before |= {name: (tmp_path / name).read_bytes() for name in names}
     changed = tournament("pantolino", ["greedy", "random"], None, 300, seed=2)

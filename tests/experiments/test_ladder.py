@@ -120,6 +120,7 @@ def test_ladder_command_prints_and_writes_tables_and_figure(tmp_path: Path, monk
     assert len(pairs) == 15 and (pairs["games"] == 600).all()  # random, selfish, blocker, hindmost, detective, learned
     record = json.loads((tmp_path / "ladder.json").read_text())
     assert record["games_per_seating"] == 300 and record["chain_margin"]["min_rate"] == 0.55
+    assert (record["seed"], record["variant"], record["knobs"]) == (0, None, {}) and "command" in record
     assert (tmp_path / "ladder.png").stat().st_size > 1000 and (tmp_path / "chain.csv").exists()
     assert any((tmp_path / "chunks").iterdir())  # finished chunks are kept: a stopped ladder resumes
 
