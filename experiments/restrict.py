@@ -43,6 +43,7 @@ from engines.record import record_of
 from engines.restrict import MARK, name_of
 from experiments import validate
 from experiments.ladder import ANCHOR, is_heuristic
+from experiments.output import package_versions
 from experiments.run import Runner, RunResult, RunSpec, local_runner
 from experiments.spec import Arm, arm_chunk
 
@@ -327,7 +328,8 @@ class Choices:
         with replacing_together(folder, last="run.json") as stage:
             (stage / "choices.csv").write_bytes(self.table.to_csv(index=False).encode())
             self.table.to_parquet(stage / "choices.parquet", index=False)
-            record = {"command": sys.argv, **self.as_json()}
+            record = {"command": " ".join(sys.argv), **self.as_json()}
+            record |= {"game_version": get_game(self.game).module.INFO.version, "versions": package_versions()}
             (stage / "run.json").write_bytes(json.dumps(json_ready(record), indent=1).encode())
         return [folder / "choices.csv", folder / "choices.parquet", folder / "run.json"]
 

@@ -33,10 +33,12 @@ import json
 import math
 import os
 import socket
+import sys
 import typing
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ from analysis import game_metrics
 from engines import core, get_game
 from engines.learned.store import ModelMissing
 from experiments import train, validate, variants
+from experiments.output import package_versions
 from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
 from experiments.run.spec import MAX_CHUNKS
 
@@ -758,14 +761,23 @@ def plot(result: TuneResult) -> Any:
 
 def summary(result: TuneResult) -> dict[str, Any]:
     """The result as one JSON-friendly object (what ``simulate tune --json`` prints and ``best.json`` holds)."""
+    spec = result.spec
     return {
-        "game": result.spec.game,
-        "seats": list(result.spec.seats),
-        "targets": [t.describe() for t in result.spec.targets],
-        "knobs": [k.describe() for k in result.spec.knobs],
+        "game": spec.game,
+        "seats": list(spec.seats),
+        "targets": [t.describe() for t in spec.targets],
+        "knobs": [k.describe() for k in spec.knobs],
         "best": result.best,
         "importances": result.importances,
         "games_used": result.games_used,
         "trials": len(result.trials),
         "folder": str(result.folder),
+        "fixed": dict(spec.settings),
+        "variant": spec.variant,
+        "seed": spec.seed,
+        "games_per_trial": spec.games,
+        "chunk_size": spec.chunk_size,
+        "command": " ".join(sys.argv),
+        "game_version": get_game(spec.game).module.INFO.version,
+        "versions": {**package_versions(), "optuna": version("optuna")},  # its sampler proposes the settings
     }

@@ -59,6 +59,7 @@ def test_json_ranks_the_restrictions_by_cost_and_answers_the_dominant_question(t
     assert len(record["findings"]) == 2 and all(f.startswith("A player who") for f in record["findings"])
     saved = json.loads((tmp_path / "a" / "run.json").read_text())
     assert saved["policies"] == record["policies"] and (tmp_path / "a" / "choices.parquet").is_file()
+    assert saved["game_version"] and "numpy" in saved["versions"] and isinstance(saved["command"], str)
 
 
 def test_one_and_two_jobs_give_the_same_table_and_a_second_run_resumes(tmp_path) -> None:

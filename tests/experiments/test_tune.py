@@ -199,7 +199,10 @@ def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path
     assert result.exit_code == 0, result.output
     assert "best setting" in result.output and "first_seat_advantage" in result.output
     assert '[pantolino."tuned"]' in (out / "variants.toml").read_text()
-    best = json.loads((out / "best.json").read_text())["best"]["setting"]
+    record = json.loads((out / "best.json").read_text())
+    assert (record["seed"], record["games_per_trial"], record["chunk_size"], record["fixed"]) == (0, 600, 300, {})
+    assert record["game_version"] and "optuna" in record["versions"] and record["variant"] is None
+    best = record["best"]["setting"]
     variant = ["--variant", "tuned", "--variants-file", str(out / "variants.toml")]
     run = runner.invoke(app, ["pantolino", *variant, "-n", "300", "-j", "1", "--json", "--out", str(tmp_path / "run")])
     assert run.exit_code == 0, run.output
