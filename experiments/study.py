@@ -14,6 +14,7 @@ import numpy as np
 
 from analysis import stats, wording
 from experiments import validate
+from experiments.output import provenance
 from experiments.run import Runner, RunResult, rule, shortfall
 from experiments.spec import Arm, Study
 
@@ -55,11 +56,39 @@ class StudyResult:
             frames.append(seat)
         return pd.concat(frames, ignore_index=True)
 
+    def target(self, precision: float | None = None) -> float | None:
+        """The precision the arms were played to: ``precision`` if given, else the study's (None: fixed games)."""
+        return precision if precision is not None else self.study.precision if self.study is not None else None
+
     def shortfalls(self, precision: float | None = None) -> list[tuple[Arm, str]]:
         """Each arm played to ``precision`` (else its study's) that stopped at its cap short of it, and why."""
-        target = precision if precision is not None else self.study.precision if self.study is not None else None
+        target = self.target(precision)
         lines = [shortfall(r.summary, target, a.spec.chunk_size) for a, r in zip(self.arms, self.results, strict=True)]
         return [(arm, line) for arm, line in zip(self.arms, lines, strict=True) if line is not None]
+
+    def record(self, precision: float | None = None) -> dict[str, Any]:
+        """What produced the tables (``study.json``).
+
+        :func:`~experiments.output.provenance`, the study and its file, each arm's seats, knobs, variant and games,
+        and the precision asked for (``precision``, else the study's) and whether every arm reached it.
+        """
+        target = self.target(precision)
+        out = provenance(self.arms[0].spec)
+        if self.study is not None:
+            source = None if self.study.source is None else str(self.study.source)
+            out |= {"study": self.study.name, "title": self.study.title, "file": source}
+        out["arms"] = [
+            {
+                "label": arm.label,
+                "seats": list(arm.spec.seats),
+                "variant": arm.spec.variant,
+                "knobs": dict(arm.spec.settings),
+                "games": result.summary.n_games,
+            }
+            for arm, result in zip(self.arms, self.results, strict=True)
+        ]
+        out |= {"precision": target, "precision_reached": None if target is None else not self.shortfalls(target)}
+        return out
 
     def comparisons(self) -> Any:
         """Each arm against the first: seat-0 (or table) win rate and game length.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -124,12 +125,13 @@ def experiment_command(
             result = run_study(study, runner, target, bar.advance)
             table = result.table(study.metrics)
             comparisons = result.comparisons()
-            with replacing_together(folder, last="arms.csv") as stage:
+            with replacing_together(folder, last="study.json") as stage:
                 (stage / "arms.csv").write_bytes(table.to_csv(index=False).encode())
                 (stage / "comparisons.csv").write_bytes(comparisons.to_csv(index=False).encode())
+                (stage / "study.json").write_bytes(json.dumps(result.record(target), indent=1).encode())
     for arm, unmet in result.shortfalls(target):
         typer.echo(f"warning: arm '{arm.label}': {unmet}", err=True)
-    written = [str(folder / "arms.csv"), str(folder / "comparisons.csv")]
+    written = [str(folder / "arms.csv"), str(folder / "comparisons.csv"), str(folder / "study.json")]
     if as_json:
         emit_json(
             {

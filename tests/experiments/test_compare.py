@@ -148,6 +148,15 @@ def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
     assert set(comparisons["measure"]) == {"seat-0 win rate", "mean turns"}
     # 4 chunks an arm are too few to pair: the games are compared instead, with a real interval
     assert (comparisons["unit"] == "games").all() and (comparisons["units"] == 2000).all()
+    record = json.loads((tmp_path / "o" / "study.json").read_text())
+    assert (record["study"], record["file"], record["seed"], record["chunk_size"]) == (
+        "s",
+        str(tmp_path / "s.toml"),
+        0,
+        500,
+    )
+    assert [(a["variant"], a["games"]) for a in record["arms"]] == [(None, 2000), ("escaping-boots", 2000)]
+    assert record["precision"] is None and record["precision_reached"] is None and "numpy" in record["versions"]
     assert (comparisons["low"] < comparisons["difference"]).all()
     assert (comparisons["difference"] < comparisons["high"]).all()
 
@@ -174,6 +183,8 @@ def test_an_arm_short_of_the_studys_precision_is_named(tmp_path: Path, monkeypat
     )
     assert out.exit_code == 0, out.output
     assert "warning: arm 'mirror': precision 0.01 not reached: stopped at 1,000 games (2 chunks" in out.stderr
+    record = json.loads((tmp_path / "o" / "study.json").read_text())
+    assert record["precision"] == 0.01 and record["precision_reached"] is False
     assert pd.read_csv(tmp_path / "o" / "arms.csv")["games"].eq(1_000).all()
 
 
