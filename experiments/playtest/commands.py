@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import available_games
+from engines import available_games, get_game
 from experiments import validate
 
 Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
@@ -99,6 +99,7 @@ def play(
                 raise ValueError(
                     f"name a game ({', '.join(available_games())}), e.g. simulate play GAME --seats human,expert:64"
                 )
+            get_game(game)  # an unknown game is named before anything else is asked for
             if seats is None:
                 raise ValueError("give --seats, e.g. --seats human,expert:64")
             chosen = tuple(validate.items(seats, "--seats"))

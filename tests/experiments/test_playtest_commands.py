@@ -36,6 +36,7 @@ def one_line_error(args: list[str], message: str) -> None:
         (["play", "patolli", "--seats", "human,expert,random"], "players=3 is out of range"),
         (["play", "pantolino", "--seats", "greedy,expert:8"], "no human seat"),
         (["play", "pantolino"], "give --seats"),
+        (["play", "pantolinno"], "did you mean 'pantolino'"),  # the game first, before the seats are asked for
         (["play", "pantolino", "--seats", "human,greedy", "--set", "dice=9"], "dice=9 is out of range"),
         (["play", "pantolino", "--seats", "human,greedy", "--variant", "nope"], "unknown variant 'nope'"),
         (["play", "--resume", "missing.json"], "missing.json: no such file"),
