@@ -127,7 +127,7 @@ def plan_tournament(
     play (:mod:`experiments.validate`).
     """
     module = get_game(validate.text(game, "game")).module
-    policies = [validate.text(p, "policies") for p in policies]
+    policies = list(validate.names(policies, "policies"))
     if len(set(policies)) < 2:
         raise ValueError("a tournament needs at least two different policies")
     if twice := sorted({p for p in policies if policies.count(p) > 1}):
@@ -303,7 +303,8 @@ def plan_sweep(
 
     Every arm plays ``variant`` (if any): a swept or fixed knob may not give one of its knobs another value.
     """
-    names, grid, fixed = sweep_grid(validate.text(game, "game"), settings)
+    seats = validate.names(seats, "seats")
+    names, grid, fixed = sweep_grid(validate.text(game, "game"), validate.pairs(settings, "settings"))
     label, values, _ = split_sweep(game, settings)
     chunk = arm_chunk(get_game(game).module.INFO, n_games)
     arms = [

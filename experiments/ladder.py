@@ -369,7 +369,7 @@ def plan_ladder(
     notes: list[str] = []
     if policies is None:
         policies, notes = ladder_policies(module, players, budgets, lambda m, name, k: plays(m, name, k, params))
-    policies = [validate.text(p, "policies") for p in policies]
+    policies = list(validate.names(policies, "policies"))
     if len(set(policies)) < 2 or len(set(policies)) != len(policies):
         raise ValueError(f"a ladder needs at least two distinct policies (got {', '.join(policies)})")
     validate.check_arms(len(policies) * (len(policies) - 1) * players, "the ladder")

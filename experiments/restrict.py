@@ -105,7 +105,10 @@ def check_game(game: str, players: int | None) -> tuple[Any, int]:
 def chosen_restrictions(module: Any, names: Sequence[str] | None) -> list[str]:
     """The restrictions asked for (None or ``["all"]``: every one declared), in the game's order."""
     declared = record_of(module).restrictions
-    if names is None or list(names) == ["all"]:
+    if names is None:
+        return list(declared)
+    names = validate.names(names, "restrictions")
+    if names == ("all",):
         return list(declared)
     for name in names:
         if name not in declared:

@@ -360,6 +360,10 @@ class TuneSpec:
 
     def __post_init__(self) -> None:
         """Refuse what cannot be tuned before anything is played."""
+        object.__setattr__(self, "seats", validate.names(self.seats, "seats"))
+        object.__setattr__(self, "settings", validate.pairs(self.settings, "settings"))
+        validate.whole(self.seed, "seed", 0, 2**63 - 1)
+        validate.whole(self.games, "games", 1)
         if not self.knobs:
             raise TuneError("give at least one --vary knob=lo..hi or knob=a,b,c")
         if not self.targets:

@@ -142,6 +142,25 @@ def whole(value: Any, field: str, low: int = 0, high: int | None = None) -> int:
     return value
 
 
+def names(value: Any, field: str) -> tuple[str, ...]:
+    """``value`` as a tuple if it is a list or tuple of strings, else ``ValueError`` naming ``field``.
+
+    One string is refused, not read letter by letter: ``"greedy,random"`` is not a list of two names.
+    """
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{field}={value!r} must be a list of names, not {type(value).__name__}")
+    return tuple(value)
+
+
+def pairs(value: Any, field: str) -> tuple[tuple[str, str], ...]:
+    """``value`` as a tuple of ``(name, value)`` pairs of text (a list or tuple of them), else ``ValueError``."""
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(p, tuple | list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in value
+    ):
+        raise ValueError(f"{field}={value!r} must be a tuple of (knob, value) pairs of text")
+    return tuple((p[0], p[1]) for p in value)
+
+
 def text(value: Any, field: str) -> str:
     """``value`` if it is a string, else ``ValueError`` naming ``field``."""
     if not isinstance(value, str):

@@ -79,17 +79,8 @@ class RunSpec:
     def _check_types(self) -> None:
         """Refuse fields of the wrong type (lists are taken as tuples), before anything uses them."""
         validate.text(self.game, "game")
-        for name in ("seats", "settings"):
-            if isinstance(getattr(self, name), list):
-                object.__setattr__(self, name, tuple(getattr(self, name)))
-        if not isinstance(self.seats, tuple) or not all(isinstance(s, str) for s in self.seats):
-            raise ValueError(f"seats={self.seats!r} must be a tuple of policy names")
-        pairs = self.settings
-        if not isinstance(pairs, tuple) or not all(
-            isinstance(p, tuple | list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs
-        ):
-            raise ValueError(f"settings={pairs!r} must be a tuple of (knob, value) pairs of text")
-        object.__setattr__(self, "settings", tuple(tuple(p) for p in pairs))
+        object.__setattr__(self, "seats", validate.names(self.seats, "seats"))
+        object.__setattr__(self, "settings", validate.pairs(self.settings, "settings"))
         names = [name.replace("-", "_") for name, _ in self.settings]
         if twice := sorted({name for name in names if names.count(name) > 1}):
             raise ValueError(f"knob {', '.join(twice)} is set twice; give each knob once")

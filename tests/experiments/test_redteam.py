@@ -20,8 +20,10 @@ from experiments import validate
 from experiments.cli import app
 from experiments.compare import plan_sweep, plan_tournament
 from experiments.ladder import plan_ladder
+from experiments.restrict import plan_restrict
 from experiments.run import RunSpec, local_runner
 from experiments.study import run_arms
+from experiments.tune import Target, TuneSpec, parse_vary
 
 BOUND_S = 20
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
@@ -279,6 +281,7 @@ def test_a_real_process_prints_one_line_and_no_warning(args: list[str], tmp_path
     assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr and "Warning" not in done.stderr
 
 
+TUNED = ((parse_vary("pantolino", "rolls=2..3"),), (Target("duration", 10, 10),))  # what TuneSpec varies, aims at
 API_CASES = [
     (lambda: RunSpec("pantolino", ("greedy", "random"), 100, seed=1.5), "seed=1.5 must be a whole number"),
     (lambda: RunSpec("pantolino", ("greedy", "random"), 100, seed=True), "seed=True"),
@@ -291,7 +294,15 @@ API_CASES = [
     (lambda: RunSpec("pantolino", ("greedy", "random"), 1e5), "n_games=100000.0"),
     (lambda: RunSpec("pantolino", ("greedy", "random"), 100, chunk_size="10"), "chunk_size='10'"),
     (lambda: plan_tournament("pantolino", ["greedy", "greedy", "random"], None, 100, 0), "names greedy twice"),
-    (lambda: plan_tournament("pantolino", ["greedy", 3], None, 100, 0), "policies=3 must be text"),
+    (lambda: plan_tournament("pantolino", ["greedy", 3], None, 100, 0), "policies=['greedy', 3] must be a list"),
+    (lambda: plan_tournament("pantolino", "greedy,random", None, 100, 0), "policies='greedy,random' must be a list"),
+    (lambda: plan_ladder("pantolino", policies="random,greedy"), "policies='random,greedy' must be a list"),
+    (lambda: plan_restrict("pantolino", "never-keep-joker"), "restrictions='never-keep-joker' must be a list"),
+    (lambda: plan_sweep("pantolino", "greedy,greedy", (("rolls", "2,3"),), 100, 0), "seats='greedy,greedy'"),
+    (lambda: plan_sweep("pantolino", ("greedy",) * 2, {"rolls": "2,3"}, 100, 0), "settings={'rolls': '2,3'}"),
+    (lambda: TuneSpec("pantolino", "greedy,greedy", *TUNED), "seats='greedy,greedy' must be a list"),
+    (lambda: TuneSpec("pantolino", ("greedy",) * 2, *TUNED, seed=-1), "seed=-1 is out of range"),
+    (lambda: TuneSpec("pantolino", ("greedy",) * 2, *TUNED, games=0, chunk_size=1), "games=0 is out of range"),
     (lambda: plan_sweep("pantolino", ("greedy",) * 2, (("rolls", "2,3"), ("rolls", "4")), 100, 0), "given twice"),
     (lambda: plan_ladder("pantolino", policies=["random", "greedy", "random"]), "two distinct policies"),
     (lambda: plan_ladder(["pantolino"]), "game=['pantolino'] must be text"),
