@@ -146,6 +146,8 @@ def request(
     chosen = setup.seats_module.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:
         raise ValueError(f"--heuristic {chosen} is the strong player; name another policy")
+    if not isinstance(games, Sequence) or isinstance(games, str):
+        raise ValueError(f"games={games!r} must be a list of game numbers, not {type(games).__name__}")
     if not 1 <= len(games) <= MAX_GAMES:
         raise ValueError(f"games: {len(games):,} game numbers; allowed 1..{MAX_GAMES:,}")
     numbers = tuple(validate.whole(g, "game number") for g in games)

@@ -150,6 +150,8 @@ def test_a_real_process_refuses_a_malformed_option_in_one_line() -> None:
         (lambda: ex.request("pantolino", seed=1.5), "seed=1.5 must be a whole number"),
         (lambda: ex.request("pantolino", games=()), "allowed 1..1,000"),
         (lambda: ex.request("pantolino", games=(0, -2)), "game number=-2 is out of range"),
+        (lambda: ex.request("pantolino", games=5), "games=5 must be a list of game numbers"),  # was a TypeError
+        (lambda: ex.request("pantolino", games="12"), "games='12' must be a list of game numbers"),
         (lambda: ex.request("pantolino", playouts="9"), "playouts='9' must be a whole number"),
         (lambda: ex.request(["pantolino"]), "game=['pantolino'] must be text"),
     ],
