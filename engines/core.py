@@ -492,6 +492,8 @@ def play_by_name(
     def play(params: Params, seat_policies: Sequence[str], n_games: int, rng: Any, **options: Any) -> Outcome:
         if isinstance(n_games, bool) or not isinstance(n_games, int | np.integer) or n_games < 0:
             raise ValueError(f"n_games={n_games!r} must be a whole number of games, 0 or more")
+        if isinstance(seat_policies, str):  # not read letter by letter, one seat a letter
+            raise ValueError(f"seat_policies={seat_policies!r} must be a list of policy names, one per seat")
         return play_with(params, seat_policies_of(info, policies, seat_policies, params), n_games, rng, **options)
 
     play.__doc__ = play_by_name.__doc__
