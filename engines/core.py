@@ -392,7 +392,7 @@ def as_source(rng: np.random.Generator | Source) -> Source:
         return rng
     if isinstance(rng, np.random.Generator):
         return RandomSource(rng)
-    raise TypeError(f"expected a numpy Generator or a source, got {type(rng).__name__}")
+    raise ValueError(f"rng={rng!r} must be a numpy Generator or a source, not {type(rng).__name__}")
 
 
 # --- batches ----------------------------------------------------------------------------------------------

@@ -123,10 +123,12 @@ def test_a_game_s_play_refuses_a_count_that_is_not_a_whole_number_of_games(n_gam
     assert len(game.play(game.Params(), ["greedy", "greedy"], np.int64(3), np.random.default_rng(0))["winner"]) == 3
 
 
-def test_a_game_s_play_refuses_seats_given_as_one_string() -> None:
+def test_a_game_s_play_refuses_seats_given_as_one_string_and_a_seed_for_a_generator() -> None:
     game = get_game("pantolino").module  # "greedy,greedy" was 13 seats, one a letter: "players=13 is out of range"
     with pytest.raises(ValueError, match="seat_policies='greedy,greedy' must be a list of policy names"):
         game.play(game.Params(), "greedy,greedy", 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rng=5 must be a numpy Generator or a source, not int"):
+        game.play(game.Params(), ["greedy", "greedy"], 3, 5)  # was a TypeError
 
 
 def test_rows_of_turns_a_mask_into_indices_and_keeps_indices() -> None:
