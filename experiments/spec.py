@@ -188,7 +188,12 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
             policy = arm.get("policy", next(iter(module.POLICIES)))
             players = arm.get("players", max(module.INFO.min_players, 2))
             _expect(isinstance(policy, str), where, f"{key}.policy", "must be a policy name")
-            _expect(isinstance(players, int), where, f"{key}.players", "must be a whole number")
+            _expect(
+                isinstance(players, int) and not isinstance(players, bool),
+                where,
+                f"{key}.players",
+                "must be a whole number",
+            )
             try:
                 core.check_players(module.INFO, players)
             except ValueError as err:

@@ -158,6 +158,8 @@ def run_arms(
 ) -> StudyResult:
     """Play every arm through ``runner`` (to a target precision when given) and collect the results."""
     validate.precision(precision)
+    if not isinstance(arms, list | tuple) or not all(isinstance(arm, Arm) for arm in arms):
+        raise ValueError(f"arms={arms!r} must be a list of Arm (a label and a RunSpec each)")
     results = runner.play([arm.spec for arm in arms], rule(precision, PRECISION_MAX_GAMES), progress)
     return StudyResult(study, arms, results)
 

@@ -43,6 +43,8 @@ def play(
     there and their digest kept with the chunk. Every arm with chunks to play is checked before any game is
     played; a failing chunk raises :class:`RunError` naming it (the chunks finished before it stay stored).
     """
+    if not isinstance(specs, list | tuple) or not all(isinstance(spec, RunSpec) for spec in specs):
+        raise ValueError(f"specs={specs!r} must be a list of RunSpec (one per arm)")
     start = time.perf_counter()
     current = list(specs)
     texts = [spec.identity_text() for spec in current]

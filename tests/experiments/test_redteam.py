@@ -309,6 +309,9 @@ API_CASES = [
     (lambda: plan_tournament(3, ["greedy", "random"], None, 100, 0), "game=3 must be text"),
     (lambda: run_arms([], local_runner(), precision="0.01"), "precision='0.01' must be a number"),
     (lambda: run_arms([], local_runner(), precision=0.7), "precision=0.7 must be a number"),
+    (lambda: run_arms("abc", local_runner()), "arms='abc' must be a list of Arm"),  # was an AttributeError
+    (lambda: run_arms([RunSpec("pantolino", ("greedy",) * 2, 10)], local_runner()), "must be a list of Arm"),
+    (lambda: local_runner().play(RunSpec("pantolino", ("greedy",) * 2, 10)), "must be a list of RunSpec"),
 ]
 
 

@@ -54,6 +54,7 @@ ARM = GOOD[GOOD.index("[[arm]]") :]
         (GOOD + ARM, "key 'arm[1].label' 'keep-jokers vs random' is also arm[0]'s"),  # the same arm twice
         (GOOD.replace("n = 100", "n = 100\ntitle = 5"), "key 'study.title' must be text"),  # not read as "5"
         (GOOD + "label = 0", "key 'arm[0].label' must be text"),  # not the default label
+        (GOOD.replace('seats = ["keep-jokers", "random"]', "players = true"), "key 'arm[0].players' must be a whole"),
         (GOOD + "label = ''", "key 'arm[0].label' must not be blank"),  # not silently the default label
         (GOOD + "label = '  '", "key 'arm[0].label' must not be blank"),  # a label nobody could read
         (GOOD.replace("n = 100", "n = 100\ntitle = ''"), "key 'study.title' must not be blank"),
