@@ -170,7 +170,7 @@ def play_tournament(
         games.loc[a, b] = (0 if np.isnan(games.loc[a, b]) else games.loc[a, b]) + run.summary.n_games
     spec = plan.arms[0].spec
     record = {**provenance(spec), "policies": policies, "players": plan.players, "games_per_seating": spec.n_games}
-    record["params"] = spec.params.as_dict()
+    record |= {"variant": spec.variant, "params": spec.params.as_dict()}
     return Tournament(plan.game, policies, plan.players, wins, games, json_ready(record))
 
 
@@ -341,6 +341,7 @@ def play_sweep(plan: SweepPlan, runner: Runner | None = None, progress: Progress
     fixed = {k: v for k, v in spec.settings if k not in plan.names}
     record = {**provenance(spec), "seats": list(spec.seats), "games_per_point": spec.n_games, "swept": plan.names}
     record |= {"points": [dict(zip(plan.names, point, strict=True)) for point in plan.grid], "fixed": fixed}
+    record["variant"] = spec.variant
     return Sweep(plan.game, plan.knob, pd.concat(frames, ignore_index=True), json_ready(record))
 
 

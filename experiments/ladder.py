@@ -378,7 +378,7 @@ def plan_ladder(
     arms = ladder_arms(game, policies, players, n_games, seed, chunk, settings=settings, variant=variant)
     validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for *_, a in arms), "the ladder")
     record = {**provenance(arms[0][3].spec), "games_per_seating": n_games, "budgets": list(budgets)}
-    record |= {"chunk_size": chunk, "knobs": dict(settings)}  # a searching pair's chunks may be smaller
+    record |= {"chunk_size": chunk, "variant": variant, "knobs": dict(settings)}  # a searching pair's: may be less
     return LadderPlan(game, players, tuple(policies), tuple(arms), tuple(notes), record)
 
 

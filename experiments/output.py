@@ -37,16 +37,15 @@ def package_versions() -> dict[str, str]:
 
 
 def provenance(spec: RunSpec, command: list[str] | None = None) -> dict[str, Any]:
-    """What a command of many arms records beside its tables (every arm shares ``spec``'s variant and seed).
+    """What a command of many arms records beside its tables (every arm shares ``spec``'s game and seed).
 
-    The command line, the game and its version, the variant, seed and chunk size, and the package versions.
+    The command line, the game and its version, the seed and chunk size, and the package versions.
     """
     return json_ready(
         {
             "command": " ".join(command if command is not None else sys.argv),
             "game": spec.game,
             "game_version": spec.module.INFO.version,
-            "variant": spec.variant,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
             "versions": package_versions(),

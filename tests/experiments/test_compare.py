@@ -157,6 +157,7 @@ def test_experiment_command_runs_a_shipped_study(tmp_path: Path) -> None:
     )
     assert [(a["variant"], a["games"]) for a in record["arms"]] == [(None, 2000), ("escaping-boots", 2000)]
     assert record["precision"] is None and record["precision_reached"] is None and "numpy" in record["versions"]
+    assert "variant" not in record  # each arm has its own
     assert (comparisons["low"] < comparisons["difference"]).all()
     assert (comparisons["difference"] < comparisons["high"]).all()
 
