@@ -12,9 +12,9 @@ from engines.expert import Rollout
 from engines.learned import training
 from engines.learned.choice import Featured, choose
 from engines.learned.model import ValueModel
-from engines.patolli import POLICIES, Params, features, learned
+from engines.patolli import POLICIES, Params, features, learned, reference
 from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
-from engines.patolli.rules import VARIANTS, Moves, State, play_with, start, step
+from engines.patolli.rules import INFO, VARIANTS, Moves, State, grey_squares, play_with, start, step
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
@@ -68,6 +68,69 @@ def test_features_are_defined_for_variants(variant: str) -> None:
     state = midgame(params, 20, 80, seed=2)
     got = features.features_of(params, state, state.mover.astype(np.int64))
     assert got.shape == (20, features.n_features(params)) and np.isfinite(got).all()
+
+
+def squares(bits: int, length: int) -> set[int]:
+    return {p for p in range(length) if bits >> p & 1}
+
+
+def reference_row(params: Params, state: State, b: int, me: int) -> list[float]:
+    """Row ``b`` as seat ``me`` sees it, feature by feature as the features module's docstring lists them."""
+    length, faces, them = params.track_length, params.die_faces, 1 - me
+    buttons, tokens, starts = params.buttons, params.tokens, params.starts
+    mine, theirs_own = squares(int(state.track[me, b]), length), squares(int(state.track[them, b]), length)
+    safe, bad = squares(int(state.safe[me, b]), length), squares(int(state.bad[me, b]), length)
+    to_me = (starts[them] - starts[me]) % length  # their progress q is my progress (q + to_me) % L
+    theirs = {(q + to_me) % length for q in theirs_own}
+    grey = {(g - starts[me]) % length for g in grey_squares(length, params.arm_length)} if params.grey_safe else set()
+    sheltered = safe | grey
+    row = [float(p in s) for s in (mine, theirs_own, safe, bad) for p in range(length)]
+    row += [
+        len({(q + f + to_me) % length for q in theirs_own if q + f < length} & mine - sheltered) / buttons
+        for f in range(1, faces + 1)
+    ]
+    row += [len({p + f for p in mine if p + f < length} & theirs - sheltered) / buttons for f in range(1, faces + 1)]
+    off_me, off_them = int(state.off[me, b]), int(state.off[them, b])
+    over, winner = state.reason[b] >= 0, int(state.winner[b])
+    row += [
+        off_them > 0 and 0 not in theirs_own and to_me in mine - sheltered,
+        off_me > 0 and 0 not in mine and 0 in theirs,
+        off_me / buttons,
+        off_them / buttons,
+        state.home[me, b] / buttons,
+        state.home[them, b] / buttons,
+        state.tokens[me, b] / tokens,
+        state.tokens[them, b] / tokens,
+        state.bank[b] / (2 * tokens),
+        state.mover[b] == me,
+        state.turn[b] / INFO.turn_cap,
+        reference.lost_faces(params, mine, off_me) / (2 * faces),
+        reference.lost_faces(params, theirs_own, off_them) / (2 * faces),
+        over and winner == me,
+        over and winner not in (-1, me),
+    ]
+    return [float(x) for x in row]
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {},
+        VARIANTS["board-60"],
+        VARIANTS["grey-safe"],
+        {"exit_overshoot": "true", "pay_when_empty": "true", "overshoot_pays": "false"},
+        {"die_faces": "4", "enter_roll": "3", "roll_again": "2", "buttons": "3", "tokens": "7", "head_start": "5"},
+        {"track_length": "20", "arm_length": "2", "die_faces": "12", "enter_roll": "12", "start_squares": "0,8"},
+    ],
+)
+def test_features_match_a_row_by_row_reference(knobs: dict[str, str]) -> None:
+    params = Params().with_strings(knobs)
+    for seed, rolls in enumerate((0, 40, 150, 600)):  # from the setup to finished games
+        state = midgame(params, 40, rolls, seed)
+        viewer = np.random.default_rng(seed).integers(0, 2, 40)
+        expected = [reference_row(params, state, b, int(viewer[b])) for b in range(40)]
+        got = features.features_of(params, state, viewer)
+        assert got.dtype == np.float32 and np.array_equal(got, np.array(expected, dtype=np.float32))
 
 
 def test_every_decision_point_is_featured_and_every_choice_legal() -> None:
