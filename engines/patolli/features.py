@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.patolli.rules import INFO, ONE, U64, Params, State, layout, rotate
+from engines.patolli import kernels
+from engines.patolli.rules import INFO, ONE, U64, Params, State, layout
+
+#: the State arrays :func:`~engines.patolli.kernels.features_into` reads, in its order
+STATE_READ = ("track", "off", "home", "tokens", "bank", "safe", "bad", "mover", "turn", "winner", "reason")
 
 
 def n_features(params: Params, players: int = 2) -> int:
     """Length of a position's feature vector."""
     return 4 * params.track_length + 2 * params.die_faces + 15
-
-
-def bits_of(sets: np.ndarray, length: int) -> np.ndarray:
-    """``(..., length)`` float32 0/1: the bits of ``(...,)`` uint64 sets, lowest first."""
-    raw = np.ascontiguousarray(sets, dtype="<u8").view(np.uint8).reshape(*sets.shape, 8)
-    return np.unpackbits(raw, axis=-1, count=length, bitorder="little").astype(np.float32)
 
 
 def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
@@ -58,48 +56,21 @@ def lost_faces(params: Params, mine: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 
 def features_of(params: Params, state: State, viewer: np.ndarray) -> np.ndarray:
-    """``(N, n_features)`` float32: every row of ``state`` as seat ``viewer[row]`` sees it (module docstring)."""
+    """``(N, n_features)`` float32: every row of ``state`` as seat ``viewer[row]`` sees it (module docstring).
+
+    One compiled pass over the rows (:func:`engines.patolli.kernels.features_into`).
+    """
     lay = layout(params)
-    length, faces = lay.length, params.die_faces
-    rows = np.arange(len(viewer))
-    me = viewer.astype(np.int64)
-    them = 1 - me
-    mine, theirs_own = state.track[me, rows], state.track[them, rows]
-    theirs = rotate(theirs_own, lay.to_me[me], length)  # the opponent's buttons in the viewer's frame
-    safe, bad = state.safe[me, rows], state.bad[me, rows]
-    sheltered = safe | lay.shelter_frame[me]  # no capture on these squares (viewer's frame)
-    off_me, off_them = state.off[me, rows], state.off[them, rows]
-    exposed = np.empty((len(rows), faces), dtype=np.float32)
-    attacks = np.empty((len(rows), faces), dtype=np.float32)
-    for f in range(1, faces + 1):
-        on_track = (ONE << U64(length - f)) - ONE  # own progress p with p + f < L
-        theirs_moving = rotate(theirs_own & on_track, lay.to_me[me], length)
-        exposed[:, f - 1] = np.bitwise_count(rotate(theirs_moving, U64(f), length) & mine & ~sheltered)
-        attacks[:, f - 1] = np.bitwise_count(((mine & on_track) << U64(f)) & theirs & ~sheltered)
-    their_start = rotate(np.full(len(rows), ONE), lay.to_me[me], length)  # the opponent's progress 0, my frame
-    enter_threat = (off_them > 0) & ((theirs_own & ONE) == 0) & ((mine & their_start & ~sheltered) != 0)
-    enter_attack = (off_me > 0) & ((mine & ONE) == 0) & ((theirs & ONE) != 0)
-    buttons, tokens = float(params.buttons), float(params.tokens)
-    over = state.reason >= 0
-    scalars = np.stack(
-        [
-            enter_threat,
-            enter_attack,
-            off_me / buttons,
-            off_them / buttons,
-            state.home[me, rows] / buttons,
-            state.home[them, rows] / buttons,
-            state.tokens[me, rows] / tokens,
-            state.tokens[them, rows] / tokens,
-            state.bank / (2 * tokens),
-            state.mover == me,
-            state.turn / INFO.turn_cap,
-            lost_faces(params, mine, off_me) / (2.0 * faces),
-            lost_faces(params, theirs_own, off_them) / (2.0 * faces),
-            over & (state.winner == me),
-            over & (state.winner >= 0) & (state.winner != me),
-        ],
-        axis=1,
-    ).astype(np.float32)
-    squares = bits_of(np.stack([mine, theirs_own, safe, bad], axis=1), length).reshape(len(rows), 4 * length)
-    return np.concatenate([squares, exposed / buttons, attacks / buttons, scalars], axis=1)
+    sizes = (lay.length, params.die_faces, params.buttons, params.tokens, INFO.turn_cap)
+    rules = (params.enter_roll, int(params.exit_overshoot), int(params.pay_when_empty), int(params.overshoot_pays))
+    out = np.empty((len(viewer), n_features(params)), dtype=np.float32)
+    kernels.features_into(
+        out,
+        np.asarray(viewer, dtype=np.int64),
+        *(getattr(state, name) for name in STATE_READ),
+        lay.to_me,
+        lay.shelter_frame,
+        sizes,
+        rules,
+    )
+    return out

@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels: the ``balanced`` score of every option of each game, and whole playouts.
+"""Compiled (numba) kernels: the ``balanced`` score of every option of each game, whole playouts, and features.
 
 All numba code of the game lives here, so that numba's on-disk cache (which only watches the file of the function
 it compiled) is renewed whenever any of it changes.
@@ -346,3 +346,101 @@ def play_to_end(
                 reason[b] = 2
                 break
         cursor[g] = counter
+
+
+# --- features: the learned player's value-model inputs, as engines.patolli.features describes ---------------
+
+
+@njit(cache=True, inline="always")
+def _bits_into(out: np.ndarray, b: int, at: int, bits: np.uint64, length: int) -> None:
+    """Columns ``at .. at + length - 1`` of row ``b``: the bits of ``bits``, lowest first, as 0.0 / 1.0."""
+    for p in range(length):
+        out[b, at + p] = np.float32((bits >> np.uint64(p)) & ONE)
+
+
+@njit(cache=True, inline="always")
+def _exposure_into(
+    out: np.ndarray,
+    b: int,
+    at: int,
+    mine: np.uint64,
+    theirs_own: np.uint64,
+    theirs: np.uint64,
+    open_: np.uint64,
+    shift: np.uint64,
+    sizes: tuple[int, ...],
+) -> None:
+    """Row ``b`` from column ``at``: per face the viewer's buttons exposed, then its attacks, over the buttons.
+
+    ``theirs``: ``theirs_own`` in the viewer's frame, which ``shift`` takes it to; ``open_``: the squares where a
+    capture may happen (viewer's frame); ``sizes`` as :func:`features_into`'s.
+    """
+    length, faces, buttons = sizes[0], sizes[1], np.float32(sizes[2])
+    full = (ONE << np.uint64(length)) - ONE
+    for f in range(1, faces + 1):
+        fu = np.uint64(f)
+        on_track = (ONE << (np.uint64(length) - fu)) - ONE  # own progress p with p + f < L
+        moving = _rotate(theirs_own & on_track, shift, length, full)
+        exposed = popcount(_rotate(moving, fu, length, full) & mine & open_)
+        out[b, at + f - 1] = np.float32(exposed) / buttons
+        out[b, at + faces + f - 1] = np.float32(popcount(((mine & on_track) << fu) & theirs & open_)) / buttons
+
+
+@njit(cache=True)
+def features_into(
+    out: np.ndarray,
+    viewer: np.ndarray,
+    track: np.ndarray,
+    off: np.ndarray,
+    home: np.ndarray,
+    tokens: np.ndarray,
+    bank: np.ndarray,
+    safe: np.ndarray,
+    bad: np.ndarray,
+    mover: np.ndarray,
+    turn: np.ndarray,
+    winner: np.ndarray,
+    reason: np.ndarray,
+    to_me: np.ndarray,
+    shelter: np.ndarray,
+    sizes: tuple[int, ...],
+    rules: tuple[int, ...],
+) -> None:
+    """Fill ``out`` (N, n_features) float32: row ``b`` is game ``b`` as seat ``viewer[b]`` sees it.
+
+    The state arrays are :class:`~engines.patolli.rules.State`'s; ``to_me`` and ``shelter`` the layout's by viewer;
+    ``sizes`` = (track length, die faces, buttons, tokens, turn cap); ``rules`` as :func:`lost_faces`'. Exposure
+    counts are divided in float32, the other ratios in float64 and then rounded, as numpy's divisions did before.
+    """
+    length, faces, buttons, n_tokens, cap = sizes
+    full = (ONE << np.uint64(length)) - ONE
+    at = 4 * length + 2 * faces  # the first scalar column
+    for b in range(len(viewer)):
+        me = int(viewer[b])
+        them = 1 - me
+        mine, theirs_own = track[me, b], track[them, b]
+        shift = to_me[me]
+        theirs = _rotate(theirs_own, shift, length, full)
+        open_ = ~(safe[me, b] | shelter[me])
+        off_me, off_them = int(off[me, b]), int(off[them, b])
+        _bits_into(out, b, 0, mine, length)
+        _bits_into(out, b, length, theirs_own, length)
+        _bits_into(out, b, 2 * length, safe[me, b], length)
+        _bits_into(out, b, 3 * length, bad[me, b], length)
+        _exposure_into(out, b, 4 * length, mine, theirs_own, theirs, open_, shift, sizes)
+        their_start = _rotate(ONE, shift, length, full)  # the opponent's progress 0, in the viewer's frame
+        out[b, at] = off_them > 0 and (theirs_own & ONE) == ZERO and (mine & their_start & open_) != ZERO
+        out[b, at + 1] = off_me > 0 and (mine & ONE) == ZERO and (theirs & ONE) != ZERO
+        out[b, at + 2] = off_me / float(buttons)
+        out[b, at + 3] = off_them / float(buttons)
+        out[b, at + 4] = int(home[me, b]) / float(buttons)
+        out[b, at + 5] = int(home[them, b]) / float(buttons)
+        out[b, at + 6] = int(tokens[me, b]) / float(n_tokens)
+        out[b, at + 7] = int(tokens[them, b]) / float(n_tokens)
+        out[b, at + 8] = int(bank[b]) / (2.0 * n_tokens)
+        out[b, at + 9] = int(mover[b]) == me
+        out[b, at + 10] = int(turn[b]) / float(cap)
+        out[b, at + 11] = lost_faces(mine, off_me, length, faces, rules) / (2.0 * faces)
+        out[b, at + 12] = lost_faces(theirs_own, off_them, length, faces, rules) / (2.0 * faces)
+        out[b, at + 13] = reason[b] >= 0 and int(winner[b]) == me
+        out[b, at + 14] = reason[b] >= 0 and winner[b] >= 0 and int(winner[b]) != me
