@@ -1,0 +1,98 @@
+"""The best reply to two turn-optimal rivals (3 players): its values against simulation, dominance, refusals."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engines.pantolino import play
+from engines.pantolino import response as rp
+from engines.pantolino.heuristics import TurnOptimal
+from engines.pantolino.rules import Params, play_with
+
+SMALL = Params(colours=4, token_values=(2, 4))  # 8 tokens, 3,876 positions: solved in a fraction of a second
+GAMES = 20_000
+
+
+@pytest.fixture(scope="module")
+def following() -> np.ndarray:
+    return rp.solve(SMALL, follow=True)
+
+
+@pytest.fixture(scope="module")
+def best() -> np.ndarray:
+    return rp.solve(SMALL)
+
+
+def shares(winners: np.ndarray) -> np.ndarray:
+    """Each game's share per seat, a shared win split evenly."""
+    won = winners.astype(np.float64)
+    return won / won.sum(axis=1, keepdims=True)
+
+
+def test_positions_are_every_multiset_once() -> None:
+    where = rp.Positions(SMALL)
+    assert len(where.pattern) == rp.positions(SMALL) == math.comb(16 + 3, 4)
+    assert (np.diff(where.pattern, axis=1) >= 0).all()  # each row sorted, as ranked
+    assert len(np.unique(where.pattern, axis=0)) == len(where.pattern)
+    assert where.level[0] == SMALL.n_tokens  # rank 0: every token in the supply
+
+
+def test_following_turn_optimal_matches_simulation(following: np.ndarray) -> None:
+    simulated = shares(play(SMALL, ["turn-optimal"] * 3, GAMES, np.random.default_rng(1))["winners"])
+    error = simulated.std(axis=0) / math.sqrt(GAMES)
+    assert (np.abs(rp.seat_values(following) - simulated.mean(axis=0)) < 4 * error).all()
+    assert rp.seat_values(following).sum() == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("seat", range(3))
+def test_best_reply_plays_its_value(best: np.ndarray, seat: int) -> None:
+    impls: list[object] = [TurnOptimal(SMALL) for _ in range(3)]
+    impls[seat] = rp.BestReply(SMALL, best)
+    share = shares(play_with(SMALL, impls, GAMES, np.random.default_rng([2, seat]))["winners"])[:, seat]
+    assert abs(share.mean() - rp.seat_values(best)[seat]) < 4 * share.std() / math.sqrt(GAMES)
+
+
+def test_best_reply_is_never_worse_than_following(following: np.ndarray, best: np.ndarray) -> None:
+    assert np.array_equal(np.isnan(best), np.isnan(following))
+    assert np.nanmin(best - following) >= -1e-12
+    assert (rp.seat_values(best) > rp.seat_values(following) + 0.01).all()
+
+
+@pytest.mark.parametrize(
+    ("held", "share"),
+    [
+        (((4, 4, 2, 0), (9, 0, 0, 0), (4, 4, 0, 0)), 1.0),  # most boots wins outright, whatever the colours
+        (((9, 0, 0, 0), (4, 4, 2, 0), (4, 4, 0, 0)), 0.0),
+        (((6, 4, 0, 0), (4, 4, 2, 0), (4, 0, 0, 0)), 1.0),  # level on boots: most boots of one colour
+        (((4, 4, 2, 0), (6, 4, 0, 0), (4, 0, 0, 0)), 0.0),
+        (((6, 4, 0, 0), (4, 6, 0, 0), (4, 0, 0, 0)), 0.5),  # still level: shared
+        (((4, 4, 0, 0), (4, 4, 0, 0), (4, 4, 0, 0)), 1 / 3),
+        (((4, 4, 0, 0), (4, 4, 0, 0), (6, 2, 0, 0)), 0.0),
+        (((4, 4, 0, 0), (6, 2, 0, 0), (4, 4, 0, 0)), 0.0),
+    ],
+)
+def test_an_ended_games_share(held: tuple[tuple[int, ...], ...], share: float) -> None:
+    by_colour = np.array(held, dtype=np.int64)
+    assert rp._final_share(by_colour.sum(axis=1), by_colour) == pytest.approx(share)
+
+
+@pytest.mark.parametrize(
+    ("knobs", "words"),
+    [
+        ({"escaping_boots": True}, "base game only"),
+        ({"head_start": 2}, "base game only"),
+        ({"no_token_rule": "remove-smallest"}, "base game only"),
+        ({"colours": 8}, "positions"),
+    ],
+)
+def test_unsupported_knobs_are_refused(knobs: dict, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        rp.check_supported(Params(**knobs))
+
+
+def test_best_reply_refuses_another_table(best: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="3-player"):
+        play_with(SMALL, [rp.BestReply(SMALL, best), TurnOptimal(SMALL)], 1, np.random.default_rng(0))
