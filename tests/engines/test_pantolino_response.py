@@ -96,3 +96,24 @@ def test_unsupported_knobs_are_refused(knobs: dict, words: str) -> None:
 def test_best_reply_refuses_another_table(best: np.ndarray) -> None:
     with pytest.raises(ValueError, match="3-player"):
         play_with(SMALL, [rp.BestReply(SMALL, best), TurnOptimal(SMALL)], 1, np.random.default_rng(0))
+
+
+def test_a_rival_takes_the_colour_it_holds_most_of() -> None:
+    """Two 2-boot tokens fit; the next rival holds 4 boots of one colour and none of the other, so takes the first."""
+    where = rp.Positions(SMALL)
+    seat, rival = 1, 2  # owner codes in a pattern (0 is the supply); value index 0 is 2 boots, 1 is 4
+    patterns = np.array(sorted([0, seat | seat << 2, seat | seat << 2, rival << 2]), dtype=np.int64)
+    held_colour, free_colour = 3, 0  # their places in the sorted patterns
+    rank = rp._sorted_rank(patterns, where.binomial)
+    supply = rp._holdings(where.pattern[rank], where.values, SMALL.colours)[0]
+    tables = SMALL.tables
+    counts = np.zeros(SMALL.colours + 1, dtype=np.int64)
+    counts[[held_colour, free_colour]] = 2  # two dice of each: both 2-boot tokens fit, no 4-boot one
+    throw = tables.full_position[tables.index_of_code[counts @ tables.weight]]
+    throws = np.zeros((1 << SMALL.n_tokens, len(tables.full)))
+    throws[supply, throw] = 1.0
+    values = np.zeros((3, len(where.pattern)))
+    values[2, rp._after(patterns, held_colour, 0, rival, where.binomial)] = 1.0  # the last rival moves next
+    args = (np.array([rank]), np.array([supply]), where.pattern, values, throws, tables.fit_mask.astype(np.int64))
+    a, miss = rp._rival_terms(*args, where.values, SMALL.colours, where.binomial, 1)
+    assert (a[0], miss[0]) == (1.0, 0.0)
