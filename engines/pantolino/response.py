@@ -16,9 +16,9 @@ valued 48.555%, 31.162% and 20.277%, where 2,000,000 simulated games give 48.574
 A seat's share counts a shared win as one over the winners. Each position is solved once its smaller supplies
 are: a rival's turn is a fixed mixture over its last throws; the seat keeps dice by the per-turn programme of
 :mod:`engines.pantolino.keepdp` and takes the best token; a turn that takes nothing passes the same supply on,
-so the three movers' values of one position are a small fixed point, solved by policy iteration as in
-:mod:`engines.pantolino.solver`. Positions already decided (the seat cannot catch the leader, or cannot be
-caught) are not searched. The engine's turn cap is ignored.
+so the three movers' values of one position are a small fixed point, solved by secant steps on the seat's value
+(:func:`_best_turns`). Positions already decided (the seat cannot catch the leader, or cannot be caught) are not
+searched. The engine's turn cap is ignored.
 
 :func:`solve` gives every position's value; :class:`BestReply` plays by them (for checking by simulation).
 ``follow`` solves the seat playing ``turn-optimal`` too, the check that the position is rich enough.
@@ -40,7 +40,7 @@ from engines.pantolino.solver import FixedRule
 PLAYERS = 3
 MAX_POSITIONS = 12_000_000  # values of three movers in float64: 300 MB at most
 CHUNK = 20_000  # positions per batched turn programme
-TOLERANCE = 1e-12  # policy iteration stops when no value moves by more than this
+TOLERANCE = 1e-12  # the seat's value is settled when one more step moves it by at most this
 MAX_ITERATIONS = 100
 Progress = Callable[[int, int], None]  # (supply level done, levels)
 
@@ -160,27 +160,38 @@ def _best_turns(
 ) -> np.ndarray:
     """The seat's value under its best keeps, when taking nothing is worth ``base + loop * (its own value)``.
 
-    Policy iteration: for fixed keeps the value is linear in the pass value (``v = a + m * pass`` with ``m`` the
-    chance of fitting nothing), solved exactly; keeps are re-chosen until no value moves by :data:`TOLERANCE`.
+    The value ``x`` solves ``x = g(base + loop * x)``, ``g`` the turn's value under the best keeps for a given
+    value of taking nothing: convex and piecewise linear (a maximum over keep policies, each linear in it), with
+    slope ``loop`` times a chance of fitting nothing, below 1. Secant steps on ``g(base + loop * x) - x`` find it
+    (exactly, once two steps fall on the root's linear piece; a plain step where the secant is flat), each step
+    one pass of the turn's programme, until no value moves by :data:`TOLERANCE`.
     """
-    own = np.full(len(take), 0.5)
+    x_old = np.full(len(take), 0.5)
+    y_old = _turn_values(take, base + loop * x_old, colour, value, sparse, rolls)
+    x, y = y_old.copy(), y_old.copy()
     active = np.arange(len(take))
-    nothing = np.zeros((len(take), take.shape[1] + 1, 1))
-    nothing[:, -1, 0] = 1.0
     for _ in range(MAX_ITERATIONS):
-        stay = base[active] + loop[active] * own[active]
-        worth = keepdp.terminal_values(take[active], stay, colour, value, sparse.eff)
-        miss = keepdp.terminal_companions(take[active], stay, nothing[active], colour, value, sparse.eff)
-        for _ in range(rolls - 1):
-            worth, miss = keepdp.advance(worth, sparse), keepdp.advance_companions(worth, miss, sparse)
-        expected, missed = keepdp.first_roll(worth, sparse), keepdp.first_roll(miss, sparse)[:, 0]
-        new = (expected - missed * stay + missed * base[active]) / (1 - missed * loop[active])
-        moved = np.abs(new - own[active])
-        own[active] = new
-        active = active[moved > TOLERANCE]
+        y[active] = _turn_values(take[active], base[active] + loop[active] * x[active], colour, value, sparse, rolls)
+        active = active[np.abs(y[active] - x[active]) > TOLERANCE]
         if not len(active):
-            return own
-    raise RuntimeError(f"policy iteration did not settle after {MAX_ITERATIONS} rounds")
+            return y
+        gap, gap_old = y[active] - x[active], y_old[active] - x_old[active]
+        step = x[active] - x_old[active]
+        slope = np.divide(gap - gap_old, step, out=np.zeros(len(active)), where=step != 0)
+        secant = np.divide(gap, slope, out=np.zeros(len(active)), where=slope < 0)
+        x_old[active], y_old[active] = x[active], y[active]
+        x[active] = np.where(slope < 0, x[active] - secant, y[active])
+    raise RuntimeError(f"the seat's values did not settle after {MAX_ITERATIONS} steps")
+
+
+def _turn_values(
+    take: np.ndarray, stay: np.ndarray, colour: np.ndarray, value: np.ndarray, sparse: keepdp.Sparse, rolls: int
+) -> np.ndarray:
+    """The turn's value under the best keeps, when the last throw takes the best of ``take`` or else ``stay``."""
+    worth = keepdp.terminal_values(take, stay, colour, value, sparse.eff)
+    for _ in range(rolls - 1):
+        worth = keepdp.advance(worth, sparse)
+    return keepdp.first_roll(worth, sparse)
 
 
 class BestReply:
@@ -337,9 +348,13 @@ def _rival_terms(rank, supply, pattern, values, throws, fit_mask, boots, colours
     """
     a, miss = np.zeros(len(rank)), np.zeros(len(rank))
     following = (mover + 1) % 3
+    after = np.empty(64)  # the seat's share once the mover takes token t (for t in the supply)
     for s in range(len(rank)):
         p = pattern[rank[s]]
         held = _holdings(p, boots, colours)[2]
+        for t in range(64):
+            if (supply[s] >> t) & 1:
+                after[t] = values[following, _after(p, colours - 1 - t % colours, t // colours, mover + 1, binomial)]
         for f in range(len(fit_mask)):
             w = throws[supply[s], f]
             m = supply[s] & fit_mask[f]
@@ -358,9 +373,8 @@ def _rival_terms(rank, supply, pattern, values, throws, fit_mask, boots, colours
                     most = max(most, held[mover, colours - 1 - t % colours])
             total, count = 0.0, 0
             for t in range(j * colours, j * colours + colours):
-                i = colours - 1 - t % colours
-                if (m >> t) & 1 and held[mover, i] == most:  # the lowest colour's name is averaged out
-                    total += values[following, _after(p, i, j, mover + 1, binomial)]
+                if (m >> t) & 1 and held[mover, colours - 1 - t % colours] == most:  # the lowest colour averaged out
+                    total += after[t]
                     count += 1
             a[s] += w * total / count
     return a, miss
