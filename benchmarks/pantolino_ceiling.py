@@ -1,6 +1,6 @@
 """The ceiling of issue #26's 3-player bar: the best any player can do alone among two `turn-optimal` players.
 
-Solves the best reply (engines.pantolino.response; about 14 CPU-minutes and 2.1 GB at default knobs), prints its
+Solves the best reply (engines.pantolino.response; about 5 minutes on one core and 2.2 GB at default knobs), prints its
 value in each seat, then plays it and a policy (default `learned`) in each seat against two `turn-optimal`
 players on the same seeds, so the policy's gap to the ceiling is measured on the same games. Figures are
 printed, never asserted. Usage: python benchmarks/pantolino_ceiling.py [--games N] [--seed S] [--policy P].
