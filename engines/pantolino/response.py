@@ -107,7 +107,7 @@ def solve(params: Params, follow: bool = False, progress: Progress | None = None
             args = (rows, sup, where.pattern, values, throws, fit_mask, where.values, params.colours, where.binomial)
             a_next, miss = _rival_terms(*args, 1)
             a_last, _ = _rival_terms(*args, 2)
-            after_rivals = a_next + miss * a_last  # the seat's share once it passes: c + miss**2 * own value
+            after_rivals = a_next + miss * a_last  # after the seat passes, but for miss**2 * own (both pass back)
             if follow:
                 a_own, _ = _rival_terms(*args, 0)
                 own = (a_own + miss * after_rivals) / (1 - miss**3)
