@@ -66,6 +66,14 @@ def patterns(params: Params) -> int:
     return (PLAYERS + 1) ** len(params.token_values)
 
 
+def binomial_table(params: Params) -> np.ndarray:
+    """``binomial[n, k]`` = C(n, k) for the ranks of sorted pattern multisets (:class:`Positions`)."""
+    return np.array(
+        [[math.comb(n, k) for k in range(params.colours + 1)] for n in range(patterns(params) + params.colours)],
+        dtype=np.int64,
+    )
+
+
 class Positions:
     """Every position's colour patterns, indexed by rank (the combinatorial number system of sorted patterns)."""
 
@@ -73,10 +81,7 @@ class Positions:
         """Enumerate the positions of ``params``."""
         self.params = params
         self.colours = params.colours
-        self.binomial = np.array(
-            [[math.comb(n, k) for k in range(self.colours + 1)] for n in range(patterns(params) + self.colours)],
-            dtype=np.int64,
-        )
+        self.binomial = binomial_table(params)
         self.pattern = _enumerate(patterns(params), self.colours, positions(params), self.binomial)
         self.level = _supply_counts(self.pattern, len(params.token_values))  # tokens in the supply
         self.values = np.array(params.token_values, dtype=np.int64)
@@ -198,8 +203,13 @@ class BestReply:
     """A policy implementation that plays by :func:`solve`'s values (3 players, the seat it is given)."""
 
     def __init__(self, params: Params, values: np.ndarray) -> None:
-        """Play ``params`` by ``values`` (from :func:`solve`)."""
-        self.where = Positions(params)
+        """Play ``params`` by ``values`` (from :func:`solve` of the same knobs; another table is refused)."""
+        if values.shape != (PLAYERS, positions(params)):
+            raise ValueError(
+                f"values of shape {values.shape} are not a solution of these knobs: expected "
+                f"({PLAYERS}, {positions(params)})"
+            )
+        self.colours, self.binomial = params.colours, binomial_table(params)
         self.tables = params.tables
         self.sparse = keepdp.Sparse.of(self.tables)
         self.colour, self.value = token_colour(params), token_value(params)
@@ -214,8 +224,7 @@ class BestReply:
         """``(take (B, T), stay (B,))``: the seat's share after taking each supply token, and after nothing."""
         owner = turn.owner.astype(np.int64)
         relative = np.where(owner >= 0, (owner - turn.mover[:, None]) % PLAYERS, -1)
-        w = self.where
-        return _successors(relative, self.after_seat, w.colours, w.binomial)
+        return _successors(relative, self.after_seat, self.colours, self.binomial)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
         """The keep that maximises the seat's share where the turn ends."""

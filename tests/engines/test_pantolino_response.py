@@ -93,6 +93,11 @@ def test_unsupported_knobs_are_refused(knobs: dict, words: str) -> None:
         rp.check_supported(Params(**knobs))
 
 
+def test_best_reply_refuses_values_of_other_knobs(best: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="not a solution of these knobs"):
+        rp.BestReply(Params(colours=3, token_values=(2, 4)), best)
+
+
 def test_best_reply_refuses_another_table(best: np.ndarray) -> None:
     with pytest.raises(ValueError, match="3-player"):
         play_with(SMALL, [rp.BestReply(SMALL, best), TurnOptimal(SMALL)], 1, np.random.default_rng(0))
