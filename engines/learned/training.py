@@ -87,17 +87,23 @@ class Settings:
     search_rounds: int = 0  #: expert-iteration rounds after the self-play rounds (a :class:`Searcher`'s) (ours)
     search_games: int = 10_000  #: games per expert-iteration round (ours)
     search_playouts: int = 16  #: playouts per candidate in an expert-iteration round's search (ours)
+    #: a game's exact teacher whose values are the targets (its sampler's, e.g. Pantolino's ``best-reply``); empty:
+    #: self-play's returns and backups
+    teacher: str = ""
 
     def as_key(self) -> dict[str, Any]:
         """JSON-friendly fields; keys leave out what is unused (so they are those from before such fields existed).
 
-        An MLP's omit the n-tuple fields; a model without expert-iteration rounds omits their fields.
+        An MLP's omit the n-tuple fields; a model without expert-iteration rounds omits their fields, one without a
+        teacher the teacher.
         """
         key = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         if self.family == MLP:
             del key["family"], key["ridge"]
         if not self.search_rounds:
             del key["search_rounds"], key["search_games"], key["search_playouts"]
+        if not self.teacher:
+            del key["teacher"]
         return key
 
 
