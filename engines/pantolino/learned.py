@@ -11,7 +11,10 @@ public; the rule for any game is that a feature may use only what the viewing se
 - with escaping boots, per token and seat: the token can be stolen from that seat (its tail token under
   ``steal_from=tail``, any of its tokens under ``any``) (``T * P``);
 - where the colour tie-break can decide (:func:`~engines.pantolino.rules.tie_possible`), each seat's most boots
-  of one colour, likewise (``P``).
+  of one colour, likewise (``P``); with three or more players also each seat's boots in each colour (``P * C``).
+
+With three or more players the colours are first put in one order (:func:`canonical_colours`), so the model sees
+positions that differ only in colour names alike.
 
 With two players and no escaping boots the model is an n-tuple network (:func:`tuples_for`) over the supply
 flags, the lead and the boots left; elsewhere a small network (``engines.learned``' two families).
@@ -38,7 +41,7 @@ from engines.learned import ntuple, store, training
 from engines.learned.model import checksum
 from engines.learned.ntuple import Input
 from engines.learned.training import Model
-from engines.pantolino import keepdp
+from engines.pantolino import keepdp, response
 from engines.pantolino.dice import DiceTables
 from engines.pantolino.rules import (
     INFO,
@@ -57,7 +60,9 @@ from engines.pantolino.rules import (
     token_value,
 )
 
-FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
+#: bump when the features change: every cached or shipped model is refused and retrained (2 players, and more)
+FEATURES = 2
+FEATURES_MANY = 3  #: 3 = each seat's boots in each colour, colours in canonical order
 #: boots are counted in eighths of the game's total (ours): a one-boot lead is then 0.18 of an input unit, so the
 #: network draws sharp steps in the lead with small weights (2 players, against `turn-optimal`: 52.8% against 51.7%)
 BOOTS_SCALE = 8.0
@@ -68,6 +73,9 @@ SETTINGS = training.Settings(games=60_000, rounds=3, sweeps=6, sweep_epochs=3, f
 #: with more players a backup follows every seat's share through the mover's turn, and positions repeat less in
 #: a batch: fewer games keep training within minutes (ours)
 SETTINGS_MANY = training.Settings(games=20_000, rounds=2, sweeps=3, sweep_epochs=3)
+TEACHER = "best-reply"  #: the 3-player teacher's name in a model's settings (:mod:`engines.pantolino.teacher`)
+#: with 3 players where the best reply is solved: a wider network fitted to its values, no backups (ours)
+SETTINGS_TAUGHT = training.Settings(games=30_000, rounds=2, hidden=(128, 128), epochs=15, sweeps=0, teacher=TEACHER)
 BACKUP_ROWS = 50_000  #: positions backed up at once (bounds memory)
 TERMINAL_ROWS = 1024  #: positions whose restricted last-throw values are computed at once (bounds memory)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
@@ -87,8 +95,13 @@ def n_features(params: Params, players: int) -> int:
         + players
         + 2
         + (t * players if params.escaping_boots else 0)
-        + (players if tie_possible(params, players) else 0)
+        + ((players + (players * params.colours if players > 2 else 0)) if tie_possible(params, players) else 0)
     )
+
+
+def features_version(players: int) -> int:
+    """The version of the features of ``players`` seats (part of a model's key)."""
+    return FEATURES if players == 2 else FEATURES_MANY
 
 
 @dataclass
@@ -102,7 +115,9 @@ class View:
 
 
 def features_of(params: Params, view: View) -> np.ndarray:
-    """``(N, n_features)`` float32 features (see the module docstring)."""
+    """``(..., n_features)`` float32 features (see the module docstring); 3+ players' in canonical colour order."""
+    if view.boots.shape[-1] > 2:
+        view = canonical_colours(params, view)
     total = float(sum(params.token_values) * params.colours) / BOOTS_SCALE
     value = token_value(params).astype(np.float32)
     parts = [view.supply.astype(np.float32), view.boots / total]
@@ -112,7 +127,42 @@ def features_of(params: Params, view: View) -> np.ndarray:
         parts.append(view.stealable.reshape(*view.stealable.shape[:-2], -1))
     if view.colour_boots is not None:
         parts.append(view.colour_boots.max(axis=-1) / total)
+        if view.boots.shape[-1] > 2:
+            parts.append(view.colour_boots.reshape(*view.colour_boots.shape[:-2], -1) / total)
     return np.concatenate([np.asarray(p, dtype=np.float32) for p in parts], axis=-1)
+
+
+def canonical_colours(params: Params, view: View) -> View:
+    """``view`` with each position's colours renamed into one order (ties keep the colours' own).
+
+    The order sorts a colour by its tokens in the supply, then each seat's boots in it, then who its tokens can be
+    stolen from: all as the features show them. The dice and the rules treat colours alike, so positions that differ
+    only in the names of their colours are worth the same to every seat: a model that sees them the same needs to
+    learn each once, not once per renaming (up to 120 with five colours).
+    """
+    colours, values = params.colours, len(params.token_values)
+    token = np.arange(values)[None, :] * colours + (colours - 1 - np.arange(colours))[:, None]  # (C, V): its id
+    lead = view.supply.shape[:-1]
+    keys = [view.supply[..., token]]  # (..., C, V)
+    if view.colour_boots is not None:
+        keys.append(np.swapaxes(view.colour_boots, -1, -2))  # (..., C, P)
+    if view.stealable is not None:
+        keys.append(view.stealable[..., token, :].reshape(*lead, colours, -1))  # (..., C, V * P)
+    key = np.concatenate([k.astype(np.int64) for k in keys], axis=-1)
+    order = np.broadcast_to(np.arange(colours), (*lead, colours))
+    for column in range(key.shape[-1] - 1, -1, -1):  # least significant first: each stable sort keeps the last's
+        by = np.take_along_axis(key[..., column], order, axis=-1)
+        order = np.take_along_axis(order, np.argsort(by, axis=-1, kind="stable"), axis=-1)
+    colour, value = token_colour(params), np.arange(params.n_tokens) // colours
+    source = token[np.take_along_axis(order, np.broadcast_to(colour, (*lead, len(colour))), axis=-1), value]
+    supply = np.take_along_axis(view.supply, source, axis=-1)
+    colour_boots = view.colour_boots
+    if colour_boots is not None:
+        colour_boots = np.take_along_axis(colour_boots, order[..., None, :], axis=-1)
+    stealable = view.stealable
+    if stealable is not None:
+        stealable = np.take_along_axis(stealable, source[..., None], axis=-2)
+    return View(supply, view.boots, colour_boots, stealable)
 
 
 def decided(params: Params, view: View) -> np.ndarray:
@@ -264,12 +314,16 @@ def tuples_for(params: Params, players: int) -> ntuple.Spec | None:
 def settings_for(params: Params, players: int) -> training.Settings:
     """How the model ``learned`` plays for ``params`` and ``players`` seats is trained (see :func:`resolved`).
 
+    With 3 players where the best reply is solved (:func:`engines.pantolino.response.solvable`) the model is taught
+    by it (:data:`SETTINGS_TAUGHT`, :mod:`engines.pantolino.teacher`). Elsewhere it learns by self-play:
     A setting whose games cost more to train than the default game's (:func:`training_work`) trains on
     proportionally fewer games (in whole thousands, at least a thousand), so it trains in about the default's time
     (ours; the README measures what it costs in strength). A setting whose games last so many turns (few rolls, no
     joker: a turn often takes nothing) that the games would meet more than :data:`MAX_TRAINING_POSITIONS`
     positions (:func:`turns_per_game`) trains on as many games as that allows, so its time and memory stay bounded.
     """
+    if response.solvable(params, players):
+        return SETTINGS_TAUGHT
     base = SETTINGS if players == 2 else SETTINGS_MANY
     work, default = training_work(params), training_work(Params())
     games = base.games if work <= default else max(1, base.games * default // work // 1_000) * 1_000
@@ -329,17 +383,20 @@ def model_tuples(params: Params, players: int, settings: training.Settings | Non
 def model_key(params: Params, players: int, settings: training.Settings | None = None) -> dict:
     """Everything that determines a model's bytes (default: the settings ``learned`` plays)."""
     chosen = resolved(params, players, settings or settings_for(params, players))
-    return store.model_key(INFO, params, players, FEATURES, UNIT, chosen, tuples=model_tuples(params, players, chosen))
+    return store.model_key(
+        INFO, params, players, features_version(players), UNIT, chosen, tuples=model_tuples(params, players, chosen)
+    )
 
 
 class Learned:
     """``learned``: the value model's per-turn unit (see the module docstring).
 
-    ``baseline`` (a policy implementation class) plays round 0 of training; the registry sets it, so this module
-    needs no policy registry.
+    ``baseline`` (a policy implementation class) plays round 0 of training; the registry sets it and ``teacher``
+    (the sampler class of a taught model, given the baseline), so this module needs no policy registry.
     """
 
     baseline: type
+    teacher: type
     #: worth of a boot when model values tie (ours): a decided game is still played to its end, not drawn out for
     #: hundreds of turns by a mover to whom every choice is worth exactly a win (or a loss)
     boots_tiebreak = 1e-9
@@ -385,12 +442,18 @@ class Learned:
         retrain: bool = False,
     ) -> tuple[Model, Path, str]:
         """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``."""
-        return obtain(params, players, SelfPlay(cls.baseline), settings, None, mapper, progress, retrain, True)
+        return obtain(params, players, cls.samples_from(settings), settings, None, mapper, progress, retrain, True)
+
+    @classmethod
+    def samples_from(cls, settings: training.Settings) -> training.Sampler:
+        """What trains a model of ``settings``: its teacher's values where they name one, else self-play."""
+        return cls.teacher(cls.baseline) if settings.teacher else SelfPlay(cls.baseline)
 
     def prepare(self, players: int) -> None:
         """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
         if players not in self.models:
-            self.models[players] = ensure_model(self.params, players, SelfPlay(self.baseline))
+            settings = settings_for(self.params, players)
+            self.models[players] = ensure_model(self.params, players, self.samples_from(settings))
 
     def fingerprint(self, players: int) -> str:
         """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""

@@ -20,6 +20,7 @@ from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.heuristics import HEURISTICS, TurnOptimal
 from engines.pantolino.restrictions import RESTRICTIONS, restricted
 from engines.pantolino.rules import Params, Turn
+from engines.pantolino.teacher import Taught
 from engines.restrict import restricting
 
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
@@ -106,17 +107,19 @@ POLICIES["expert"] = replace(
 
 
 class LearnedPlayer(learned.Learned):
-    """``learned``: round 0 of its training plays ``turn-optimal``."""
+    """``learned``: round 0 of its training plays ``turn-optimal``; with 3 players the best reply teaches it."""
 
     baseline = TurnOptimal
+    teacher = Taught
 
 
 POLICIES["learned"] = Policy(
     "learned",
     "Value network of the position after each token; keeps by the exact turn programme over those values. Models "
-    "for 2-4 players and 2-player escaping boots ship; others are trained by self-play on first use and cached "
-    "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games with 2 players, 20,000 with more, fewer for a "
-    "setting costlier to train, seed 0).",
+    "for 2-4 players and 2-player escaping boots ship; others are trained on first use and cached (BOARDLAB_TRAIN=0 "
+    "refuses; training settings ours, seed 0): with 3 players in the base game fitted to the exact best reply to two "
+    "turn-optimal players (a solve of about five minutes, then 30,000 games); elsewhere by self-play, 60,000 games "
+    "with 2 players, 20,000 with more, fewer for a setting costlier to train.",
     LearnedPlayer,
     restrict=RESTRICT,
 )

@@ -56,6 +56,17 @@ def check_supported(params: Params) -> None:
         raise ValueError(f"these knobs make {n:,} positions; the best reply is solved for at most {MAX_POSITIONS:,}")
 
 
+def solvable(params: Params, players: int) -> bool:
+    """Whether the best reply is solved here for these knobs and players (:func:`check_supported`)."""
+    if players != PLAYERS:
+        return False
+    try:
+        check_supported(params)
+    except ValueError:
+        return False
+    return True
+
+
 def positions(params: Params) -> int:
     """Number of positions: multisets of ``colours`` patterns, each of ``4 ** len(token_values)``."""
     return math.comb(patterns(params) + params.colours - 1, params.colours)

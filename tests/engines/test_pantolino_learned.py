@@ -61,6 +61,36 @@ def test_candidate_features_are_those_of_the_position_after_each_candidate(knobs
         np.testing.assert_array_equal(got[rows, candidate], learned.features_of(params, seen))
 
 
+MANY = {name: setting for name, setting in SETTINGS.items() if setting[1] > 2}
+
+
+@pytest.mark.parametrize("knobs, players", MANY.values(), ids=MANY.keys())
+def test_with_more_players_positions_that_differ_in_colour_names_have_the_same_features(knobs, players) -> None:
+    params = Params().with_strings(knobs)
+    turn = midgame(params, players, 40, 9, seed=1)
+    view = learned.candidate_views(turn)
+    colours = params.colours
+    token = np.arange(len(params.token_values))[None, :] * colours + (colours - 1 - np.arange(colours))[:, None]
+    assert (token_colour(params)[token] == np.arange(colours)[:, None]).all()  # token[c, j]: colour c, j-th value
+    for seed in range(3):
+        moved_to = np.random.default_rng(seed).permutation(colours)  # colour c is renamed moved_to[c]
+        source = np.empty(params.n_tokens, np.int64)
+        source[token[moved_to]] = token
+        renamed = learned.View(
+            view.supply[..., source],
+            view.boots,
+            None if view.colour_boots is None else view.colour_boots[..., np.argsort(moved_to)],
+            None if view.stealable is None else view.stealable[..., source, :],
+        )
+        assert np.array_equal(learned.features_of(params, renamed), learned.features_of(params, view))
+        if not (moved_to == np.arange(colours)).all():  # a colour's tokens are really elsewhere now
+            assert not np.array_equal(renamed.supply, view.supply)
+    two = Params().with_strings(knobs)  # two players keep the colours' own order: the n-tuples read tokens by name
+    pair = midgame(two, 2, 40, 9, seed=1)
+    flags = learned.features_of(two, learned.candidate_views(pair))[..., : two.n_tokens]
+    assert np.array_equal(flags, learned.candidate_views(pair).supply)
+
+
 def test_features_are_defined_for_extreme_settings() -> None:
     params = Params(dice=6, colours=5, joker_faces=3, rolls=2, token_values=(1, 2, 3, 4, 5, 6), escaping_boots=True)
     for players in (2, 8):
@@ -206,7 +236,8 @@ def test_shipped_models_are_what_the_current_code_would_train_and_check_out() ->
         players = header["key"]["players"]
         key = learned.model_key(params, players)  # today's game version, features, format and training
         assert path.name == cache.file_name(key), f"{path.name} is stale: retrain it with `simulate train`"
-        width, outputs = learned.n_features(params, players), learned.outputs(players)
+        sampler = POLICIES["learned"].impl.samples_from(learned.settings_for(params, players))
+        width, outputs = learned.n_features(params, players), sampler.n_outputs(players)
         cache.load(path, key, width, outputs, learned.model_tuples(params, players))
 
 
@@ -285,7 +316,7 @@ def test_learned_n_tuple_values_are_close_to_the_exact_ones_on_a_small_game() ->
 def test_settings_that_cost_more_to_train_than_the_default_train_on_proportionally_fewer_games() -> None:
     assert learned.settings_for(Params(), 2) == learned.SETTINGS
     assert learned.settings_for(Params(colours=4), 2) == learned.SETTINGS  # cheaper: the full budget
-    assert learned.settings_for(Params(colours=4), 3) == learned.SETTINGS_MANY
+    assert learned.settings_for(Params(colours=4, escaping_boots=True), 3) == learned.SETTINGS_MANY
     assert learned.settings_for(Params(rolls=2), 2) == learned.SETTINGS
     work = {c: learned.training_work(Params(colours=c)) for c in (5, 6, 7)}
     assert work == {5: 225 * 3 * 1365, 6: 324 * 3 * 2380, 7: 441 * 3 * 3876}  # tokens² × rolls × transitions
