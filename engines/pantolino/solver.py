@@ -31,11 +31,8 @@ tails) and 3+ players are refused too.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -43,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from engines import core
-from engines.cachedir import cache_dir, check_writable
+from engines.cachedir import cache_dir, cached_array
 from engines.pantolino.heuristics import HEURISTICS
 from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
 
@@ -387,61 +384,19 @@ def cached_values(
 ) -> np.ndarray:
     """:meth:`Solver.solve` of the full game for ``rules``, read from the cache or solved (and cached) once.
 
-    The default is the equilibrium that ``win-optimal`` plays. A cache file is used only when its SHA-256 matches
-    the one recorded beside it (``.sha256``; a file from before checksums gains one when its values pass) and its
-    values pass :meth:`Solver.check`; a missing file is solved, a damaged or wrong one is reported in one line on
-    stderr and solved again. A file is written whole (to a temporary name, then renamed) or not at all.
+    The default is the equilibrium that ``win-optimal`` plays. The file is kept by
+    :func:`engines.cachedir.cached_array`: used only when its checksum matches and its values pass
+    :meth:`Solver.check`, else solved (again, with a one-line warning for a damaged or wrong file); processes asking
+    at once solve it once.
     """
     check_supported(params)
-    path = cache_path(params, rules, folder)
     solver = Solver(params, rules)
-    if path.exists():
-        values, problem = _read_cache(path, solver)
-        if problem is None:
-            return values
-        sys.stderr.write(f"warning: solver cache {path} is not usable ({problem}); solving again\n")
-    check_writable(path.parent)
-    with _ProgressHook(progress) as report:
-        values = solver.solve(progress=report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
-        np.save(handle, values)
-    os.chmod(handle.name, 0o644)
-    _write_checksum(path, Path(handle.name).read_bytes())
-    os.replace(handle.name, path)
-    return values
 
+    def solved() -> np.ndarray:
+        with _ProgressHook(progress) as report:
+            return solver.solve(progress=report)
 
-def checksum_path(path: Path) -> Path:
-    """Where the SHA-256 of cache file ``path`` is kept."""
-    return path.with_name(path.name + ".sha256")
-
-
-def _write_checksum(path: Path, data: bytes) -> None:
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
-        handle.write(hashlib.sha256(data).hexdigest())
-    os.chmod(handle.name, 0o644)
-    os.replace(handle.name, checksum_path(path))
-
-
-def _read_cache(path: Path, solver: Solver) -> tuple[np.ndarray | None, str | None]:
-    """A cache file's values if its checksum and values check out, else None and what is wrong."""
-    try:
-        data = path.read_bytes()
-        values = np.load(io.BytesIO(data), allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        return None, f"unreadable: {type(err).__name__}"
-    try:
-        recorded: str | None = checksum_path(path).read_text().strip()
-    except OSError:
-        recorded = None
-    if recorded is not None and recorded != hashlib.sha256(data).hexdigest():
-        return None, "its checksum does not match"
-    if (problem := solver.check(values)) is not None:
-        return None, problem
-    if recorded is None:
-        _write_checksum(path, data)
-    return values, None
+    return cached_array(cache_path(params, rules, folder), solved, solver.check, "solver cache")
 
 
 def start_value(values: np.ndarray, params: Params) -> np.ndarray:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from engines import core
+from engines import cachedir, core
 from engines.core import ScriptedSource
 from engines.pantolino import POLICIES, Params, play
 from engines.pantolino import solver as sv
@@ -148,24 +148,24 @@ def test_a_cache_of_the_right_shape_but_wrong_values_is_solved_again(
 ) -> None:
     built = sv.cached_values(SMALL)
     path = sv.cache_path(SMALL)
-    assert sv.checksum_path(path).exists()
+    assert cachedir.checksum_path(path).exists()
     if not keep_checksum:  # as a cache from before checksums: the values alone must be refused
-        sv.checksum_path(path).unlink()
+        cachedir.checksum_path(path).unlink()
     np.save(path, damage(built))
     again = sv.cached_values(SMALL)
     assert np.array_equal(again, built, equal_nan=True)
     warning = capsys.readouterr().err.strip().splitlines()
-    assert len(warning) == 1 and reason in warning[0] and "solving again" in warning[0]
+    assert len(warning) == 1 and reason in warning[0] and "computing it again" in warning[0]
     assert np.array_equal(np.load(path), built, equal_nan=True)
 
 
 def test_a_good_cache_from_before_checksums_is_used_and_gains_one(cache, monkeypatch) -> None:
     built = sv.cached_values(SMALL)
     path = sv.cache_path(SMALL)
-    sv.checksum_path(path).unlink()
+    cachedir.checksum_path(path).unlink()
     monkeypatch.setattr(sv.Solver, "solve", lambda *a, **k: pytest.fail("solved again although the cache was fine"))
     assert np.array_equal(sv.cached_values(SMALL), built, equal_nan=True)
-    assert sv.checksum_path(path).exists()
+    assert cachedir.checksum_path(path).exists()
 
 
 @pytest.mark.parametrize(
