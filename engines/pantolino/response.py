@@ -26,22 +26,28 @@ searched. The engine's turn cap is ignored.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from engines.cachedir import cache_dir, cached_array
 from engines.pantolino import keepdp
-from engines.pantolino.rules import Params, Turn, fits, token_colour, token_value
+from engines.pantolino.rules import INFO, Params, Turn, fits, token_colour, token_value
 from engines.pantolino.solver import FixedRule
 
 PLAYERS = 3
 MAX_POSITIONS = 12_000_000  # values of three movers in float64: 300 MB at most
 CHUNK = 20_000  # positions per batched turn programme
+SLACK = 1e-9  # a stored share may stray this far outside [0, 1] by rounding
 TOLERANCE = 1e-12  # the seat's value is settled when one more step moves it by at most this
 MAX_ITERATIONS = 100
+FORMAT = 1  # bump when the table's layout or meaning changes: older cache files are then ignored
 Progress = Callable[[int, int], None]  # (supply level done, levels)
 
 
@@ -65,6 +71,35 @@ def solvable(params: Params, players: int) -> bool:
     except ValueError:
         return False
     return True
+
+
+def cache_path(params: Params, folder: Path | None = None) -> Path:
+    """The cache file of :func:`solve`'s values for these knobs (every knob, the engine's version and the format)."""
+    knobs = params.as_dict() | {"token_values": list(params.token_values), "format": FORMAT, "engine": INFO.version}
+    digest = hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
+    return (folder or cache_dir()) / f"pantolino-best-reply-{digest}.npy"
+
+
+def cached_solution(params: Params, progress: Progress | None = None) -> np.ndarray:
+    """:func:`solve`'s values (the seat replying), read from the cache or solved and cached once.
+
+    Kept by :func:`engines.cachedir.cached_array`: checksummed, checked by :func:`check`, and solved once when
+    several processes ask at the same time (a training's workers).
+    """
+    check_supported(params)
+    return cached_array(
+        cache_path(params), lambda: solve(params, progress=progress), lambda v: check(params, v), "best-reply cache"
+    )
+
+
+def check(params: Params, values: np.ndarray) -> str | None:
+    """None if ``values`` can be :func:`solve`'s table for ``params``, else what is wrong (a cache's check)."""
+    expected = (PLAYERS, positions(params))
+    if values.shape != expected or values.dtype != np.float64:
+        return f"shape {values.shape} {values.dtype}, expected {expected} float64"
+    if not (np.isfinite(values).all() and (values >= -SLACK).all() and (values <= 1 + SLACK).all()):
+        return "a position's value is not a chance in [0, 1]"
+    return None
 
 
 def positions(params: Params) -> int:

@@ -10,8 +10,9 @@ three places: half of them played by the reply itself, half by the learner (``tu
 fitted so far in later rounds), so the fit also meets the positions the learner reaches (dataset aggregation, DAgger:
 Ross, Gordon and Bagnell 2011, with values as labels).
 
-The reply is solved once per process (:func:`reply_for`; about five minutes and 1.7 GB at default knobs on one core): a
-pool's workers each solve it.
+The reply is solved once and cached (:func:`engines.pantolino.response.cached_solution`; about five minutes and 1.7 GB
+at default knobs on one core): the first of a pool's workers to ask solves it while the others wait, then each reads it
+once (:func:`reply_for`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from engines.pantolino.rules import Params, Turn, play_with
 
 @lru_cache(maxsize=1)
 def reply_for(params: Params) -> response.BestReply:
-    """The best reply of ``params``, solved on first use in this process."""
-    return response.BestReply(params, response.solve(params))
+    """The best reply of ``params``, read from the cache (or solved) on first use in this process."""
+    return response.BestReply(params, response.cached_solution(params))
 
 
 class Recording:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from engines.cachedir import checksum_path
 from engines.pantolino import play
 from engines.pantolino import response as rp
 from engines.pantolino.heuristics import TurnOptimal
@@ -96,6 +97,25 @@ def test_unsupported_knobs_are_refused(knobs: dict, words: str) -> None:
 def test_best_reply_refuses_values_of_other_knobs(best: np.ndarray) -> None:
     with pytest.raises(ValueError, match="not a solution of these knobs"):
         rp.BestReply(Params(colours=3, token_values=(2, 4)), best)
+
+
+def test_the_cached_solution_is_solved_once_per_knobs_and_a_wrong_table_is_solved_again(
+    best: np.ndarray, tmp_path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    assert np.array_equal(rp.cached_solution(SMALL), best)
+    path = rp.cache_path(SMALL)
+    assert path.parent == tmp_path and rp.cache_path(Params(colours=3, token_values=(2, 4))) != path
+    assert rp.check(SMALL, best) is None
+    assert "expected (3, 816)" in rp.check(Params(colours=3, token_values=(2, 4)), best)
+    assert "not a chance" in rp.check(SMALL, best + 0.5)
+    with monkeypatch.context() as m:
+        m.setattr(rp, "solve", lambda *a, **k: pytest.fail("solved again although the cache was fine"))
+        assert np.array_equal(rp.cached_solution(SMALL), best)
+    np.save(path, best[:, :10])  # another table, as from before checksums: refused by its shape
+    checksum_path(path).unlink()
+    assert np.array_equal(rp.cached_solution(SMALL), best)
+    assert "is not usable" in capsys.readouterr().err
 
 
 def test_best_reply_refuses_another_table(best: np.ndarray) -> None:

@@ -17,6 +17,15 @@ SMALL = Params(colours=4, token_values=(2, 4))  # 8 tokens, 3,876 positions: the
 QUICK = replace(learned.SETTINGS_TAUGHT, games=3_000, hidden=(32, 32), chunk_games=1_000)
 
 
+@pytest.fixture(autouse=True)
+def cache_folder(tmp_path, monkeypatch):
+    """Each test reads or solves the reply in a cache folder of its own."""
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    teacher.reply_for.cache_clear()
+    yield tmp_path
+    teacher.reply_for.cache_clear()
+
+
 def rank_of(patterns: list[int]) -> int:
     """A multiset of colour patterns' rank, as :mod:`engines.pantolino.response` numbers them (written anew)."""
     return sum(math.comb(p + i, i + 1) for i, p in enumerate(sorted(patterns)))
@@ -87,14 +96,15 @@ def test_three_solvable_players_are_taught_and_the_rest_learn_by_self_play() -> 
         teacher.Taught(TurnOptimal).samples(Params(escaping_boots=True), 3, None, 10, np.random.default_rng(0))
 
 
-def test_training_caches_a_one_output_model_whose_bytes_do_not_depend_on_the_workers(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+def test_training_caches_a_one_output_model_whose_bytes_do_not_depend_on_the_workers(cache_folder, monkeypatch) -> None:
     player = POLICIES["learned"].impl
     settings = replace(QUICK, games=1_200, rounds=2, chunk_games=300)
     model, path, how = player.train(SMALL, 3, settings)
-    assert how == "trained" and path.parent == tmp_path and model.n_outputs == 1
+    assert how == "trained" and path.parent == cache_folder and model.n_outputs == 1
+    assert response.cache_path(SMALL).exists()  # the reply was solved once, where every worker reads it
+    monkeypatch.setattr(response, "solve", lambda *a, **k: pytest.fail("the cached reply was solved again"))
 
-    def like_fresh_workers(function, jobs):  # chunks run last first, each solving the reply anew, as a worker would
+    def like_fresh_workers(function, jobs):  # chunks run last first, each reading the reply anew, as a worker would
         done = []
         for args in reversed(jobs):
             teacher.reply_for.cache_clear()
