@@ -18,6 +18,7 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 
 class DiceTables:
@@ -267,7 +268,7 @@ class ThrowSampler:
 
 
 def alias_tables(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Walker alias tables for each row of integer ``weights`` (Vose's method, all rows in step).
+    """Walker alias tables for each row of integer ``weights`` (Vose's method; a compiled loop over the rows).
 
     Column ``i`` keeps itself with probability ``threshold[i]``, else it gives ``alias[i]``. Weights are scaled
     by the number of columns so that a full column holds exactly the row total. Each row keeps a stack of
@@ -275,30 +276,37 @@ def alias_tables(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     one, which gives it the rest of its room and moves to the under-full stack once it drops below full. All
     arithmetic is in integers, so the tables do not depend on which rows are built together.
     """
-    rows, n = weights.shape
     total = weights.sum(axis=1).astype(np.int64)
-    scaled = weights.astype(np.int64) * n
-    threshold = np.ones((rows, n))
-    alias = np.tile(np.arange(n), (rows, 1))
+    scaled = weights.astype(np.int64) * weights.shape[1]
     under = scaled < total[:, None]
     order = np.argsort(~under, axis=1, kind="stable")  # under-full columns first, each group by index
-    n_under = under.sum(axis=1)
-    n_over = n - n_under
-    under_stack = order.copy()  # entries [0, n_under) are the under-full stack, top last
-    over_stack = order[:, ::-1].copy()  # entries [0, n_over) are the over-full stack, top last
-    while True:
-        active = np.flatnonzero((n_under > 0) & (n_over > 0))
-        if not len(active):
-            break
-        n_under[active] -= 1
-        small = under_stack[active, n_under[active]]
-        large = over_stack[active, n_over[active] - 1]
-        threshold[active, small] = scaled[active, small] / total[active]
-        alias[active, small] = large
-        scaled[active, large] -= total[active] - scaled[active, small]
-        drops = scaled[active, large] < total[active]
-        moved = active[drops]
-        n_over[moved] -= 1
-        under_stack[moved, n_under[moved]] = large[drops]
-        n_under[moved] += 1
+    threshold, alias = _vose(scaled, total, order, under.sum(axis=1))
     return np.minimum(threshold, 1.0), alias
+
+
+@njit(cache=True)
+def _vose(scaled, total, order, n_under_start):  # pragma: no cover - compiled
+    """:func:`alias_tables`' pairing, row by row (``scaled`` is used up)."""
+    rows, n = scaled.shape
+    threshold = np.ones((rows, n))
+    alias = np.empty((rows, n), dtype=np.int64)
+    under = np.empty(n, dtype=np.int64)  # entries [0, n_under) are the under-full stack, top last
+    over = np.empty(n, dtype=np.int64)  # entries [0, n_over) are the over-full stack, top last
+    for r in range(rows):
+        for i in range(n):
+            alias[r, i] = i
+            under[i] = order[r, i]
+            over[i] = order[r, n - 1 - i]
+        n_under = n_under_start[r]
+        n_over = n - n_under
+        while n_under > 0 and n_over > 0:
+            n_under -= 1
+            small, large = under[n_under], over[n_over - 1]
+            threshold[r, small] = scaled[r, small] / total[r]
+            alias[r, small] = large
+            scaled[r, large] -= total[r] - scaled[r, small]
+            if scaled[r, large] < total[r]:
+                n_over -= 1
+                under[n_under] = large
+                n_under += 1
+    return threshold, alias
