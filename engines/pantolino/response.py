@@ -20,7 +20,8 @@ so the three movers' values of one position are a small fixed point, solved by s
 (:func:`_best_turns`). Positions already decided (the seat cannot catch the leader, or cannot be caught) are not
 searched. The engine's turn cap is ignored.
 
-:func:`solve` gives every position's value; :class:`BestReply` plays by them (for checking by simulation).
+:func:`solve` gives every position's value (:func:`cached_solution` keeps them in the cache folder); :class:`BestReply`
+plays by them (for checking by simulation).
 ``follow`` solves the seat playing ``turn-optimal`` too, the check that the position is rich enough.
 """
 
