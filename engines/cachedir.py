@@ -12,11 +12,13 @@ import contextlib
 import fcntl
 import hashlib
 import io
+import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +41,11 @@ def check_writable(folder: Path) -> None:
             return
         reason = "not writable"
     raise ValueError(f"the cache folder {folder} cannot be used ({reason}); set {CACHE_ENV} to a folder you can write")
+
+
+def key_digest(key: Mapping[str, Any]) -> str:
+    """A short, stable name for a cache file's key (JSON-able): 16 hex digits of the SHA-256 of its sorted JSON."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def checksum_path(path: Path) -> Path:

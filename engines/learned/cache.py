@@ -11,7 +11,6 @@ refused when training is off).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -19,19 +18,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engines.cachedir import key_digest
 from engines.learned.model import ValueModel, checksum
 from engines.learned.ntuple import Spec, TupleModel
 from engines.learned.training import Model
 
 
-def digest(key: Mapping[str, Any]) -> str:
-    """A short, stable digest of a model's key."""
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-
-
 def file_name(key: Mapping[str, Any]) -> str:
     """``<game>-learned-<players>p-<digest>.model``."""
-    return f"{key['game']}-learned-{key['players']}p-{digest(key)}.model"
+    return f"{key['game']}-learned-{key['players']}p-{key_digest(key)}.model"
 
 
 def encode(key: Mapping[str, Any], model: Model) -> bytes:

@@ -27,8 +27,6 @@ plays by them (for checking by simulation).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Callable
 from itertools import permutations
@@ -37,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engines.cachedir import cache_dir, cached_array
+from engines.cachedir import cache_dir, cached_array, key_digest
 from engines.pantolino import keepdp
 from engines.pantolino.rules import INFO, Params, Turn, fits, token_colour, token_value
 from engines.pantolino.solver import FixedRule
@@ -77,8 +75,7 @@ def solvable(params: Params, players: int) -> bool:
 def cache_path(params: Params, folder: Path | None = None) -> Path:
     """The cache file of :func:`solve`'s values for these knobs (every knob, the engine's version and the format)."""
     knobs = params.as_dict() | {"token_values": list(params.token_values), "format": FORMAT, "engine": INFO.version}
-    digest = hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
-    return (folder or cache_dir()) / f"pantolino-best-reply-{digest}.npy"
+    return (folder or cache_dir()) / f"pantolino-best-reply-{key_digest(knobs)}.npy"
 
 
 def cached_solution(params: Params, progress: Progress | None = None) -> np.ndarray:

@@ -30,8 +30,6 @@ tails) and 3+ players are refused too.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -40,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from engines import core
-from engines.cachedir import cache_dir, cached_array
+from engines.cachedir import cache_dir, cached_array, key_digest
 from engines.pantolino.heuristics import HEURISTICS
 from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
 
@@ -374,9 +372,8 @@ def cache_path(params: Params, rules: Sequence[str] = (OPTIMISE,), folder: Path 
         k: v for k, v in params.as_dict().items() if k in ("dice", "colours", "joker_faces", "rolls", "head_start")
     }
     knobs |= {"token_values": list(params.token_values), "rules": list(rules), "format": FORMAT, "engine": INFO.version}
-    digest = hashlib.sha256(json.dumps(knobs, sort_keys=True).encode()).hexdigest()[:16]
     name = "win-optimal" if tuple(rules) == (OPTIMISE,) else "-".join(rules)
-    return (folder or cache_dir()) / f"pantolino-{name}-{digest}.npy"
+    return (folder or cache_dir()) / f"pantolino-{name}-{key_digest(knobs)}.npy"
 
 
 def cached_values(

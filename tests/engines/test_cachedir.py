@@ -23,6 +23,14 @@ def test_the_folder_is_boardlab_cache_else_the_user_s_cache(tmp_path: Path, monk
         assert cachedir.cache_dir() == Path.home() / ".cache" / "boardlab"
 
 
+def test_a_key_s_digest_is_its_sorted_json_s_sha256_cut_to_16_hex_digits() -> None:
+    """Pinned: the names of cached tables and shipped models are these digests, so they must not drift."""
+    key = {"players": 2, "game": "x"}
+    assert cachedir.key_digest(key) == "206d45846515faff"
+    assert cachedir.key_digest(dict(reversed(key.items()))) == cachedir.key_digest(key)
+    assert cachedir.key_digest({"players": 3, "game": "x"}) != cachedir.key_digest(key)
+
+
 def test_a_missing_folder_is_made_and_a_file_in_the_way_is_one_line(tmp_path: Path) -> None:
     deep = tmp_path / "a" / "b"
     cachedir.check_writable(deep)
