@@ -8,12 +8,14 @@ offers exact one-turn backups) refits, ``sweeps`` times of ``sweep_epochs`` each
 same positions under the model just fitted (fitted value iteration; a game whose backups are costly spreads them
 over the mapper). Expert iteration (Anthony, Tian and Barber 2017) may follow: ``search_rounds`` more rounds whose
 games the model plays and whose targets a search gives, valuing the candidates it meets by playouts with the model
-(:class:`Searcher`); each refits the model warm on those values. Targets are one value per position (the viewer's
-share) or one per seat (a multi-output fit). The fit is scikit-learn's ``MLPRegressor`` (Adam on the squared
-error) with a fixed ``random_state``, or, for the n-tuple family (:mod:`engines.learned.ntuple`, the game declaring
-its tuples), ridge regression on the tuples' sparse indicators solved exactly (each fit from scratch; a round's
-sweeps share one factorisation of its positions); BLAS is limited to one thread, so the same settings give the
-same model bytes on any machine layout.
+(:class:`Searcher`); each refits the model warm on those values. A network may end with ``anneal_epochs`` more
+passes over every round's samples (their last targets) at a tenth of the learning rate: the steps of the full rate
+leave its values noisy by more than the differences that decide close choices. Targets are one value per position
+(the viewer's share) or one per seat (a multi-output fit). The fit is scikit-learn's ``MLPRegressor`` (Adam on
+the squared error) with a fixed ``random_state``, or, for the n-tuple family (:mod:`engines.learned.ntuple`, the
+game declaring its tuples), ridge regression on the tuples' sparse indicators solved exactly (each fit from
+scratch; a round's sweeps share one factorisation of its positions); BLAS is limited to one thread, so the same
+settings give the same model bytes on any machine layout.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ MLP = "mlp"  #: the family of :class:`engines.learned.model.ValueModel`
 #: a round's samples may hold at most this many bytes (ours): the backups and the fit need several times the
 #: samples at their peak (2-player Pantolino: 4 to 7 times), so a training stays within a few times this
 MAX_ROUND_BYTES = 2 << 30
+LEARNING_RATE = 1e-3  #: Adam's step size in a network's fit (ours)
+ANNEAL_RATE = LEARNING_RATE / 10  #: the step size of the closing passes (``Settings.anneal_epochs``) (ours)
 
 
 class Sampler(Protocol):
@@ -90,12 +94,14 @@ class Settings:
     #: a game's exact teacher whose values are the targets (its sampler's, e.g. Pantolino's ``best-reply``); empty:
     #: self-play's returns and backups
     teacher: str = ""
+    #: a network's closing passes over all rounds' samples at :data:`ANNEAL_RATE` (ours; 0: none)
+    anneal_epochs: int = 0
 
     def as_key(self) -> dict[str, Any]:
         """JSON-friendly fields; keys leave out what is unused (so they are those from before such fields existed).
 
         An MLP's omit the n-tuple fields; a model without expert-iteration rounds omits their fields, one without a
-        teacher the teacher.
+        teacher the teacher, one without closing passes ``anneal_epochs``.
         """
         key = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         if self.family == MLP:
@@ -104,6 +110,8 @@ class Settings:
             del key["search_rounds"], key["search_games"], key["search_playouts"]
         if not self.teacher:
             del key["teacher"]
+        if not self.anneal_epochs:
+            del key["anneal_epochs"]
         return key
 
 
@@ -164,8 +172,10 @@ def train(
 
     Then ``settings.search_rounds`` rounds of expert iteration: games played by the model so far, the positions
     they meet valued by a search that plays out with that model, and the model refitted on those values (warm for
-    the network; the n-tuple family's fit is from scratch, so only the round's search samples shape it). The
-    n-tuple family needs the game's ``tuples``; ``each_round`` sees each round's model.
+    the network; the n-tuple family's fit is from scratch, so only the round's search samples shape it). Then, for
+    a network with ``settings.anneal_epochs``, its closing passes over every round's samples at
+    :data:`ANNEAL_RATE`. The n-tuple family needs the game's ``tuples``; ``each_round`` sees each round's model
+    (the closing passes' as one more round).
 
     Raises:
         ValueError: for an unknown family, the n-tuple family without tuples, or search rounds for a sampler
@@ -177,6 +187,7 @@ def train(
     per_round = chunk_sizes(settings.games, -(-settings.games // settings.rounds))
     total = settings.games + settings.search_rounds * settings.search_games
     model, index, done = None, 0, 0
+    kept: list[tuple[np.ndarray, np.ndarray]] = []  # every round's samples, for the closing passes
 
     def gathered(function: Callable[..., Any], jobs: list[tuple], sizes: list[int]) -> list[Any]:
         nonlocal done
@@ -203,7 +214,9 @@ def train(
             backed = sampler.backups(params, players, model, positions, mapper)
             if backed is None:
                 break
-            model = fitter(features, backed, settings.sweep_epochs)
+            model, targets = fitter(features, backed, settings.sweep_epochs), backed
+        if settings.anneal_epochs:
+            kept.append((features, targets))
         if each_round is not None:
             each_round(number, model)
     for number in range(len(per_round), len(per_round) + settings.search_rounds):
@@ -214,9 +227,17 @@ def train(
         ]
         index += len(sizes)
         parts = gathered(search_chunk, jobs, sizes)
-        model = fitter(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), settings.epochs)
+        features, targets = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        model = fitter(features, targets, settings.epochs)
+        if settings.anneal_epochs:
+            kept.append((features, targets))
         if each_round is not None:
             each_round(number, model)
+    if settings.anneal_epochs:
+        features, targets = (np.concatenate(part) for part in zip(*kept, strict=True))
+        model = fitter(features, targets, settings.anneal_epochs, ANNEAL_RATE)
+        if each_round is not None:
+            each_round(len(per_round) + settings.search_rounds, model)
     return model
 
 
@@ -261,11 +282,21 @@ def check_round_bytes(held: int, played: int, games: int, positions: int) -> Non
         )
 
 
-def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Callable[[np.ndarray, np.ndarray, int], Model]:
-    """``(features, targets, epochs) -> model``: the family's fit (an MLP's warm-started across calls)."""
+Fitter = Callable[..., Model]
+"""``(features, targets, epochs[, rate]) -> model``: a family's fit; ``rate`` is a network's step size."""
+
+
+def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Fitter:
+    """The family's :data:`Fitter` (a network's warm-started across calls).
+
+    Raises:
+        ValueError: for an unknown family, or the n-tuple family without tuples or with closing passes.
+    """
     if settings.family == ntuple.FAMILY:
         if tuples is None:
             raise ValueError("the n-tuple family needs the game's tuples")
+        if settings.anneal_epochs:
+            raise ValueError("anneal_epochs needs the network family: the n-tuple fit is exact, with no step size")
         spec, problem = tuples, []
 
         def fit_tuples(features: np.ndarray, targets: np.ndarray, _: int) -> ntuple.TupleModel:
@@ -282,21 +313,24 @@ def fitter_for(settings: Settings, tuples: ntuple.Spec | None) -> Callable[[np.n
         hidden_layer_sizes=settings.hidden,
         max_iter=settings.epochs,
         batch_size=512,
-        learning_rate_init=1e-3,
+        learning_rate_init=LEARNING_RATE,
         random_state=settings.seed,
         warm_start=True,
         shuffle=True,
         tol=0.0,
         n_iter_no_change=settings.epochs + 1,
     )
-    return lambda features, targets, epochs: fit(net, features, targets, epochs)
+    return lambda features, targets, epochs, rate=LEARNING_RATE: fit(net, features, targets, epochs, rate)
 
 
-def fit(net: Any, features: np.ndarray, targets: np.ndarray, epochs: int) -> ValueModel:
-    """Go on fitting ``net`` (warm start) on these samples for ``epochs`` passes, on one BLAS thread."""
+def fit(net: Any, features: np.ndarray, targets: np.ndarray, epochs: int, rate: float = LEARNING_RATE) -> ValueModel:
+    """Go on fitting ``net`` (warm start) on these samples for ``epochs`` passes of step size ``rate``, one thread.
+
+    Adam starts afresh each call; BLAS runs on one thread.
+    """
     from threadpoolctl import threadpool_limits
 
-    net.set_params(max_iter=epochs, n_iter_no_change=epochs + 1)
+    net.set_params(max_iter=epochs, n_iter_no_change=epochs + 1, learning_rate_init=rate)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter reached is the plan, not a problem
         net.fit(features, targets)

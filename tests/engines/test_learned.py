@@ -202,3 +202,39 @@ def test_expert_iteration_rounds_refit_on_the_search_values_and_enter_the_key() 
     assert "search_rounds" not in SMALL.as_key() and SEARCHED.as_key()["search_playouts"] == 5
     with pytest.raises(ValueError, match="search_rounds needs"):
         training.train(Toy(), Params(), 2, SEARCHED)
+
+
+class NoisyToy(Toy):
+    """:class:`Toy` whose targets are outcomes: the smooth value plus noise, as a game's returns are."""
+
+    def samples(self, params, players, model, n_games, rng):
+        features, value, positions = super().samples(params, players, model, n_games, rng)
+        return features, (value + rng.normal(0, 0.3, n_games)).astype(np.float32), positions
+
+
+ANNEALED = training.Settings(**{**SMALL.__dict__, "games": 40_000, "epochs": 4, "anneal_epochs": 3})
+
+
+def test_closing_passes_at_a_tenth_of_the_rate_come_last_and_enter_the_key(monkeypatch) -> None:
+    calls, fit = [], training.fit
+
+    def spy(net, features, targets, epochs, rate=training.LEARNING_RATE):
+        calls.append((len(features), epochs, rate))
+        return fit(net, features, targets, epochs, rate)
+
+    monkeypatch.setattr(training, "fit", spy)
+    rounds = []
+    model = training.train(NoisyToy(), Params(), 2, ANNEALED, each_round=lambda n, m: rounds.append((n, m)))
+    assert [n for n, _ in rounds] == [0, 1, 2] and rounds[-1][1] is model
+    half, rate = ANNEALED.games // 2, training.LEARNING_RATE
+    assert calls == [(half, 4, rate), (half, 4, rate), (ANNEALED.games, 3, rate / 10)]  # every round's samples
+    x = np.random.default_rng(9).random((5_000, WIDTH)).astype(np.float32)
+
+    def error(m: ValueModel) -> float:
+        return float(np.abs(m.predict(x) - (0.2 + 0.6 * x[:, 0] * x[:, 1])).mean())
+
+    assert error(model) < error(rounds[1][1])  # the full rate's last steps left the values noisy
+    assert training.train(NoisyToy(), Params(), 2, ANNEALED, reversed_mapper).to_bytes() == model.to_bytes()
+    assert "anneal_epochs" not in SMALL.as_key() and ANNEALED.as_key()["anneal_epochs"] == 3
+    with pytest.raises(ValueError, match="anneal_epochs needs the network family"):
+        training.fitter_for(training.Settings(family="ntuple", anneal_epochs=1), tuples=object())
