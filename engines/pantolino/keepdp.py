@@ -68,7 +68,7 @@ def terminal_values(take: np.ndarray, stay: np.ndarray, colour: np.ndarray, valu
     return _terminal(take, stay, colour, value, eff)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _terminal(take, stay, colour, value, eff):  # pragma: no cover - compiled
     n, t = take.shape
     f_count, c_count = eff.shape
@@ -104,7 +104,7 @@ def terminal_companions(
     return _terminal_companions(take, stay, companions, colour, value, eff)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _terminal_companions(take, stay, companions, colour, value, eff):  # pragma: no cover - compiled
     n, t = take.shape
     f_count, c_count = eff.shape
@@ -166,7 +166,7 @@ def first_roll(w: np.ndarray, sparse: Sparse) -> np.ndarray:
     return w[:, sparse.throw[lo:hi]] @ sparse.chance[lo:hi]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expect(w, k, start, throw, chance):  # pragma: no cover - compiled
     s = 0.0
     for e in range(start[k], start[k + 1]):
@@ -174,7 +174,7 @@ def _expect(w, k, start, throw, chance):  # pragma: no cover - compiled
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_option(row, expected, options):  # pragma: no cover - compiled
     best = -np.inf
     for j in range(options.shape[1]):
@@ -188,7 +188,7 @@ def _best_option(row, expected, options):  # pragma: no cover - compiled
     return -1, best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _advance(w, start, throw, chance, bounds, keeps):  # pragma: no cover - compiled
     n, f_count = w.shape
     k_count = len(start) - 1
@@ -205,7 +205,7 @@ def _advance(w, start, throw, chance, bounds, keeps):  # pragma: no cover - comp
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _advance_companions(w, companions, start, throw, chance, options):  # pragma: no cover - compiled
     n, f_count, c_count = companions.shape
     k_count = len(start) - 1
@@ -227,7 +227,7 @@ def _advance_companions(w, companions, start, throw, chance, options):  # pragma
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pick(w, rows, throw_now, start, throw, chance, options):  # pragma: no cover - compiled
     n = len(rows)
     out = np.empty(n, np.int64)

@@ -28,7 +28,9 @@ plays by them (for checking by simulation).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from itertools import permutations
 from pathlib import Path
 
@@ -134,7 +136,9 @@ class Positions:
 def solve(params: Params, follow: bool = False, progress: Progress | None = None) -> np.ndarray:
     """Values ``(3, positions)``: the seat's share when the seat (row 0), the next rival (1) or the last (2) moves.
 
-    With ``follow`` the seat plays ``turn-optimal`` too; otherwise it plays its best reply.
+    With ``follow`` the seat plays ``turn-optimal`` too; otherwise it plays its best reply. A level's positions (one
+    supply size) read only smaller supplies' values, so its chunks are solved in :func:`threads` threads at once (the
+    compiled kernels release the GIL); the values are the same for any number of threads.
     """
     check_supported(params)
     where = Positions(params)
@@ -145,30 +149,40 @@ def solve(params: Params, follow: bool = False, progress: Progress | None = None
     colour, value = token_colour(params), token_value(params)
     values = np.full((PLAYERS, len(where.pattern)), np.nan)
     ranks = np.arange(len(where.pattern), dtype=np.int64)
-    for level in range(params.n_tokens + 1):
-        rank = ranks[where.level == level]
-        supply, known = _classify(rank, where.pattern, where.values, params.colours)
-        values[:, rank[known >= 0]] = known[known >= 0]
-        open_rows = rank[known < 0]
-        open_supply = supply[known < 0]
-        for lo in range(0, len(open_rows), CHUNK):
-            rows, sup = open_rows[lo : lo + CHUNK], open_supply[lo : lo + CHUNK]
-            args = (rows, sup, where.pattern, values, throws, fit_mask, where.values, params.colours, where.binomial)
-            a_next, miss = _rival_terms(*args, 1)
-            a_last, _ = _rival_terms(*args, 2)
-            after_rivals = a_next + miss * a_last  # after the seat passes, but for miss**2 * own (both pass back)
-            if follow:
-                a_own, _ = _rival_terms(*args, 0)
-                own = (a_own + miss * after_rivals) / (1 - miss**3)
-            else:
-                take = _seat_takes(rows, sup, where.pattern, values, params.colours, params.n_tokens, where.binomial)
-                own = _best_turns(take, after_rivals, miss**2, colour, value, sparse, tables.rolls)
-            values[0, rows] = own
-            values[1, rows] = after_rivals + miss**2 * own
-            values[2, rows] = a_last + miss * own
-        if progress is not None:
-            progress(level + 1, params.n_tokens + 1)
+
+    def solve_rows(rows: np.ndarray, sup: np.ndarray) -> None:  # rows of one level: a thread's share of it
+        args = (rows, sup, where.pattern, values, throws, fit_mask, where.values, params.colours, where.binomial)
+        a_next, miss = _rival_terms(*args, 1)
+        a_last, _ = _rival_terms(*args, 2)
+        after_rivals = a_next + miss * a_last  # after the seat passes, but for miss**2 * own (both pass back)
+        if follow:
+            a_own, _ = _rival_terms(*args, 0)
+            own = (a_own + miss * after_rivals) / (1 - miss**3)
+        else:
+            take = _seat_takes(rows, sup, where.pattern, values, params.colours, params.n_tokens, where.binomial)
+            own = _best_turns(take, after_rivals, miss**2, colour, value, sparse, tables.rolls)
+        values[0, rows] = own
+        values[1, rows] = after_rivals + miss**2 * own
+        values[2, rows] = a_last + miss * own
+
+    with ThreadPoolExecutor(threads()) as pool:
+        for level in range(params.n_tokens + 1):
+            rank = ranks[where.level == level]
+            supply, known = _classify(rank, where.pattern, where.values, params.colours)
+            values[:, rank[known >= 0]] = known[known >= 0]
+            rows, sup = rank[known < 0], supply[known < 0]
+            starts = range(0, len(rows), CHUNK)
+            list(
+                pool.map(solve_rows, (rows[lo : lo + CHUNK] for lo in starts), (sup[lo : lo + CHUNK] for lo in starts))
+            )
+            if progress is not None:
+                progress(level + 1, params.n_tokens + 1)
     return values
+
+
+def threads() -> int:
+    """Threads that solve a level's chunks at once: the cores this process may use (the values never depend on it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def seat_values(values: np.ndarray) -> np.ndarray:
@@ -289,7 +303,7 @@ class BestReply:
 # --- compiled kernels ------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rank(sorted_patterns, binomial):  # pragma: no cover - compiled
     r = 0
     for i in range(len(sorted_patterns)):
@@ -297,7 +311,7 @@ def _rank(sorted_patterns, binomial):  # pragma: no cover - compiled
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _enumerate(n_patterns, colours, n_positions, binomial):  # pragma: no cover - compiled
     out = np.empty((n_positions, colours), np.int16)
     p = np.zeros(colours, np.int64)
@@ -311,7 +325,7 @@ def _enumerate(n_patterns, colours, n_positions, binomial):  # pragma: no cover 
         p[i:] = p[i] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _supply_counts(pattern, n_values):  # pragma: no cover - compiled
     out = np.zeros(len(pattern), np.int64)
     for s in range(len(pattern)):
@@ -321,7 +335,7 @@ def _supply_counts(pattern, n_values):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sorted_rank(p, binomial):  # pragma: no cover - compiled
     q = p.copy()
     for a in range(1, len(q)):
@@ -333,7 +347,7 @@ def _sorted_rank(p, binomial):  # pragma: no cover - compiled
     return _rank(q, binomial)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _after(p, i, j, owner, binomial):  # pragma: no cover - compiled
     """Rank once colour ``i``'s token of value index ``j`` goes from the supply to ``owner`` (1 seat, 2, 3)."""
     q = p.astype(np.int64)
@@ -341,7 +355,7 @@ def _after(p, i, j, owner, binomial):  # pragma: no cover - compiled
     return _sorted_rank(q, binomial)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _holdings(p, values, colours):  # pragma: no cover - compiled
     """``(supply bits, boots per player, boots per player and colour, boots in the supply)``."""
     supply, left = 0, 0
@@ -357,7 +371,7 @@ def _holdings(p, values, colours):  # pragma: no cover - compiled
     return supply, held.sum(axis=1), held, left
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _final_share(boots, held):  # pragma: no cover - compiled
     """The seat's share of an ended game: most boots, then most boots of one colour, then shared."""
     top = boots.max()
@@ -372,7 +386,7 @@ def _final_share(boots, held):  # pragma: no cover - compiled
     return 1.0 / (colour_best == colour_best[0]).sum()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _classify(rank, pattern, values, colours):  # pragma: no cover - compiled
     """Per position: its supply bits, and its value if already decided (-1 where it must be solved)."""
     supply = np.empty(len(rank), np.int64)
@@ -392,7 +406,7 @@ def _classify(rank, pattern, values, colours):  # pragma: no cover - compiled
     return supply, known
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rival_terms(rank, supply, pattern, values, throws, fit_mask, boots, colours, binomial, mover):  # pragma: no cover
     """``(a, miss)`` of a ``turn-optimal`` mover (0 seat, 1 next, 2 last).
 
@@ -433,7 +447,7 @@ def _rival_terms(rank, supply, pattern, values, throws, fit_mask, boots, colours
     return a, miss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _seat_takes(rank, supply, pattern, values, colours, n_tokens, binomial):  # pragma: no cover - compiled
     """``(rows, tokens)``: the seat's share after it takes each supply token (-inf for tokens not there)."""
     out = np.full((len(rank), n_tokens), -np.inf)
@@ -445,7 +459,7 @@ def _seat_takes(rank, supply, pattern, values, colours, n_tokens, binomial):  # 
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _successors(relative, after_seat, colours, binomial):  # pragma: no cover - compiled
     n, n_tokens = relative.shape
     take = np.full((n, n_tokens), -np.inf)
@@ -462,7 +476,7 @@ def _successors(relative, after_seat, colours, binomial):  # pragma: no cover - 
     return take, stay
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _average_relabellings(throws, in_colour, orders, relabel):  # pragma: no cover - compiled
     out = np.zeros_like(throws)
     for s in range(len(throws)):

@@ -56,6 +56,15 @@ def test_best_reply_plays_its_value(best: np.ndarray, seat: int) -> None:
     assert abs(share.mean() - rp.seat_values(best)[seat]) < 4 * share.std() / math.sqrt(GAMES)
 
 
+def test_a_level_s_chunks_solved_by_several_threads_give_the_same_values_as_by_one(best, monkeypatch) -> None:
+    monkeypatch.setattr(rp, "CHUNK", 37)  # every level of SMALL in many chunks
+    monkeypatch.setattr(rp, "threads", lambda: 1)
+    alone = rp.solve(SMALL)
+    monkeypatch.setattr(rp, "threads", lambda: 3)
+    assert np.array_equal(rp.solve(SMALL), alone)
+    assert np.allclose(alone, best, rtol=0, atol=1e-14)  # other chunks: other roundings in the dice's sums
+
+
 def test_best_reply_is_never_worse_than_following(following: np.ndarray, best: np.ndarray) -> None:
     assert np.array_equal(np.isnan(best), np.isnan(following))
     assert np.nanmin(best - following) >= -1e-12
