@@ -1,9 +1,11 @@
 """The ceiling of issue #26's 3-player bar: the best any player can do alone among two `turn-optimal` players.
 
-Solves the best reply (engines.pantolino.response; about 5 minutes on one core and 2.2 GB at default knobs), prints its
-value in each seat, then plays it and a policy (default `learned`) in each seat against two `turn-optimal`
-players on the same seeds, so the policy's gap to the ceiling is measured on the same games. Figures are
-printed, never asserted. Usage: python benchmarks/pantolino_ceiling.py [--games N] [--seed S] [--policy P].
+Solves the best reply (engines.pantolino.response; about 3 minutes on two cores and 2.2 GB at default knobs; read from
+`$BOARDLAB_CACHE` when solved before), prints its value in each seat, then plays it and a policy (default `learned`) in
+each seat against two `turn-optimal` players on the same seeds, so the policy's gap to the ceiling is measured on
+the same games. A `learned` policy is also measured exactly, as the reply's share less its turns' losses
+(engines.pantolino.regret: ±0.01 points from 10,000 games a seat). Figures are printed, never asserted. Usage:
+python benchmarks/pantolino_ceiling.py [--games N] [--exact-games N] [--seed S] [--policy P].
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import time
 import numpy as np
 
 from engines import core
-from engines.pantolino import POLICIES
+from engines.pantolino import POLICIES, regret
 from engines.pantolino import response as rp
 from engines.pantolino.heuristics import TurnOptimal
+from engines.pantolino.learned import Learned
 from engines.pantolino.rules import Params, play_with
 
 SEATS = rp.PLAYERS
@@ -45,18 +48,27 @@ def line(name: str, shares: list[np.ndarray]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=100_000, help="games per seat")
+    parser.add_argument("--exact-games", type=int, default=10_000, help="games per seat of the exact measure")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--policy", default="learned")
     args = parser.parse_args()
     params = Params()
     start = time.perf_counter()
-    values = rp.solve(params)
+    values = rp.cached_solution(params)
     ceiling = rp.seat_values(values)
     seats = " / ".join(f"{v:.3%}" for v in ceiling)
-    print(f"best reply, solved: {ceiling.mean():.3%} (seats {seats}; {time.perf_counter() - start:.0f} s)")
+    print(f"best reply, exact: {ceiling.mean():.3%} (seats {seats}; {time.perf_counter() - start:.0f} s)")
     print(line("best reply, played", seat_shares(params, rp.BestReply(params, values), args.games, args.seed)))
     policy = core.instantiate(POLICIES[args.policy], params)
     print(line(args.policy, seat_shares(params, policy, args.games, args.seed)))
+    if isinstance(policy, Learned):
+        exact = regret.seat_shares(params, policy, args.exact_games, args.seed)
+        mean, half = np.mean([s.share for s in exact]), math.hypot(*(s.half_width for s in exact)) / SEATS
+        seats = " / ".join(f"{s.share:.3%}" for s in exact)
+        print(
+            f"{args.policy}, exact (the reply less its turns' losses, {args.exact_games:,} games a seat): {mean:.3%}"
+            f" ± {half:.3%} (seats {seats})"
+        )
 
 
 if __name__ == "__main__":
