@@ -118,7 +118,7 @@ POLICIES["learned"] = Policy(
     "Value network of the position after each token; keeps by the exact turn programme over those values. Models "
     "for 2-4 players and 2-player escaping boots ship; others are trained on first use and cached (BOARDLAB_TRAIN=0 "
     "refuses; training settings ours, seed 0): with 3 players in the base game fitted to the exact best reply to two "
-    "turn-optimal players (a solve of about five minutes, then 30,000 games); elsewhere by self-play, 60,000 games "
+    "turn-optimal players (a solve of about three minutes, then 60,000 games); elsewhere by self-play, 60,000 games "
     "with 2 players, 20,000 with more, fewer for a setting costlier to train.",
     LearnedPlayer,
     restrict=RESTRICT,

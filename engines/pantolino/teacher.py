@@ -10,9 +10,9 @@ three places: half of them played by the reply itself, half by the learner (``tu
 fitted so far in later rounds), so the fit also meets the positions the learner reaches (dataset aggregation, DAgger:
 Ross, Gordon and Bagnell 2011, with values as labels).
 
-The reply is solved once and cached (:func:`engines.pantolino.response.cached_solution`; about five minutes and 1.7 GB
-at default knobs on one core): the first of a pool's workers to ask solves it while the others wait, then each reads it
-once (:func:`reply_for`).
+The reply is solved once and cached (:func:`engines.pantolino.response.cached_solution`; about three minutes on two
+cores and 1.7 GB at default knobs): the first of a pool's workers to ask solves it while the others wait, then each
+reads it once (:func:`reply_for`).
 """
 
 from __future__ import annotations
