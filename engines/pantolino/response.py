@@ -271,7 +271,9 @@ class BestReply:
         self.tables = params.tables
         self.sparse = keepdp.Sparse.of(self.tables)
         self.colour, self.value = token_colour(params), token_value(params)
-        self.after_seat = values[1]  # what a position is worth to the seat once it has moved
+        #: what a position is worth to the seat once it has moved (a copy: the other two rows, 170 MB at default
+        #: knobs, are not kept alive by a player that never reads them)
+        self.after_seat = values[1].copy()
 
     def prepare(self, players: int) -> None:
         """Refuse any table but three players."""

@@ -127,6 +127,11 @@ def test_the_cached_solution_is_solved_once_per_knobs_and_a_wrong_table_is_solve
     assert "is not usable" in capsys.readouterr().err
 
 
+def test_best_reply_keeps_only_the_row_it_reads(best: np.ndarray) -> None:
+    reply = rp.BestReply(SMALL, best)
+    assert reply.after_seat.base is None and np.array_equal(reply.after_seat, best[1])  # the table can be freed
+
+
 def test_best_reply_refuses_another_table(best: np.ndarray) -> None:
     with pytest.raises(ValueError, match="3-player"):
         play_with(SMALL, [rp.BestReply(SMALL, best), TurnOptimal(SMALL)], 1, np.random.default_rng(0))
