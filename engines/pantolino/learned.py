@@ -478,7 +478,7 @@ class Learned:
             terminal = self.restricted_terminal(unique, take, values[:, -1])
         else:
             terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
-        result = TurnValues(take, inverse, [terminal])
+        result = TurnValues(take, values[:, -1], inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
 
@@ -583,6 +583,7 @@ class TurnValues:
     """One turn's model values, per distinct position: what every keep and the token choice read."""
 
     take: np.ndarray  # (U, T): the mover's value after taking each token, -inf where it is not available
+    stay: np.ndarray  # (U,): the mover's value after taking nothing
     inverse: np.ndarray  # (B,): each game's distinct position
     by_rolls: list[np.ndarray]  # [r]: (U, F) value of each throw with r rolls left (r = 0: where the turn ends)
 

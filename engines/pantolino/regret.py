@@ -22,7 +22,7 @@ import numpy as np
 
 from engines.pantolino import keepdp, response
 from engines.pantolino.heuristics import TurnOptimal
-from engines.pantolino.learned import Learned, distinct_positions
+from engines.pantolino.learned import Learned
 from engines.pantolino.rules import Params, Turn, play_with
 
 PLAYERS = response.PLAYERS
@@ -55,20 +55,20 @@ class TurnLosses:
 
 
 def turn_losses(player: Learned, reply: response.BestReply, turn: Turn) -> np.ndarray:
-    """``(B,)``: each game's reply value of its turn's start less that of the player's turn from there."""
+    """``(B,)``: each game's reply value of its turn's start less that of the player's turn from there.
+
+    The player's own values are those its keeps and token read this turn (computed once a turn, per distinct
+    position); the reply's are followed through the keeps those values pick.
+    """
     rolls, sparse = turn.params.rolls, player.sparse
-    first, inverse = distinct_positions(turn)
-    own = player.successor_values(turn)
-    stay = player.candidate_shares(turn.subset(first))[:, -1, 0]
-    take_own, stay_own = own.take[own.inverse], stay[inverse]
-    take, stay_reply = reply.successors(turn)
-    reached = np.concatenate([take, stay_reply[:, None]], axis=1)[:, :, None]
-    mine = keepdp.terminal_values(take_own, stay_own, player.colour, player.value, sparse.eff)
+    own = player.throw_values(turn, rolls - 1)
+    take, stay = reply.successors(turn)
+    reached = np.concatenate([take, stay[:, None]], axis=1)[:, :, None]
+    take_own, stay_own = own.take[own.inverse], own.stay[own.inverse]
     followed = keepdp.terminal_companions(take_own, stay_own, reached, player.colour, player.value, sparse.eff)
-    best = keepdp.terminal_values(take, stay_reply, player.colour, player.value, sparse.eff)
-    for _ in range(rolls - 1):
-        followed = keepdp.advance_companions(mine, followed, sparse)
-        mine = keepdp.advance(mine, sparse)
+    best = keepdp.terminal_values(take, stay, player.colour, player.value, sparse.eff)
+    for rolls_left in range(rolls - 1):
+        followed = keepdp.advance_companions(own.by_rolls[rolls_left][own.inverse], followed, sparse)
         best = keepdp.advance(best, sparse)
     return keepdp.first_roll(best, sparse) - keepdp.first_roll(followed, sparse)[:, 0]
 
