@@ -102,6 +102,47 @@ def pay_in_order(
 
 
 @njit(cache=True)
+def cards_cost(deck: np.ndarray, taken: np.ndarray, k: np.ndarray, cost_spread: np.ndarray) -> np.ndarray:
+    """Chips per resource ``(B, 3)`` of the ``k[i, s]`` cards under the first ``taken[i, s]`` of each stack.
+
+    ``cost_spread`` is each card's cost as a spread bag (one byte per resource); past a stack's bottom its last
+    entry (the dummy) is read.
+    """
+    n, stacks, depth = deck.shape
+    out = np.zeros((n, 3), dtype=np.int64)
+    for i in range(n):
+        spread = 0
+        for s in range(stacks):
+            for j in range(k[i, s]):
+                spread += cost_spread[deck[i, s, min(taken[i, s] + j, depth - 1)]]
+        for r in range(3):
+            out[i, r] = (spread >> (8 * r)) & 0xFF
+    return out
+
+
+@njit(cache=True)
+def keep_order(demand: np.ndarray) -> np.ndarray:
+    """Per row, the chip types by the keep rule's preference given the tops' ``demand`` ``(B, 3)``: ``(B, 4)``.
+
+    A resource is worth 10 plus its demand, a crystal :data:`CRYSTAL_VALUE`; ties go to the lower type.
+    """
+    n = demand.shape[0]
+    out = np.zeros((n, 4), dtype=np.int64)
+    key = np.zeros(4, dtype=np.int64)
+    for i in range(n):
+        for t in range(3):
+            key[t] = (10 + demand[i, t]) * 4 + (3 - t)
+        key[CRYSTAL] = CRYSTAL_VALUE * 4
+        for t in range(4):  # insertion sort, best first (the keys differ)
+            j = t
+            while j > 0 and key[out[i, j - 1]] < key[t]:
+                out[i, j] = out[i, j - 1]
+                j -= 1
+            out[i, j] = t
+    return out
+
+
+@njit(cache=True)
 def _kept(left: np.ndarray, order: np.ndarray, room: int, kept: np.ndarray) -> None:
     """The keep rule: up to ``room`` chips of ``left`` (counts), best type of ``order`` first, into ``kept``."""
     kept[:] = 0

@@ -29,7 +29,6 @@ from engines.core import Policy
 from engines.expert import expert_policy
 from engines.paleolino import kernels, learned
 from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, ROLLOUTS, Expert, parse_budget
-from engines.paleolino.kernels import CRYSTAL_VALUE
 from engines.paleolino.restrictions import RESTRICTIONS, restricted
 from engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
 from engines.restrict import restricting
@@ -40,9 +39,8 @@ RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-store, expert:
 
 def keep_order(demand: np.ndarray) -> np.ndarray:
     """Chip types in the keep rule's order of preference given tops' ``demand``, over any leading axes."""
-    value = np.concatenate([10 + demand, np.full((*demand.shape[:-1], 1), CRYSTAL_VALUE)], axis=-1)
-    key = value * 4 + (3 - np.arange(4))  # ties to the lower chip type
-    return np.argsort(-key, axis=-1, kind="stable")
+    flat = np.ascontiguousarray(demand, dtype=np.int64).reshape(-1, 3)
+    return kernels.keep_order(flat).reshape(*demand.shape[:-1], 4)
 
 
 def keep_best(
@@ -216,7 +214,8 @@ class Greedy:
 
     def cave(self, turn: Turn) -> np.ndarray:
         """The cave with most expected chips (remembered plus forgotten ones placed); ties to the lowest cave."""
-        return turn.expected().sum(axis=2).argmax(axis=1)
+        expected = turn.expected()  # the four types added in order, as a sum over the last axis would
+        return (expected[:, :, 0] + expected[:, :, 1] + expected[:, :, 2] + expected[:, :, 3]).argmax(axis=1)
 
     def builds(self, turn: Turn) -> np.ndarray:
         """Repeatedly build the affordable top costing most chips (ties to the lowest stack)."""

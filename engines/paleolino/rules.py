@@ -578,23 +578,19 @@ def check_payment(
     others = np.delete(takes[:, 1:], mover, axis=1)
     if others.size and np.any(chips_in[others] > (params.help_chips if params.help else 0)):
         raise ValueError("a policy took more help than the rules allow")
-    paid = counts[takes].astype(np.int64).sum(axis=1)
-    if np.any(paid[:, :3] > need) or np.any(paid.sum(axis=1) != need.sum(axis=1)):
+    # each take lies within its holder (checked above) and the holders' chips are disjoint parts of the game's,
+    # at most 15 of a type: the takes' bags add without carries
+    paid = takes.sum(axis=1)
+    if np.any(counts[paid][:, :3] > need) or np.any(chips_in[paid] != need.sum(axis=1)):
         raise ValueError("a policy's payment does not match the cost of its builds")
 
 
 def cards_cost(tables: Tables, deck: np.ndarray, taken: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Chips per resource of the ``k[i, s]`` cards under the first ``taken[i, s]`` of each stack, ``(B, 3)``.
 
-    One pass per card depth built (a turn builds few), not over the whole deck.
+    A compiled loop over the cards built (a turn builds few), not over the whole deck.
     """
-    spread = np.zeros(len(k), dtype=np.int64)  # one byte per resource: at most 24 cards of 4 chips
-    last = deck.shape[2] - 1
-    for j in range(int(k.max(initial=0))):
-        at = np.minimum(taken + j, last)
-        ids = np.take_along_axis(deck, at[:, :, None], axis=2)[:, :, 0]
-        spread += (tables.cost_spread[ids] * (j < k)).sum(axis=1)
-    return (spread[:, None] >> (8 * np.arange(3))) & 0xFF
+    return kernels.cards_cost(deck, taken, k, tables.cost_spread)
 
 
 def pay_builds(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -14,7 +15,8 @@ from engines.checker import check_batch, check_reference
 from engines.core import GameStream, ScriptedSource
 from engines.paleolino import INFO, POLICIES, Params, play
 from engines.paleolino import reference as ref
-from engines.paleolino.policies import keep_best, offers
+from engines.paleolino.kernels import CRYSTAL_VALUE
+from engines.paleolino.policies import keep_best, keep_order, offers
 from engines.paleolino.rules import (
     State,
     Turn,
@@ -331,6 +333,16 @@ def test_stacks_follow_the_rulebook() -> None:
     state = State.initial(Params(), 2, 50, ScriptedSource.from_seed(0, 50, 20))
     cards = np.sort(np.where(state.deck < 15, state.deck, 99).reshape(50, -1), axis=1)[:, :15]
     assert np.all(cards == np.arange(15))  # every invention dealt once
+
+
+def test_keep_order_ranks_by_value_then_lower_type() -> None:
+    """The compiled order is the rule's: a resource worth 10 + its demand, a crystal 100, ties to the lower type."""
+    demand = np.array(list(itertools.product(range(0, 100, 3), repeat=3)), dtype=np.int64)
+    value = np.concatenate([10 + demand, np.full((len(demand), 1), CRYSTAL_VALUE)], axis=1)
+    expected = np.argsort(-(value * 4 + (3 - np.arange(4))), axis=1, kind="stable")
+    assert np.array_equal(keep_order(demand), expected)
+    assert keep_order(np.array([[0, 0, 0]])).tolist() == [[3, 0, 1, 2]]
+    assert keep_order(np.array([[95, 0, 90]])).tolist() == [[0, 2, 3, 1]]
 
 
 def test_keep_rule() -> None:
