@@ -473,12 +473,13 @@ class Learned:
         first, inverse = distinct_positions(turn)
         unique = turn.subset(first)
         values = self.candidate_shares(unique)[..., 0]
+        stay = values[:, -1]  # taking nothing
         take = np.where(unique.available, values[:, :-1] + self.boots_tiebreak * self.value, -np.inf)
         if self.token_rules:
-            terminal = self.restricted_terminal(unique, take, values[:, -1])
+            terminal = self.restricted_terminal(unique, take, stay)
         else:
-            terminal = keepdp.terminal_values(take, values[:, -1], self.colour, self.value, self.sparse.eff)
-        result = TurnValues(take, values[:, -1], inverse, [terminal])
+            terminal = keepdp.terminal_values(take, stay, self.colour, self.value, self.sparse.eff)
+        result = TurnValues(take, stay, inverse, [terminal])
         self.stash = (tuple(np.copy(a) for a in key), result)
         return result
 
