@@ -49,6 +49,7 @@ from engines.pantolino.rules import (
     Params,
     State,
     Turn,
+    TurnMemo,
     finished,
     fits,
     play_with,
@@ -410,7 +411,7 @@ class Learned:
         self.models = dict(models or {})
         self.colour, self.value = token_colour(params), token_value(params)
         self.sparse = keepdp.Sparse.of(self.tables)
-        self.stash: tuple | None = None
+        self.memo: TurnMemo[TurnValues] = TurnMemo()
         self.rules: tuple[TurnRule, ...] = ()  # restrictions of the keeps and the token (none: the full player)
 
     def restrict(self, rules: Sequence[TurnRule]) -> None:
@@ -419,7 +420,7 @@ class Learned:
         Where a rule leaves a throw no keep option, or a throw's fitting tokens none, all of them stay (a forced
         move). Rules only ever remove candidates; the values and the model are the full player's.
         """
-        self.rules, self.stash = tuple(rules), None
+        self.rules, self.memo = tuple(rules), TurnMemo()
         keeps = [rule.keeps(self.tables) for rule in self.rules if rule.keeps is not None]
         if keeps:
             self.sparse = replace(self.sparse, options=keepdp.restricted_options(self.sparse.options, keeps))
@@ -465,11 +466,10 @@ class Learned:
 
     def successor_values(self, turn: Turn) -> TurnValues:
         """The model's values after each candidate of this turn, per distinct position (computed once a turn)."""
-        key = (turn.games, turn.mover, turn.owner, turn.supply_bits)
-        if self.stash is not None and all(
-            a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.stash[0], key, strict=True)
-        ):
-            return self.stash[1]
+        return self.memo.get(turn, lambda: self.compute_successor_values(turn))
+
+    def compute_successor_values(self, turn: Turn) -> TurnValues:
+        """:meth:`successor_values`, computed."""
         first, inverse = distinct_positions(turn)
         unique = turn.subset(first)
         values = self.candidate_shares(unique)[..., 0]
@@ -479,9 +479,7 @@ class Learned:
             terminal = self.restricted_terminal(unique, take, stay)
         else:
             terminal = keepdp.terminal_values(take, stay, self.colour, self.value, self.sparse.eff)
-        result = TurnValues(take, stay, inverse, [terminal])
-        self.stash = (tuple(np.copy(a) for a in key), result)
-        return result
+        return TurnValues(take, stay, inverse, [terminal])
 
     def restricted_terminal(self, turn: Turn, take: np.ndarray, stay: np.ndarray) -> np.ndarray:
         """``(U, F)``: :func:`keepdp.terminal_values` with the token rules: the best allowed fitting token's value."""

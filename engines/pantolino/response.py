@@ -39,7 +39,7 @@ from numba import njit
 
 from engines.cachedir import cache_dir, cached_array, key_digest
 from engines.pantolino import keepdp
-from engines.pantolino.rules import INFO, Params, Turn, fits, token_colour, token_value
+from engines.pantolino.rules import INFO, Params, Turn, TurnMemo, fits, token_colour, token_value
 from engines.pantolino.solver import FixedRule
 
 PLAYERS = 3
@@ -274,6 +274,7 @@ class BestReply:
         #: what a position is worth to the seat once it has moved (a copy: the other two rows, 170 MB at default
         #: knobs, are not kept alive by a player that never reads them)
         self.after_seat = values[1].copy()
+        self.memo: TurnMemo[tuple[np.ndarray, np.ndarray]] = TurnMemo()
 
     def prepare(self, players: int) -> None:
         """Refuse any table but three players."""
@@ -281,7 +282,14 @@ class BestReply:
             raise ValueError(f"the best reply plays {PLAYERS}-player games, not {players}")
 
     def successors(self, turn: Turn) -> tuple[np.ndarray, np.ndarray]:
-        """``(take (B, T), stay (B,))``: the seat's share after taking each supply token, and after nothing."""
+        """``(take (B, T), stay (B,))``: the seat's share after taking each supply token, and after nothing.
+
+        Computed once a turn: the keeps and the token choice of one turn all read them.
+        """
+        return self.memo.get(turn, lambda: self.compute_successors(turn))
+
+    def compute_successors(self, turn: Turn) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`successors`, computed."""
         owner = turn.owner.astype(np.int64)
         relative = np.where(owner >= 0, (owner - turn.mover[:, None]) % PLAYERS, -1)
         return _successors(relative, self.after_seat, self.colours, self.binomial)

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -250,6 +250,31 @@ def tie_possible(params: Params, players: int) -> bool:
     third player can.
     """
     return players > 2 or params.no_token_rule == "remove-smallest" or total_boots(params, players) % 2 == 0
+
+
+Computed = TypeVar("Computed")
+
+
+class TurnMemo(Generic[Computed]):
+    """The last value a policy computed for a turn, reused while the policy is asked about the same turn again.
+
+    A turn is known by its games, movers, owners and supply: a policy's keeps and its token choice all ask about one
+    turn, so a costly per-turn computation runs once.
+    """
+
+    def __init__(self) -> None:
+        """Nothing remembered yet."""
+        self.key: tuple[np.ndarray, ...] | None = None
+        self.value: Computed | None = None
+
+    def get(self, turn: Turn, compute: Callable[[], Computed]) -> Computed:
+        """``compute()``'s value for ``turn``: remembered if ``turn`` is the last one asked about, else computed now."""
+        key = (turn.games, turn.mover, turn.owner, turn.supply_bits)
+        if self.key is None or not all(
+            a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.key, key, strict=True)
+        ):
+            self.value, self.key = compute(), tuple(np.copy(a) for a in key)
+        return self.value
 
 
 class Turn:

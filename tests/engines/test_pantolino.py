@@ -16,7 +16,7 @@ from engines.checker import check_batch, check_reference
 from engines.core import ScriptedSource
 from engines.pantolino import POLICIES, Params, play
 from engines.pantolino import reference as ref
-from engines.pantolino.rules import play_turns, token_colour, token_value
+from engines.pantolino.rules import State, Turn, TurnMemo, play_turns, token_colour, token_value
 
 POLICY_NAMES = sorted(set(POLICIES) - {"win-optimal", "expert", "learned"})  # each tested on its own
 
@@ -188,11 +188,8 @@ def test_batched_chain_equals_fraction_chain(policy: str) -> None:
 
 
 def _full_turn(params: Params):
-    from engines.core import RandomSource
-    from engines.pantolino.rules import State, Turn
-
     state = State.initial(params, 1, 1)
-    return Turn(params, 1, RandomSource(np.random.default_rng(0)), state, np.zeros(1, dtype=np.int64))
+    return Turn(params, 1, core.RandomSource(np.random.default_rng(0)), state, np.zeros(1, dtype=np.int64))
 
 
 def test_turn_optimal_expected_value_matches_monte_carlo_and_dominates() -> None:
@@ -360,3 +357,25 @@ def test_alias_tables_give_each_column_its_exact_share(rows: list[list[int]], ze
         expected = weights[row] / weights[row].sum()
         assert np.allclose(share / width, expected, rtol=0, atol=1e-12), (weights[row], share / width)
         assert np.all((limit == 1) | (other != np.arange(width)))
+
+
+def test_turn_memo_computes_once_a_turn_and_again_for_another() -> None:
+    """Asked about the same turn, the memo answers from memory; another owner, mover or set of games recomputes."""
+    params = Params()
+    state = State.initial(params, 3, 4)
+    calls: list[int] = []
+
+    def turn_of(state: State, mover: int = 0) -> Turn:
+        return Turn(params, 3, core.RandomSource(np.random.default_rng(0)), state, np.full(len(state.game), mover))
+
+    def ask(turn: Turn) -> int:
+        return memo.get(turn, lambda: calls.append(1) or len(calls))
+
+    memo: TurnMemo[int] = TurnMemo()
+    assert ask(turn_of(state)) == ask(turn_of(state)) == 1  # a fresh Turn of the same position: remembered
+    state.owner[2, 0] = 1  # a token changed hands (in place: the memo keeps its own copy of the key)
+    state.supply_bits[2] &= ~1
+    assert ask(turn_of(state)) == 2
+    assert ask(turn_of(state, mover=1)) == 3
+    assert ask(turn_of(state.keep_rows(np.arange(3)), mover=1)) == 4
+    assert ask(turn_of(state.keep_rows(np.arange(3)), mover=1)) == 4
