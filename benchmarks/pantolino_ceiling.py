@@ -19,22 +19,10 @@ import numpy as np
 from engines import core
 from engines.pantolino import POLICIES, regret
 from engines.pantolino import response as rp
-from engines.pantolino.heuristics import TurnOptimal
 from engines.pantolino.learned import Learned
-from engines.pantolino.rules import Params, play_with
+from engines.pantolino.rules import Params
 
 SEATS = rp.PLAYERS
-
-
-def seat_shares(params: Params, player: object, games: int, seed: int) -> list[np.ndarray]:
-    """``player``'s share of each game in each seat, the other two seats `turn-optimal`."""
-    out = []
-    for seat in range(SEATS):
-        impls: list[object] = [TurnOptimal(params) for _ in range(SEATS)]
-        impls[seat] = player
-        won = play_with(params, impls, games, np.random.default_rng([seed, seat]))["winners"].astype(np.float64)
-        out.append((won / won.sum(axis=1, keepdims=True))[:, seat])
-    return out
 
 
 def line(name: str, shares: list[np.ndarray]) -> str:
@@ -58,9 +46,10 @@ def main() -> None:
     ceiling = rp.seat_values(values)
     seats = " / ".join(f"{v:.3%}" for v in ceiling)
     print(f"best reply, exact: {ceiling.mean():.3%} (seats {seats}; {time.perf_counter() - start:.0f} s)")
-    print(line("best reply, played", seat_shares(params, rp.BestReply(params, values), args.games, args.seed)))
+    reply = rp.BestReply(params, values)
+    print(line("best reply, played", regret.shares_among_turn_optimal(params, lambda _: reply, args.games, args.seed)))
     policy = core.instantiate(POLICIES[args.policy], params)
-    print(line(args.policy, seat_shares(params, policy, args.games, args.seed)))
+    print(line(args.policy, regret.shares_among_turn_optimal(params, lambda _: policy, args.games, args.seed)))
     if isinstance(policy, Learned):
         exact = regret.seat_shares(params, policy, args.exact_games, args.seed)
         mean, half = np.mean([s.share for s in exact]), math.hypot(*(s.half_width for s in exact)) / SEATS

@@ -16,6 +16,7 @@ game nothing moves between a turn's first roll and its token.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,18 +85,34 @@ class SeatShare:
     played: float  #: the share the games themselves gave (for comparison: noisier)
 
 
+def shares_among_turn_optimal(
+    params: Params, player_in_seat: Callable[[int], object], games: int, seed: int
+) -> list[np.ndarray]:
+    """Per seat, the share of each game won by ``player_in_seat(seat)`` alone among two ``turn-optimal`` players.
+
+    ``games`` games a seat from ``[seed, seat]``. The rivals are one instance, so its keep tables and throw samplers
+    are built once (each game's chance is its own: the games do not depend on it).
+    """
+    rival = TurnOptimal(params)
+    out = []
+    for seat in range(PLAYERS):
+        impls: list[object] = [rival] * PLAYERS
+        impls[seat] = player_in_seat(seat)
+        won = play_with(params, impls, games, np.random.default_rng([seed, seat]), metrics=False)["winners"]
+        won = won.astype(np.float64)
+        out.append((won / won.sum(axis=1, keepdims=True))[:, seat])
+    return out
+
+
 def seat_shares(params: Params, player: Learned, games: int, seed: int) -> list[SeatShare]:
     """The player alone among two ``turn-optimal`` in each seat, ``games`` games a seat from ``[seed, seat]``."""
     values = response.cached_solution(params)
     reply, exact = response.BestReply(params, values), response.seat_values(values)
+    counted = [TurnLosses(player, reply, games) for _ in range(PLAYERS)]
+    played = shares_among_turn_optimal(params, counted.__getitem__, games, seed)
     out = []
-    for seat in range(PLAYERS):
-        counted = TurnLosses(player, reply, games)
-        impls: list[object] = [TurnOptimal(params) for _ in range(PLAYERS)]
-        impls[seat] = counted
-        winners = play_with(params, impls, games, np.random.default_rng([seed, seat]), metrics=False)["winners"]
-        won = winners.astype(float)
-        played = float((won / won.sum(axis=1, keepdims=True))[:, seat].mean())
-        half = 1.96 * float(counted.loss.std()) / math.sqrt(games)
-        out.append(SeatShare(seat, float(exact[seat] - counted.loss.mean()), half, float(exact[seat]), played))
+    for seat, losses in enumerate(counted):
+        half = 1.96 * float(losses.loss.std()) / math.sqrt(games)
+        share = float(exact[seat] - losses.loss.mean())
+        out.append(SeatShare(seat, share, half, float(exact[seat]), float(played[seat].mean())))
     return out

@@ -91,13 +91,14 @@ class Taught:
         if not response.solvable(params, players):
             raise ValueError(f"the {learned.TEACHER} teacher needs 3 players and the base game ({players} given)")
         reply = reply_for(params)
-        learner = self.baseline(params) if model is None else learned.Learned(params, {players: model})
+        rival = self.baseline(params)  # one for every seat and group: its keep tables and throw samplers are built once
+        learner = rival if model is None else learned.Learned(params, {players: model})
         recording = [Recording(inner, reply) for inner in (reply, learner)]
         groups = [(r, seat) for r in recording for seat in range(players)]
         for i, (recorder, seat) in enumerate(groups):
             games = n_games // len(groups) + (i < n_games % len(groups))
             if games:
-                impls = [self.baseline(params) for _ in range(players)]
+                impls: list[object] = [rival] * players
                 impls[seat] = recorder
                 play_with(params, impls, games, rng, metrics=False)
         features = np.concatenate([f for r in recording for f in r.features])
