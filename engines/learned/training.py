@@ -235,6 +235,8 @@ def train(
             each_round(number, model)
     if settings.anneal_epochs:
         features, targets = (np.concatenate(part) for part in zip(*kept, strict=True))
+        kept.clear()  # only the merged copy is fitted: the rounds' own arrays, and the last round's chunks, go
+        parts.clear()
         model = fitter(features, targets, settings.anneal_epochs, ANNEAL_RATE)
         if each_round is not None:
             each_round(len(per_round) + settings.search_rounds, model)
