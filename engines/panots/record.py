@@ -4,6 +4,11 @@ from engines.panots.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
+    default_policy="planner",
+    default_reason=(
+        "it beats every other rule of thumb head to head; learned and expert are stronger but play hundreds "
+        "of games a second or fewer, and learned needs a model for every setting"
+    ),
     balance=Balance(
         "planner",
         2,
