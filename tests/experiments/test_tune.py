@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.game_metrics import Value
-from engines import core
+from engines import core, get_game
 from engines.pantolino import learned as learned_pantolino
 from experiments import tune as tn
 from experiments import variants
@@ -194,7 +194,18 @@ def test_a_run_killed_mid_trial_resumes_and_ends_like_an_uninterrupted_one(tmp_p
 
 def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    args = ["tune", "pantolino", "--vary", "joker_faces=0..2", "--target", "first_seat_advantage=0", "-n", "600"]
+    args = [
+        "tune",
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "--vary",
+        "joker_faces=0..2",
+        "--target",
+        "first_seat_advantage=0",
+        "-n",
+        "600",
+    ]
     result = runner.invoke(app, [*args, "--chunk-size", "300", "--trials", "4", "-j", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "target first_seat_advantage=0: MISSED" in result.output  # keep-jokers' first seat: +7.7 points at best
@@ -207,7 +218,22 @@ def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path
     assert record["game_version"] and "optuna" in record["versions"] and record["variant"] is None
     best = record["best"]["setting"]
     variant = ["--variant", "tuned", "--variants-file", str(out / "variants.toml")]
-    run = runner.invoke(app, ["pantolino", *variant, "-n", "300", "-j", "1", "--json", "--out", str(tmp_path / "run")])
+    run = runner.invoke(
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            *variant,
+            "-n",
+            "300",
+            "-j",
+            "1",
+            "--json",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert run.exit_code == 0, run.output
     assert json.loads(run.output)["params"]["joker_faces"] == int(best["joker_faces"])
 
@@ -232,13 +258,24 @@ def test_cli_tunes_paleolino_toward_half_the_games_won(tmp_path: Path) -> None:
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["tune", "pantolino", *args, "--out", str(tmp_path)])
+    result = runner.invoke(app, ["tune", "pantolino", "--policy", "keep-jokers", *args, "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
 def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) -> None:
-    args = ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "first_seat_advantage=0", "--trials", "2"]
+    args = [
+        "tune",
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "--vary",
+        "rolls=2,3",
+        "--target",
+        "first_seat_advantage=0",
+        "--trials",
+        "2",
+    ]
     result = runner.invoke(app, [*args, "-n", "200", "-j", "1", "--quiet", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output  # was refused: --chunk-size 2500 (the default) above -n 200
     assert pd.read_csv(tmp_path / "trials.csv")["games"].eq(200).all()
@@ -359,9 +396,33 @@ def test_tune_name_must_be_a_plain_toml_key_and_any_written_name_loads_again(tmp
     import tomllib
 
     result = runner.invoke(
-        app, ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "duration=15", "--name", 'a"b']
+        app,
+        [
+            "tune",
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "--vary",
+            "rolls=2,3",
+            "--target",
+            "duration=15",
+            "--name",
+            'a"b',
+        ],
     )
     assert result.exit_code == 2 and "must be 1..100 letters, digits" in result.output
     assert len(result.output.strip().splitlines()) == 1
     text = variants.render("pantolino", {'a"b\\c': {"rolls": "2"}}, {'a"b\\c': "note"})
     assert tomllib.loads(text)["pantolino"] == {'a"b\\c': {"rolls": "2"}}
+
+
+@pytest.mark.parametrize("game", ["pantolino", "patolli", "panots", "paleolino", "cargolino"])
+def test_every_metric_list_offers_as_a_target_is_accepted(game: str) -> None:
+    from experiments.commands.listing import describe
+
+    record = describe(game)
+    module = get_game(game).module
+    defined = tn.defined_metrics(game, (next(iter(module.POLICIES)),) * max(2, module.INFO.min_players), (), None)
+    assert record["targets"] and set(record["targets"]) <= set(record["metrics"]) | set(tn.metric_names(module))
+    for name in record["targets"]:
+        assert tn.parse_target(game, f"{name}=1", defined).metric == name
