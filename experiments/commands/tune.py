@@ -171,8 +171,9 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
     for knob, share in result.importances.items():
         console.print(f"importance of {knob}: {share:.2f}", highlight=False)
     label = "closest setting (targets missed, noted in the file)" if missed else "winner"
+    how = "every setting once" if result.spec.plan is not None else "settings proposed by the sampler, none twice"
     console.print(
-        f"{len(result.trials)} trials, {result.games_used:,} games; written: "
+        f"{len(result.trials)} trials ({how}), {result.games_used:,} games; written: "
         f"{', '.join(str(p) for p in result.files)}; {label} as variant '{name}' in {variant_file}",
         highlight=False,
     )
