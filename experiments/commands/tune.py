@@ -39,7 +39,9 @@ def tune_command(
             "default 0.01 for a share, 2% of the target for a count) and @weight (repeatable).",
         ),
     ],
-    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    policy: Annotated[
+        str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's default player).")
+    ] = None,
     seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
     players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value kept fixed (repeatable).")] = None,
