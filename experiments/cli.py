@@ -47,7 +47,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
 """Every command but the per-game ones: name -> its function (a new command is one line here)."""
 
 for _game in available_games():
-    app.command(name=_game)(play.make_game_command(_game))
+    app.command(name=_game, cls=play.GameCommand)(play.make_game_command(_game))
 for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
 

@@ -223,6 +223,20 @@ def _writable(folder: Path) -> bool:
     return True
 
 
+class GameCommand(typer.core.TyperCommand):
+    """A ``simulate GAME`` command whose ``--help`` names the game's default player (the game loaded only then)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The help, its text ending with who plays without ``--policy`` or ``--seats`` and why."""
+        game = self.name or ""
+        default, why = default_policy(get_game(game).module)
+        self.help = (
+            f"Play {game} games and summarise them (see `simulate list {game}`).\n\n"
+            f"Players: without --policy or --seats every seat plays {default}, this game's default: {why}."
+        )
+        super().format_help(ctx, formatter)
+
+
 def make_game_command(game: str) -> Any:
     """The ``simulate GAME`` command of one registered game (the same options for every game)."""
 
@@ -287,11 +301,7 @@ def make_game_command(game: str) -> Any:
             rotate,
         )
 
-    default, why = default_policy(get_game(game).module)
-    command.__doc__ = (
-        f"Play {game} games and summarise them (see `simulate list {game}`).\n\n"
-        f"Players: without --policy or --seats every seat plays {default}, this game's default: {why}."
-    )
+    command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."
     return command
 
 
