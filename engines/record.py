@@ -73,7 +73,8 @@ class Record:
     neither: no differential). ``reference_options``: what ``play`` takes to draw chance as the reference engine
     does (for that differential). ``restrictions``: the named choices a player can give up, by name, in order from
     the one that removes most (:mod:`engines.restrict`; ``simulate restrict GAME`` plays its strong player under
-    each); the policies that take them carry the matching ``restrict`` hook.
+    each); the policies that take them carry the matching ``restrict`` hook. ``exact``: the game's exactly solved
+    players (not heuristics: the ladder plays each as its own rung where it plays the table), whatever their names.
     """
 
     balance: Balance | None = None
@@ -88,6 +89,7 @@ class Record:
     reference_seats: tuple[str, ...] = ()
     reference_options: Mapping[str, object] = field(default_factory=dict)
     restrictions: Mapping[str, Restriction] = field(default_factory=dict)
+    exact: tuple[str, ...] = ()
 
 
 def record_of(module: object) -> Record:
