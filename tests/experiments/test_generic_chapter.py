@@ -1,0 +1,19 @@
+"""The generic chapter asks what a game declares, and names a winner only when its interval clears the next."""
+
+from __future__ import annotations
+
+from experiments.chapters import verdict
+from experiments.chapters.generic import GenericChapter
+
+
+def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need() -> None:
+    assert GenericChapter("pantolino").restricts() and GenericChapter("pantolino").explains()
+    assert not GenericChapter("swine").restricts() and not GenericChapter("swine").explains()
+
+
+def test_a_verdict_needs_intervals_apart_and_says_how_many_games_would_tell() -> None:
+    assert verdict.clears((0.0, 0.02), (0.03, 0.05)) and not verdict.clears((0.0, 0.04), (0.03, 0.05))
+    assert verdict.games_to_tell(250, 0.02, 0.06) == 2_250  # intervals narrow as 1/sqrt(games): 250 x 3^2
+    assert verdict.games_to_tell(250, 0.0, 0.06) is None and verdict.games_to_tell(250, 1e-9, 0.06) is None
+    assert verdict.about(2_250) == "about 2,200 games each would tell"
+    assert verdict.about(None) == "no practical number of games would tell them apart"
