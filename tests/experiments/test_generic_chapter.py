@@ -17,3 +17,17 @@ def test_a_verdict_needs_intervals_apart_and_says_how_many_games_would_tell() ->
     assert verdict.games_to_tell(250, 0.0, 0.06) is None and verdict.games_to_tell(250, 1e-9, 0.06) is None
     assert verdict.about(2_250) == "about 2,200 games each would tell"
     assert verdict.about(None) == "no practical number of games would tell them apart"
+
+
+def test_the_ladder_names_its_best_rated_policy_only_when_its_interval_clears_the_next() -> None:
+    import pandas as pd
+
+    from experiments.chapters import skill
+
+    def rated(second_high: float) -> pd.DataFrame:
+        rows = [("expert", 300, 250, 350), ("greedy", 240, 200, second_high), ("random", 0, 0, 0)]
+        return pd.DataFrame(rows, columns=["policy", "rating", "rating_lo", "rating_hi"])
+
+    assert skill.best_rated(rated(245)) == "expert" and skill.best_rated_text(rated(245)) == "The best rated is expert."
+    assert skill.best_rated(rated(260)) is None
+    assert "No policy is rated detectably best" in skill.best_rated_text(rated(260))
