@@ -1,8 +1,10 @@
 """The chapter of a game without one of its own: what every game's record and policies let a report ask.
 
 Pages: seat balance and game length at every table size (everyone playing the record's balance policy), the
-game's own metrics, the head to head of its policies and the skill ladder (the same 2-player games), and the
-balance page (default rules, each variant, the record's tuning question). :func:`chapter` binds the two
+game's own metrics, the head to head of its policies and the skill ladder (the same 2-player games), the pages
+the game declares what they need for (a handicap in its record; restrictions its strong player takes: which
+choices matter and whether a strategy dominates; words and seats: which decisions matter), and the balance page
+(default rules, each variant, the record's tuning question). :func:`chapter` binds the two
 functions every chapter exposes, ``plan(n_games, seed, chunk=None)`` and ``build(n_games, precision, seed,
 play)``, to a game. Every arm is played from the chapter's seed (common random numbers across arms).
 """
@@ -21,11 +23,11 @@ from analysis import plots, stats
 from analysis.book import Page
 from analysis.wording import count, pct, points
 from engines import get_game
-from engines.record import record_of
+from engines.record import Handicap, record_of
 from experiments import explain as ex
 from experiments import ladder as lad
 from experiments import restrict as rp
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill, verdict
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, knobs_line, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -63,7 +65,7 @@ class GenericChapter:
     def questions(self, n: int, seed: int, chunk: int) -> list[Question]:
         """The chapter's questions, in page order (the head to head is the ladder's games), the balance page last.
 
-        The choices, dominant strategy and decisions pages come where the game declares what they need.
+        The handicap, choices, dominant strategy and decisions pages come where the game declares what they need.
         """
         ladder = skill.question(self.game)
         return [
@@ -73,10 +75,18 @@ class GenericChapter:
             Question("head to head", ladder.arms, self.head_to_head_page),
             ladder,
             by_skill.question(self.game),
+            *([handicap.question(self.game, declared)] if (declared := self.handicap()) else []),
             *(choices.questions(self.game, n, seed, chunk) if self.restricts() else []),
             *([decisions.question(self.game, n, seed)] if self.explains() else []),
             balance.question(self.game, SHARE),
         ]
+
+    def handicap(self) -> Handicap | None:
+        """The handicap the game's record declares, if it plays 2-player games."""
+        module = self.module
+        declared = record_of(module).handicap
+        info = module.INFO
+        return declared if declared and info.min_players <= handicap.PLAYERS <= info.max_players else None
 
     def restricts(self) -> bool:
         """Whether the game declares restrictions its strong player takes (the choices and dominant pages)."""

@@ -31,3 +31,17 @@ def test_the_ladder_names_its_best_rated_policy_only_when_its_interval_clears_th
     assert skill.best_rated(rated(245)) == "expert" and skill.best_rated_text(rated(245)) == "The best rated is expert."
     assert skill.best_rated(rated(260)) is None
     assert "No policy is rated detectably best" in skill.best_rated_text(rated(260))
+
+
+def test_a_declared_handicap_adds_its_page(monkeypatch) -> None:
+    import dataclasses
+
+    from engines import get_game
+    from engines.record import Handicap, Series, record_of
+
+    module = get_game("swine").module
+    assert "handicap" not in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
+    declared = Handicap("target", "point", "the target moves", (Series("chase", "chase", (0, 5)),), "0..10")
+    monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), handicap=declared))
+    assert GenericChapter("swine").handicap() == declared
+    assert "handicap" in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
