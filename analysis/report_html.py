@@ -19,7 +19,7 @@ from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot
 from analysis.book import Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
 from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
-from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
+from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 FIGURE_INCHES = (11.0, 5.4)
 DPI = 96
@@ -174,7 +174,7 @@ def parts(book: Book) -> list[Callable[[], list[str]]]:
     :func:`write` joins their results, in order, with the front pages.
     """
     pages = [
-        partial(_page, page, first + 1 + i, first)
+        partial(drawn_for, report.name or None, _page, page, first + 1 + i, first)
         for report, first in zip(book.reports, book.first_pages(), strict=True)
         for i, page in enumerate(report.pages)
     ]

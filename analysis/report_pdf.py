@@ -17,7 +17,7 @@ from typing import Any
 from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
 from analysis.book import Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
-from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR
+from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 A4_LANDSCAPE = (11.69, 8.27)
 MAX_TABLE_ROWS = 16
@@ -358,7 +358,8 @@ def sheets(book: Book) -> list[tuple[Callable[[], Any], str, int | None]]:
         title = report.heading if parent is not None else "Summary, knobs and assumptions"
         out.append((partial(front_sheet, report, first), title, None))
         for index, page in enumerate(report.pages):
-            out.append((partial(question_sheet, page, first + 1 + index, first), page.name, parent))
+            draw = partial(drawn_for, report.name or None, question_sheet, page, first + 1 + index, first)
+            out.append((draw, page.name, parent))
     return out
 
 

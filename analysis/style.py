@@ -1,9 +1,12 @@
 """The one visual language of every boardlab figure: seaborn's colour-blind-safe palette, one look per policy.
 
-A policy has the same colour and marker on every page of every game's report (:func:`policy_style`): the
-registry :func:`policy_looks` (the shared looks and each game's record's) names every policy of every game, an
-argument (``expert:64``) keeps its base policy's colour and marker, lighter for a smaller budget, and a name the
-registry does not know gets a look derived from a checksum of the name (stable between runs). Series that are
+A policy has the same colour and marker on every page of its game's report (:func:`policy_style`): a game's looks
+(:func:`policy_looks`) are the shared ones and its own record's, so no game's looks reach another's figures and an
+installed game can neither restyle a built-in game's policy nor, if it is broken, stop a built-in game's figures.
+Figures are drawn for the game set by :func:`drawing_for` (the report writers and run folders set it); with none
+set, the built-in games' looks apply. An argument (``expert:64``) keeps its base policy's colour and marker, lighter
+for a smaller budget, and a name the looks do not know gets a look derived from a checksum of the name (stable
+between runs). Series that are
 not policies (rules, modes, seats) take :data:`SERIES` in order, grey last (grey is ``random``'s). Line styles
 and hatches stay as a second cue for greyscale prints. Importing this module costs nothing: no seaborn, no
 matplotlib, no game (the registry is read on first use).
@@ -12,9 +15,14 @@ matplotlib, no game (the registry is read on first use).
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 PALETTE = (
     "#0173b2",  # 0 blue
@@ -63,16 +71,52 @@ SHARED_LOOKS: dict[str, tuple[int, str]] = {
 """Palette index and marker of the policies several games share; each game's record adds its own."""
 
 
+_GAME: ContextVar[str | None] = ContextVar("boardlab_style_game", default=None)
+
+
+@contextmanager
+def drawing_for(game: str | None) -> Iterator[None]:
+    """Draw the figures made inside the block with ``game``'s looks (None: the built-in games')."""
+    token = _GAME.set(game)
+    try:
+        yield
+    finally:
+        _GAME.reset(token)
+
+
+def drawn_for(game: str | None, draw: Callable[..., Any], *args: Any) -> Any:
+    """``draw(*args)`` with ``game``'s looks (a task a worker process can run: the looks travel with it)."""
+    with drawing_for(game):
+        return draw(*args)
+
+
 @functools.cache
-def policy_looks() -> dict[str, tuple[int, str]]:
-    """Palette index and marker of every registered game's policies: the shared ones and each game's record's."""
-    from engines import available_games, get_game
+def built_in_looks() -> dict[str, tuple[int, str]]:
+    """The shared looks and the built-in games' (their records are ours, so they cannot clash or fail)."""
+    from engines import BUILT_IN
     from engines.record import record_of
 
     looks = dict(SHARED_LOOKS)
-    for game in available_games():
-        looks |= record_of(get_game(game).module).looks
+    for path in BUILT_IN.values():
+        looks |= record_of(importlib.import_module(path)).looks
     return looks
+
+
+@functools.cache
+def game_looks(game: str) -> dict[str, tuple[int, str]]:
+    """The looks of ``game``'s figures: the shared looks and its own record's (only that game is imported)."""
+    from engines import get_game
+    from engines.record import record_of
+
+    return dict(SHARED_LOOKS) | dict(record_of(get_game(game).module).looks)
+
+
+def policy_looks(game: str | None = None) -> dict[str, tuple[int, str]]:
+    """Palette index and marker of the policies of ``game`` (default: the one being drawn for, else built-in)."""
+    from engines import registry
+
+    game = _GAME.get() if game is None else game
+    return game_looks(game) if game is not None and game in registry() else built_in_looks()
 
 
 FULL_BUDGET = 512  # the expert's default playouts: an ``expert:N`` with N at least this is drawn at full colour

@@ -25,13 +25,37 @@ import tracemalloc
 import numpy as np
 
 from engines import available_games, expert, get_game
+from engines.checker import STREAM
 from engines.core import ScriptedSource
 from engines.record import Bench, record_of
 
 
-def bench_sizes(game: str) -> Bench | None:
-    """What ``make bench`` plays of ``game``: its record's (``engines.record.Bench``), None to skip it."""
-    return record_of(get_game(game).module).bench
+def bench_sizes(game: str) -> Bench:
+    """What ``make bench`` plays of ``game``: its record's (``engines.record.Bench``), else a modest default.
+
+    The default plays the record's reference seats (else ``random`` at the smallest table), the expert against
+    the first other policy that is not ``random``, and no learned games: a game that declares no sizes is still
+    measured when named (``make bench`` alone plays only the games that declare theirs).
+    """
+    module = get_game(game).module
+    record = record_of(module)
+    if record.bench is not None:
+        return record.bench
+    seats = record.reference_seats or ("random",) * max(2, module.INFO.min_players)
+    others = [n for n in module.POLICIES if n != "random" and not n.startswith("expert")]
+    return Bench(
+        seats=tuple(seats),
+        games=10_000,
+        reference_games=100,
+        stream=STREAM,
+        rival=others[0] if others else "random",
+        search_games=2,
+    )
+
+
+def declares_bench(game: str) -> bool:
+    """Whether ``game``'s record gives its bench sizes (the games ``make bench`` plays when none is named)."""
+    return record_of(get_game(game).module).bench is not None
 
 
 def bench_game(game: str) -> dict:
@@ -305,7 +329,7 @@ def bench_cli(quick: bool, repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="*", default=[g for g in available_games() if bench_sizes(g)])
+    parser.add_argument("games", nargs="*", default=[g for g in available_games() if declares_bench(g)])
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end simulate runs")
     parser.add_argument("--quick", action="store_true", help="skip the 1e7-game memory and checkpoint runs")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each end-to-end variant (default 3)")

@@ -57,6 +57,48 @@ class Bench:
     learned_games: int = 0  # games of two ``learned`` seats timed (0: the game has no learned player yet)
 
 
+HANDICAP_LABEL = "handicap"  # the handicap page's arms are labelled "handicap SERIES KNOB=VALUE"
+HANDICAP_PLAYERS = 2  # the handicap page plays 2-player games
+
+Settings = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of the page: everyone plays ``policy`` under the knobs ``settings`` at each of ``values``."""
+
+    name: str  # what the line shows, for titles and the legend ("planner, seat-order grabbing")
+    policy: str
+    values: tuple[int, ...]  # 0 first
+    settings: Settings = ()
+
+
+@dataclass(frozen=True)
+class Handicap:
+    """A game's compensation for a seat and how the page measures it (the first series: the default rules)."""
+
+    knob: str  # the game's handicap knob (0 = the rulebook)
+    unit: str  # what one step of the knob is worth, singular ("VP", "token")
+    gives: str  # what a value does ("the second seat starts with head_start VP")
+    series: tuple[Series, ...]
+    search: str  # the values ``simulate tune`` searches ("0..6")
+    share: int = 1  # each value plays 1/share of the chapter's games
+    question: str = "What head start makes the second seat fair?"
+    notes: tuple[str, ...] = ()  # what the game's page adds (why this policy, what the models need)
+
+    def arm(self, series: Series, h: int) -> str:
+        """The label of the arm of value ``h`` in ``series``."""
+        return f"{HANDICAP_LABEL} {series.name} {self.knob}={h}"
+
+    def command(self, game: str, series: Series) -> str:
+        """The ``simulate tune`` command that searches the fair value of ``series``."""
+        fixed = "".join(f" --set {k}={v}" for k, v in series.settings)
+        return (
+            f"simulate tune {game} --policy {series.policy} --players {HANDICAP_PLAYERS}{fixed} "
+            f"--vary {self.knob}={self.search} --target first_seat_advantage=0"
+        )
+
+
 @dataclass(frozen=True)
 class Record:
     """What the shared layers need about one game.
@@ -75,7 +117,10 @@ class Record:
     the one that removes most (:mod:`engines.restrict`; ``simulate restrict GAME`` plays its strong player under
     each); the policies that take them carry the matching ``restrict`` hook. ``default_policy``: who plays when a
     command names none, the strongest player that plays a million games in minutes at any setting (no training,
-    no long search), with ``default_reason`` saying why in one line.
+    no long search), with ``default_reason`` saying why in one line. ``exact``: the game's exactly solved
+    players (not heuristics: the ladder plays each as its own rung where it plays the table), whatever their names.
+    ``handicap``: the knob that compensates the second seat and the series the generic chapter's handicap page
+    plays (:mod:`experiments.chapters.handicap`; a game with a chapter of its own passes its own there).
     """
 
     balance: Balance | None = None
@@ -92,6 +137,8 @@ class Record:
     restrictions: Mapping[str, Restriction] = field(default_factory=dict)
     default_policy: str | None = None  # who plays when a command names no policy (None: the first listed)
     default_reason: str = ""  # why, in one line for designers
+    exact: tuple[str, ...] = ()
+    handicap: Handicap | None = None
 
 
 def default_policy(module: object) -> tuple[str, str]:

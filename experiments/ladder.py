@@ -49,7 +49,7 @@ SEARCH_SHARE = 10
 """Pairs with the expert play ``1/SEARCH_SHARE`` of ``-n`` per seating (default 200: 400 games a pair at 2 players,
 win rates within about ±5 points): a game with an expert seat costs thousands of playouts."""
 DEFAULT_BUDGETS = (4, 16, 64, 256)
-EXPERT, WIN_OPTIMAL, ANCHOR = "expert", "win-optimal", "random"
+EXPERT, ANCHOR = "expert", "random"
 
 
 def default_budgets(game: str) -> tuple[int, ...]:
@@ -73,12 +73,12 @@ def parse_budgets(text: str) -> tuple[int, ...]:
     return tuple(sorted(budgets))
 
 
-def is_heuristic(name: str, policy: core.Policy) -> bool:
-    """A named heuristic: not random, not the expert, not win-optimal, not a policy that cheats."""
+def is_heuristic(name: str, policy: core.Policy, exact: Sequence[str] = ()) -> bool:
+    """A named heuristic: not random, not the expert, not one of the game's ``exact`` players, not a cheat."""
     return (
         name != ANCHOR
         and not name.startswith(EXPERT)
-        and name != WIN_OPTIMAL
+        and name not in exact
         and "cheat" not in policy.description.lower()
     )
 
@@ -107,17 +107,18 @@ def ladder_policies(
     policies: Mapping[str, core.Policy] = module.POLICIES
     if ANCHOR not in policies:
         raise ValueError(f"{module.INFO.id} has no '{ANCHOR}' policy to anchor a ladder")
-    chosen = [ANCHOR] + [n for n, p in policies.items() if is_heuristic(n, p)]
+    exact = record_of(module).exact
+    chosen = [ANCHOR] + [n for n, p in policies.items() if is_heuristic(n, p, exact)]
     notes = []
     cheats = [n for n, p in policies.items() if n not in chosen and "cheat" in p.description.lower()]
     if cheats:
         notes.append(f"left out (cheat): {', '.join(cheats)}")
-    if WIN_OPTIMAL in policies:
-        reason = probe(module, WIN_OPTIMAL, players)
+    for name in [n for n in exact if n in policies]:
+        reason = probe(module, name, players)
         if reason is None:
-            chosen.append(WIN_OPTIMAL)
+            chosen.append(name)
         else:
-            notes.append(f"{WIN_OPTIMAL} left out: it does not play these {players}-player games ({reason})")
+            notes.append(f"{name} left out: it does not play these {players}-player games ({reason})")
     if EXPERT in policies and budgets:
         chosen += [f"{EXPERT}:{b}" for b in budgets]
     elif EXPERT in policies:

@@ -97,7 +97,7 @@ def write_run_folder(
     with replacing_together(run_dir, last="run.json") as stage:
         summary, columns = result.summary, result.seat_columns()
         info = result.spec.module.INFO
-        figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), info.score_label)
+        figure_data = (summary.score_hist, summary.turns_hist, list(result.spec.seats), info.score_label, info.id)
         heavy = pool.submit(write_table_and_figures, stage, columns, *figure_data) if pool is not None else None
         atomic_write(stage / "summary.csv", csv_bytes(columns))
         atomic_write(stage / "metrics.json", json.dumps(json_ready(result.metrics()), indent=1).encode())
@@ -153,16 +153,18 @@ def write_table_and_figures(
     turns_hist: np.ndarray,
     seats: list[str],
     score_label: str,
+    game: str | None = None,
 ) -> list[Path]:
-    """Write ``summary.parquet`` and the two PNG figures (score distribution per seat, game length)."""
+    """Write ``summary.parquet`` and the two PNG figures (score by seat, game length) in ``game``'s looks."""
     import pyarrow.parquet as pq
 
     from analysis import run_figures
+    from analysis.style import drawn_for
 
     with replacing(run_dir / "summary.parquet") as tmp:
         pq.write_table(arrow_table(columns), tmp)
     figures = {
-        "score_distribution.png": run_figures.score_distribution(score_hist, seats, score_label),
+        "score_distribution.png": drawn_for(game, run_figures.score_distribution, score_hist, seats, score_label),
         "game_length.png": run_figures.game_length(turns_hist),
     }
     for name, fig in figures.items():

@@ -15,6 +15,7 @@ from typing import Any
 from analysis import stats
 from analysis.book import Book, Knob, Page, Report, build_date, knob_value
 from analysis.report import write_book
+from analysis.style import drawing_for
 from engines import available_games, core, get_game
 from experiments.chapters import Chapter, chapter_games, chapter_module, skill
 from experiments.chapters.common import Plan, Play, play_pages
@@ -92,9 +93,10 @@ def study_report(study: Any, result: Any, out: Path | None) -> Path:
         table["win_lo"], table["win_hi"] = stats.wilson(table["shared_win_rate"] * table["games"], table["games"])
 
     def draw(fig: Any) -> None:
-        plots.interval_bars(
-            table, "label", "win_rate", "win_lo", "win_hi", None, "win rate (fraction)", "arm / seat", fig=fig
-        )
+        with drawing_for(study.game):
+            plots.interval_bars(
+                table, "label", "win_rate", "win_lo", "win_hi", None, "win rate (fraction)", "arm / seat", fig=fig
+            )
         fig.axes[0].tick_params(axis="x", rotation=30, labelsize=7)
 
     shown = table[["arm", "seat", "policy", "games", "win_rate", "win_lo", "win_hi", "mean_score", "mean_turns"]]

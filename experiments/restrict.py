@@ -123,7 +123,8 @@ def chosen_restrictions(module: Any, names: Sequence[str] | None) -> list[str]:
 def heuristics(module: Any) -> list[str]:
     """``random`` (if the game has it), then the named heuristics in the order the game lists them."""
     policies = module.POLICIES
-    named = [n for n, p in policies.items() if is_heuristic(n, p) and p.restrict is None]
+    exact = record_of(module).exact
+    named = [n for n, p in policies.items() if is_heuristic(n, p, exact) and p.restrict is None]
     return ([ANCHOR] if ANCHOR in policies else []) + named
 
 

@@ -23,6 +23,7 @@ RECORD = Record(
     # ending at the expert's default; it plays ~50 games a second on 2 cores at 512
     ladder_budgets=(4, 16, 64, 512),
     report_budgets=(512,),
+    exact=("win-optimal",),
     looks={"win-optimal": (0, "D"), "turn-optimal": (9, "^"), "keep-jokers": (2, "o"), "reroll-jokers": (4, "v")},
     search_games=30,
     # learned's edge over turn-optimal and greedy is about a point (README): 16,000 games; the colour keepers lose

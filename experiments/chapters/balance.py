@@ -24,6 +24,7 @@ from analysis.book import Page
 from engines import get_game
 from engines.record import Balance, Tuning, record_of
 from experiments import tune as tn
+from experiments.chapters import verdict
 from experiments.chapters.common import Plan, Question
 from experiments.run import RunResult
 
@@ -141,22 +142,31 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         ]
     )
     table = pd.concat([table, tuned], ignore_index=True)
+    goal = question.target.split("=")[1]
+    named = closest(ranked)
     headline = (
         f"Balance ({who}): {_words(target.metric)} is {_cell(target.metric, base)} under the default rules; of "
-        f"{len(ranked)} settings, {best[1]} comes closest to {question.target.split('=')[1]} "
-        f"({game_metrics.format_value(target.metric, best[2])})"
+        f"{len(ranked)} settings, "
+        + (
+            f"{best[1]} comes closest to {goal} ({game_metrics.format_value(target.metric, best[2])})"
+            if named
+            else f"none comes detectably closer to {goal} than the rest ({undecided(ranked)})"
+        )
     )
     strong_ranked: list[tuple] = []
     if chosen.strong is not None:
         strong_ranked = _ranked(results, game, question, target, "strong tune")
         top = strong_ranked[0]
         strong_base = results[_label(game, "strong default rules")]
-        same = top[1] == best[1]
         headline += (
             f"; when everyone plays {chosen.strong} it is {_cell(target.metric, strong_base.game_metrics())} and "
-            + ("the same setting comes closest" if same else f"{top[1]} comes closest instead")
-            + f" ({game_metrics.format_value(target.metric, top[2])})"
         )
+        if not closest(strong_ranked):
+            headline += f"no setting comes detectably closer than the rest ({undecided(strong_ranked)})"
+        else:
+            same = "the same setting" if named and top[1] == best[1] else top[1]
+            instead = " instead" if named and top[1] != best[1] else ""
+            headline += f"{same} comes closest{instead} ({game_metrics.format_value(target.metric, top[2])})"
         strong_rows = [
             {"rules": f"default rules, everyone {chosen.strong}", **_cells(columns, strong_base)},
             *(
@@ -231,6 +241,23 @@ def _ranked(results: dict[str, RunResult], game: str, question: Tuning, target: 
         ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result, question.short(point)))
     ranked.sort(key=lambda r: r[0].value)
     return ranked
+
+
+def closest(ranked: list[tuple]) -> bool:
+    """Whether the first of ``ranked`` settings is detectably closest: its objective's interval clears the next's."""
+    if len(ranked) < 2:
+        return True
+    (best, *_), (runner_up, *_) = ranked[0], ranked[1]
+    return verdict.clears((best.low, best.high), (runner_up.low, runner_up.high))
+
+
+def undecided(ranked: list[tuple]) -> str:
+    """Games per setting, and roughly how many would tell the two closest settings apart."""
+    (best, _, first, result, _), (runner_up, _, second, _, _) = ranked[0], ranked[1]
+    games = result.summary.n_games
+    spread = (first.high - first.low + second.high - second.low) / 2
+    needed = verdict.games_to_tell(games, runner_up.value - best.value, spread)
+    return f"{games:,} games each; {verdict.about(needed)}"
 
 
 def _cells(columns: tuple[str, ...], result: RunResult) -> dict[str, str]:

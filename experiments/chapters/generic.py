@@ -1,8 +1,10 @@
 """The chapter of a game without one of its own: what every game's record and policies let a report ask.
 
 Pages: seat balance and game length at every table size (everyone playing the record's balance policy), the
-game's own metrics, the head to head of its policies and the skill ladder (the same 2-player games), and the
-balance page (default rules, each variant, the record's tuning question). :func:`chapter` binds the two
+game's own metrics, the head to head of its policies and the skill ladder (the same 2-player games), the pages
+the game declares what they need for (a handicap in its record; restrictions its strong player takes: which
+choices matter and whether a strategy dominates; words and seats: which decisions matter), and the balance page
+(default rules, each variant, the record's tuning question). :func:`chapter` binds the two
 functions every chapter exposes, ``plan(n_games, seed, chunk=None)`` and ``build(n_games, precision, seed,
 play)``, to a game. Every arm is played from the chapter's seed (common random numbers across arms).
 """
@@ -10,6 +12,7 @@ play)``, to a game. Every arm is played from the chapter's seed (common random n
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +23,11 @@ from analysis import plots, stats
 from analysis.book import Page
 from analysis.wording import count, pct, points
 from engines import get_game
+from engines.record import Handicap, record_of
+from experiments import explain as ex
 from experiments import ladder as lad
-from experiments.chapters import Chapter, balance, by_skill, skill
+from experiments import restrict as rp
+from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
 from experiments.chapters.common import Plan, Play, Question, answer, front_page, knobs_line, local_play, plan_of
 from experiments.run import RunResult
 from experiments.spec import arm_chunk
@@ -56,8 +62,11 @@ class GenericChapter:
         for players in self.tables():
             plan.add(_label(players), [balance.setup(self.game).policy] * players, games, seed, min(chunk, games))
 
-    def questions(self) -> list[Question]:
-        """The chapter's questions, in page order (the head to head is the ladder's games)."""
+    def questions(self, n: int, seed: int, chunk: int) -> list[Question]:
+        """The chapter's questions, in page order (the head to head is the ladder's games), the balance page last.
+
+        The handicap, choices, dominant strategy and decisions pages come where the game declares what they need.
+        """
         ladder = skill.question(self.game)
         return [
             Question("seats", self._tables, self.seats_page),
@@ -66,19 +75,47 @@ class GenericChapter:
             Question("head to head", ladder.arms, self.head_to_head_page),
             ladder,
             by_skill.question(self.game),
+            *([handicap.question(self.game, declared)] if (declared := self.handicap()) else []),
+            *(choices.questions(self.game, n, seed, chunk) if self.restricts() else []),
+            *([decisions.question(self.game, n, seed)] if self.explains() else []),
             balance.question(self.game, SHARE),
         ]
 
+    def handicap(self) -> Handicap | None:
+        """The handicap the game's record declares, if it plays 2-player games."""
+        module = self.module
+        declared = record_of(module).handicap
+        info = module.INFO
+        return declared if declared and info.min_players <= handicap.PLAYERS <= info.max_players else None
+
+    def restricts(self) -> bool:
+        """Whether the game declares restrictions its strong player takes (the choices and dominant pages)."""
+        module = self.module
+        strong = module.POLICIES.get(rp.STRONG)
+        return bool(record_of(module).restrictions) and strong is not None and strong.restrict is not None
+
+    def explains(self) -> bool:
+        """Whether the game declares what the decisions page needs: words, seats, a strong player, 2 players."""
+        module = self.module
+        declared = all(importlib.util.find_spec(f"{module.__name__}.{part}") for part in ("seats", "words"))
+        return declared and ex.STRONG in module.POLICIES and module.INFO.min_players <= decisions.PLAYERS
+
+    def _chunk(self, n: int, chunk: int | None) -> int:
+        return arm_chunk(self.module.INFO, n) if chunk is None else chunk
+
     def plan(self, n: int, seed: int, chunk: int | None = None) -> Plan:
-        """Every arm: each table size with the balance policy, the skill ladder, the balance page."""
-        return plan_of(self.game, self.questions(), n, seed, arm_chunk(self.module.INFO, n) if chunk is None else chunk)
+        """Every arm: each table size with the balance policy, the skill ladder, the declared pages', balance's."""
+        chunk = self._chunk(n, chunk)
+        return plan_of(self.game, self.questions(n, seed, chunk), n, seed, chunk)
 
     def build(
         self, n_games: int = 20_000, precision: float | None = None, seed: int = 2026, play: Play | None = None
     ) -> Chapter:
         """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
         planned = self.plan(n_games, seed)
-        played = answer(planned, self.questions(), play or local_play(precision))
+        played = answer(
+            planned, self.questions(n_games, seed, self._chunk(n_games, None)), play or local_play(precision)
+        )
         module, policy = self.module, balance.setup(self.game).policy
         front = front_page(
             seed,
@@ -254,15 +291,21 @@ class GenericChapter:
             matrix.loc[row.policy, row.opponent] = row.points / row.games
             matrix.loc[row.opponent, row.policy] = 1 - row.points / row.games
         mean = matrix.mean(axis=1).sort_values(ascending=False)
-        best = mean.index[0]
-        worst = matrix.loc[best].drop(best).idxmin()
-        pair = pairs[pairs["policy"].isin([best, worst]) & pairs["opponent"].isin([best, worst])].iloc[0]
-        theirs = pair["points"] if pair["policy"] == worst else pair["games"] - pair["points"]
-        low, high = stats.wilson(theirs, pair["games"])
-        title = (
-            f"Head to head: {best} takes the most wins against the others; its closest opponent, {worst}, "
-            f"still gets {pct(theirs / pair['games'], float(low), float(high))} of their games"
-        )
+        best, second = mean.index[0], mean.index[1]
+        share, games, (low, high) = _share(pairs, best, second)
+        if low > 0.5:  # paired: the same dice in both seat orders; the best is named only when it clears its rival
+            worst = matrix.loc[best].drop(best).idxmin()
+            theirs, games, (low, high) = _share(pairs, worst, best)
+            title = (
+                f"Head to head: {best} takes the most wins against the others; its closest opponent, {worst}, "
+                f"still gets {pct(theirs, low, high)} of their games"
+            )
+        else:
+            needed = verdict.games_to_tell(games, abs(share - 0.5), (high - low) / 2)
+            title = (
+                f"Head to head: no policy is detectably the strongest; {best} takes {pct(share, low, high)} of its "
+                f"{games:,} games against {second} ({verdict.about(needed)})"
+            )
         table = pd.DataFrame(
             {
                 "policy": pairs["policy"],
@@ -282,6 +325,14 @@ class GenericChapter:
             short="Head to head",
         )
         return page, title
+
+
+def _share(pairs: pd.DataFrame, policy: str, opponent: str) -> tuple[float, int, tuple[float, float]]:
+    """``policy``'s share of the wins against ``opponent`` (both seat orders), its games and 95% interval."""
+    pair = pairs[pairs["policy"].isin([policy, opponent]) & pairs["opponent"].isin([policy, opponent])].iloc[0]
+    points = pair["points"] if pair["policy"] == policy else pair["games"] - pair["points"]
+    low, high = stats.wilson(points, pair["games"])
+    return float(points / pair["games"]), int(pair["games"]), (float(low), float(high))
 
 
 def intervals(pairs: pd.DataFrame) -> list[tuple[float, float]]:

@@ -12,7 +12,6 @@ includes every knob set off its default, so a learned series lists only the valu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -21,49 +20,12 @@ import pandas as pd
 from analysis import plots
 from analysis.book import Page
 from analysis.wording import points
+from engines.record import HANDICAP_LABEL, HANDICAP_PLAYERS, Handicap, Series
 from experiments.chapters.common import Plan, Question
 from experiments.run import RunResult
 
-LABEL = "handicap"
-PLAYERS = 2
-
-Settings = tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Series:
-    """One line of the page: everyone plays ``policy`` under the knobs ``settings`` at each of ``values``."""
-
-    name: str  # what the line shows, for titles and the legend ("planner, seat-order grabbing")
-    policy: str
-    values: tuple[int, ...]  # 0 first
-    settings: Settings = ()
-
-
-@dataclass(frozen=True)
-class Handicap:
-    """A game's compensation for a seat and how the page measures it (the first series: the default rules)."""
-
-    knob: str  # the game's handicap knob (0 = the rulebook)
-    unit: str  # what one step of the knob is worth, singular ("VP", "token")
-    gives: str  # what a value does ("the second seat starts with head_start VP")
-    series: tuple[Series, ...]
-    search: str  # the values ``simulate tune`` searches ("0..6")
-    share: int = 1  # each value plays 1/share of the chapter's games
-    question: str = "What head start makes the second seat fair?"
-    notes: tuple[str, ...] = ()  # what the game's page adds (why this policy, what the models need)
-
-    def arm(self, series: Series, h: int) -> str:
-        """The label of the arm of value ``h`` in ``series``."""
-        return f"{LABEL} {series.name} {self.knob}={h}"
-
-    def command(self, game: str, series: Series) -> str:
-        """The ``simulate tune`` command that searches the fair value of ``series``."""
-        fixed = "".join(f" --set {k}={v}" for k, v in series.settings)
-        return (
-            f"simulate tune {game} --policy {series.policy} --players {PLAYERS}{fixed} "
-            f"--vary {self.knob}={self.search} --target first_seat_advantage=0"
-        )
+LABEL = HANDICAP_LABEL
+PLAYERS = HANDICAP_PLAYERS
 
 
 def question(game: str, handicap: Handicap) -> Question:

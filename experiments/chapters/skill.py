@@ -22,6 +22,7 @@ from analysis.wording import pct
 from engines import get_game
 from engines.record import record_of
 from experiments import ladder as lad
+from experiments.chapters import verdict
 from experiments.chapters.common import Plan, Question, proportion
 from experiments.run import RunResult
 
@@ -86,7 +87,7 @@ def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     page_notes = [
         f"{PLAYERS} players, every pair in both seat orders on common random numbers; a shared win counts half. "
         "Ratings: Bradley–Terry (choix), in Elo points relative to random (400 points: 10 to 1 odds), 95% intervals "
-        f"from a parametric bootstrap over the pairwise counts. The best rated is {rated['policy'].iloc[0]}.",
+        f"from a parametric bootstrap over the pairwise counts. {best_rated_text(rated)}",
         f"Skill chain (Lantz et al. 2017): the longest sequence from random in which each policy wins at least "
         f"{ratings.CHAIN_MIN_RATE:.0%} of its games against the previous one, the 95% lower bound above "
         f"{ratings.CHAIN_LOWER_ABOVE:.0%}: {result.chain_text()}.",
@@ -110,6 +111,24 @@ def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     return page, title
 
 
+def best_rated(rated: pd.DataFrame) -> str | None:
+    """The top of ``rated`` (highest rating first) if its interval clears the runner-up's, else None."""
+    if len(rated) < 2:
+        return str(rated["policy"].iloc[0]) if len(rated) else None
+    top, runner_up = rated.iloc[0], rated.iloc[1]
+    # ratings: larger is better, so compare the negated intervals (smaller is better)
+    clear = verdict.clears((-top["rating_hi"], -top["rating_lo"]), (-runner_up["rating_hi"], -runner_up["rating_lo"]))
+    return str(top["policy"]) if clear else None
+
+
+def best_rated_text(rated: pd.DataFrame) -> str:
+    """The ratings note's last sentence: the best rated policy, or that none is detectably best."""
+    if (name := best_rated(rated)) is not None:
+        return f"The best rated is {name}."
+    first, second = rated["policy"].iloc[0], rated["policy"].iloc[1]
+    return f"No policy is rated detectably best: the intervals of {first} and {second} overlap."
+
+
 def comparison_metrics(result: Any, summaries: list[Any]) -> dict[str, str]:
     """What the page measured that compares across games (``simulate report all``), worded with intervals.
 
@@ -119,12 +138,14 @@ def comparison_metrics(result: Any, summaries: list[Any]) -> dict[str, str]:
     pooled = reduce(lambda a, b: a.merge(b), summaries)
     first = proportion(round(float(pooled.wins[0] + pooled.shared_wins[0] / 2)), pooled.n_games)
     turns = pooled.mean_turns()
-    best = result.ratings.sort_values("rating", ascending=False).iloc[0]
+    rated = result.ratings.sort_values("rating", ascending=False)
+    best = rated.iloc[0]
+    named = best_rated(rated) is not None
     return {
         "balance: seat 0 wins": pct(*first),
         "length: turns per game": f"{turns[0]:.1f} ({turns[1]:.1f}–{turns[2]:.1f})",
         "skill depth: chain steps": str(len(result.chain)),
-        "best policy, Elo vs random": f"{best['policy']} {best['rating']:+.0f} ({best['rating_lo']:+.0f} to "
-        f"{best['rating_hi']:+.0f})",
+        "best policy, Elo vs random": ("" if named else "none detectably; highest: ")
+        + f"{best['policy']} {best['rating']:+.0f} ({best['rating_lo']:+.0f} to {best['rating_hi']:+.0f})",
         "luck: weaker policy wins": pct(*result.luck),
     }

@@ -15,6 +15,7 @@ from typing import Any
 from engines import core, get_game
 from engines.expert import Rollout
 from experiments import validate
+from experiments.run import fingerprint
 from experiments.run.chunkfile import CHECKPOINT_FORMAT
 
 MAX_GAMES = 10**12  # games per run
@@ -122,7 +123,8 @@ class RunSpec:
         """Everything that determines a chunk's games (not ``n_games``: a longer run reuses earlier chunks).
 
         A seat whose policy plays a model (``fingerprint(players)``: a learned player) adds the model's digest,
-        so chunks played with another model are never reused; runs without one keep the identity they had.
+        so chunks played with another model are never reused. ``code`` holds a digest of each seat policy's code
+        (:mod:`experiments.run.fingerprint`), so chunks played before that code changed are never reused either.
         """
         module = self.module
         identity = {
@@ -136,7 +138,14 @@ class RunSpec:
         }
         if models := self.models():
             identity["models"] = models
+        identity["code"] = self.code()
         return identity
+
+    def code(self) -> dict[str, str]:
+        """A digest of the code of each seat's policy, by policy name."""
+        module = self.module
+        policies = core.resolve_policies(module.POLICIES, self.seats)
+        return {p.name: fingerprint.policy_code(p, module.__name__) for p in policies}
 
     def models(self) -> dict[str, str]:
         """Digest of the model each seat's policy plays, by policy name, for the policies that play one.

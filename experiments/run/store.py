@@ -9,13 +9,15 @@ None when absent or damaged), :meth:`~Store.save` one, and :attr:`~Store.where` 
 - :class:`RunFolder`: one arm's ``chunks/`` in a run folder, beside ``checkpoint.json`` (``simulate GAME``).
 
 Chunk files use :mod:`experiments.run.chunkfile`; a damaged one is deleted, played again and its index noted in
-:attr:`~Store.corrupt`.
+:attr:`~Store.corrupt`. Chunks played by other policy code (the identity's ``code``) are never reused: the folder
+stores say so on stderr (once for each set of changed policies) and play those arms afresh.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,6 +50,24 @@ class Store(Protocol):
     def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
         """Keep a finished chunk (with the digest of its saved games when there are some)."""
         ...
+
+
+def code_changed(old: Any, new: dict[str, Any]) -> list[str] | None:
+    """The policies whose code differs between identities ``old`` and ``new`` that agree on all else; None if not."""
+    if not isinstance(old, dict) or {k: v for k, v in old.items() if k != "code"} != {
+        k: v for k, v in new.items() if k != "code"
+    }:
+        return None
+    before = old.get("code") or {}
+    return [name for name, digest in new.get("code", {}).items() if before.get(name) != digest]
+
+
+def say_code_changed(policies: list[str], where: Path) -> None:
+    """One line on stderr: the chunks in ``where`` were played by older code of ``policies``, so they are replayed."""
+    names = ", ".join(policies) or "its policies"
+    sys.stderr.write(
+        f"boardlab: the code of {names} changed since the saved games in {where} were played: playing afresh\n"
+    )
 
 
 class MemoryStore:
@@ -113,6 +133,34 @@ class FolderStore(_Files):
             clear_folder(root)
         self.root = root
         self.corrupt = []
+        self._earlier: dict[str, dict[str, Any]] | None = None  # stored arms by identity without code, when read
+        self._asked: set[str] = set()
+        self._said: set[tuple[str, ...]] = set()  # each set of changed policies is named once
+
+    def load(self, identity: str, index: int, games: int) -> Stored | None:
+        """The chunk as :class:`_Files` reads it; an arm met for the first time says if older code played it."""
+        if identity not in self._asked:
+            self._asked.add(identity)
+            if not self._folder(identity).exists():
+                self._older_code(identity)
+        return super().load(identity, index, games)
+
+    def _older_code(self, identity: str) -> None:
+        """Say so when this folder holds the same arm played by other policy code (its chunks are not reused)."""
+        if self._earlier is None:
+            self._earlier = {}
+            for record in sorted(self.root.glob("*/identity.json")) if self.root.is_dir() else []:
+                try:
+                    stored = json.loads(record.read_text())
+                except (OSError, ValueError):
+                    continue
+                if isinstance(stored, dict):
+                    self._earlier[json.dumps({**stored, "code": None}, sort_keys=True)] = stored
+        new = json.loads(identity)
+        old = self._earlier.get(json.dumps({**new, "code": None}, sort_keys=True))
+        if old is not None and (changed := code_changed(old, new)) is not None and tuple(changed) not in self._said:
+            self._said.add(tuple(changed))
+            say_code_changed(changed, self.root)
 
     @property
     def where(self) -> Path | None:
@@ -151,7 +199,10 @@ class RunFolder(_Files):
                 stored = json.loads(identity_file.read_text())
             except (OSError, ValueError):  # lost or damaged: the chunks' labels decide
                 stored = None if self._foreign_chunks() else identity
-            if stored != identity:
+            if stored != identity and (changed := code_changed(stored, identity)) is not None:
+                say_code_changed(changed, run_dir)
+                shutil.rmtree(self.dir)
+            elif stored != identity:
                 if not overwrite:
                     raise RunError(
                         f"{run_dir} holds checkpoints of a different run; use --overwrite to replace "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import seaborn as sns
 
+import engines
 from analysis import style
-from engines import available_games, get_game
+from engines import BUILT_IN, available_games, get_game
 
 
 def test_palette_is_seaborns_colour_blind_palette() -> None:
@@ -16,9 +18,50 @@ def test_palette_is_seaborns_colour_blind_palette() -> None:
 def test_every_policy_of_every_game_is_registered_and_a_game_never_repeats_a_colour() -> None:
     for game in available_games():
         names = list(get_game(game).module.POLICIES)
-        assert all(style.is_policy(n) for n in names), game
-        colours = [style.policy_style(n).color for n in names]
+        with style.drawing_for(game):
+            assert all(style.is_policy(n) for n in names), game
+            colours = [style.policy_style(n).color for n in names]
         assert len(set(colours)) == len(colours), game
+
+
+def _built_in_styles() -> dict[tuple[str | None, str], style.Look]:
+    """Every built-in game's policies as drawn for that game and with no game set."""
+    out = {}
+    for game in BUILT_IN:
+        for name in (*get_game(game).module.POLICIES, "expert:64"):
+            with style.drawing_for(game):
+                out[game, name] = style.policy_style(name)
+            out[None, name] = style.policy_style(name)
+    return out
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch):
+    """Replace the registry's games (built-in ones stay) and forget the looks read from the old one."""
+
+    def use(extra: dict[str, str]) -> None:
+        monkeypatch.setattr(engines, "registry", lambda: dict(BUILT_IN) | extra)
+        style.game_looks.cache_clear()
+
+    yield use
+    style.game_looks.cache_clear()
+
+
+def test_an_installed_game_changes_no_built_in_look_and_a_broken_one_stops_no_figure(registered, monkeypatch) -> None:
+    registered({})
+    alone = _built_in_styles()
+    registered({"swine": "swine"})
+    assert _built_in_styles() == alone
+    with style.drawing_for("swine"):  # the plug-in's figures take its own looks
+        assert style.policy_style("hold-at-20") == style.Look(style.PALETTE[0], "o")
+    # a plug-in that restyles a built-in policy's name, and one that cannot even be imported
+    fake = type("Module", (), {"RECORD": engines.record.Record(looks={"win-optimal": (5, "x")})})
+    real = engines.GameSpec.module
+    monkeypatch.setattr(engines.GameSpec, "module", property(lambda s: fake if s.id == "fake" else real.fget(s)))
+    registered({"fake": "fake_game", "broken": "no_such_package_anywhere"})
+    assert _built_in_styles() == alone
+    with style.drawing_for("fake"):
+        assert style.policy_style("win-optimal") == style.Look(style.PALETTE[5], "x")
 
 
 def test_a_policy_looks_the_same_everywhere_and_looks_are_distinct() -> None:

@@ -33,7 +33,7 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
     assert (
         "the first player's edge is" in headline
         and "first_seat_advantage" not in headline
-        and "comes closest to 0" in headline
+        and "none comes detectably closer to 0 than the rest (250 games each; about 1,800 games each" in headline
     )
     assert "simulate tune pantolino" in page.notes[-1]
 
@@ -49,7 +49,7 @@ def test_a_strong_policy_plays_the_default_rules_and_the_grid_again(monkeypatch:
     assert "default rules, everyone turn-optimal" in rules
     assert sum(r.startswith("tuned #") and "under turn-optimal" in r for r in rules) == 2
     assert "when everyone plays turn-optimal it is" in headline
-    assert "comes closest" in headline.split("turn-optimal")[-1]
+    assert "no setting comes detectably closer than the rest (250 games each; about 380" in headline
     assert "Strong play" in page.notes[-1]
 
 
@@ -62,7 +62,7 @@ def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics(
     assert list(page.table.columns) == ["rules", "table_win_rate", "duration"]  # no empty seat-metric columns
     assert page.table["table_win_rate"].str.endswith("]").all()  # every rule set has a rate and its interval
     assert sum(r.startswith("tuned #") for r in page.table["rules"]) == 3
-    assert "the table's win rate is" in headline and "comes closest to 0.5" in headline and "costs, pulls=" in headline
+    assert "the table's win rate is" in headline and "none comes detectably closer to 0.5" in headline
     command = page.notes[-1].split("A wider search: ")[1]
     assert command.startswith("simulate tune paleolino --policy planner --players 2 --vary 'inventions=")
     assert command.count(";") == 3 and "--vary 'pulls=1,2,3'" in command  # the tuple knob's values split by ';'
@@ -73,3 +73,25 @@ def test_a_question_names_long_values_shortly() -> None:
     point = {"inventions": "s,w", "pulls": "2"}
     assert question.describe(point) == "inventions=a, pulls=2" and question.short(point) == "a | 2"
     assert question.short({"inventions": "b,bb", "pulls": "1"}) == "b,bb | 1"
+
+
+def test_two_equal_settings_name_no_closest_and_say_how_many_games_would_tell(monkeypatch) -> None:
+    question = Tuning("which rolls?", {"rolls": ("3", "03")}, "first_seat_advantage=0")  # the same rules twice
+    chosen = Balance("keep-jokers", 2, question, strong="greedy")
+    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=chosen))
+    _, (page, headline) = page_for("pantolino", 400)
+    assert "comes closest" not in headline and "rolls=03" not in headline.replace("rolls=3", "")
+    assert headline.count("none comes detectably closer") + headline.count("no setting comes detectably") == 2
+    assert "100 games each; no practical number of games would tell them apart" in headline  # equal: no gap
+    assert sum(r.startswith("tuned #") for r in page.table["rules"]) == 4  # the ranking table stays
+
+
+def test_a_setting_is_named_closest_only_when_its_interval_clears_the_next() -> None:
+    from analysis.game_metrics import Value
+
+    def ranked(*objectives):
+        return [(Value(*o), f"s{k}", Value(0.1, 0.0, 0.2), None, f"s{k}") for k, o in enumerate(objectives)]
+
+    assert balance.closest(ranked((0.01, 0.0, 0.02), (0.05, 0.03, 0.07)))
+    assert not balance.closest(ranked((0.01, 0.0, 0.04), (0.05, 0.03, 0.07)))
+    assert balance.closest(ranked((0.01, 0.0, 0.04)))  # one setting: nothing to beat

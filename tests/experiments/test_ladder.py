@@ -13,16 +13,17 @@ from typer.testing import CliRunner
 
 from analysis.summary import Summary
 from engines import core
+from engines.record import Record
 from experiments import ladder as lad
 from experiments.cli import app
 
 runner = CliRunner()
 
 
-def fake_game(*names: str, descriptions: dict[str, str] | None = None) -> SimpleNamespace:
+def fake_game(*names: str, descriptions: dict[str, str] | None = None, exact=("win-optimal",)) -> SimpleNamespace:
     descriptions = descriptions or {}
     policies = {n: core.Policy(n, descriptions.get(n, f"{n} plays."), None) for n in names}
-    return SimpleNamespace(POLICIES=policies, INFO=SimpleNamespace(id="fake"))
+    return SimpleNamespace(POLICIES=policies, INFO=SimpleNamespace(id="fake"), RECORD=Record(exact=exact))
 
 
 def test_ladder_plays_random_heuristics_win_optimal_and_expert_budgets() -> None:
@@ -38,6 +39,9 @@ def test_ladder_plays_random_heuristics_win_optimal_and_expert_budgets() -> None
     names, notes = lad.ladder_policies(game, 2, (4, 16), probe=lambda *_: None)
     assert names == ["random", "greedy", "turn-optimal", "win-optimal", "expert:4", "expert:16"]
     assert notes == ["left out (cheat): oracle"]
+    # a name is special only where its game declares it exact: elsewhere "win-optimal" is a heuristic like any
+    plain = fake_game("random", "win-optimal", "solved", exact=("solved",))
+    assert lad.ladder_policies(plain, 2, (), probe=lambda *_: None)[0] == ["random", "win-optimal", "solved"]
 
 
 def test_ladder_without_expert_or_win_optimal_for_this_count_says_so() -> None:
