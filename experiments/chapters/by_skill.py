@@ -195,7 +195,7 @@ def _column(metric: str) -> str:
 
 
 def _share(value: tuple[float, float, float] | None) -> str:
-    return "—" if value is None else f"{100 * value[0]:.1f}% [{100 * value[1]:.1f}, {100 * value[2]:.1f}]"
+    return "—" if value is None else pct(*value)
 
 
 def _change_interval(a: game_metrics.Value, b: game_metrics.Value) -> tuple[float, float]:
