@@ -50,6 +50,10 @@ TICK_CHARS = 14
 """A word label on the x axis wraps to lines of this many characters, so that neighbours do not run together."""
 
 
+LABEL_CHARS = (80, 36)
+"""Characters a line of an x and a y axis label: a y label longer than its axis ran into the title above."""
+
+
 def humanize(fig: Any) -> None:
     """Word every text of ``fig`` (a figure or subfigure) with :func:`display`, word tick labels included.
 
@@ -65,11 +69,8 @@ def humanize(fig: Any) -> None:
             formatter = axis.get_major_formatter()
             if isinstance(formatter, FixedFormatter | StrCategoryFormatter | FuncFormatter):
                 axis.set_major_formatter(FuncFormatter(partial(_tick, formatter, wrap)))
-        for label, room in ((ax.xaxis.label, ax.bbox.width), (ax.yaxis.label, ax.bbox.height)):
-            label.set_text(display(label.get_text()))
-            chars = max(20, int(room / (label.get_fontsize() * 0.6)))  # a label never longer than its axis
-            if len(label.get_text()) > chars:
-                label.set_text("\n".join(textwrap.wrap(label.get_text(), chars)))
+        for label, chars in ((ax.xaxis.label, LABEL_CHARS[0]), (ax.yaxis.label, LABEL_CHARS[1])):
+            label.set_text("\n".join(textwrap.wrap(display(label.get_text()), chars)))
     for text in fig.findobj(Text):
         worded = display(text.get_text())
         if worded != text.get_text():

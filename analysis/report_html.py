@@ -79,11 +79,9 @@ def figure_uri(page: Page) -> str:
 
 def table_html(frame: Any) -> str:
     """``frame`` as an HTML table, every row of it (the PDF says how many it leaves to this twin)."""
-    shown = frame
-    head = "".join(f"<th>{_e(display(str(c)))}</th>" for c in shown.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{_e(cell(v))}</td>" for v in row) + "</tr>" for row in shown.itertuples(index=False)
-    )
+    head = "".join(f"<th>{_e(display(str(c)))}</th>" for c in frame.columns)
+    cells = [[f"<td>{_e(display(cell(v)))}</td>" for v in row] for row in frame.itertuples(index=False)]
+    rows = "".join("<tr>" + "".join(row) + "</tr>" for row in cells)
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 

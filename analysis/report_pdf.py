@@ -160,9 +160,9 @@ def _knobs(col: Column, report: Report, size: float) -> None:
                 )
             )
         y = col.y
-        col.line(k.name, size, weight="bold")
+        col.line(k.name, size, weight="bold", gid="code")
         col.y = y
-        col.line(short_value(k.value), size, indent=width * 0.38)
+        col.line(short_value(k.value), size, indent=width * 0.38, gid="code")
         col.y = y
         col.line(k.kind, size, indent=width * 0.78, style="italic" if k.assumed else "normal")
     col.skip(0.1)
@@ -182,12 +182,13 @@ def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
     for knob, pages in report.assumptions():
         source = knob.source.split(":", 1)[1].strip()
         unmeasured = "" if pages else " (no page of this report measured its effect)"
-        col.text(f"{knob.name} = {knob.value} ({knob.kind}): {source}{unmeasured}", size - 0.5, indent=0.08, hang=0.15)
+        line = f"{knob.name} = {knob.value} ({knob.kind}): {source}{unmeasured}"
+        col.text(line, size - 0.5, indent=0.08, hang=0.15, gid="code")
         for index, effect in pages:
             col.text(f"→ p. {number + 1 + index}: {effect}", size - 0.5, indent=0.3, url=link(number + 1 + index))
     if report.undeclared:
         names = ", ".join(f"{k.name} = {short_value(k.value)}" for k in report.undeclared)
-        col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic")
+        col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic", gid="code")
     if not report.assumptions() and not report.undeclared:
         col.line("every default is the rulebook's", size - 0.5, indent=0.08, style="italic")
     col.skip(0.06)
@@ -240,7 +241,7 @@ def _about(col: Column, report: Report, size: float, skip_game: bool) -> None:
         col.y = y
         family = "monospace" if key == "command" else None
         for part in about_parts(key, value):
-            col.text(part, size - 0.5, indent=key_width, family=family, hang=0.12)
+            col.text(part, size - 0.5, indent=key_width, family=family, hang=0.12, gid="code")
         col.skip(0.03)
 
 
@@ -262,7 +263,7 @@ def front_sheet(report: Report, number: int) -> Any:
 def _table(ax: Any, frame: Any) -> None:
     """Draw ``frame`` as a table filling ``ax``, each column as wide as its longest text needs."""
     ax.axis("off")
-    cells = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
+    cells = [[display(cell(v)) for v in row] for row in frame.itertuples(index=False)]
     labels = [display(str(c)) for c in frame.columns]
     widths = [max(len(text) for text in column) + 2 for column in zip(labels, *cells, strict=True)]
     table = ax.table(
@@ -345,7 +346,7 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
             0.01, notes_h / below, "\n".join(meaning), fontsize=9.5, va="bottom", color=PALETTE[0], style="italic"
         )
     if notes:
-        bottom.text(0.01, 0.0, "\n".join(notes), fontsize=8, va="bottom", color="#333333")
+        bottom.text(0.01, 0.0, "\n".join(notes), fontsize=8, va="bottom", color="#333333", gid="notes")
     return fig
 
 

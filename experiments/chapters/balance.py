@@ -124,7 +124,8 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             table,
             notes,
             short="Balance: the game's metrics",
-            meaning="How fair, decisive, long and dramatic the rules are, and how each named variant moves that.",
+            meaning="This page shows how fair, decisive, long and dramatic the rules are, and how each named variant "
+            "moves them.",
         )
         return page, headline
     question = chosen.question
@@ -216,7 +217,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         table,
         notes,
         short="Balance: metrics and a tuning",
-        meaning=f"Tuned for a designer asking {question.ask} The rules' metrics are beside.",
+        meaning=f"The settings are tuned for a designer asking {question.ask} The rules' metrics are beside them.",
     )
     return page, headline
 
