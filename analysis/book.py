@@ -20,6 +20,7 @@ from typing import Any
 
 from analysis import glossary
 from analysis.glossary import Term
+from analysis.names import display
 
 MAX_FINDINGS = 6
 SHORT_TITLE = 72  # characters of a page title in the contents list and the bookmarks
@@ -55,12 +56,12 @@ class Page:
     @property
     def name(self) -> str:
         """The contents and bookmark entry: ``short``, else the title cut at a word."""
-        return self.short or textwrap.shorten(flat(self.title), SHORT_TITLE, placeholder=" …")
+        return self.short or textwrap.shorten(flat(display(self.title)), SHORT_TITLE, placeholder=" …")
 
     @property
     def headline(self) -> tuple[str, str]:
         """The title as at most :data:`TITLE_LINES` lines of headline and the detail that reads under it."""
-        return split_title(self.title)
+        return split_title(display(self.title))
 
     @property
     def so_what(self) -> str:
@@ -119,7 +120,7 @@ class Report:
         """
         heads = list(self.headlines) if len(self.headlines) == len(self.pages) else [p.title for p in self.pages]
         chosen = [(flat(p.finding or h), i) for i, (p, h) in enumerate(zip(self.pages, heads, strict=True))]
-        return [c for c, p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
+        return [(display(c), i) for (c, i), p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
 
     def assumptions(self) -> list[tuple[Knob, list[tuple[int, str]]]]:
         """Every knob whose default is declared not the rulebook's, with the pages that measured its effect."""

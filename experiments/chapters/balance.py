@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis import game_metrics, plots
 from analysis.book import Page
+from analysis.names import display
 from engines import get_game
 from engines.record import Balance, Tuning, record_of
 from experiments import tune as tn
@@ -99,6 +100,11 @@ SHOWN_COOPERATIVE = ("table_win_rate", "duration")  # a cooperative game defines
 def shown(game: str) -> tuple[str, ...]:
     """The metric columns of the game's page."""
     return SHOWN_COOPERATIVE if get_game(game).module.INFO.cooperative else SHOWN
+
+
+def _worded(grid: Any, short: str) -> str:
+    """A setting's short form ("7 | 3,4") with its knobs' names: "colours 7; token values 3,4"."""
+    return "; ".join(f"{display(knob)} {value}" for knob, value in zip(grid, short.split(" | "), strict=True))
 
 
 def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
@@ -193,7 +199,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             series.append((str(chosen.strong), sorted(strong_ranked, key=lambda r: order[r[-1]])))
         frame = pd.DataFrame(
             {
-                "setting": [short for _, rows in series for *_, short in rows],
+                "setting": [_worded(question.grid, short) for _, rows in series for *_, short in rows],
                 "policy": [policy for policy, rows in series for _ in rows],
                 "value": [m.value for _, rows in series for _, _, m, _, _ in rows],
                 "low": [m.low for _, rows in series for _, _, m, _, _ in rows],
@@ -202,7 +208,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         )
         hue = "policy" if strong_ranked else None
         plots.interval_bars(
-            frame, "setting", "value", "low", "high", hue, target.metric, f"{knobs} (closest first)", fig=fig
+            frame, "setting", "value", "low", "high", hue, target.metric, "setting (closest first)", fig=fig
         )
         axes = fig.axes[0]
         axes.axhline(target.low, color="#000000", linestyle="--", linewidth=0.8)
