@@ -70,7 +70,7 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     assert "Which choices matter?" in texts[10] and "never keeps a joker" in texts[10]
     assert "Is there a dominant strategy?" in texts[11] and "simplest" in texts[11]
     assert "Which decisions matter?" in texts[12] and "left in the supply" in texts[12]
-    assert all("So what:" in t for t in texts[1:])
+    assert all("So what:" in t for t in texts[1:-1])
     assert "report:" in stdout and "html:" in stdout and stdout.count("\n- ") == 11
 
 
