@@ -34,7 +34,7 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
     assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
     assert title.startswith("The table's win rate is") and "when everyone plays random" in title
-    assert page.short == "Difficulty by skill" and "How hard the game is for beginners and for experts" in page.meaning
+    assert page.short == "Difficulty by skill" and "how hard the game is for beginners and for experts" in page.meaning
     assert "by the table's win rate" in page.notes[0]
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
     assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: turns per game"]
