@@ -66,7 +66,7 @@ class Page:
     @property
     def so_what(self) -> str:
         """What the answer means as a full sentence ("" when the chapter gave none)."""
-        return sentence(self.meaning) if self.meaning else ""
+        return sentence(display(self.meaning)) if self.meaning else ""
 
     def texts(self) -> list[str]:
         """Every text the page prints (its figure's aside): title, table headers, meaning, notes."""

@@ -1,7 +1,8 @@
 """Display names: what a report shows instead of a metric's, knob's or restricted player's identifier.
 
 One table (:data:`NAMES`) for the metrics and the knobs; :func:`display` words any label (a known name is looked
-up, any other ``snake_case`` word reads with spaces, ``learned!rule`` reads "learned, restricted to rule"), and
+up, any other ``snake_case`` word reads with spaces, ``learned!rule``, the learned player held to a rule, reads
+"learned (rule)"), and
 :func:`humanize` applies it to every text of a drawn figure: titles, axis labels, tick labels, legends, tables.
 """
 
@@ -42,7 +43,7 @@ def display(text: str) -> str:
     """``text`` with every identifier in it worded: ``"drama"`` → ``"games won from behind"``."""
     if text in NAMES:
         return NAMES[text]
-    text = _RESTRICTED.sub(lambda m: f"{m[1]}, restricted to {m[2]}", text)
+    text = _RESTRICTED.sub(lambda m: f"{m[1]} ({m[2]})", text)
     return _IDENTIFIER.sub(lambda m: NAMES.get(m[0], m[0].replace("_", " ")), text)
 
 

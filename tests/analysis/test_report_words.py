@@ -55,7 +55,7 @@ def test_a_long_title_keeps_two_lines_of_headline_and_reads_on_under_it() -> Non
 
 def test_identifiers_read_as_words() -> None:
     assert display("first_seat_advantage") == "first player's edge"
-    assert display("learned!largest-token") == "learned, restricted to largest-token"
+    assert display("learned!largest-token") == "learned (largest-token)"
     assert display("tune token_values=2,3") == "tune token values=2,3"
 
 
