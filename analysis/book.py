@@ -18,8 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analysis import glossary
+from analysis.glossary import Term
+from analysis.names import display
+
 MAX_FINDINGS = 6
 SHORT_TITLE = 72  # characters of a page title in the contents list and the bookmarks
+TITLE_CHARS = 85  # characters of a title's line at the PDF's width
+TITLE_LINES = 2  # lines of a title at most; the rest of a longer answer reads under it
 HIDDEN_FRONT_KEYS = ("headlines", "answers")  # front lines the findings list replaces
 
 
@@ -50,7 +56,22 @@ class Page:
     @property
     def name(self) -> str:
         """The contents and bookmark entry: ``short``, else the title cut at a word."""
-        return self.short or textwrap.shorten(flat(self.title), SHORT_TITLE, placeholder=" …")
+        return self.short or textwrap.shorten(flat(display(self.title)), SHORT_TITLE, placeholder=" …")
+
+    @property
+    def headline(self) -> tuple[str, str]:
+        """The title as at most :data:`TITLE_LINES` lines of headline and the detail that reads under it."""
+        return split_title(display(self.title))
+
+    @property
+    def so_what(self) -> str:
+        """What the answer means as a full sentence ("" when the chapter gave none)."""
+        return sentence(display(self.meaning)) if self.meaning else ""
+
+    def texts(self) -> list[str]:
+        """Every text the page prints (its figure's aside): title, table headers, meaning, notes."""
+        headers = [str(c) for c in self.table.columns] if self.table is not None else []
+        return [self.title, *headers, self.meaning or "", *self.notes]
 
 
 @dataclass(frozen=True)
@@ -99,7 +120,7 @@ class Report:
         """
         heads = list(self.headlines) if len(self.headlines) == len(self.pages) else [p.title for p in self.pages]
         chosen = [(flat(p.finding or h), i) for i, (p, h) in enumerate(zip(self.pages, heads, strict=True))]
-        return [c for c, p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
+        return [(display(c), i) for (c, i), p in zip(chosen, self.pages, strict=True) if p.finding != ""][:MAX_FINDINGS]
 
     def assumptions(self) -> list[tuple[Knob, list[tuple[int, str]]]]:
         """Every knob whose default is declared not the rulebook's, with the pages that measured its effect."""
@@ -148,6 +169,44 @@ class Book:
     def heading(self) -> str:
         """The document's title."""
         return self.title or self.reports[0].heading
+
+    @property
+    def glossary_page(self) -> int:
+        """The 1-based number of the glossary, the last page."""
+        return 1 + (self.overview is not None) + sum(report.sheets for report in self.reports)
+
+    def terms(self) -> list[Term]:
+        """The glossary's entries: the terms the book's question pages use."""
+        return glossary.used(text for report in self.reports for page in report.pages for text in page.texts())
+
+
+def split_title(title: str, width: int = TITLE_CHARS, lines: int = TITLE_LINES) -> tuple[str, str]:
+    """``title`` cut into a headline of at most ``lines`` lines of ``width`` characters and the rest.
+
+    The cut falls after the last clause (``;``, ``:``, ``.``, a dash, else a comma) that leaves a headline short
+    enough, else at the last word that fits.
+    """
+    text = flat(title)
+    if len(textwrap.wrap(text, width)) <= lines:
+        return text, ""
+    for marks in (("; ", ": ", ". ", " — "), (", ",)):
+        cuts = [m.start() for m in re.finditer("|".join(re.escape(k) for k in marks), text)]
+        fitting = [c for c in cuts if len(textwrap.wrap(text[: c + 1], width)) <= lines and c > width // 2]
+        if fitting:
+            cut = fitting[-1]
+            head, rest = text[:cut].rstrip(), text[cut + 1 :].strip()
+            return head, rest
+    head = " ".join(textwrap.wrap(text, width)[:lines])
+    return head + " …", "… " + text[len(head) :].strip()
+
+
+def sentence(text: str) -> str:
+    """``text`` as a full sentence: a capital first letter and a full stop at the end."""
+    text = flat(text).strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def flat(text: str) -> str:

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from analysis import stats
+from analysis.wording import interval
 
 POINTS = math.lcm(*range(1, 9))
 """A win shared by ``k`` seats is worth ``POINTS / k`` to each (whole numbers for up to 8 seats)."""
@@ -180,9 +181,13 @@ def lines(metrics: Mapping[str, Value | list[Value]]) -> list[str]:
 
 
 def format_value(name: str, value: Value) -> str:
-    """``+1.23% [+0.90, +1.60]`` for an advantage, ``45.60% [45.1, 46.1]`` for a share, ``23.1 [22.9, 23.3]`` else."""
+    """``+1.2% (+0.9 to +1.6)`` for an advantage, ``45.6% (45.1–46.1)`` for a share, ``23.1 (22.9–23.3)`` else.
+
+    The style is :func:`analysis.wording.interval`'s, the one every report and table uses.
+    """
     if name.endswith("advantage"):
-        return f"{100 * value.value:+.2f}% [{100 * value.low:+.2f}, {100 * value.high:+.2f}]"
-    if name == "seat_advantage" or DEFINITIONS[name].share:
-        return f"{100 * value.value:.2f}% [{100 * value.low:.2f}, {100 * value.high:.2f}]"
-    return f"{value.value:.4g} [{value.low:.4g}, {value.high:.4g}]"
+        return interval(100 * value.value, 100 * value.low, 100 * value.high, 1, "%", signed=True)
+    if DEFINITIONS[name].share:
+        return interval(100 * value.value, 100 * value.low, 100 * value.high, 1, "%")
+    digits = 2 if abs(value.value) < 10 else 1
+    return interval(value.value, value.low, value.high, digits)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
+from analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
 from analysis.book import Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
-from analysis.report_pdf import MAX_TABLE_ROWS, OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
+from analysis.names import display, humanize
+from analysis.report_pdf import OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 FIGURE_INCHES = (11.0, 5.4)
@@ -40,6 +42,8 @@ a {{ color: {PALETTE[0]}; }}
 .assumptions {{ background: {TINT_COLOR}; border: 1.5px solid {EDGE_COLOR}; border-radius: 6px; padding: 0.3rem 0.9rem;
   margin: 0.8rem 0; overflow-wrap: anywhere; }}
 .assumed {{ background: {TINT_COLOR}; }}
+.detail {{ color: #333; margin-top: -0.3rem; }}
+.term {{ color: inherit; text-decoration: underline dotted; }}
 .meaning {{ color: {PALETTE[0]}; font-style: italic; }}
 .notes {{ font-size: 0.88rem; color: #333; }}
 .pageno {{ float: right; font-size: 0.8rem; }}
@@ -65,6 +69,7 @@ def figure_uri(page: Page) -> str:
     fig = plt.figure(figsize=FIGURE_INCHES, layout="constrained")
     try:
         page.draw(fig)
+        humanize(fig)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     finally:
@@ -72,13 +77,11 @@ def figure_uri(page: Page) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def table_html(frame: Any, limit: int | None = MAX_TABLE_ROWS) -> str:
-    """``frame`` as an HTML table (its first ``limit`` rows, as in the PDF)."""
-    shown = frame.head(limit) if limit else frame
-    head = "".join(f"<th>{_e(c)}</th>" for c in shown.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{_e(cell(v))}</td>" for v in row) + "</tr>" for row in shown.itertuples(index=False)
-    )
+def table_html(frame: Any) -> str:
+    """``frame`` as an HTML table, every row of it (the PDF says how many it leaves to this twin)."""
+    head = "".join(f"<th>{_e(display(str(c)))}</th>" for c in frame.columns)
+    cells = [[f"<td>{_e(display(cell(v)))}</td>" for v in row] for row in frame.itertuples(index=False)]
+    rows = "".join("<tr>" + "".join(row) + "</tr>" for row in cells)
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 
@@ -135,20 +138,47 @@ def _assumptions(report: Report, number: int) -> str:
     return f'<div class="assumptions"><h3>{_e(assumptions_heading(report))}</h3>{body}</div>'
 
 
+def linked_terms(escaped: Sequence[str]) -> list[str]:
+    """The page's texts (HTML-escaped) with each glossary term's first use on the page linked to its entry."""
+    out = list(escaped)
+    for term in glossary.TERMS:
+        for i, text in enumerate(out):
+            found = term.find(re.sub(r"<[^>]*>", lambda m: " " * len(m[0]), text))  # never inside a tag
+            if found:
+                link_ = f'<a class="term" href="#{term.anchor}">{found[0]}</a>'
+                out[i] = text[: found.start()] + link_ + text[found.end() :]
+                break
+    return out
+
+
 def _page(page: Page, number: int, front: int) -> str:
+    head, detail = page.headline
+    title, detail, meaning, *notes = linked_terms(
+        [_e(head), _e(detail), _e(page.so_what), *(_e(note) for note in page.notes)]
+    )
     parts = [
         f'<section id="{link(number)[1:]}"><span class="pageno">p. {number} · '
         f'<a href="{link(front)}">back to the summary</a></span>',
-        f"<h2>{_e(page.title)}</h2>",
+        f"<h2>{title}</h2>",
+        f'<p class="detail">{detail}</p>' if detail else "",
         f'<img src="{figure_uri(page)}" alt="{_e(page.name)}">',
     ]
     if page.table is not None and len(page.table):
         parts.append(table_html(page.table))
     if page.meaning:
-        parts.append(f'<p class="meaning">So what: {_e(page.meaning)}</p>')
-    parts += [f'<p class="notes">{_e(note)}</p>' for note in page.notes]
+        parts.append(f'<p class="meaning">So what: {meaning}</p>')
+    parts += [f'<p class="notes">{note}</p>' for note in notes]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _glossary(book: Book) -> str:
+    entries = "".join(f'<dt id="{t.anchor}">{_e(t.name)}</dt><dd>{_e(t.meaning)}</dd>' for t in book.terms())
+    number = book.glossary_page
+    return (
+        f'<section id="{link(number)[1:]}"><span class="pageno">p. {number}</span>'
+        f"<h1>Glossary: the words these pages use</h1><dl>{entries}</dl></section>"
+    )
 
 
 def _overview(book: Book) -> str:
@@ -158,7 +188,7 @@ def _overview(book: Book) -> str:
     )
     return (
         f'<section id="{link(1)[1:]}"><span class="pageno">p. 1</span><h1>{_e(book.heading)}</h1>'
-        f'{table_html(book.overview, None)}<h3>Contents</h3><ul class="contents">{contents}</ul>'
+        f'{table_html(book.overview)}<h3>Contents</h3><ul class="contents">{contents}</ul>'
         f'<p class="notes">{_e(OVERVIEW_NOTE)}</p></section>'
     )
 
@@ -196,6 +226,7 @@ def render(book: Book, written: Sequence[list[str]] | None = None) -> str:
     for report, first in zip(book.reports, book.first_pages(), strict=True):
         body.append(_front(report, first))
         body += [next(sections) for _ in report.pages]
+    body.append(_glossary(book))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

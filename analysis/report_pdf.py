@@ -14,14 +14,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from analysis import plots  # noqa: F401  (selects the Agg backend before pyplot is used)
-from analysis.book import Book, Page, Report, about_parts, flat
+from analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
+from analysis.book import TITLE_CHARS, Book, Page, Report, about_parts, flat
 from analysis.files import atomic_write
+from analysis.names import display, humanize
 from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 A4_LANDSCAPE = (11.69, 8.27)
-MAX_TABLE_ROWS = 16
+MAX_TABLE_ROWS = 26  # rows of a table on its page; a longer one ends with a line saying how many more there are
 ROW_INCHES = 0.19  # height of one table row
+TIGHT_ROWS = 16  # a table longer than this gets rows of TIGHT_ROW_INCHES
+TIGHT_ROW_INCHES = 0.155
 NOTE_INCHES = 0.15  # height of one line of notes
 LINK = PALETTE[0]
 CHAR_WIDTH = 0.58  # average glyph width in ems, to wrap text to a column
@@ -157,9 +160,9 @@ def _knobs(col: Column, report: Report, size: float) -> None:
                 )
             )
         y = col.y
-        col.line(k.name, size, weight="bold")
+        col.line(k.name, size, weight="bold", gid="code")
         col.y = y
-        col.line(short_value(k.value), size, indent=width * 0.38)
+        col.line(short_value(k.value), size, indent=width * 0.38, gid="code")
         col.y = y
         col.line(k.kind, size, indent=width * 0.78, style="italic" if k.assumed else "normal")
     col.skip(0.1)
@@ -179,12 +182,13 @@ def _assumptions(col: Column, report: Report, number: int, size: float) -> None:
     for knob, pages in report.assumptions():
         source = knob.source.split(":", 1)[1].strip()
         unmeasured = "" if pages else " (no page of this report measured its effect)"
-        col.text(f"{knob.name} = {knob.value} ({knob.kind}): {source}{unmeasured}", size - 0.5, indent=0.08, hang=0.15)
+        line = f"{knob.name} = {knob.value} ({knob.kind}): {source}{unmeasured}"
+        col.text(line, size - 0.5, indent=0.08, hang=0.15, gid="code")
         for index, effect in pages:
             col.text(f"→ p. {number + 1 + index}: {effect}", size - 0.5, indent=0.3, url=link(number + 1 + index))
     if report.undeclared:
         names = ", ".join(f"{k.name} = {short_value(k.value)}" for k in report.undeclared)
-        col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic")
+        col.text(f"Source not yet declared: {names}", size - 0.5, indent=0.08, hang=0.15, style="italic", gid="code")
     if not report.assumptions() and not report.undeclared:
         col.line("every default is the rulebook's", size - 0.5, indent=0.08, style="italic")
     col.skip(0.06)
@@ -237,7 +241,7 @@ def _about(col: Column, report: Report, size: float, skip_game: bool) -> None:
         col.y = y
         family = "monospace" if key == "command" else None
         for part in about_parts(key, value):
-            col.text(part, size - 0.5, indent=key_width, family=family, hang=0.12)
+            col.text(part, size - 0.5, indent=key_width, family=family, hang=0.12, gid="code")
         col.skip(0.03)
 
 
@@ -259,8 +263,8 @@ def front_sheet(report: Report, number: int) -> Any:
 def _table(ax: Any, frame: Any) -> None:
     """Draw ``frame`` as a table filling ``ax``, each column as wide as its longest text needs."""
     ax.axis("off")
-    cells = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
-    labels = [str(c) for c in frame.columns]
+    cells = [[display(cell(v)) for v in row] for row in frame.itertuples(index=False)]
+    labels = [display(str(c)) for c in frame.columns]
     widths = [max(len(text) for text in column) + 2 for column in zip(labels, *cells, strict=True)]
     table = ax.table(
         cellText=cells,
@@ -270,7 +274,7 @@ def _table(ax: Any, frame: Any) -> None:
         bbox=[0, 0, 1, 1],
     )
     table.auto_set_font_size(False)
-    table.set_fontsize(7.5 if len(frame.columns) > 7 else 8.5)
+    table.set_fontsize(7.5 if len(frame.columns) > 7 or len(frame) > TIGHT_ROWS else 8.5)
     for (row, _), c in table.get_celld().items():
         c.set_edgecolor("#999999")
         if row == 0:
@@ -284,27 +288,57 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def question_sheet(page: Page, number: int, front: int) -> Any:
-    """Title (the answer), the figure, then the table, what it means and the notes, each given the height it needs."""
+def more_rows(frame: Any) -> str:
+    """The line under a table cut to :data:`MAX_TABLE_ROWS` rows ("" when it is whole)."""
+    extra = len(frame) - MAX_TABLE_ROWS
+    if extra <= 0:
+        return ""
+    return f"… {extra} more row{'s' * (extra != 1)} in this report's HTML twin, which shows every row."
+
+
+def terms_line(page: Page, glossary_page: int | None) -> str:
+    """The footer naming the glossary's terms the page uses ("" without a glossary)."""
+    terms = glossary.used(page.texts()) if glossary_page else []
+    return f"Explained in the glossary (p. {glossary_page}): {', '.join(t.name for t in terms)}" if terms else ""
+
+
+def question_sheet(page: Page, number: int, front: int, glossary_page: int | None = None) -> Any:
+    """Title (the answer), the figure, then the table, what it means and the notes, each given the height it needs.
+
+    A title longer than two lines keeps its headline on top and reads on, smaller, under it.
+    """
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=A4_LANDSCAPE, layout="constrained")
     fig.get_layout_engine().set(rect=(0, FOOTER_INCHES / A4_LANDSCAPE[1], 1, 1 - FOOTER_INCHES / A4_LANDSCAPE[1]))
-    fig.suptitle("\n".join(textwrap.wrap(page.title, 85)), fontsize=15, weight="bold")
+    head, detail = page.headline
+    fig.suptitle("\n".join(textwrap.wrap(head, TITLE_CHARS)), fontsize=15, weight="bold")
     footer = f"p. {number}  ·  back to the summary (p. {front})"
     fig.text(0.99, 0.008, footer, fontsize=7.5, ha="right", va="bottom", color=LINK, url=link(front))
+    terms = terms_line(page, glossary_page)
+    if terms:
+        short = textwrap.shorten(terms, 150, placeholder=" …")
+        fig.text(0.01, 0.008, short, fontsize=7.5, va="bottom", color=LINK, url=link(glossary_page or 0))
     table = page.table.head(MAX_TABLE_ROWS) if page.table is not None and len(page.table) else None
     notes = [line for note in page.notes for line in textwrap.wrap(note, 180)]
-    meaning = textwrap.wrap(f"So what: {page.meaning}", 150) if page.meaning else []
-    table_h = 0.0 if table is None else ROW_INCHES * (len(table) + 1)
+    if table is not None and more_rows(page.table):
+        notes.insert(0, more_rows(page.table))
+    meaning = textwrap.wrap(f"So what: {page.so_what}", 150) if page.meaning else []
+    row = TIGHT_ROW_INCHES if table is not None and len(table) > TIGHT_ROWS else ROW_INCHES
+    table_h = 0.0 if table is None else row * (len(table) + 1)
     meaning_h = 0.19 * len(meaning) + (0.08 if meaning else 0.0)
     notes_h = NOTE_INCHES * len(notes) + (0.1 if notes else 0.0)
     below = table_h + meaning_h + notes_h
     if below == 0:
-        page.draw(fig)
-        return fig
-    top, bottom = fig.subfigures(2, 1, height_ratios=[max(A4_LANDSCAPE[1] - 1.0 - below, 2.5), below])
+        top = fig.subfigures(1, 1) if detail else fig
+    else:
+        top, bottom = fig.subfigures(2, 1, height_ratios=[max(A4_LANDSCAPE[1] - 1.0 - below, 2.5), below])
+    if detail:
+        top.suptitle("\n".join(textwrap.wrap(detail, 150)), fontsize=10, color="#333333")
     page.draw(top)
+    humanize(top)
+    if below == 0:
+        return fig
     if table is not None:
         _table(bottom.add_axes((0.0, (notes_h + meaning_h) / below, 1.0, table_h / below)), table)
     if meaning:
@@ -312,7 +346,24 @@ def question_sheet(page: Page, number: int, front: int) -> Any:
             0.01, notes_h / below, "\n".join(meaning), fontsize=9.5, va="bottom", color=PALETTE[0], style="italic"
         )
     if notes:
-        bottom.text(0.01, 0.0, "\n".join(notes), fontsize=8, va="bottom", color="#333333")
+        bottom.text(0.01, 0.0, "\n".join(notes), fontsize=8, va="bottom", color="#333333", gid="notes")
+    return fig
+
+
+def glossary_sheet(book: Book) -> Any:
+    """The last page: every term the book's pages use, in plain words."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=A4_LANDSCAPE)
+    col = Column(fig, 0.5, A4_LANDSCAPE[0] - 0.5, 0.45)
+    col.text("Glossary: the words these pages use", 18, weight="bold", color=INK)
+    col.skip(0.12)
+    for term in book.terms():
+        y = col.y
+        col.line(term.name, 10, weight="bold", color=INK)
+        col.y = y
+        col.text(term.meaning, 10, indent=2.2, color=INK)
+        col.skip(0.08)
     return fig
 
 
@@ -358,8 +409,11 @@ def sheets(book: Book) -> list[tuple[Callable[[], Any], str, int | None]]:
         title = report.heading if parent is not None else "Summary, knobs and assumptions"
         out.append((partial(front_sheet, report, first), title, None))
         for index, page in enumerate(report.pages):
-            draw = partial(drawn_for, report.name or None, question_sheet, page, first + 1 + index, first)
+            draw = partial(
+                drawn_for, report.name or None, question_sheet, page, first + 1 + index, first, book.glossary_page
+            )
             out.append((draw, page.name, parent))
+    out.append((partial(glossary_sheet, book), "Glossary", None))
     return out
 
 

@@ -6,12 +6,14 @@ from typing import Any
 
 import numpy as np
 
+from analysis.wording import interval
+
 
 def format_interval(value: float, low: float, high: float, percent: bool = False) -> str:
-    """``"12.3% [12.1, 12.5]"`` or ``"23.39 [23.38, 23.40]"``."""
+    """``"12.30% (12.10–12.50)"`` or ``"23.390 (23.380–23.400)"``: the reports' style, to the command line's digits."""
     if percent:
-        return f"{100 * value:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+        return interval(100 * value, 100 * low, 100 * high, 2, "%")
+    return interval(value, low, high, 3)
 
 
 def json_ready(value: Any) -> Any:

@@ -1,6 +1,8 @@
 """The book's wording of numbers: one helper per kind, so that a figure reads alike on every page of every chapter.
 
-Rates and differences carry their 95% interval; p-values read ``< 0.001`` below a thousandth, else three
+Every value with its 95% interval reads one way, ``value (low–high)``: ``"64.9% (64.3–65.6)"``, ``"23.4 (23.1–23.8)"``
+(:func:`interval`); a signed difference, whose bounds may be negative, says "to" instead of the dash:
+``"+3.1 (+1.2 to +5.0)"``; p-values read ``< 0.001`` below a thousandth, else three
 decimals (``0.042``). The command line's comparison tables print p-values to three figures instead
 (:func:`p_figures`), down to ``< 1e-12``.
 """
@@ -15,15 +17,24 @@ P_FLOOR = 1e-12
 """p-values below this print as ``< 1e-12`` in the command line's tables: a smaller number says nothing more."""
 
 
+def interval(value: float, low: float, high: float, digits: int = 1, unit: str = "", signed: bool = False) -> str:
+    """The one way a value and its interval read: ``"23.4 (23.1–23.8)"``, ``"64.9% (64.3–65.6)"`` with ``unit="%"``.
+
+    ``signed``: a difference, written with its sign and "to" between the bounds (``"+3.1 (+1.2 to +5.0)"``).
+    """
+    sign = "+" if signed else ""
+    shown = [f"{v:{sign}.{digits}f}" for v in (value, low, high)]
+    return f"{shown[0]}{unit} ({shown[1]}{' to ' if signed else '–'}{shown[2]})"
+
+
 def pct(value: float, low: float, high: float) -> str:
-    """``"64.2% (62.7–65.7%)"``; rare events (upper bound under 0.5%) get two decimals."""
-    d = 2 if high < 0.005 else 1
-    return f"{100 * value:.{d}f}% ({100 * low:.{d}f}–{100 * high:.{d}f}%)"
+    """A rate with its interval: ``"64.2% (62.7–65.7)"``; rare events (upper bound under 0.5%) get two decimals."""
+    return interval(100 * value, 100 * low, 100 * high, 2 if high < 0.005 else 1, "%")
 
 
 def points(value: float, low: float, high: float) -> str:
     """A difference of rates in percentage points with its interval: ``"+3.1 (+1.2 to +5.0)"``."""
-    return f"{100 * value:+.1f} ({100 * low:+.1f} to {100 * high:+.1f})"
+    return interval(100 * value, 100 * low, 100 * high, signed=True)
 
 
 def p_value(p: float) -> str:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis import game_metrics, plots
 from analysis.book import Page
+from analysis.names import display
 from engines import get_game
 from engines.record import Balance, Tuning, record_of
 from experiments import tune as tn
@@ -102,6 +103,11 @@ def shown(game: str) -> tuple[str, ...]:
     return SHOWN_COOPERATIVE if get_game(game).module.INFO.cooperative else SHOWN
 
 
+def _worded(grid: Any, short: str) -> str:
+    """A setting's short form ("7 | 3,4") with its knobs' names: "colours 7; token values 3,4"."""
+    return "; ".join(f"{display(knob)} {value}" for knob, value in zip(grid, short.split(" | "), strict=True))
+
+
 def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     """Metrics of the default rules and the variants; the question's best settings; a figure of the search."""
     chosen, module, columns = setup(game), get_game(game).module, shown(game)
@@ -125,7 +131,8 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             table,
             notes,
             short="Balance: the game's metrics",
-            meaning="How fair, decisive, long and dramatic the rules are, and how each named variant moves that.",
+            meaning="This page shows how fair, decisive, long and dramatic the rules are, and how each named variant "
+            "moves them.",
         )
         return page, headline
     question = chosen.question
@@ -202,7 +209,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             series.append((str(chosen.strong), sorted(strong_ranked, key=lambda r: order[r[-1]])))
         frame = pd.DataFrame(
             {
-                "setting": [short for _, rows in series for *_, short in rows],
+                "setting": [_worded(question.grid, short) for _, rows in series for *_, short in rows],
                 "policy": [policy for policy, rows in series for _ in rows],
                 "value": [m.value for _, rows in series for _, _, m, _, _ in rows],
                 "low": [m.low for _, rows in series for _, _, m, _, _ in rows],
@@ -211,7 +218,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         )
         hue = "policy" if strong_ranked else None
         plots.interval_bars(
-            frame, "setting", "value", "low", "high", hue, target.metric, f"{knobs} (closest first)", fig=fig
+            frame, "setting", "value", "low", "high", hue, target.metric, "setting (closest first)", fig=fig
         )
         axes = fig.axes[0]
         axes.axhline(target.low, color="#000000", linestyle="--", linewidth=0.8)
@@ -226,7 +233,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         table,
         notes,
         short="Balance: metrics and a tuning",
-        meaning=f"Tuned for a designer asking {question.ask} The rules' metrics are beside.",
+        meaning=f"The settings are tuned for a designer asking {question.ask} The rules' metrics are beside them.",
     )
     return page, headline
 

@@ -159,10 +159,10 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             "often the weaker of the two wins: near 50% the step up buys little, near 0% skill decides."
         )
     meaning = (
-        "How hard the game is for beginners and for experts: how often a whole table of each wins, and how long it "
-        "plays."
+        "The page shows how hard the game is for beginners and for experts: how often a whole table of each wins, "
+        "and how long it plays."
         if cooperative
-        else "Whether the rules are as fair, decisive and long between beginners as between experts."
+        else "If the rows differ, the rules are not as fair, decisive or long between beginners as between experts."
     )
     short = "Difficulty by skill" if cooperative else "Balance by skill"
     page = Page(title, draw, table, notes, short=short, meaning=meaning, metrics=strong_metrics(measured, key))
@@ -195,7 +195,7 @@ def _column(metric: str) -> str:
 
 
 def _share(value: tuple[float, float, float] | None) -> str:
-    return "—" if value is None else f"{100 * value[0]:.1f}% [{100 * value[1]:.1f}, {100 * value[2]:.1f}]"
+    return "—" if value is None else pct(*value)
 
 
 def _change_interval(a: game_metrics.Value, b: game_metrics.Value) -> tuple[float, float]:

@@ -185,7 +185,8 @@ class GenericChapter:
             )
 
         notes = [f"Everyone plays {balance.setup(self.game).policy}; {self._games(results)}; a shared win counts 1/k."]
-        page = Page(title, draw, table, notes, short="Seat balance", meaning="Whether a seat wins more than its share.")
+        meaning = "A seat far from its fair share calls for a compensation in the rules."
+        page = Page(title, draw, table, notes, short="Seat balance", meaning=meaning)
         return page, title
 
     def _games(self, results: dict[str, RunResult]) -> str:
@@ -222,7 +223,7 @@ class GenericChapter:
             f"turn cap {self.module.INFO.turn_cap}."
         ]
         return Page(
-            title, draw, table, notes, short="Game length", meaning="How long a game lasts as the table grows."
+            title, draw, table, notes, short="Game length", meaning="The box's playing time follows these lengths."
         ), title
 
     def metrics_page(self, results: dict[str, RunResult]) -> tuple[Page, str]:

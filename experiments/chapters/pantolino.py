@@ -335,7 +335,7 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
     p1, p2 = chance[2]["chance"], chance[4]["chance"]
     title = (
         f"Keeping jokers wins {pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
-        f"them ({LEARNED}: {pct(strong_one['win rate'], strong_one['low'], strong_one['high'])}); a second joker "
+        f"them, {LEARNED} {pct(strong_one['win rate'], strong_one['low'], strong_one['high'])}; a second joker "
         f"face lifts the chance of a 4-boot turn from {p1:.1%} to {p2:.1%}"
     )
 

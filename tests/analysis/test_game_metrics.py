@@ -70,7 +70,7 @@ def test_a_cooperative_game_has_duration_and_the_tables_win_rate_only(players: i
     rate = metrics["table_win_rate"]
     low, high = stats.wilson(3, 4)
     assert (rate.value, rate.low, rate.high) == pytest.approx((0.75, float(low), float(high)))
-    assert gm.format_value("table_win_rate", rate).startswith("75.00% [")
+    assert gm.format_value("table_win_rate", rate).startswith("75.0% (")
 
 
 def test_the_tables_win_rate_is_absent_not_zero_for_a_competitive_game() -> None:

@@ -55,7 +55,7 @@ def test_a_book_numbers_its_pages_and_the_old_call_keeps_one_page_per_question(t
     assert Book([one, two], "Both", pd.DataFrame({"game": ["one", "two"]})).first_pages() == [2, 5]
     assert Book([one, two]).first_pages() == [1, 4]
     path = write_report(tmp_path / "old.pdf", "Old", [("seed", "1"), ("knobs", "a=1")], [_page(0), _page(1)])
-    assert len(PdfReader(path).pages) == 3 and not (tmp_path / "old.html").exists()
+    assert len(PdfReader(path).pages) == 3 + 1 and not (tmp_path / "old.html").exists()
     assert "a=1" in PdfReader(path).pages[0].extract_text()
 
 
@@ -82,9 +82,9 @@ def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, mon
     reports = [Report("One", [], [_page(0), _page(1)], name="one"), Report("Two", [], [_page(2)], name="two")]
     book = Book(reports, "Both", pd.DataFrame({"game": ["one", "two"], "luck": ["1", "—"]}))
     reader = PdfReader(write_book(tmp_path / "both.pdf", book))
-    assert len(reader.pages) == 6
+    assert len(reader.pages) == 6 + 1  # the glossary last
     outline = reader.outline
-    assert [o.title for o in outline if not isinstance(o, list)] == ["Games compared", "One", "Two"]
+    assert [o.title for o in outline if not isinstance(o, list)] == ["Games compared", "One", "Two", "Glossary"]
     assert [len(o) for o in outline if isinstance(o, list)] == [2, 1]
     html = (tmp_path / "both.html").read_text()
     assert 'href="#page-2"' in html and 'href="#page-5"' in html and 'id="page-6"' in html
@@ -132,7 +132,7 @@ def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(
     assert a.read_bytes() == b.read_bytes()
     assert a.with_suffix(".html").read_bytes() == b.with_suffix(".html").read_bytes()
     reader = PdfReader(a)
-    assert len(reader.pages) == 1 + 3 + 3
+    assert len(reader.pages) == 1 + 3 + 3 + 1
     overview = " ".join(reader.pages[0].extract_text().split())
     assert "Pantolino" in overview and "Paleolino" in overview and "luck" in overview and "2026%" in overview
     assert "length: turns per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from analysis.report import write_report
 from experiments.chapters import cargolino, decisions
 from experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
+from tests.analysis.layout import write_checked
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +17,9 @@ def built(tmp_path_factory):
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
         chapter = cargolino.build(n_games=400, seed=2026, play=two_jobs())
-        path = write_report(
-            tmp_path_factory.mktemp("report") / "cargolino.pdf", chapter.heading, chapter.front, chapter.pages
-        )
+        path = tmp_path_factory.mktemp("report") / "cargolino.pdf"
+        layout = write_checked(path, chapter.heading, chapter.front, chapter.pages)
+        assert layout == [], "\n".join(layout)  # no overlapping, clipped or identifier text, short titles
     finally:
         mp.undo()
     return chapter, path
@@ -27,7 +27,8 @@ def built(tmp_path_factory):
 
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
-    texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    *texts, glossary = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    assert glossary.startswith("Glossary")
     assert len(texts) == 14
     for word in ("Cargolino", "seed", "2026", "knobs", "policies", "selfish", "detective", "date", "2026-01-01"):
         assert word in texts[0], word

@@ -20,7 +20,9 @@ def report(tmp_path_factory, monkeypatch_module):
     path = write_report(
         tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
     )
-    return chapter, [page.extract_text() for page in PdfReader(path).pages]
+    *texts, glossary = [page.extract_text() for page in PdfReader(path).pages]
+    assert glossary.startswith("Glossary")
+    return chapter, texts
 
 
 @pytest.fixture(scope="module")

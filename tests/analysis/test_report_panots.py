@@ -27,7 +27,8 @@ def built(tmp_path_factory):
 
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     chapter, path = built
-    texts = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    *texts, glossary = [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
+    assert glossary.startswith("Glossary")
     assert len(texts) == 14
     for word in ("Panots", "seed", "2026", "knobs", "greedy", "majority-aware", "planner", "denier", "2026-01-01"):
         assert word in texts[0], word

@@ -26,7 +26,9 @@ def pdf_texts(tmp_path_factory) -> list[str]:
         monkeypatch.undo()
     assert len(chapter.headlines) == 14
     # titles glue their lines with non-breaking spaces; read them back as plain text
-    return [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
+    *texts, glossary = [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
+    assert glossary.startswith("Glossary")
+    return texts
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:

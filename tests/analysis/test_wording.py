@@ -6,8 +6,9 @@ from analysis import wording
 
 
 def test_rates_and_differences_carry_their_intervals() -> None:
-    assert wording.pct(0.642, 0.627, 0.657) == "64.2% (62.7–65.7%)"
-    assert wording.pct(0.0012, 0.0005, 0.0031) == "0.12% (0.05–0.31%)"
+    assert wording.pct(0.642, 0.627, 0.657) == "64.2% (62.7–65.7)"
+    assert wording.pct(0.0012, 0.0005, 0.0031) == "0.12% (0.05–0.31)"
+    assert wording.interval(23.39, 23.1, 23.82, 2) == "23.39 (23.10–23.82)"
     assert wording.points(0.031, 0.012, 0.05) == "+3.1 (+1.2 to +5.0)"
 
 

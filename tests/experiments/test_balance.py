@@ -60,7 +60,7 @@ def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics(
     plan, (page, headline) = page_for("paleolino", 400)
     assert len(plan.arms) == 1 + len(VARIANTS) + 12 and len(question.grid["inventions"]) * 3 == 12
     assert list(page.table.columns) == ["rules", "table_win_rate", "duration"]  # no empty seat-metric columns
-    assert page.table["table_win_rate"].str.endswith("]").all()  # every rule set has a rate and its interval
+    assert page.table["table_win_rate"].str.endswith(")").all()  # every rule set has a rate and its interval
     assert sum(r.startswith("tuned #") for r in page.table["rules"]) == 3
     assert "the table's win rate is" in headline and "none comes detectably closer to 0.5" in headline
     command = page.notes[-1].split("A wider search: ")[1]

@@ -24,7 +24,7 @@ def test_every_rung_plays_itself_and_the_ladder_gives_the_luck_between_neighbour
     table = page.table
     assert sorted(table["everyone plays"]) == sorted(rungs) and table["everyone plays"].iloc[0] == "random"
     assert table["weaker of it and the rung below wins"].iloc[0] == "—"  # the weakest rung has none below
-    assert table["weaker of it and the rung below wins"].iloc[1:].str.endswith("]").all()
+    assert table["weaker of it and the rung below wins"].iloc[1:].str.endswith(")").all()  # "31.0% (27.1–35.2)"
     assert "the first player's edge is" in title.lower() and "when everyone plays random" in title
     assert "first_seat_advantage" not in title
 
@@ -34,7 +34,7 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
     assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
     assert title.startswith("The table's win rate is") and "when everyone plays random" in title
-    assert page.short == "Difficulty by skill" and "How hard the game is for beginners and for experts" in page.meaning
+    assert page.short == "Difficulty by skill" and "how hard the game is for beginners and for experts" in page.meaning
     assert "by the table's win rate" in page.notes[0]
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
     assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: turns per game"]

@@ -1,0 +1,93 @@
+"""Layout checks for drawn report sheets: every text on the sheet, none overlapping another, none off the sheet."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from analysis import report_pdf
+from analysis.book import TITLE_LINES, Book, Page, Report
+
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+"""A ``snake_case`` identifier."""
+VERBATIM = ("notes", "code")
+"""Texts that may name identifiers: notes (commands, files) and the front page's knobs as typed on the command line."""
+
+SLACK = 1.0  # pixels two boxes may share (antialiasing of touching boxes)
+
+
+def drawn_texts(fig: Any, draw: Callable[[], Any] | None = None) -> tuple[list[tuple[Any, Any]], Any]:
+    """Every non-empty text ``draw`` (default: drawing ``fig`` on its canvas) draws, with its box, and the sheet's box.
+
+    Only what is drawn counts (tick labels out of view are not); ``draw`` may be saving ``fig`` to a PDF, so
+    checking costs no second drawing.
+    """
+    from matplotlib.text import Text
+
+    seen: list[tuple[Any, Any]] = []
+    sheets: list[Any] = []
+    original = Text.draw
+
+    def recording(self: Any, renderer: Any) -> None:
+        original(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            seen[:] = [(t, box) for t, box in seen if t is not self]  # a layout pass drew it before
+            seen.append((self, self.get_window_extent(renderer)))
+            sheets[:] = [fig.bbox.frozen()]
+
+    Text.draw = recording  # type: ignore[method-assign]
+    try:
+        (draw or fig.canvas.draw)()
+    finally:
+        Text.draw = original  # type: ignore[method-assign]
+    return seen, (sheets or [fig.bbox])[0]
+
+
+def problems(fig: Any, draw: Callable[[], Any] | None = None) -> list[str]:
+    """What is wrong with the sheet's layout: texts leaving the sheet, overlapping texts, a title of > 2 lines, an
+    identifier (``snake_case``) in any text but the notes; ``draw`` as :func:`drawn_texts` takes it."""
+    boxes, sheet = drawn_texts(fig, draw)
+    words = [t.get_text() for t, _ in boxes if t.get_gid() not in VERBATIM]
+    out = [f"identifier: {text!r}" for text in words if SNAKE.search(text)]
+    for text, box in boxes:
+        inside = box.x0 >= sheet.x0 - SLACK and box.y0 >= sheet.y0 - SLACK
+        if not inside or box.x1 > sheet.x1 + SLACK or box.y1 > sheet.y1 + SLACK:
+            out.append(f"off the sheet: {text.get_text()!r}")
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            if a.get_rotation() == b.get_rotation() not in (0.0, 90.0):
+                continue  # parallel slanted labels: their upright boxes overlap where their letters do not
+            width = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            height = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if width > SLACK and height > SLACK:
+                out.append(f"overlap: {a.get_text()!r} and {b.get_text()!r}")
+    title = fig._suptitle
+    if title is not None and len(title.get_text().splitlines()) > TITLE_LINES:
+        out.append(f"title of {len(title.get_text().splitlines())} lines: {title.get_text()!r}")
+    return out
+
+
+def write_checked(path: Path, heading: str, front: Sequence[tuple[str, str]], pages: Sequence[Page]) -> list[str]:
+    """Write a chapter's PDF as :func:`analysis.report.write_report` does, checking every sheet as it is saved.
+
+    Returns the layout :func:`problems` of every sheet, each prefixed by its page number.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    book, raw, out = Book([Report(heading, front, pages)]), io.BytesIO(), []
+    with (
+        sns.axes_style("whitegrid"),
+        sns.plotting_context("paper", font_scale=1.15),
+        PdfPages(raw, metadata={"Creator": "boardlab", "CreationDate": None}) as pdf,
+    ):
+        for number, (draw, _, _) in enumerate(report_pdf.sheets(book), start=1):
+            fig = draw()
+            out += [f"p. {number}: {p}" for p in problems(fig, lambda fig=fig: pdf.savefig(fig))]
+            plt.close(fig)
+    report_pdf.write(path, book, [raw.getvalue()])
+    return out
