@@ -180,17 +180,23 @@ class Book:
         return glossary.used(text for report in self.reports for page in report.pages for text in page.texts())
 
 
+def outside(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` is outside every bracket (a cut there leaves none open)."""
+    before = text[:at]
+    return before.count("(") == before.count(")") and before.count("[") == before.count("]")
+
+
 def split_title(title: str, width: int = TITLE_CHARS, lines: int = TITLE_LINES) -> tuple[str, str]:
     """``title`` cut into a headline of at most ``lines`` lines of ``width`` characters and the rest.
 
-    The cut falls after the last clause (``;``, ``:``, ``.``, a dash, else a comma) that leaves a headline short
-    enough, else at the last word that fits.
+    The cut falls after the last clause (``;``, ``:``, ``.``, a dash, else a comma) outside brackets that leaves a
+    headline short enough, else at the last word that fits.
     """
     text = flat(title)
     if len(textwrap.wrap(text, width)) <= lines:
         return text, ""
     for marks in (("; ", ": ", ". ", " — "), (", ",)):
-        cuts = [m.start() for m in re.finditer("|".join(re.escape(k) for k in marks), text)]
+        cuts = [m.start() for m in re.finditer("|".join(re.escape(k) for k in marks), text) if outside(text, m.start())]
         fitting = [c for c in cuts if len(textwrap.wrap(text[: c + 1], width)) <= lines and c > width // 2]
         if fitting:
             cut = fitting[-1]
