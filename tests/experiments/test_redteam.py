@@ -7,6 +7,8 @@ lines on stderr, no traceback, and no output folder made. A few run as real proc
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -324,3 +326,131 @@ def test_the_python_api_raises_a_value_error_naming_the_field(make, message: str
 def test_the_api_takes_lists_where_it_keeps_tuples() -> None:
     spec = RunSpec("pantolino", ["greedy", "random"], 100, settings=[("rolls", "2")])
     assert spec.seats == ("greedy", "random") and spec.settings == (("rolls", "2"),)
+
+
+# --- issue 61: outside games, cache files, model training, API types, reports, explain intervals ---------------
+
+UNICODE_CASES: dict[str, tuple[list[str], str]] = {
+    "expert:１６ (full-width digits)": (["pantolino", "--seats", "expert:１６,greedy", "-n", "10"], "digits 0-9"),
+    "--set rolls=２ (full-width digit)": (["pantolino", "--set", "rolls=２", "-n", "10"], "ASCII digits"),
+    "ladder --budgets ١٦ (Arabic-Indic digits)": (["ladder", "pantolino", "--budgets", "١٦"], "positive whole"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNICODE_CASES))
+def test_digits_of_other_scripts_are_refused_not_renamed(case: str, tmp_path: Path, bounded) -> None:
+    args, message = UNICODE_CASES[case]
+    refused(CliRunner().invoke(app, [*args, "--out", str(tmp_path / "never")]), message)
+    assert not (tmp_path / "never").exists()
+
+
+def test_api_types_raise_value_errors_naming_the_field() -> None:
+    from engines import get_game
+    from experiments.playtest.setup import Setup
+    from experiments.restrict import check_game
+    from experiments.train import training
+
+    cases = [
+        (lambda: training("pantolino", "2", (), None), "players='2' must be a whole number"),
+        (lambda: training("pantolino", 2, {"rolls": "2"}, None), "settings="),
+        (lambda: training("pantolino", 2, (), 3), "variant=3 must be text"),
+        (lambda: get_game(5), "game=5 must be text"),
+        (lambda: Setup("pantolino", ("human", "greedy"), 1.5), "seed=1.5 must be a whole number"),
+        (lambda: Setup("pantolino", "human,greedy"), "seats='human,greedy' must be a list"),
+        (lambda: check_game("pantolino", "2"), "players='2' must be a whole number"),
+    ]
+    for make, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            make()
+
+
+# outside games: a fake installed distribution whose entry points name small modules beside it
+PLUGINS = {
+    "boom": "raise RuntimeError('kaboom')\n",
+    "quitter": "import sys\nsys.exit(0)\n",
+    "halter": "raise GeneratorExit('a BaseException')\n",
+    "noinfo": "class I:\n    id = 'noinfo'\nINFO = I()\n",
+    "badtype": "from dataclasses import replace\nfrom swine import *\nfrom swine import INFO as _I\n"
+    "INFO = replace(_I, id='badtype', min_players='2')\n",
+}
+BROKEN_WHY = {
+    "boom": "cannot be imported: RuntimeError: kaboom",
+    "quitter": "cannot be imported: it called sys.exit(0)",
+    "halter": "cannot be imported: GeneratorExit: a BaseException",
+    "noinfo": "is not a usable game: its INFO has no field 'name'",
+    "badtype": "is not a usable game: its INFO.min_players='2' must be a whole number",
+}
+
+
+def plugin_site(root: Path, clash: bool) -> Path:
+    """A folder for PYTHONPATH holding the broken games and a distribution registering them (and a clash)."""
+    site = root / ("site-clash" if clash else "site")
+    info = site / "broken_games-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-games\nVersion: 0\n")
+    points = "".join(f"{name} = {name}_game\n" for name in PLUGINS) + ("pantolino = swine\n" if clash else "")
+    (info / "entry_points.txt").write_text(f"[boardlab.games]\n{points}")
+    for name, text in PLUGINS.items():
+        (site / f"{name}_game.py").write_text(text)
+    return site
+
+
+def simulate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, **env}
+    return subprocess.run([SIMULATE, *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+
+
+def test_broken_outside_games_leave_list_and_the_built_in_games_whole(tmp_path: Path) -> None:
+    import json
+
+    site = str(plugin_site(tmp_path, clash=True))
+    listed = simulate(["list", "--json"], tmp_path, PYTHONPATH=site)
+    assert listed.returncode == 0, listed.stderr
+    assert {g["game"] for g in json.loads(listed.stdout)["games"]} >= {"pantolino", "swine"}
+    lines = listed.stderr.splitlines()
+    assert sum("ignoring entry point 'pantolino = swine'" in line for line in lines) == 1  # once a command
+    for name, why in BROKEN_WHY.items():
+        assert [line for line in lines if f"game '{name}'" in line] == [
+            f"unavailable: game '{name}' (entry point {name}_game in boardlab.games) {why}"
+        ]
+    assert len(lines) == 1 + len(PLUGINS) and "Traceback" not in listed.stderr
+
+
+@pytest.mark.parametrize("name", list(PLUGINS))
+def test_only_a_command_naming_a_broken_outside_game_fails(name: str, tmp_path: Path, monkeypatch) -> None:
+    import importlib
+
+    import engines
+
+    site = plugin_site(tmp_path, clash=False)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(engines, "registry", lambda: {**engines.BUILT_IN, name: f"{name}_game"})
+    monkeypatch.setattr(engines, "_broken", {})
+    importlib.invalidate_caches()
+    assert engines.available_games() == sorted(engines.BUILT_IN)  # any caller that visits every game is safe
+    with pytest.raises(ValueError, match=re.escape(BROKEN_WHY[name])):
+        engines.get_game(name).module  # noqa: B018
+    assert engines.get_game("pantolino").module.INFO.name == "Pantolino"
+
+
+def test_a_clashing_entry_point_is_said_by_the_command_never_by_the_registry(monkeypatch, capsys) -> None:
+    """Workers only use the registry: it says nothing, so a command with --jobs 2 prints the warning once."""
+    import engines
+
+    class Point:
+        name, value = "pantolino", "swine"
+
+    monkeypatch.setattr(engines, "entry_points", lambda group: [Point()])
+    engines._scan.cache_clear()
+    try:
+        assert engines.registry()["pantolino"] == "engines.pantolino"
+        assert capsys.readouterr().err == ""
+        assert engines.ignored_entry_points() == [
+            "boardlab: ignoring entry point 'pantolino = swine' in boardlab.games: 'pantolino' is a built-in game"
+        ]
+        result = CliRunner().invoke(app, ["list", "--json"])
+        assert result.exit_code == 0 and result.stderr.count("ignoring entry point") == 1
+        result = CliRunner().invoke(app, ["list", "--json"])  # the next command says it again
+        assert result.stderr.count("ignoring entry point") == 1
+    finally:
+        engines._scan.cache_clear()
