@@ -454,3 +454,135 @@ def test_a_clashing_entry_point_is_said_by_the_command_never_by_the_registry(mon
         assert result.stderr.count("ignoring entry point") == 1
     finally:
         engines._scan.cache_clear()
+
+
+# the model cache: files that are not models never hang, never train first, never get replaced silently
+RUN_LEARNED = ["pantolino", "--seats", "learned,greedy", "--set", "rolls=2", "-n", "100", "--jobs", "1"]
+
+
+@pytest.fixture
+def model_path(tmp_path: Path, monkeypatch) -> Path:
+    """The cache path of the 2-player rolls=2 Pantolino model (none shipped) in an empty cache; no training."""
+    from engines.learned import cache, store
+    from engines.pantolino import learned, rules
+
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(store, "train", never)
+    params = rules.Params(rolls=2)
+    key = learned.model_key(params, 2, learned.resolved(params, 2, learned.settings_for(params, 2)))
+    return tmp_path / "cache" / cache.file_name(key)
+
+
+MODEL_FILES = {
+    "a FIFO": (lambda p: os.mkfifo(p), "is a pipe, device or socket, not a file"),
+    "a link to /dev/zero": (lambda p: p.symlink_to("/dev/zero"), "is a pipe, device or socket, not a file"),
+    "a folder": (lambda p: p.mkdir(), "is a folder, not a file"),
+}
+
+
+@pytest.mark.parametrize("training", ["0", "1"])
+@pytest.mark.parametrize("what", list(MODEL_FILES))
+def test_a_non_file_at_a_models_path_is_refused_before_any_training(
+    what: str, training: str, model_path: Path, tmp_path: Path, monkeypatch, bounded
+) -> None:
+    make, message = MODEL_FILES[what]
+    make(model_path)
+    monkeypatch.setenv("BOARDLAB_TRAIN", training)
+    refused(CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]), message)
+    assert str(model_path) in CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]).stderr
+    if what == "a folder":  # `train` as well, before it trains
+        refused(CliRunner().invoke(app, ["train", "pantolino", "--set", "rolls=2", "--jobs", "1"]), message)
+    assert not (tmp_path / "never").exists()
+
+
+def test_a_model_with_a_deeply_nested_header_is_one_line(model_path: Path, tmp_path: Path, monkeypatch) -> None:
+    model_path.write_bytes(b"[" * 100_000 + b"\n" + b"x" * 10)
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    refused(CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]), "not a learned-model file")
+
+
+def test_train_says_it_replaces_a_corrupt_model(model_path: Path, monkeypatch) -> None:
+    from engines.learned import store
+
+    class Tiny:
+        def to_bytes(self) -> bytes:
+            return b"model"
+
+    monkeypatch.setattr(store, "train", lambda *args: Tiny())
+    model_path.write_bytes(b"garbage")
+    result = CliRunner().invoke(app, ["train", "pantolino", "--set", "rolls=2", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert f"training it again and replacing {model_path}" in result.stderr
+    assert model_path.read_bytes().endswith(b"\nmodel")
+
+
+def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_model(tmp_path: Path, monkeypatch) -> None:
+    import fcntl
+    import threading
+
+    import numpy as np
+
+    from engines.learned import cache, store
+    from engines.learned.model import ValueModel
+
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    key = {"game": "toy", "players": 2, "version": 1}
+    model = ValueModel((np.ones((3, 1), np.float32),), (np.zeros(1, np.float32),))
+    path = tmp_path / cache.file_name(key)
+
+    class Sampler:
+        def n_features(self, params, players):
+            return 3
+
+        def n_outputs(self, players):
+            return 1
+
+    def never(*args):
+        raise AssertionError("trained a second time")
+
+    monkeypatch.setattr(store, "train", never)
+    lines: list[str] = []
+    monkeypatch.setattr(sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text)})())
+    holder = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # the first training, in "another process"
+    found: list = []
+    second = threading.Thread(target=lambda: found.append(store.obtain(Sampler(), key, None, 2, None)))
+    second.start()
+    second.join(1.0)
+    assert second.is_alive() and any("waiting for it to finish" in line for line in lines)
+    cache.save(path, key, model)  # the first training ends
+    os.close(holder)
+    second.join(10)
+    assert found[0][1:] == (path, "cached")
+
+
+# interrupted commands say what is true
+def test_an_interrupt_before_any_chunk_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
+    from experiments.run import chunk, store
+
+    def interrupt(spec):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(chunk, "check_playable", interrupt)
+    monkeypatch.setattr(store, "_kept", [0])
+    result = CliRunner().invoke(app, ["pantolino", "-n", "100", "--jobs", "1", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 130
+    assert result.stderr == "interrupted before any chunk of games was finished: nothing is saved\n"
+
+
+def test_an_interrupted_training_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
+    from engines.learned import store
+
+    def interrupt(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "train", interrupt)
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    result = CliRunner().invoke(app, ["train", "pantolino", "--retrain", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 130 and "finished chunks are saved" not in result.stderr
+    assert "a training keeps nothing until it ends" in result.stderr
