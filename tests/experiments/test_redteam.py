@@ -586,3 +586,51 @@ def test_an_interrupted_training_does_not_claim_saved_chunks(tmp_path: Path, mon
     result = CliRunner().invoke(app, ["train", "pantolino", "--retrain", "--jobs", "1", "--quiet"])
     assert result.exit_code == 130 and "finished chunks are saved" not in result.stderr
     assert "a training keeps nothing until it ends" in result.stderr
+
+
+# reports check what they can before making their chunk folder
+def test_report_refuses_a_bad_source_date_epoch_at_once(tmp_path: Path, monkeypatch, bounded) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    out = tmp_path / "r" / "p.pdf"
+    refused(CliRunner().invoke(app, ["report", "pantolino", "--out", str(out)]), "SOURCE_DATE_EPOCH='yesterday'")
+    assert not out.parent.exists()
+
+
+def test_report_of_a_study_with_a_learned_arm_refuses_before_its_chunk_folder(
+    model_path: Path, tmp_path: Path, monkeypatch, bounded
+) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    study = tmp_path / "lrn.toml"
+    study.write_text(
+        "[study]\ngame = 'pantolino'\nn = 100\n[[arm]]\nseats = ['learned', 'greedy']\nset = { rolls = 2 }\n"
+    )
+    out = tmp_path / "r" / "lrn.pdf"
+    refused(CliRunner().invoke(app, ["report", str(study), "--out", str(out)]), "BOARDLAB_TRAIN=0 forbids training")
+    assert not out.parent.exists()
+
+
+def test_a_fifo_at_a_chunk_path_is_refused_not_waited_on(tmp_path: Path, bounded) -> None:
+    run = ["pantolino", "--policy", "greedy", "-n", "100", "--chunk-size", "100", "--jobs", "1", "--quiet"]
+    out = tmp_path / "r"
+    (out / "chunks").mkdir(parents=True)
+    os.mkfifo(out / "chunks" / "chunk-000000-100.ckpt")  # the run's only chunk
+    refused(CliRunner().invoke(app, [*run, "--out", str(out)]), "is a pipe, device or socket, not a file")
+
+
+def test_explain_intervals_of_a_difference_stay_inside_minus_one_to_one() -> None:
+    import numpy as np
+
+    from analysis.stats import paired_shares
+    from experiments.playtest.hints import Estimate
+
+    estimate = Estimate(np.array([0, 1]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
+    gain, half = estimate.gain(0, 1)
+    assert gain + half > 1  # the normal interval this replaces
+    d, low, high = estimate.gain_interval(0, 1)
+    assert -1 <= low < d < high <= 1 and d == pytest.approx(1 / 3)
+    assert paired_shares(np.ones(2), np.zeros(2))[2] == 1.0  # every pair differs: the upper end is 1, not more
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 5, 10):
+        a, b = rng.integers(0, 2, n).astype(float), rng.integers(0, 2, n).astype(float)
+        d, low, high = paired_shares(a, b)
+        assert -1 <= low <= d <= high <= 1
