@@ -9,6 +9,7 @@ several processes ask for it at the same time (a training's workers).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
@@ -38,8 +39,8 @@ def read_bytes(path: Path, limit: int, what: str) -> bytes:
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a file in the way of the folder is not it)
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
     except OSError as err:
         raise ValueError(f"the {what} {path} cannot be read ({err.strerror or err})") from None
     with os.fdopen(fd, "rb") as handle:
@@ -60,7 +61,7 @@ def check_file_slot(path: Path, what: str) -> None:
     """``ValueError`` in one line if something other than a regular file (a folder, a pipe) occupies ``path``."""
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there: whether it can be written is checked apart
         return
     except OSError as err:
         raise ValueError(f"the {what} {path} cannot be used ({err.strerror or err})") from None
