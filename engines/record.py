@@ -73,7 +73,9 @@ class Record:
     neither: no differential). ``reference_options``: what ``play`` takes to draw chance as the reference engine
     does (for that differential). ``restrictions``: the named choices a player can give up, by name, in order from
     the one that removes most (:mod:`engines.restrict`; ``simulate restrict GAME`` plays its strong player under
-    each); the policies that take them carry the matching ``restrict`` hook.
+    each); the policies that take them carry the matching ``restrict`` hook. ``default_policy``: who plays when a
+    command names none, the strongest player that plays a million games in minutes at any setting (no training,
+    no long search), with ``default_reason`` saying why in one line.
     """
 
     balance: Balance | None = None
@@ -88,6 +90,17 @@ class Record:
     reference_seats: tuple[str, ...] = ()
     reference_options: Mapping[str, object] = field(default_factory=dict)
     restrictions: Mapping[str, Restriction] = field(default_factory=dict)
+    default_policy: str | None = None  # who plays when a command names no policy (None: the first listed)
+    default_reason: str = ""  # why, in one line for designers
+
+
+def default_policy(module: object) -> tuple[str, str]:
+    """The policy a command plays when none is named, and why (the record's, else the first the game lists)."""
+    record = record_of(module)
+    policies = getattr(module, "POLICIES", {})
+    if record.default_policy is not None and record.default_policy in policies:
+        return record.default_policy, record.default_reason
+    return next(iter(policies)), "the first policy the game lists (it names no default)"
 
 
 def record_of(module: object) -> Record:

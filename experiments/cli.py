@@ -55,7 +55,7 @@ def _each_command() -> None:
 
 
 for _game in registered_games():
-    app.command(name=_game)(play.make_game_command(_game))
+    app.command(name=_game, cls=play.GameCommand)(play.make_game_command(_game))
 for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
 

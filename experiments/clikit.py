@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from engines import core
+from engines.record import default_policy
 from experiments import validate
 
 
@@ -119,7 +120,10 @@ def parse_settings(items: list[str]) -> tuple[tuple[str, str], ...]:
 
 
 def seats_from(module: Any, policy: str | None, seats: str | None, players: int | None) -> tuple[str, ...]:
-    """The seat policies from ``--policy`` / ``--seats`` / ``--players`` (checked against the game)."""
+    """The seat policies from ``--policy`` / ``--seats`` / ``--players`` (checked against the game).
+
+    With neither, every seat plays the game's default policy (:func:`engines.record.default_policy`).
+    """
     if policy is not None and seats is not None:
         raise UserError("give either --policy or --seats, not both")
     if players is not None:
@@ -130,7 +134,7 @@ def seats_from(module: Any, policy: str | None, seats: str | None, players: int 
             raise UserError(f"--seats names {len(chosen)} policies but --players is {players}")
     else:
         count = players if players is not None else max(module.INFO.min_players, min(2, module.INFO.max_players))
-        chosen = (policy or next(iter(module.POLICIES)),) * count
+        chosen = (policy or default_policy(module)[0],) * count
     core.check_players(module.INFO, len(chosen))
     core.resolve_policies(module.POLICIES, chosen)
     return chosen

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engines import core, get_game
+from engines.record import default_policy
 from experiments import validate, variants
 from experiments.run import RunSpec
 
@@ -185,7 +186,7 @@ def study_from_dict(data: dict[str, Any], where: str = "<study>", path: Path | N
                 "must be a list of policy names",
             )
         else:
-            policy = arm.get("policy", next(iter(module.POLICIES)))
+            policy = arm.get("policy", default_policy(module)[0])
             players = arm.get("players", max(module.INFO.min_players, 2))
             _expect(isinstance(policy, str), where, f"{key}.policy", "must be a policy name")
             _expect(

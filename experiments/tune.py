@@ -47,7 +47,7 @@ import numpy as np
 from analysis import game_metrics
 from engines import core, get_game
 from engines.learned.store import ModelMissing
-from experiments import train, validate, variants
+from experiments import train, tune_plan, validate, variants
 from experiments.output import package_versions
 from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
 from experiments.run.spec import MAX_CHUNKS
@@ -62,6 +62,8 @@ MAX_TRIALS = 10_000
 MAX_CATEGORIES = 1_000
 PROBES = 64
 """Settings of the other varied knobs :func:`check_trials` tries beside each value."""
+MAX_REPEATS = 20
+"""Proposals of settings already played that a trial tolerates before the search is taken to have converged."""
 
 
 class TuneError(ValueError):
@@ -88,6 +90,12 @@ class Knob:
         if self.whole:
             return str(trial.suggest_int(self.name, int(self.low), int(self.high)))
         return repr(trial.suggest_float(self.name, float(self.low), float(self.high)))
+
+    def internal(self, text: str) -> Any:
+        """``text`` (a value of this knob) as :meth:`suggest` draws it: a listed text, a whole number or a real."""
+        if self.values:
+            return text
+        return int(text) if self.whole else float(text)
 
     def candidates(self) -> tuple[str, ...]:
         """The values :func:`check_trials` tries: each listed value, or a range's two ends (as ``--set`` text)."""
@@ -184,6 +192,17 @@ class Target:
     high: float
     weight: float = 1.0
     share: bool = True  # a share of games: distances in absolute terms; else relative to the target's size
+    tol: float | None = None  # how far off still counts as reached (``~T``); None: :attr:`tolerance`'s default
+
+    @property
+    def tolerance(self) -> float:
+        """How far outside ``[low, high]`` a metric may lie and still reach the target.
+
+        Given with ``~T``; by default one point for a share, 2% of the target's size for a count.
+        """
+        if self.tol is not None:
+            return self.tol
+        return 0.01 if self.share else 0.02 * self.scale
 
     @property
     def scale(self) -> float:
@@ -198,7 +217,8 @@ class Target:
     def describe(self) -> str:
         """``metric=value`` or ``metric=lo..hi`` (with ``@weight`` unless 1)."""
         aim = f"{self.low:g}" if self.low == self.high else f"{self.low:g}..{self.high:g}"
-        return f"{self.metric}={aim}" + (f"@{self.weight:g}" if self.weight != 1 else "")
+        tol = f"~{self.tol:g}" if self.tol is not None else ""
+        return f"{self.metric}={aim}{tol}" + (f"@{self.weight:g}" if self.weight != 1 else "")
 
 
 def metric_names(module: Any) -> list[str]:
@@ -213,7 +233,9 @@ def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
     name, sep, rest = text.partition("=")
     name = name.strip()
     if not sep or not name or not rest.strip():
-        raise TuneError(f"--target {text!r} is not of the form metric=value or metric=lo..hi (optionally @weight)")
+        raise TuneError(
+            f"--target {text!r} is not of the form metric=value or metric=lo..hi (optionally ~tolerance, @weight)"
+        )
     names = metric_names(module)
     if name not in names:
         raise TuneError(f"--target: unknown metric '{name}'{core.did_you_mean(name, names)}")
@@ -229,19 +251,23 @@ def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
             why = "its engine reports no mid-game scores"
         raise TuneError(f"--target {name}: {game} cannot define it ({why})")
     aim, _, weight_text = rest.partition("@")
+    aim, has_tol, tol_text = aim.partition("~")
     try:
         weight = float(weight_text) if weight_text.strip() else 1.0
+        tol = float(tol_text) if has_tol else None
         bounds = _range(aim)
         low, high = (float(b) for b in bounds) if bounds else (float(aim),) * 2
     except ValueError:
-        raise TuneError(f"--target {text!r}: the value, range and weight must be numbers") from None
-    if not all(math.isfinite(v) for v in (low, high, weight)):
-        raise TuneError(f"--target {text!r}: the value, range and weight must be finite")
+        raise TuneError(f"--target {text!r}: the value, range, tolerance and weight must be numbers") from None
+    if not all(math.isfinite(v) for v in (low, high, weight, 0.0 if tol is None else tol)):
+        raise TuneError(f"--target {text!r}: the value, range, tolerance and weight must be finite")
+    if tol is not None and tol < 0:
+        raise TuneError(f"--target {text!r}: the tolerance must be zero or positive")
     if bounds and low >= high:
         raise TuneError(f"--target {name}={aim}: the range is empty or inverted; give lo..hi with lo < hi")
     if weight <= 0:
         raise TuneError(f"--target {text!r}: the weight must be positive")
-    return Target(name, low, high, weight, definition.share if definition else False)
+    return Target(name, low, high, weight, definition.share if definition else False, tol)
 
 
 def defined_metrics(
@@ -328,7 +354,10 @@ def make_pruner(eta: int = ETA) -> Any:
             others = [
                 t.intermediate_values[step]
                 for t in study.get_trials(deepcopy=False)
-                if t.number != trial.number and t.state.name != "FAIL" and step in t.intermediate_values
+                if t.number != trial.number
+                and t.state.name != "FAIL"
+                and "repeat_of" not in t.user_attrs
+                and step in t.intermediate_values
             ]
             if len(others) + 1 < eta:  # too few to compare: go on
                 return False
@@ -357,6 +386,7 @@ class TuneSpec:
     trials: int = DEFAULT_TRIALS
     max_games: int = 10**9
     eta: int = ETA
+    start: tuple[tuple[str, str], ...] = field(init=False, default=())  # the baseline: the varied knobs' values
 
     def __post_init__(self) -> None:
         """Refuse what cannot be tuned before anything is played."""
@@ -393,7 +423,17 @@ class TuneSpec:
                     f"{', '.join(sorted(clash))} is both varied (--vary) and set by variant '{self.variant}'; "
                     "vary it without the variant, or vary other knobs"
                 )
+        start = tune_plan.baseline(self.game, self.knobs, self.settings, self.variant)
+        object.__setattr__(self, "knobs", tune_plan.including(self.knobs, start))
+        object.__setattr__(self, "start", tuple(start.items()))
         check_trials(self.game, self.knobs, self.settings, self.variant)
+
+    @property
+    def plan(self) -> list[dict[str, str]] | None:
+        """Every setting, baseline first, when there are no more than the trials; else None (the sampler's)."""
+        if tune_plan.size(self.knobs) > self.trials:
+            return None
+        return tune_plan.every_setting(self.knobs, dict(self.start))
 
     @property
     def chunks(self) -> int:
@@ -428,7 +468,19 @@ class TuneResult:
     importances: dict[str, float]
     games_used: int
     folder: Path
+    baseline: dict[str, Any] | None = None  # like ``best``, for the setting before tuning (None: not played in full)
     files: list[Path] = field(default_factory=list)
+
+    def missed(self) -> str:
+        """One line naming the targets the best setting missed ('' when it reached them all)."""
+        missed = [v for v in self.best["targets"] if not v["reached"]]
+        if not missed:
+            return ""
+        what = "; ".join(
+            f"{v['target']} (closest: {v['value']:.4g} [{v['ci'][0]:.4g}, {v['ci'][1]:.4g}])" for v in missed
+        )
+        every = "no target was" if len(missed) == len(self.best["targets"]) else "not every target was"
+        return f"{every} reached with these knobs: {what}"
 
     def variant_text(self, name: str) -> str:
         """The best setting as a named variant in the variants-file format."""
@@ -441,6 +493,8 @@ class TuneResult:
             f"objective {objective['value']:.4g} [{objective['ci'][0]:.4g}, {objective['ci'][1]:.4g}], "
             f"seats {','.join(self.spec.seats)}, seed {self.spec.seed}"
         )
+        if missed := self.missed():
+            note = f"CLOSEST SETTING ONLY: {missed}\n{note}"
         return variants.render(self.spec.game, {name: settings}, {name: note})
 
 
@@ -554,7 +608,8 @@ def open_study(spec: TuneSpec, storage: str, fresh: bool, own: bool = False) -> 
 
 
 def _counted(study: Any) -> list[Any]:
-    return [t for t in study.get_trials(deepcopy=False) if t.state.name != "FAIL"]
+    """The trials that count: not failed (killed), nor a repeated proposal told an earlier setting's result."""
+    return [t for t in study.get_trials(deepcopy=False) if t.state.name != "FAIL" and "repeat_of" not in t.user_attrs]
 
 
 def games_used(trials: Sequence[Any], chunk_size: int) -> int:
@@ -580,7 +635,7 @@ def tune(
 
     The outputs are the tables, the plot and the winner as variant ``name`` (``variants.toml``).
     """
-    variants.check_name(spec.game, name)
+    variants.check_key(variants.check_name(spec.game, name))
     optuna = _optuna()
     url = storage_url(storage, folder)
     shared = None if storage is None else open_study(spec, url, fresh)  # a bad one is refused before the folder
@@ -589,25 +644,67 @@ def tune(
         study = shared or open_study(spec, url, fresh, own=True)
         with folder_lock(folder / "chunks"):
             runner = Runner(FolderStore(folder / "chunks", fresh), executor or InProcess())
+            plan = spec.plan
+            budget = spec.trials if plan is None else len(plan)
             while True:
                 counted = _counted(study)
-                if len(counted) >= spec.trials or games_used(counted, spec.chunk_size) >= spec.max_games:
+                if len(counted) >= budget or games_used(counted, spec.chunk_size) >= spec.max_games:
                     break
-                row = _run_trial(optuna, study, spec, len(counted), runner)
+                row = _run_trial(optuna, study, spec, len(counted), runner, plan)
+                if row is None:  # the sampler proposes only settings already played: the search has converged
+                    break
                 if on_trial:
                     on_trial(row)
         return _finish(spec, study, folder, name)
 
 
-def _run_trial(optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runner) -> dict[str, Any]:
-    """Ask for the ``index``-th counted trial, play it rung by rung, report, tell; returns its row."""
-    seed = int(np.random.SeedSequence((spec.seed, index)).generate_state(1)[0])  # this trial's, whatever ran before
-    study.sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=min(10, spec.trials))
-    trial = study.ask()
-    trial.set_user_attr("owner", _owner())
-    setting = {k.name: k.suggest(trial) for k in spec.knobs}
+def _propose(
+    optuna: Any, study: Any, spec: TuneSpec, index: int, fixed: Mapping[str, str] | None
+) -> tuple[Any, dict[str, str]] | None:
+    """The ``index``-th counted trial and its setting: ``fixed`` if given, else the sampler's first new proposal.
+
+    A proposal of a setting already played is told that setting's result (no games) and the sampler asked again,
+    up to :data:`MAX_REPEATS` times; then None (the search has converged).
+    """
+    repeats = sum(1 for t in study.get_trials(deepcopy=False) if t.user_attrs.get("for_index") == index)
+    for attempt in range(repeats, repeats + MAX_REPEATS + 1):
+        key_of_seed = (spec.seed, index) if attempt == 0 else (spec.seed, index, attempt)
+        seed = int(np.random.SeedSequence(key_of_seed).generate_state(1)[0])  # this trial's, whatever ran before
+        study.sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=min(10, spec.trials))
+        if fixed is not None:
+            study.enqueue_trial({k.name: k.internal(fixed[k.name]) for k in spec.knobs})
+        trial = study.ask()
+        trial.set_user_attr("owner", _owner())
+        setting = {k.name: k.suggest(trial) for k in spec.knobs}
+        key = json.dumps(setting, sort_keys=True)
+        trial.set_user_attr("setting", key)
+        earlier = [t for t in _counted(study) if t.number != trial.number and t.user_attrs.get("setting") == key]
+        if fixed is not None or not earlier:
+            return trial, setting
+        trial.set_user_attr("repeat_of", earlier[0].number)
+        trial.set_user_attr("for_index", index)
+        if earlier[0].state.name == "COMPLETE":
+            study.tell(trial, earlier[0].value)
+        else:
+            for step, value in earlier[0].intermediate_values.items():
+                trial.report(value, step)
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    return None
+
+
+def _run_trial(
+    optuna: Any, study: Any, spec: TuneSpec, index: int, runner: Runner, plan: Sequence[Mapping[str, str]] | None
+) -> dict[str, Any] | None:
+    """Propose the ``index``-th counted trial, play it rung by rung, report, tell; its row (None: none proposed).
+
+    Trial 0 plays the baseline; with a ``plan`` (every setting), trial ``i`` plays its ``i``-th.
+    """
+    fixed = plan[index] if plan is not None else dict(spec.start) if index == 0 else None
+    proposed = _propose(optuna, study, spec, index, fixed)
+    if proposed is None:
+        return None
+    trial, setting = proposed
     key = json.dumps(setting, sort_keys=True)
-    trial.set_user_attr("setting", key)
     remaining = spec.max_games - games_used(_counted(study), spec.chunk_size)
     earlier = [t for t in _counted(study) if t.number != trial.number and t.user_attrs.get("setting") == key]
     saved = max((t.user_attrs.get("chunks", 0) for t in earlier), default=0)  # chunks replayed, not charged
@@ -687,6 +784,20 @@ def _finish(spec: TuneSpec, study: Any, folder: Path, variant_name: str) -> Tune
         "metrics": best_trial.user_attrs["metrics"],
         "games": best_trial.user_attrs["chunks"] * spec.chunk_size,
     }
+    best["targets"] = tune_plan.verdict(best["metrics"], spec.targets)
+    best["reached"] = all(v["reached"] for v in best["targets"])
+    start = json.dumps(dict(spec.start), sort_keys=True)
+    base = next((t for t in counted if t.user_attrs.get("setting") == start and "objective" in t.user_attrs), None)
+    baseline = None
+    if base is not None:
+        baseline = {
+            "trial": place[base.number],
+            "setting": dict(spec.start),
+            "objective": base.user_attrs["objective"],
+            "metrics": base.user_attrs["metrics"],
+            "games": base.user_attrs["chunks"] * spec.chunk_size,
+            "targets": tune_plan.verdict(base.user_attrs["metrics"], spec.targets),
+        }
     importances: dict[str, float] = {}
     if len(complete) >= 2 and len({t.user_attrs["setting"] for t in complete}) >= 2:
         evaluator = optuna.importance.PedAnovaImportanceEvaluator()
@@ -697,7 +808,7 @@ def _finish(spec: TuneSpec, study: Any, folder: Path, variant_name: str) -> Tune
         except (RuntimeError, ValueError):  # too few distinct values to tell knobs apart
             importances = {}
     used = games_used(counted, spec.chunk_size)
-    result = TuneResult(spec, trials, best, importances, used, folder)
+    result = TuneResult(spec, trials, best, importances, used, folder, baseline)
     result.files = _write(result, variant_name)
     return result
 
@@ -772,6 +883,8 @@ def summary(result: TuneResult) -> dict[str, Any]:
         "targets": [t.describe() for t in spec.targets],
         "knobs": [k.describe() for k in spec.knobs],
         "best": result.best,
+        "reached": result.best["reached"],
+        "baseline": result.baseline,
         "importances": result.importances,
         "games_used": result.games_used,
         "trials": len(result.trials),

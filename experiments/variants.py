@@ -20,6 +20,8 @@ naming the file, the table and the problem.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,13 @@ def check_name(game: str, name: str) -> str:
     return name
 
 
+def check_key(name: str, what: str = "--name") -> str:
+    """``name`` if it is a plain TOML key (letters, digits, ``-`` and ``_``): what a tuning run names its winner."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", name or ""):
+        raise ValueError(f"{what} {name!r} must be 1..100 letters, digits, '-' or '_' (it names a variant in a file)")
+    return name
+
+
 def load(path: Path) -> dict[str, dict[str, dict[str, str]]]:
     """Read ``path`` and make its variants known to this process (see :func:`settings_of`); returns them."""
     found = read(path)
@@ -118,7 +127,12 @@ def render(game: str, variants: Mapping[str, Mapping[str, str]], comments: Mappi
     for name, settings in variants.items():
         if comments and name in comments:
             lines += [f"# {line}" for line in comments[name].splitlines()]
-        lines.append(f'[{game}."{name}"]')
-        lines += [f'{key} = "{text}"' for key, text in settings.items()]
+        lines.append(f"[{game}.{_quoted(name)}]")
+        lines += [f"{key} = {_quoted(text)}" for key, text in settings.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a TOML basic string (JSON's escapes, which TOML shares, non-ASCII kept as it is)."""
+    return json.dumps(text, ensure_ascii=False)

@@ -4,6 +4,11 @@ from engines.cargolino.restrictions import RESTRICTIONS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
+    default_policy="detective",
+    default_reason=(
+        "the strongest rule of thumb (the expert's own rollout); learned and expert are stronger but play "
+        "under 1,000 games a second"
+    ),
     balance=Balance(
         "detective",
         2,

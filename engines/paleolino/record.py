@@ -5,6 +5,11 @@ from engines.paleolino.rules import COST_PRESETS
 from engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
+    default_policy="planner",
+    default_reason=(
+        "the strongest rule of thumb (it builds for the next invention); learned's tables win more often but "
+        "need a model trained for every setting"
+    ),
     balance=Balance(
         "planner",
         2,

@@ -45,7 +45,7 @@ def token_name(params: Params, token: int) -> str:
 
 def view(point: Point, row: int = 0) -> list[str]:
     """What the mover of ``row`` sees: scores, centipedes, supply, the dice and the rolls left."""
-    params, tables = point.params, point.params.tables
+    params = point.params
     owner = point.state.owner[row]
     boots = point.turn().boots[row]
     mover = int(point.seat[row])
@@ -61,12 +61,18 @@ def view(point: Point, row: int = 0) -> list[str]:
         held = [token_name(params, t) for t in np.argsort(point.state.taken_at[row]) if owner[t] == seat]
         you = " (you)" if seat == mover else ""
         lines.append(f"Seat {seat}{you}: {int(boots[seat])} boots  [{', '.join(held) or 'no tokens'}]")
-    code = point.dice[row] if point.stage == KEEP else tables.codes[tables.full[point.dice[row]]]
-    lines.append("Dice: " + ", ".join(dice_words(tables.counts_by_code[code], params.colours)))
+    lines.append("Dice: " + thrown(point, row))
     if point.stage == KEEP:
         left = point.rolls_left
         lines.append(f"{left} throw{'s' * (left > 1)} left this turn.")
     return lines
+
+
+def thrown(point: Point, row: int = 0) -> str:
+    """The dice in front of the mover of ``row``: ``"red, red, joker, blue"``."""
+    tables = point.params.tables
+    code = point.dice[row] if point.stage == KEEP else tables.codes[tables.full[point.dice[row]]]
+    return ", ".join(dice_words(tables.counts_by_code[code], point.params.colours))
 
 
 def moves(point: Point, row: int = 0) -> list[tuple[int, str]]:

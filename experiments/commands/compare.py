@@ -76,7 +76,9 @@ def tournament_command(
 def sweep_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     settings: Annotated[list[str], typer.Option("--set", help="knob=v1,v2,v3 to sweep; further knob=value fixed.")],
-    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    policy: Annotated[
+        str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's default player).")
+    ] = None,
     seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
     players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
     n: Annotated[str, typer.Option("-n", "--games", help="Games per value.")] = "20000",

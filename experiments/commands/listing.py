@@ -61,10 +61,17 @@ def list_command(
             console.print(restricted)
         console.print(
             f"players: {m.INFO.min_players}–{m.INFO.max_players}; turn cap {m.INFO.turn_cap}; "
-            f"chunks of {m.INFO.chunk_games:,} games; "
-            f"metrics: {', '.join(m.METRICS)}",
+            f"chunks of {m.INFO.chunk_games:,} games",
             highlight=False,
         )
+        targets = target_names(game)
+        console.print(
+            f"metrics a tuning target can name (simulate tune --target): {', '.join(targets)}", highlight=False
+        )
+        if others := [name for name in m.METRICS if name not in targets]:
+            console.print(
+                f"other measures in a run's tables (per seat or counts): {', '.join(others)}", highlight=False
+            )
 
 
 def listable() -> list[str]:
@@ -115,6 +122,15 @@ def _restrictions_table(module: Any) -> Any:
     return table
 
 
+def target_names(game: str) -> list[str]:
+    """The metric names ``simulate tune GAME --target`` accepts (at the game's usual number of seats)."""
+    from experiments import tune
+
+    m = get_game(game).module
+    seats = max(m.INFO.min_players, min(2, m.INFO.max_players))
+    return tune.defined_metrics(game, ("",) * seats, (), None)
+
+
 def describe(game: str | None) -> dict[str, Any]:
     """``simulate list --json``: every game in brief, or one game's policies, knobs, variants and metrics."""
     from experiments.variants import loaded
@@ -142,6 +158,7 @@ def describe(game: str | None) -> dict[str, Any]:
         ],
         "variants": {name: dict(overrides) for name, overrides in (m.VARIANTS | loaded(game)).items()},
         "metrics": list(m.METRICS),
+        "targets": target_names(game),
         "restrictions": [
             {"restriction": r.name, "does": r.does, "needs": r.needs} for r in record_of(m).restrictions.values()
         ],

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from engines import core, get_game
+from engines.record import default_policy
 from experiments.clikit import (
     AsJson,
     Backend,
@@ -28,6 +29,7 @@ from experiments.clikit import (
     use_variants_file,
     user_errors,
 )
+from experiments.commands import seating
 
 
 def print_summary(result: Any) -> None:
@@ -118,8 +120,13 @@ def run_game(
     precision: str | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
+    rotate: bool = False,
 ) -> None:
-    """Play ``n`` games of ``game`` and report them (the body of every per-game command)."""
+    """Play ``n`` games of ``game`` and report them (the body of every per-game command).
+
+    ``rotate``: play every rotation of the seats (the same seed in each) and report each policy's share
+    averaged over the seats it played, so a seat's edge and a policy's are told apart.
+    """
     from experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder, shortfall
     from experiments.run.chunk import check_playable
     from experiments.run.loky import stop_worker_pool
@@ -140,54 +147,69 @@ def run_game(
             raise UserError(f"--chunk-size {chunk} must be at least 1")
         if seed < 0:
             raise UserError(f"--seed {seed} must be zero or positive")
-        spec = RunSpec(
-            game,
-            chosen,
-            n_games,
-            seed,
-            parse_settings(settings),
-            variant,
-            chunk,
-        )
-        check_playable(spec)  # the game's checks of its knobs against the seats, before the folder is made
-        run_dir = out if out is not None else Path("runs") / f"{game}-{spec.key()}"
+        if rotate and len(set(chosen)) < 2:
+            raise UserError("--rotate needs at least two different policies in --seats")
+        seatings = [chosen[r:] + chosen[:r] for r in range(len(chosen))] if rotate else [chosen]
+        specs = [RunSpec(game, s, n_games, seed, parse_settings(settings), variant, chunk) for s in seatings]
+        for spec in specs:
+            check_playable(spec)  # the game's checks of its knobs against the seats, before the folder is made
+        suffix = "-rotate" if rotate else ""
+        run_dir = out if out is not None else Path("runs") / f"{game}-{specs[0].key()}{suffix}"
         if run_dir.exists() and not run_dir.is_dir():
             raise UserError(f"cannot write to {run_dir}: not a folder")
         run_dir.mkdir(parents=True, exist_ok=True)
         if not _writable(run_dir):
             raise UserError(f"cannot write to {run_dir}")
+        folders = [run_dir / f"seating-{r}" for r in range(len(specs))] if rotate else [run_dir]
+        results, unmet = [], None
         with folder_lock(run_dir), open_executor(backend, workers, scheduler) as executor:
             pool = start_workers(workers) if backend == "loky" and workers > 1 else None
-            with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
-                result = run_in_folder(
-                    spec,
-                    run_dir,
-                    executor,
-                    save_games=save_games,
-                    fresh=fresh,
-                    overwrite=overwrite,
-                    stop=rule(target),
-                    progress=bar.advance,
-                    on_target=bar.set_total,
-                )
-            if result.chunks_recomputed:
-                typer.echo(
-                    f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were recomputed "
-                    f"(chunks {', '.join(map(str, result.chunks_recomputed))})",
-                    err=True,
-                )
-            from experiments.output import write_run_folder
+            for spec, folder in zip(specs, folders, strict=True):
+                with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
+                    result = run_in_folder(
+                        spec,
+                        folder,
+                        executor,
+                        save_games=save_games,
+                        fresh=fresh,
+                        overwrite=overwrite,
+                        stop=rule(target),
+                        progress=bar.advance,
+                        on_target=bar.set_total,
+                    )
+                if result.chunks_recomputed:
+                    typer.echo(
+                        f"warning: {len(result.chunks_recomputed)} corrupt or truncated checkpoint(s) were "
+                        f"recomputed (chunks {', '.join(map(str, result.chunks_recomputed))})",
+                        err=True,
+                    )
+                from experiments.output import write_run_folder
 
-            write_run_folder(result, run_dir, save_games, ["simulate", *sys.argv[1:]], target, pool)
+                write_run_folder(result, folder, save_games, ["simulate", *sys.argv[1:]], target, pool)
+                results.append(result)
+                unmet = unmet or shortfall(result.summary, target, chunk)
         stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
-        unmet = shortfall(result.summary, target, chunk)
         if unmet is not None:
             typer.echo(f"warning: {unmet}", err=True)
+        players = seating.players_line(module, chosen, policy is None and seats is None)
+        note = seating.mixed_note(game, chosen) if not rotate else None
         if as_json:
             reached = None if target is None else unmet is None
-            emit_json({**result.as_json(), "precision": target, "precision_reached": reached, "run_dir": str(run_dir)})
+            extra = {"precision": target, "precision_reached": reached, "run_dir": str(run_dir), "players": players}
+            if note:
+                extra["note"] = note
+            if rotate:
+                emit_json({"seatings": [r.as_json() for r in results], "policies": seating.averaged(results), **extra})
+            else:
+                emit_json({**results[0].as_json(), **extra})
         elif not quiet:
-            print_summary(result)
+            typer.echo(players)
+            if rotate:
+                seating.print_rotated(results)
+            else:
+                print_summary(results[0])
+            if note:
+                typer.echo(note)
             typer.echo(f"run folder: {run_dir}")
 
 
@@ -201,11 +223,27 @@ def _writable(folder: Path) -> bool:
     return True
 
 
+class GameCommand(typer.core.TyperCommand):
+    """A ``simulate GAME`` command whose ``--help`` names the game's default player (the game loaded only then)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The help, its text ending with who plays without ``--policy`` or ``--seats`` and why."""
+        game = self.name or ""
+        default, why = default_policy(get_game(game).module)
+        self.help = (
+            f"Play {game} games and summarise them (see `simulate list {game}`).\n\n"
+            f"Players: without --policy or --seats every seat plays {default}, this game's default: {why}."
+        )
+        super().format_help(ctx, formatter)
+
+
 def make_game_command(game: str) -> Any:
     """The ``simulate GAME`` command of one registered game (the same options for every game)."""
 
     def command(
-        policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+        policy: Annotated[
+            str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's, see below).")
+        ] = None,
         seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. greedy,random.")] = None,
         n: Annotated[str, typer.Option("-n", "--games", help="Games: 1e6, 1_000_000, 1000000, or auto.")] = "1e5",
         precision: Annotated[
@@ -231,6 +269,13 @@ def make_game_command(game: str) -> Any:
         backend: Backend = "loky",
         scheduler: Scheduler = None,
         variants_file: VariantsFile = None,
+        rotate: Annotated[
+            bool,
+            typer.Option(
+                "--rotate",
+                help="Play every rotation of --seats (same seed each) and give each policy's seat-averaged share.",
+            ),
+        ] = False,
     ) -> None:
         use_variants_file(variants_file)
         run_game(
@@ -253,6 +298,7 @@ def make_game_command(game: str) -> Any:
             precision,
             backend,
             scheduler,
+            rotate,
         )
 
     command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."

@@ -32,9 +32,16 @@ def tune_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     vary: Annotated[list[str], typer.Option("--vary", help="knob=lo..hi or knob=a,b,c to search (repeatable).")],
     target: Annotated[
-        list[str], typer.Option("--target", help="metric=value or metric=lo..hi, optionally @weight (repeatable).")
+        list[str],
+        typer.Option(
+            "--target",
+            help="metric=value or metric=lo..hi, optionally ~tolerance (how far off still counts as reached; "
+            "default 0.01 for a share, 2% of the target for a count) and @weight (repeatable).",
+        ),
     ],
-    policy: Annotated[str | None, typer.Option("--policy", "-p", help="Policy for every seat.")] = None,
+    policy: Annotated[
+        str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's default player).")
+    ] = None,
     seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
     players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value kept fixed (repeatable).")] = None,
@@ -48,7 +55,9 @@ def tune_command(
     trials: Annotated[int, typer.Option(help="Trials in all (a resumed run counts those done).")] = 40,
     max_games: Annotated[str, typer.Option(help="Games in all, each setting's chunks counted once.")] = "1e9",
     seed: Annotated[int, typer.Option(help="Root seed: every trial plays chunk i from the same seed.")] = 0,
-    name: Annotated[str, typer.Option(help="Variant name the best setting is written under.")] = "tuned",
+    name: Annotated[
+        str, typer.Option(help="Variant name the best setting is written under (letters, digits, - and _).")
+    ] = "tuned",
     storage: Annotated[
         str | None, typer.Option(help="Optuna storage URL to share one study (default: study.db in --out).")
     ] = None,
@@ -62,7 +71,15 @@ def tune_command(
     backend: Backend = "loky",
     scheduler: Scheduler = None,
 ) -> None:
-    """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README)."""
+    """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README).
+
+    Trial 0 always plays the setting you start from (the rulebook's, or your --variant and --set), the baseline
+    the best is compared with. When the varied knobs have no more settings than --trials, each is played exactly
+    once; otherwise the sampler proposes settings and never plays one twice. The result says for each target
+    whether the best setting reached it (its 95% interval within the tolerance). The best setting is always
+    written to variants.toml as variant --name; when a target was missed, the file and the output say so first
+    ("CLOSEST SETTING ONLY"), so check that line before using the variant.
+    """
     use_variants_file(variants_file)
     with user_errors():
         from experiments import tune as tn
@@ -70,7 +87,7 @@ def tune_command(
         from experiments.run import open_executor
 
         module = get_game(game).module
-        variants.check_name(game, name)
+        variants.check_key(variants.check_name(game, name))
         chosen = seats_from(module, policy, seats, players)
         fixed = parse_settings(settings or [])
         if seed < 0:
@@ -118,26 +135,47 @@ def tune_command(
 
 
 def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
-    """The best setting with every metric and its interval, the knobs' importances, and where files went."""
+    """Whether each target was reached, the best setting beside the baseline, importances, and where files went."""
     from rich.console import Console
 
     from analysis import game_metrics
 
     console = Console(width=max(110, Console().width))
-    best = result.best
-    shown = ", ".join(f"{k}={v}" for k, v in best["setting"].items())
-    objective = best["objective"]
-    console.print(
-        f"best setting (trial {best['trial']}, {best['games']:,} games): {shown}; objective "
-        f"{objective['value']:.4g} [{objective['ci'][0]:.4g}, {objective['ci'][1]:.4g}]",
-        highlight=False,
-    )
+    best, base = result.best, result.baseline
+
+    def said(row: dict[str, Any]) -> str:
+        shown = ", ".join(f"{k}={v}" for k, v in row["setting"].items())
+        low, high = row["objective"]["ci"]
+        distance = f"{row['objective']['value']:.4g} [{low:.4g}, {high:.4g}]"
+        return f"{shown} (trial {row['trial']}, {row['games']:,} games; distance from the targets {distance})"
+
+    for v in best["targets"]:
+        word = "reached" if v["reached"] else "MISSED"
+        console.print(
+            f"target {v['target']}: {word}: {v['value']:.4g} [{v['ci'][0]:.4g}, {v['ci'][1]:.4g}] "
+            f"(tolerance {v['tolerance']:.4g})",
+            highlight=False,
+        )
+    if missed := result.missed():
+        console.print(f"{missed[0].upper()}{missed[1:]}; the closest setting: {said(best)}", highlight=False)
+    else:
+        console.print(f"best setting: {said(best)}", highlight=False)
+    if base is None:
+        console.print("the setting you started from was not played in full (budget)", highlight=False)
+    elif base["setting"] == best["setting"]:
+        console.print(
+            "it is the setting you started from (the baseline): no varied setting came closer", highlight=False
+        )
+    else:
+        console.print(f"the setting you started from: {said(base)}", highlight=False)
     values = {k: game_metrics.Value(v["value"], *v["ci"]) for k, v in best["metrics"].items()}
     print_game_metrics(console, values)
     for knob, share in result.importances.items():
         console.print(f"importance of {knob}: {share:.2f}", highlight=False)
+    label = "closest setting (targets missed, noted in the file)" if missed else "winner"
+    how = "every setting once" if result.spec.plan is not None else "settings proposed by the sampler, none twice"
     console.print(
-        f"{len(result.trials)} trials, {result.games_used:,} games; written: "
-        f"{', '.join(str(p) for p in result.files)}; winner as variant '{name}' in {variant_file}",
+        f"{len(result.trials)} trials ({how}), {result.games_used:,} games; written: "
+        f"{', '.join(str(p) for p in result.files)}; {label} as variant '{name}' in {variant_file}",
         highlight=False,
     )

@@ -84,7 +84,7 @@ def play(
         from rich.console import Console
 
         from experiments.playtest import record as records
-        from experiments.playtest.setup import HUMAN, Setup
+        from experiments.playtest.setup import HUMAN, Setup, check_playouts
         from experiments.playtest.terminal import Session
 
         if resume is not None:
@@ -112,7 +112,13 @@ def play(
             if path.exists():
                 raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
         _check_output(path, "--save")
-        policy, playouts = _check_hints(saved.setup, hint_policy, hint_playouts)
+        if show_hints or hint_policy is not None:
+            policy, playouts = _check_hints(saved.setup, hint_policy, hint_playouts)
+        else:  # the game's own strong player fits the table; its tables are built only if hints are asked for
+            policy = saved.setup.hint_policy()
+            playouts = check_playouts(
+                saved.setup.hint_playouts() if hint_playouts is None else hint_playouts, "--hint-playouts"
+            )
         session = Session(saved, path, Console(highlight=False), fast, show_hints, policy, playouts)
         session.run()
 
@@ -130,10 +136,19 @@ def _check_output(path: Path, option: str) -> None:
     """Make the folder of the file ``option`` names now, so that a name nothing can be written to is refused first."""
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder; name a file")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{option} {path} is not a regular file (a device, pipe or socket); name a file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ValueError(f"{option} {path}: its folder cannot be made ({error.strerror or error})") from None
+
+
+def _seats(reviewed: set[int], players: int) -> str:
+    """The reviewed seats in words: ``seat 1``, ``seats 0, 2`` or ``every seat``."""
+    if len(reviewed) == players > 1:
+        return "every seat"
+    return f"seat{'s' * (len(reviewed) > 1)} {', '.join(map(str, sorted(reviewed)))}"
 
 
 def review(
@@ -162,7 +177,7 @@ def review(
             if seats is not None or game_number is not None or settings or variant is not None:
                 raise ValueError("a saved game carries its own seats and knobs; give only the file")
             setup, seen, default_chart = sources.from_record(Path(target))
-            reviewed = set(setup.humans) if seat is None else {seat}
+            reviewed = set(setup.humans or range(setup.players)) if seat is None else {seat}  # no person: every seat
         else:
             if target not in available_games():
                 raise ValueError(
@@ -181,7 +196,7 @@ def review(
         verdicts = reviews.judge(setup, seen, reviewed, policy, playouts)
         console = Console(highlight=False, width=max(100, Console().width))
         title = (
-            f"Review of {setup.module.INFO.name} (seed {setup.seed}), seat {', '.join(map(str, sorted(reviewed)))}, "
+            f"Review of {setup.module.INFO.name} (seed {setup.seed}), {_seats(reviewed, setup.players)}, "
             f"against {policy} ({playouts} playouts per move)"
         )
         reviews.print_review(console, verdicts, title)

@@ -2,8 +2,9 @@
 
 Each decision with a choice is valued by :func:`~experiments.playtest.hints.evaluate`: the move made against the
 strong player's move there, paired stream by stream, with a 95% interval; where the game gives exact values
-(2-player base-game Pantolino) the exact loss is printed beside it. A decision that beat the strong player's
-move shows a negative loss.
+(2-player base-game Pantolino, whose strong player is then ``win-optimal``) they value both moves instead, and
+with another strong player the exact loss is printed beside the playouts'. A decision that beat the strong
+player's move shows a negative loss. Each line shows the dice in view, where the game has dice.
 """
 
 from __future__ import annotations
@@ -35,22 +36,36 @@ class Verdict:
     loss: float  #: paired estimate of the strong move's chance less the made move's
     loss_half: float
     exact_loss: float | None
+    dice: str | None = None  #: the dice in view at the decision, where the game has them
 
 
 def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, playouts: int) -> list[Verdict]:
-    """The verdict on every decision with a choice of the given ``seats``, in the order they were made."""
+    """The verdict on every decision with a choice of the given ``seats``, in the order they were made.
+
+    Where the game gives exact values for the strong player's play (2-player base-game Pantolino, ``win-optimal``),
+    they rank the decisions and no playout is played; elsewhere paired playouts do.
+    """
     words, out = setup.words, []
+    thrown = getattr(words, "thrown", None)  # the dice of a decision, where the game has dice in view
     for decision in seen:
         point = decision.point
         if decision.seat not in seats or point.legal()[0].sum() < 2 or not hints.searchable(point):
             continue
         said = dict(words.moves(point))
         strong = int(point.suggest(policy)[0])
-        estimate = hints.evaluate(point, policy, playouts, setup.seats_module)
-        chance_made, half_made = estimate.estimated(decision.move)
-        chance_strong, _ = estimate.estimated(strong)
-        loss, loss_half = estimate.gain(strong, decision.move) if strong != decision.move else (0.0, 0.0)
-        exact = None if estimate.exact is None else float(estimate.exact[strong] - estimate.exact[decision.move])
+        exact = hints.exact(point, setup.seats_module) if policy == setup.hint_policy() else None
+        if exact is not None:
+            chance_made, chance_strong = float(exact[decision.move]), float(exact[strong])
+            half_made, loss, loss_half = 0.0, chance_strong - chance_made, 0.0
+            exact_loss: float | None = loss
+        else:
+            estimate = hints.evaluate(point, policy, playouts, setup.seats_module)
+            chance_made, half_made = estimate.estimated(decision.move)
+            chance_strong, _ = estimate.estimated(strong)
+            loss, loss_half = estimate.gain(strong, decision.move) if strong != decision.move else (0.0, 0.0)
+            exact_loss = (
+                None if estimate.exact is None else float(estimate.exact[strong] - estimate.exact[decision.move])
+            )
         out.append(
             Verdict(
                 words.turn(point),
@@ -63,7 +78,8 @@ def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, 
                 chance_strong,
                 loss,
                 loss_half,
-                exact,
+                exact_loss,
+                None if thrown is None else thrown(point),
             )
         )
     return out
@@ -74,12 +90,15 @@ def print_review(console: Console, verdicts: Sequence[Verdict], title: str, top:
     console.print(f"[bold]{title}[/]")
     ranked = sorted((v for v in verdicts if v.made != v.strong), key=lambda v: -v.loss)
     for rank, v in enumerate(ranked[:top], 1):
+        if v.loss_half == 0 and v.exact_loss is not None:
+            given_up = f"gave up {v.loss:.1%}, exact"
+        else:
+            given_up = f"gave up {v.loss:.1%}, 95% interval {v.loss - v.loss_half:.1%} to {v.loss + v.loss_half:.1%}"
+            given_up += "" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}"
+        dice = "" if v.dice is None else f" (dice {v.dice})"
         line = (
-            f"turn {v.turn}: {v.who} chose '{v.made}'; '{v.strong}' would have won {v.chance_strong:.0%} "
-            f"instead of {v.chance_made:.0%} (gave up {v.loss:.1%}, 95% interval "
-            f"{v.loss - v.loss_half:.1%} to {v.loss + v.loss_half:.1%}"
-            + ("" if v.exact_loss is None else f"; exact {v.exact_loss:.1%}")
-            + ")"
+            f"turn {v.turn}{dice}: {v.who} chose '{v.made}'; '{v.strong}' would have won {v.chance_strong:.0%} "
+            f"instead of {v.chance_made:.0%} ({given_up})"
         )
         console.print(f"{rank:>3}. {escape(line)}")
     same = sum(v.made == v.strong for v in verdicts)

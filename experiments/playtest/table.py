@@ -2,13 +2,15 @@
 
 A game's ``seats`` module wraps each seat's policy so that every decision point goes through a ``decide`` hook
 (see :mod:`engines.pantolino.seats`). Here that hook replays a script of recorded decisions, then hands each
-further decision to a live chooser: a person's terminal, or the seat's policy. The game's chance comes from
-``SeedSequence(seed)`` alone, so the same setup and decisions always give the same game.
+further decision to a live chooser: a person's terminal, or the seat's policy. The game's dice come from
+``SeedSequence(seed)`` alone and a policy's own coin from a stream of its decision's (:class:`GameSource`), so the
+same setup and decisions always give the same game, whether or not a replay asks the policies again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +24,36 @@ Live = Callable[[Any, int, Callable[[], np.ndarray], int], int]
 """``(point, seat, propose, index) -> candidate`` for decision ``index`` (``propose()``: the seat policy's)."""
 
 
-def game_source(seed: int) -> core.RandomSource:
+POLICY_STREAM = 0x504F4C  #: the spawn key that keeps the seats' own randomness apart from the game's dice
+
+
+class GameSource(core.RandomSource):
+    """The chance of a played game of seed ``seed``: ``SeedSequence(seed)``'s stream, for the dice alone.
+
+    A policy that draws chance to choose (``random``'s coin) draws it, while its proposal for decision ``index`` is
+    asked, from a stream of that decision's own (:meth:`proposing`). So the dice never depend on whether a
+    proposal was asked: a replay that feeds recorded decisions without asking meets the same dice as the game did.
+    """
+
+    def __init__(self, seed: int) -> None:
+        """The game's dice stream; the search seed is fixed now, from the dice stream's seed."""
+        super().__init__(np.random.default_rng(np.random.SeedSequence(seed)))
+        self.seed, self.dice = seed, self.rng
+        self.search_seed  # noqa: B018 - fixed before any proposal could replace the stream it derives from
+
+    @contextlib.contextmanager
+    def proposing(self, index: int) -> Iterator[None]:
+        """Within the block, draws come from decision ``index``'s own stream, not the dice."""
+        self.rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(POLICY_STREAM, index)))
+        try:
+            yield
+        finally:
+            self.rng = self.dice
+
+
+def game_source(seed: int) -> GameSource:
     """The chance of a played game of seed ``seed``."""
-    return core.RandomSource(np.random.default_rng(np.random.SeedSequence(seed)))
+    return GameSource(seed)
 
 
 def seated(setup: Setup, names: Sequence[str], decide: Any, as_run: bool = False) -> list[object]:
@@ -91,6 +120,7 @@ def play(
         RecordError: where a scripted decision is not the seat's to make or not legal there.
     """
     log = Log() if log is None else log
+    source = game_source(setup.seed)
 
     def decide(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
         index, seat = len(log.decisions), int(point.seat[0])
@@ -100,7 +130,12 @@ def play(
             if want != seat or not 0 <= move < len(legal) or not legal[move]:
                 raise RecordError(f"decision {index + 1} does not replay (seat {want} move {move} at seat {seat})")
         else:
-            move = live(point, seat, propose, index)
+
+            def proposal() -> np.ndarray:
+                with source.proposing(index):
+                    return propose()
+
+            move = live(point, seat, proposal, index)
         log.decisions.append((seat, move))
         log.options.append(int(legal.sum()))
         if watch is not None:
@@ -108,7 +143,7 @@ def play(
         return np.array([move], dtype=np.int64)
 
     impls = seated(setup, setup.seats, decide)
-    out = setup.seats_module.play(setup.params, impls, 1, game_source(setup.seed))
+    out = setup.seats_module.play(setup.params, impls, 1, source)
     scores = [float(x) for x in np.asarray(out["score"])[0]]
     return Played(scores, [bool(w) for w in np.asarray(out["winners"])[0]], log.decisions)
 

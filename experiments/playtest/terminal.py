@@ -66,29 +66,42 @@ class Session:
         return self.record.setup.words
 
     def run(self) -> table.Played | None:
-        """Play until the game ends (returns it) or the person stops (returns ``None``); saved either way."""
+        """Play until the game ends (returns it) or the person stops (returns ``None``); saved either way.
+
+        The record is written before the first question (a file that cannot be written is refused then), after
+        each of a person's answers, and on Ctrl-C or SIGTERM with every decision made so far.
+        """
         setup = self.record.setup
+        self.record.save(self.path)
         names = ", ".join(f"seat {i}: {s}" for i, s in enumerate(setup.seats))
         self.console.print(f"[bold]{setup.module.INFO.name}[/] (seed {setup.seed}; {names}). Type ? for the rules.")
         while True:
             self.log = table.Log()
             try:
                 played = table.play(setup, self.record.decisions, self.live, self.log)
+            except KeyboardInterrupt:
+                self.keep_all()
+                raise
             except TakeBack as back:
                 self.record.decisions = self.log.decisions[: back.index]
                 self.facing = None
                 self.console.print("[yellow]Taken back.[/]")
                 continue
             except Stop:
-                self.record.decisions = self.log.decisions
-                self.record.save(self.path)
-                path = escape(str(self.path))
-                self.console.print(f"Saved to {path}; continue with: simulate play --resume {path}")
+                self.keep_all()
                 return None
             self.record.decisions, self.record.scores = played.decisions, played.scores
             self.record.save(self.path)
             self.show_end(played)
             return played
+
+    def keep_all(self) -> None:
+        """Save every decision made so far (a stop mid-replay keeps the record's own) and say how to go on."""
+        if len(self.log.decisions) > len(self.record.decisions):
+            self.record.decisions = list(self.log.decisions)
+        self.record.save(self.path)
+        path = escape(str(self.path))
+        self.console.print(f"Saved to {path}; continue with: simulate play --resume {path}")
 
     def live(self, point: Any, seat: int, propose: Callable[[], np.ndarray], index: int) -> int:
         """Decision ``index``: a person's answer, or the seat policy's move, shown."""
@@ -131,8 +144,8 @@ class Session:
         while True:
             answer = self.read(question).strip().lower()
             if answer.isdigit() and 1 <= int(answer) <= len(moves):
-                self.save_progress(index)
                 move, said = moves[int(answer) - 1]
+                self.save_progress(index, seat, move)
                 self.console.print(f"  seat {seat} (you): {escape(said)}")
                 return move
             if answer == "?":
@@ -160,9 +173,9 @@ class Session:
         except EOFError:
             raise Stop from None
 
-    def save_progress(self, index: int) -> None:
-        """Keep the record saved up to the decision being made."""
-        self.record.decisions = self.log.decisions[:index]
+    def save_progress(self, index: int, seat: int, move: int) -> None:
+        """Save the record with the answer just given, decision ``index``, before the game goes on."""
+        self.record.decisions = [*self.log.decisions[:index], (seat, move)]
         self.record.save(self.path)
 
     def print_hints(self, point: Any, moves: list[tuple[int, str]]) -> None:

@@ -128,7 +128,7 @@ def test_list_describes_games_and_a_game() -> None:
 
 
 def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
-    result = invoke("panots", "-n", "2500", "--jobs", "1", "--quiet", "--out", str(tmp_path))
+    result = invoke("panots", "--policy", "greedy", "-n", "2500", "--jobs", "1", "--quiet", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "run.json").read_text())["chunk_size"] == 1000
     assert len(list((tmp_path / "chunks").glob("chunk-*.ckpt"))) == 3
@@ -138,22 +138,28 @@ def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["pantolino", "-p", "keep-joker"], "unknown policy 'keep-joker'; did you mean 'keep-jokers'?"),
-        (["pantolino", "--set", "dices=3"], "unknown knob 'dices'; did you mean 'dice'?"),
-        (["pantolino", "--variant", "escaping"], "unknown variant 'escaping'"),
-        (["pantolino", "-n", "abc"], "-n 'abc' is not a positive whole number"),
-        (["pantolino", "-n", "0"], "-n '0' is not a positive whole number"),
-        (["pantolino", "-n", "-5"], "-n '-5' is not a positive whole number"),
-        (["pantolino", "-n", "2.5"], "-n '2.5' is not a positive whole number"),
-        (["pantolino", "--players", "9"], "players=9 is out of range for pantolino; allowed 2..8"),
+        (["pantolino", "--policy", "keep-jokers", "--set", "dices=3"], "unknown knob 'dices'; did you mean 'dice'?"),
+        (["pantolino", "--policy", "keep-jokers", "--variant", "escaping"], "unknown variant 'escaping'"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "abc"], "-n 'abc' is not a positive whole number"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "0"], "-n '0' is not a positive whole number"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "-5"], "-n '-5' is not a positive whole number"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "2.5"], "-n '2.5' is not a positive whole number"),
+        (
+            ["pantolino", "--policy", "keep-jokers", "--players", "9"],
+            "players=9 is out of range for pantolino; allowed 2..8",
+        ),
         (["pantolino", "--seats", "random,random,random", "--players", "2"], "--seats names 3 policies"),
-        (["pantolino", "--set", "dice=9"], "dice=9 is out of range; allowed 1..6"),
-        (["pantolino", "--set", "dice=four"], "dice='four' is not a whole number"),
-        (["pantolino", "--set", "dice"], "is not of the form knob=value"),
-        (["pantolino", "--jobs", "0"], "--jobs 0 must be at least 1"),
-        (["pantolino", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
+        (["pantolino", "--policy", "keep-jokers", "--set", "dice=9"], "dice=9 is out of range; allowed 1..6"),
+        (["pantolino", "--policy", "keep-jokers", "--set", "dice=four"], "dice='four' is not a whole number"),
+        (["pantolino", "--policy", "keep-jokers", "--set", "dice"], "is not of the form knob=value"),
+        (["pantolino", "--policy", "keep-jokers", "--jobs", "0"], "--jobs 0 must be at least 1"),
+        (["pantolino", "--policy", "keep-jokers", "--chunk-size", "0"], "--chunk-size 0 must be at least 1"),
         (["pantolino", "-p", "win-optimal", "--players", "3"], "players=3 is not supported by the exact solution"),
         (["pantolino", "-p", "win-optimal", "--variant", "escaping-boots"], "escaping_boots=True is not supported"),
-        (["panots", "--players", "1", "--set", "faces=majority,space,l,surrounded"], "error: faces='majority' is not"),
+        (
+            ["panots", "--policy", "greedy", "--players", "1", "--set", "faces=majority,space,l,surrounded"],
+            "error: faces='majority' is not",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
@@ -167,9 +173,9 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_pat
 @pytest.mark.parametrize(
     "args",
     [
-        ["pantolino", "-n", "2000"],
+        ["pantolino", "--policy", "keep-jokers", "-n", "2000"],
         ["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000"],
-        ["sweep", "pantolino", "--set", "rolls=2,3", "-n", "2000"],
+        ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,3", "-n", "2000"],
         ["experiment", "pantolino-seat-advantage"],
     ],
 )
@@ -211,14 +217,26 @@ def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path
 def test_unwritable_output_folder(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    result = invoke("pantolino", "-n", "10", "--out", str(blocker / "run"))
+    result = invoke("pantolino", "--policy", "keep-jokers", "-n", "10", "--out", str(blocker / "run"))
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_installed_simulate_runs_in_a_subprocess(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("simulate")
     proc = subprocess.run(
-        [str(exe), "pantolino", "-n", "2000", "--json", "--jobs", "1", "--out", str(tmp_path)],
+        [
+            str(exe),
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "2000",
+            "--json",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -233,8 +251,8 @@ def test_installed_simulate_runs_in_a_subprocess(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["pantolino", "--bogus"], "error: No such option: --bogus"),
-        (["pantolino", "--jobs", "two"], "error: Invalid value for '--jobs'"),
+        (["pantolino", "--policy", "keep-jokers", "--bogus"], "error: No such option: --bogus"),
+        (["pantolino", "--policy", "keep-jokers", "--jobs", "two"], "error: Invalid value for '--jobs'"),
         (["report"], "error: Missing argument 'target'."),
     ],
 )
@@ -268,8 +286,8 @@ with open(report, "w") as f:
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        (["pantolino", "--bogus", "--jobs", "2"], 2),
-        (["pantolino", "-n", "4000", "--chunk-size", "1000", "--jobs", "2", "--quiet"], 0),
+        (["pantolino", "--policy", "keep-jokers", "--bogus", "--jobs", "2"], 2),
+        (["pantolino", "--policy", "keep-jokers", "-n", "4000", "--chunk-size", "1000", "--jobs", "2", "--quiet"], 0),
         (["tournament", "pantolino", "--policies", "greedy,random", "-n", "2000", "--jobs", "2", "--quiet"], 0),
     ],
 )
@@ -282,7 +300,20 @@ def test_the_worker_pool_is_gone_before_the_process_exits(tmp_path: Path, args: 
 
 
 def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
-    args = ["pantolino", "-n", "auto", "--precision", "0.01", "--chunk-size", "2000", "--json", "--jobs", "1"]
+    args = [
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "-n",
+        "auto",
+        "--precision",
+        "0.01",
+        "--chunk-size",
+        "2000",
+        "--json",
+        "--jobs",
+        "1",
+    ]
     first = invoke(*args, "--out", str(tmp_path / "a"))
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)
@@ -292,13 +323,26 @@ def test_auto_n_adds_chunks_until_the_precision_is_met(tmp_path: Path) -> None:
     assert again["n_games"] == data["n_games"] and again["seats"] == data["seats"]
     record = json.loads((tmp_path / "a" / "run.json").read_text())
     assert record["precision"] == 0.01 and record["precision_reached"] is True
-    missing = invoke("pantolino", "-n", "auto", "--out", str(tmp_path / "c"))
+    missing = invoke("pantolino", "--policy", "keep-jokers", "-n", "auto", "--out", str(tmp_path / "c"))
     assert missing.exit_code == 2 and "-n auto needs --precision" in missing.stderr
 
 
 def test_a_precision_cut_short_by_the_cap_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stopping, "MAX_CHUNKS", 4)
-    args = ["pantolino", "-n", "auto", "--precision", "0.001", "--chunk-size", "500", "--jobs", "1", "--json"]
+    args = [
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "-n",
+        "auto",
+        "--precision",
+        "0.001",
+        "--chunk-size",
+        "500",
+        "--jobs",
+        "1",
+        "--json",
+    ]
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -316,22 +360,46 @@ def test_cooperative_games_print_the_tables_win_rate(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["pantolino", "-n", "99999999999999999999"], "-n 99999999999999999999 is more than the maximum of 1e+12"),
-        (["pantolino", "-n", "1e18"], "-n 1e18 is more than the maximum"),
-        (["pantolino", "-n", "1e999999"], "-n '1e999999' is not a positive whole number"),
-        (["pantolino", "-n", "1e12", "--chunk-size", "1000"], "makes 1,000,000,000 chunks"),
-        (["pantolino", "--jobs", "10000"], "jobs=10000 is out of range"),
-        (["pantolino", "--jobs", "10000", "--backend", "dask"], "jobs=10000 is out of range"),
-        (["pantolino", "--players", "-5"], "players=-5 is out of range for pantolino"),
-        (["pantolino", "--players", "99999999999999999999"], "players=99999999999999999999 is out of range"),
-        (["pantolino", "--players", "1000000000"], "players=1000000000 is out of range"),
-        (["pantolino", "--chunk-size", "99999999999"], "chunk_size=99999999999 is out of range"),
-        (["pantolino", "--backend", "spark"], "--backend spark is not allowed"),
-        (["paleolino", "--set", "cave_weights=1e308,1e308"], "cave_weights=(1e+308, 1e+308) is not allowed"),
-        (["pantolino", "--variant", "escaping-boots", "--set", "escaping_boots=false"], "conflicts with variant"),
+        (
+            ["pantolino", "--policy", "keep-jokers", "-n", "99999999999999999999"],
+            "-n 99999999999999999999 is more than the maximum of 1e+12",
+        ),
+        (["pantolino", "--policy", "keep-jokers", "-n", "1e18"], "-n 1e18 is more than the maximum"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "1e999999"], "-n '1e999999' is not a positive whole number"),
+        (["pantolino", "--policy", "keep-jokers", "-n", "1e12", "--chunk-size", "1000"], "makes 1,000,000,000 chunks"),
+        (["pantolino", "--policy", "keep-jokers", "--jobs", "10000"], "jobs=10000 is out of range"),
+        (
+            ["pantolino", "--policy", "keep-jokers", "--jobs", "10000", "--backend", "dask"],
+            "jobs=10000 is out of range",
+        ),
+        (["pantolino", "--policy", "keep-jokers", "--players", "-5"], "players=-5 is out of range for pantolino"),
+        (
+            ["pantolino", "--policy", "keep-jokers", "--players", "99999999999999999999"],
+            "players=99999999999999999999 is out of range",
+        ),
+        (["pantolino", "--policy", "keep-jokers", "--players", "1000000000"], "players=1000000000 is out of range"),
+        (
+            ["pantolino", "--policy", "keep-jokers", "--chunk-size", "99999999999"],
+            "chunk_size=99999999999 is out of range",
+        ),
+        (["pantolino", "--policy", "keep-jokers", "--backend", "spark"], "--backend spark is not allowed"),
+        (
+            ["paleolino", "--policy", "random", "--set", "cave_weights=1e308,1e308"],
+            "cave_weights=(1e+308, 1e+308) is not allowed",
+        ),
+        (
+            ["pantolino", "--policy", "keep-jokers", "--variant", "escaping-boots", "--set", "escaping_boots=false"],
+            "conflicts with variant",
+        ),
         (["tournament", "pantolino", "--policies", "greedy,random", "-n", "1e18"], "is more than the maximum"),
-        (["sweep", "pantolino", "--set", "rolls=1,2", "-n", "1e12"], "chunks; allowed at most"),
-        (["sweep", "pantolino", "--set", "rolls=1,2", "--jobs", "0"], "--jobs 0 must be at least 1"),
+        (
+            ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=1,2", "-n", "1e12"],
+            "chunks; allowed at most",
+        ),
+        (
+            ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=1,2", "--jobs", "0"],
+            "--jobs 0 must be at least 1",
+        ),
         (["report", "pantolino", "-n", "99999999999999999999"], "is more than the maximum"),
     ],
 )
@@ -346,7 +414,7 @@ def test_unbounded_input_is_refused_before_any_work(args: list[str], message: st
     assert time.perf_counter() - start < 5
 
 
-@pytest.mark.parametrize("command", [["pantolino", "-n", "100"], ["report", "pantolino"]])
+@pytest.mark.parametrize("command", [["pantolino", "-p", "keep-jokers", "-n", "100"], ["report", "pantolino"]])
 def test_an_empty_out_is_refused(command: list[str], tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = subprocess.run(
@@ -375,7 +443,7 @@ def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: P
     ("args", "key"),
     [
         (["tournament", "pantolino", "--policies", "greedy,random", "-n", "300"], "pairs"),
-        (["sweep", "pantolino", "--set", "rolls=2,3", "-n", "300"], "rows"),
+        (["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,3", "-n", "300"], "rows"),
         (["ladder", "pantolino", "-n", "200"], "ratings"),
         (["ladder", "pantolino", "-n", "200", "--variant", "escaping-boots", "--set", "rolls=2"], "ratings"),
     ],

@@ -108,7 +108,17 @@ def test_a_sweep_plays_a_variant_at_every_value(tmp_path: Path) -> None:
     variant = plan_sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 300, 0, "escaping-boots")
     assert all(arm.spec.params.escaping_boots for arm in variant.arms)
     clash = runner.invoke(
-        app, ["sweep", "pantolino", "--set", "escaping_boots=false,true", "--variant", "escaping-boots"]
+        app,
+        [
+            "sweep",
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "--set",
+            "escaping_boots=false,true",
+            "--variant",
+            "escaping-boots",
+        ],
     )
     assert clash.exit_code == 2 and "conflicts with variant 'escaping-boots'" in clash.stderr
 
@@ -194,9 +204,12 @@ def test_an_arm_short_of_the_studys_precision_is_named(tmp_path: Path, monkeypat
     [
         (["tournament", "pantolino", "--policies", "random,random"], "at least two different policies"),
         (["tournament", "pantolino", "--policies", "random,greedyy"], "did you mean 'greedy'"),
-        (["sweep", "pantolino", "--set", "dice=3"], "a sweep needs at least one --set knob=v1,v2"),
-        (["sweep", "pantolino", "--set", "dices=3,4"], "unknown knob 'dices'"),
-        (["sweep", "pantolino", "--set", "dice=4,9", "-n", "10"], "dice=9 is out of range"),
+        (
+            ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "dice=3"],
+            "a sweep needs at least one --set knob=v1,v2",
+        ),
+        (["sweep", "pantolino", "--policy", "keep-jokers", "--set", "dices=3,4"], "unknown knob 'dices'"),
+        (["sweep", "pantolino", "--policy", "keep-jokers", "--set", "dice=4,9", "-n", "10"], "dice=9 is out of range"),
         (["experiment", "no-such-study"], "no such file or shipped study"),
     ],
 )

@@ -125,7 +125,21 @@ def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, 
 
     monkeypatch.setattr(pantolino, "play", flaky)
     result = CliRunner().invoke(
-        app, ["pantolino", "-n", "10000", "--chunk-size", "1000", "--jobs", "1", "--quiet", "--out", str(tmp_path)]
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "10000",
+            "--chunk-size",
+            "1000",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert result.exit_code == 2
     assert result.stderr.strip() == (
@@ -135,7 +149,21 @@ def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, 
     assert len(list((tmp_path / "chunks").glob("chunk-*.ckpt"))) == 2
     monkeypatch.setattr(pantolino, "play", real_play)
     again = CliRunner().invoke(
-        app, ["pantolino", "-n", "10000", "--chunk-size", "1000", "--jobs", "1", "--json", "--out", str(tmp_path)]
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "10000",
+            "--chunk-size",
+            "1000",
+            "--jobs",
+            "1",
+            "--json",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert again.exit_code == 0 and json.loads(again.stdout)["n_games"] == 10000
 
@@ -143,16 +171,52 @@ def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, 
 def test_checkpoints_of_another_command_are_refused(tmp_path: Path) -> None:
     runner = CliRunner()
     assert (
-        runner.invoke(app, ["pantolino", "-n", "2000", "--quiet", "--jobs", "1", "--out", str(tmp_path)]).exit_code == 0
+        runner.invoke(
+            app,
+            ["pantolino", "--policy", "keep-jokers", "-n", "2000", "--quiet", "--jobs", "1", "--out", str(tmp_path)],
+        ).exit_code
+        == 0
     )
-    other = runner.invoke(app, ["pantolino", "-n", "2000", "--seed", "5", "--quiet", "--out", str(tmp_path)])
+    other = runner.invoke(
+        app, ["pantolino", "--policy", "keep-jokers", "-n", "2000", "--seed", "5", "--quiet", "--out", str(tmp_path)]
+    )
     assert other.exit_code == 2 and "holds checkpoints of a different run; use --overwrite" in other.stderr
     replaced = runner.invoke(
-        app, ["pantolino", "-n", "2000", "--seed", "5", "--quiet", "--jobs", "1", "--overwrite", "--out", str(tmp_path)]
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "2000",
+            "--seed",
+            "5",
+            "--quiet",
+            "--jobs",
+            "1",
+            "--overwrite",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert replaced.exit_code == 0
     fresh = runner.invoke(
-        app, ["pantolino", "-n", "2000", "--seed", "5", "--json", "--jobs", "1", "--fresh", "--out", str(tmp_path)]
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "2000",
+            "--seed",
+            "5",
+            "--json",
+            "--jobs",
+            "1",
+            "--fresh",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert fresh.exit_code == 0
 
@@ -219,7 +283,19 @@ def test_ctrl_c_under_dask_stops_cleanly_and_resumes(tmp_path: Path, uninterrupt
 
 def test_dask_errors_are_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app, ["pantolino", "-n", "100", "--scheduler", "tcp://127.0.0.1:9", "--quiet", "--out", str(tmp_path)]
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "-n",
+            "100",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
     )
     assert result.exit_code == 2 and result.stderr.strip() == "error: --scheduler goes with --backend dask"
 

@@ -55,7 +55,7 @@ def play_with_one_blunder(setup: Setup) -> tuple[list[tuple[int, int]], int, flo
     return played.decisions, int(blunder["turn"]), float(blunder["loss"])
 
 
-def test_the_losing_token_choice_is_listed_first_with_its_exact_loss_in_the_interval(tmp_path: Path) -> None:
+def test_the_losing_token_choice_is_listed_first_valued_exactly_with_its_dice(tmp_path: Path) -> None:
     setup = Setup("pantolino", ("human", "win-optimal"), 11, SMALL)
     decisions, turn, loss = play_with_one_blunder(setup)
     path = tmp_path / "game.json"
@@ -63,15 +63,24 @@ def test_the_losing_token_choice_is_listed_first_with_its_exact_loss_in_the_inte
     result = CliRunner().invoke(app, ["review", str(path), "--hint-playouts", "400"])
     assert result.exit_code == 0, result.output
     first = re.search(
-        r"^\s+1\. turn (\d+): .*?gave up (-?[\d.]+)%, 95% interval (-?[\d.]+)% to (-?[\d.]+)%; exact",
-        result.output,
-        re.M | re.S,
+        r"^\s+1\. turn (\d+) \(dice ([a-z, ]+)\): .*?gave up (-?[\d.]+)%, exact\)", result.output, re.M | re.S
     )
     assert first is not None, result.output
     assert int(first.group(1)) == turn
-    low, high = float(first.group(3)) / 100, float(first.group(4)) / 100
-    assert low <= loss <= high
+    assert float(first.group(3)) == pytest.approx(100 * loss, abs=0.051)  # the solved table's loss, not playouts'
+    assert "interval" not in result.output.split("summary")[0]
     assert (tmp_path / "game-review.png").stat().st_size > 0
+
+
+def test_another_strong_player_is_valued_by_playouts_with_the_exact_loss_beside(tmp_path: Path) -> None:
+    setup = Setup("pantolino", ("human", "win-optimal"), 11, SMALL)
+    decisions, _, _ = play_with_one_blunder(setup)
+    path = tmp_path / "game.json"
+    record.Record(setup, decisions).save(path)
+    args = ["review", str(path), "--hint-policy", "turn-optimal", "--hint-playouts", "20"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"gave up -?[\d.]+%, 95% interval -?[\d.]+% to -?[\d.]+%; exact -?[\d.]+%\)", result.output)
 
 
 def test_a_game_or_chunk_size_no_run_can_have_is_refused_before_replaying() -> None:

@@ -31,7 +31,20 @@ BOUND_S = 20
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 STUDY = "[study]\ngame = 'pantolino'\nn = 200\n"
 ARM = "[[arm]]\nseats = ['greedy', 'random']\n"
-TUNE = ["tune", "pantolino", "--vary", "rolls=2..4", "--target", "duration=15", "-n", "200", "--chunk-size", "100"]
+TUNE = [
+    "tune",
+    "pantolino",
+    "--policy",
+    "keep-jokers",
+    "--vary",
+    "rolls=2..4",
+    "--target",
+    "duration=15",
+    "-n",
+    "200",
+    "--chunk-size",
+    "100",
+]
 
 
 def files(root: Path) -> dict[str, Path]:
@@ -86,11 +99,23 @@ CASES: dict[str, tuple[Case, str]] = {
     "study label a list": (lambda f: ["experiment", str(f["label_list"])], "'arm[0].label' must be text"),
     "study chunk_size true": (lambda f: ["experiment", str(f["chunk_bool"])], "study.chunk_size"),
     "study seed 1.5": (lambda f: ["experiment", str(f["seed_float"])], "study.seed"),
-    "variants /dev/zero": (lambda f: ["pantolino", "--variants-file", "/dev/zero"], "not a regular file"),
+    "variants /dev/zero": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", "/dev/zero"],
+        "not a regular file",
+    ),
     "variants a folder": (lambda f: ["list", "pantolino", "--variants-file", str(f["folder"])], "a folder"),
-    "variants deep": (lambda f: ["pantolino", "--variants-file", str(f["v_deep"])], "nests more than 32"),
-    "variants in latin-1": (lambda f: ["pantolino", "--variants-file", str(f["latin1"])], "not UTF-8"),
-    "variants knob a table": (lambda f: ["pantolino", "--variants-file", str(f["v_table"])], "must be a number"),
+    "variants deep": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["v_deep"])],
+        "nests more than 32",
+    ),
+    "variants in latin-1": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["latin1"])],
+        "not UTF-8",
+    ),
+    "variants knob a table": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["v_table"])],
+        "must be a number",
+    ),
     "tournament variants /dev/zero": (
         lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "--variants-file", "/dev/zero"],
         "not a regular file",
@@ -102,9 +127,18 @@ CASES: dict[str, tuple[Case, str]] = {
     # names that would become paths or shadow built-ins
     "study name absolute": (lambda f: ["experiment", str(f["name_abs"])], "would be a path"),
     "study name ..": (lambda f: ["experiment", str(f["name_up"])], "would be a path"),
-    "variant name a/b": (lambda f: ["pantolino", "--variants-file", str(f["v_slash"])], "would be a path"),
-    "variant name ..": (lambda f: ["pantolino", "--variants-file", str(f["v_dots"])], "would be a path"),
-    "variant shadows a built-in": (lambda f: ["pantolino", "--variants-file", str(f["v_shadow"])], "shadows"),
+    "variant name a/b": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["v_slash"])],
+        "would be a path",
+    ),
+    "variant name ..": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["v_dots"])],
+        "would be a path",
+    ),
+    "variant shadows a built-in": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--variants-file", str(f["v_shadow"])],
+        "shadows",
+    ),
     "tune --name a/b": (lambda f: [*TUNE, "--name", "a/b"], "would be a path"),
     "tune --name a built-in": (lambda f: [*TUNE, "--name", "no-jokers"], "shadows pantolino's own"),
     "tune --name empty": (lambda f: [*TUNE, "--name", ""], "non-empty name"),
@@ -135,7 +169,10 @@ CASES: dict[str, tuple[Case, str]] = {
         "22,500 points",
     ),
     "tune -n 1e12": (lambda f: [*TUNE[:-4], "-n", "1e12"], "chunks a trial; allowed at most 100,000"),
-    "run of 1e9 one-game chunks": (lambda f: ["pantolino", "-n", "1e9", "--chunk-size", "1"], "chunks"),
+    "run of 1e9 one-game chunks": (
+        lambda f: ["pantolino", "--policy", "keep-jokers", "-n", "1e9", "--chunk-size", "1"],
+        "chunks",
+    ),
     "run --seats of 5,000": (lambda f: ["pantolino", "--seats", ",".join(["greedy"] * 5000)], "players=5000"),
     # the same thing twice, or contradicting itself
     "tournament names a policy twice": (
@@ -143,11 +180,14 @@ CASES: dict[str, tuple[Case, str]] = {
         "names greedy twice",
     ),
     "sweep sets a knob twice": (
-        lambda f: ["sweep", "pantolino", "--set", "rolls=2,3", "--set", "rolls=3,4"],
+        lambda f: ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,3", "--set", "rolls=3,4"],
         "--set rolls is given twice",
     ),
     "tune varies a knob twice": (lambda f: [*TUNE, "--vary", "rolls=3..5"], "given twice"),
-    "sweep gives a value twice": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,02,3"], "gives a value twice"),
+    "sweep gives a value twice": (
+        lambda f: ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,02,3"],
+        "gives a value twice",
+    ),
     # an empty item in a list would silently drop a seat, a policy or a value
     "run --seats with an empty item": (
         lambda f: ["pantolino", "--seats", "greedy,,random", "-n", "100"],
@@ -162,10 +202,13 @@ CASES: dict[str, tuple[Case, str]] = {
         lambda f: ["restrict", "pantolino", "--restrictions", "never-steal,,largest-token"],
         "empty item",
     ),
-    "sweep --set with an empty value": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,,3"], "empty item"),
+    "sweep --set with an empty value": (
+        lambda f: ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,,3"],
+        "empty item",
+    ),
     "tune --vary with an empty value": (lambda f: [*TUNE, "--vary", "colours=4,,5"], "empty item"),
     "a tuple knob with an empty value": (
-        lambda f: ["pantolino", "--set", "token_values=2,,4", "-n", "100"],
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--set", "token_values=2,,4", "-n", "100"],
         "token_values='2,,4' has an empty value",
     ),
     "play --seats with an empty item": (lambda f: ["play", "pantolino", "--seats", "human,,greedy"], "empty item"),
@@ -175,7 +218,10 @@ CASES: dict[str, tuple[Case, str]] = {
     ),
     # options out of range
     "tune --jobs 0": (lambda f: [*TUNE, "--jobs", "0"], "--jobs 0 must be at least 1"),
-    "sweep --jobs 0": (lambda f: ["sweep", "pantolino", "--set", "rolls=2,3", "--jobs", "0"], "--jobs 0"),
+    "sweep --jobs 0": (
+        lambda f: ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,3", "--jobs", "0"],
+        "--jobs 0",
+    ),
     "experiment --jobs 0": (lambda f: ["experiment", "pantolino-joker-value", "--jobs", "0"], "--jobs 0"),
     "tournament --backend spark": (
         lambda f: ["tournament", "pantolino", "--policies", "greedy,random", "--backend", "spark"],
@@ -186,7 +232,7 @@ CASES: dict[str, tuple[Case, str]] = {
     "report a study with --seed": (lambda f: ["report", "pantolino-joker-value", "--seed", "3"], "sets the games"),
     "report --seed -3": (lambda f: ["report", "pantolino", "--seed", "-3"], "seed=-3 is out of range"),
     "a knob set twice": (
-        lambda f: ["pantolino", "--set", "rolls=2", "--set", "rolls=3", "-n", "100"],
+        lambda f: ["pantolino", "--policy", "keep-jokers", "--set", "rolls=2", "--set", "rolls=3", "-n", "100"],
         "knob rolls is set twice",
     ),
     "train --games past its bound": (lambda f: ["train", "pantolino", "--games", "1e9"], "games=1000000000 is out"),
@@ -271,7 +317,7 @@ def test_bad_input_is_one_line_exit_2_before_any_work(case: str, bad_files, tmp_
     [
         ["experiment", "/dev/zero"],
         ["tune", *TUNE[1:], "--storage", "not a url"],
-        ["sweep", "pantolino", "--set", "rolls=2,3", "--set", "rolls=3"],
+        ["sweep", "pantolino", "--policy", "keep-jokers", "--set", "rolls=2,3", "--set", "rolls=3"],
     ],
     ids=["study /dev/zero", "tune bad storage", "sweep knob twice"],
 )

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.game_metrics import Value
-from engines import core
+from engines import core, get_game
 from engines.pantolino import learned as learned_pantolino
 from experiments import tune as tn
 from experiments import variants
@@ -194,17 +194,46 @@ def test_a_run_killed_mid_trial_resumes_and_ends_like_an_uninterrupted_one(tmp_p
 
 def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    args = ["tune", "pantolino", "--vary", "joker_faces=0..2", "--target", "first_seat_advantage=0", "-n", "600"]
+    args = [
+        "tune",
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "--vary",
+        "joker_faces=0..2",
+        "--target",
+        "first_seat_advantage=0",
+        "-n",
+        "600",
+    ]
     result = runner.invoke(app, [*args, "--chunk-size", "300", "--trials", "4", "-j", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "best setting" in result.output and "first_seat_advantage" in result.output
-    assert '[pantolino."tuned"]' in (out / "variants.toml").read_text()
+    assert "target first_seat_advantage=0: MISSED" in result.output  # keep-jokers' first seat: +7.7 points at best
+    assert "No target was reached with these knobs" in result.output and "the setting you started from" in result.output
+    written = (out / "variants.toml").read_text()
+    assert written.startswith("# CLOSEST SETTING ONLY: no target was reached") and '[pantolino."tuned"]' in written
+    assert pd.read_csv(out / "trials.csv")["joker_faces"].tolist() == [1, 0, 2]  # each once, the rulebook's first
     record = json.loads((out / "best.json").read_text())
     assert (record["seed"], record["games_per_trial"], record["chunk_size"], record["fixed"]) == (0, 600, 300, {})
     assert record["game_version"] and "optuna" in record["versions"] and record["variant"] is None
     best = record["best"]["setting"]
     variant = ["--variant", "tuned", "--variants-file", str(out / "variants.toml")]
-    run = runner.invoke(app, ["pantolino", *variant, "-n", "300", "-j", "1", "--json", "--out", str(tmp_path / "run")])
+    run = runner.invoke(
+        app,
+        [
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            *variant,
+            "-n",
+            "300",
+            "-j",
+            "1",
+            "--json",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert run.exit_code == 0, run.output
     assert json.loads(run.output)["params"]["joker_faces"] == int(best["joker_faces"])
 
@@ -214,7 +243,7 @@ def test_cli_tunes_paleolino_toward_half_the_games_won(tmp_path: Path) -> None:
     args += ["--target", "table_win_rate=0.5", "-n", "400", "--chunk-size", "200", "--trials", "3", "-j", "1"]
     result = runner.invoke(app, [*args, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "best setting" in result.output and "table_win_rate" in result.output
+    assert "target table_win_rate=0.5:" in result.output and "table_win_rate" in result.output
     best = json.loads((tmp_path / "best.json").read_text())["best"]
     assert best["setting"]["pulls"] in ("1", "2", "3") and "table_win_rate" in best["metrics"]
 
@@ -229,13 +258,24 @@ def test_cli_tunes_paleolino_toward_half_the_games_won(tmp_path: Path) -> None:
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["tune", "pantolino", *args, "--out", str(tmp_path)])
+    result = runner.invoke(app, ["tune", "pantolino", "--policy", "keep-jokers", *args, "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
 def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) -> None:
-    args = ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "first_seat_advantage=0", "--trials", "2"]
+    args = [
+        "tune",
+        "pantolino",
+        "--policy",
+        "keep-jokers",
+        "--vary",
+        "rolls=2,3",
+        "--target",
+        "first_seat_advantage=0",
+        "--trials",
+        "2",
+    ]
     result = runner.invoke(app, [*args, "-n", "200", "-j", "1", "--quiet", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output  # was refused: --chunk-size 2500 (the default) above -n 200
     assert pd.read_csv(tmp_path / "trials.csv")["games"].eq(200).all()
@@ -310,3 +350,79 @@ def test_tune_with_learned_and_training_off_fails_in_one_line(tmp_path: Path, mo
     result = runner.invoke(app, [*LEARNED_TUNE, "--out", str(tmp_path / "tune")])
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and "BOARDLAB_TRAIN=0 forbids training" in result.stderr
+
+
+def test_a_space_larger_than_the_trials_is_searched_without_playing_a_setting_twice(tmp_path: Path) -> None:
+    knobs = (tn.parse_vary("pantolino", "joker_faces=0..1"), tn.parse_vary("pantolino", "rolls=2,3,4"))
+    target = (tn.Target("first_seat_advantage", 0.0, 0.0),)
+    spec = tn.TuneSpec("pantolino", ("greedy",) * 2, knobs, target, seed=1, games=100, chunk_size=100, trials=5)
+    assert spec.plan is None  # 6 settings, 5 trials: the sampler proposes them
+    result = tn.tune(spec, tmp_path)
+    played = list(zip(result.trials["joker_faces"], result.trials["rolls"], strict=True))
+    assert len(played) == 5 and len(set(played)) == 5 and played[0] == ("1", "3")  # the rulebook's first
+    study = optuna.load_study(study_name=tn.STUDY_NAME, storage=f"sqlite:///{tmp_path / 'study.db'}")
+    repeats = [t for t in study.trials if "repeat_of" in t.user_attrs]
+    assert repeats  # the sampler did propose a played setting: told its result, not played again
+    assert result.games_used == 5 * 100
+
+
+def test_the_baseline_is_added_to_a_search_that_leaves_it_out_and_reported() -> None:
+    spec = tn.TuneSpec(
+        "pantolino",
+        ("greedy",) * 2,
+        (tn.parse_vary("pantolino", "rolls=1,2"), tn.parse_vary("pantolino", "joker_faces=2..3")),
+        (tn.Target("duration", 40, 40),),
+        trials=6,
+    )
+    assert dict(spec.start) == {"rolls": "3", "joker_faces": "1"}  # the rulebook's values, outside both
+    assert spec.knobs[0].values == ("1", "2", "3") and (spec.knobs[1].low, spec.knobs[1].high) == (1, 3)
+    assert spec.plan is None and tn.tune_plan.size(spec.knobs) == 9  # more settings than trials: sampled
+
+
+def test_a_listed_tuple_baseline_is_matched_by_meaning_and_targets_say_if_reached() -> None:
+    knob = tn.parse_vary("pantolino", "token_values=1,2,3;[2,3,4]")
+    assert tn.tune_plan.baseline("pantolino", [knob], (), None) == {"token_values": "[2,3,4]"}
+    count = tn.parse_target("pantolino", "duration=20~1", ["duration"])
+    share = tn.Target("first_seat_advantage", 0.0, 0.0)
+    assert (count.tolerance, share.tolerance, tn.Target("duration", 50, 50, share=False).tolerance) == (1, 0.01, 1)
+    metrics = {
+        "duration": {"value": 21.5, "ci": [21.2, 21.8]},
+        "first_seat_advantage": {"value": 0.02, "ci": [0.005, 0.035]},
+    }
+    assert [v["reached"] for v in tn.tune_plan.verdict(metrics, [count, share])] == [False, True]
+
+
+def test_tune_name_must_be_a_plain_toml_key_and_any_written_name_loads_again(tmp_path: Path) -> None:
+    import tomllib
+
+    result = runner.invoke(
+        app,
+        [
+            "tune",
+            "pantolino",
+            "--policy",
+            "keep-jokers",
+            "--vary",
+            "rolls=2,3",
+            "--target",
+            "duration=15",
+            "--name",
+            'a"b',
+        ],
+    )
+    assert result.exit_code == 2 and "must be 1..100 letters, digits" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    text = variants.render("pantolino", {'a"b\\c': {"rolls": "2"}}, {'a"b\\c': "note"})
+    assert tomllib.loads(text)["pantolino"] == {'a"b\\c': {"rolls": "2"}}
+
+
+@pytest.mark.parametrize("game", ["pantolino", "patolli", "panots", "paleolino", "cargolino"])
+def test_every_metric_list_offers_as_a_target_is_accepted(game: str) -> None:
+    from experiments.commands.listing import describe
+
+    record = describe(game)
+    module = get_game(game).module
+    defined = tn.defined_metrics(game, (next(iter(module.POLICIES)),) * max(2, module.INFO.min_players), (), None)
+    assert record["targets"] and set(record["targets"]) <= set(record["metrics"]) | set(tn.metric_names(module))
+    for name in record["targets"]:
+        assert tn.parse_target(game, f"{name}=1", defined).metric == name

@@ -53,6 +53,8 @@ FRESH_COMMANDS = {
     "tune": [
         "tune",
         "pantolino",
+        "-p",
+        "keep-jokers",
         "--vary",
         "rolls=2..3",
         "--target",
