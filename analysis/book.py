@@ -235,10 +235,22 @@ def knob_value(value: Any) -> str:
 
 
 def build_date() -> str:
-    """The report date: ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    return moment.strftime("%Y-%m-%d")
+    """The report date: ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC).
+
+    Raises:
+        ValueError: naming the variable when it is set to anything but whole seconds a date can show.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch:
+        return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+    if not (epoch.isascii() and epoch.isdigit()) or int(epoch) > LAST_EPOCH:
+        raise ValueError(
+            f"SOURCE_DATE_EPOCH={epoch!r} must be whole seconds since 1970-01-01 (e.g. 1700000000), or unset"
+        )
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC).strftime("%Y-%m-%d")
+
+
+LAST_EPOCH = 253_402_300_799  #: 9999-12-31 23:59:59 UTC, the last moment a date can name
 
 
 def html_path(pdf: Path) -> Path:

@@ -28,6 +28,29 @@ def wilson(successes: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> 
     return low, high
 
 
+def paired_shares(a: np.ndarray, b: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """The mean of ``a - b`` for paired shares in [0, 1] and its 95% interval: ``(difference, low, high)``.
+
+    Newcombe's hybrid score interval for paired proportions (Newcombe 1998, Stat. Med. 17:2635, method 10): the
+    Wilson interval of each mean, combined with the correlation of the pairs (here their Pearson correlation,
+    which for 0/1 outcomes is Newcombe's phi; a share of a tie counts as a fraction of a win). Unlike a normal
+    interval it stays inside what a difference of chances can be, [-1, 1], however few the pairs.
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    n = len(a)
+    if n == 0:
+        return 0.0, -1.0, 1.0
+    p1, p2 = float(a.mean()), float(b.mean())
+    (l1, u1), (l2, u2) = (tuple(float(x) for x in wilson(p * n, n, z)) for p in (p1, p2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phi = float(np.corrcoef(a, b)[0, 1]) if n > 1 else 0.0
+    phi = 0.0 if not math.isfinite(phi) else phi
+    d = p1 - p2
+    low = d - math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
+    high = d + math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
+    return d, max(low, -1.0), min(high, 1.0)
+
+
 def wilson_half_width(successes: np.ndarray | int, n: np.ndarray | int) -> np.ndarray:
     """Half the width of the Wilson interval (the precision a run is asked to reach)."""
     low, high = wilson(successes, n)

@@ -9,11 +9,13 @@ several processes ask for it at the same time (a training's workers).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -23,6 +25,49 @@ from typing import Any
 import numpy as np
 
 CACHE_ENV = "BOARDLAB_CACHE"  #: names the cache folder
+MAX_TABLE_BYTES = 1 << 33  #: a solver table is read only up to this size (ours: the largest is under 1 GiB)
+
+
+def read_bytes(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of cache file ``path``: a regular file of at most ``limit`` bytes, read without blocking.
+
+    A pipe, device or socket at ``path`` (or a link to one) is refused without waiting for a writer, and a file
+    that grows past ``limit`` is refused without reading it all.
+
+    Raises:
+        ValueError: in one line naming ``what`` and ``path``; ``FileNotFoundError`` if there is nothing there.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a file in the way of the folder is not it)
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
+    except OSError as err:
+        raise ValueError(f"the {what} {path} cannot be read ({err.strerror or err})") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a pipe, device or socket"
+            raise ValueError(f"the {what} {path} is {kind}, not a file; move it away")
+        try:
+            data = handle.read(limit + 1)
+        except OSError as err:
+            raise ValueError(f"the {what} {path} cannot be read ({err.strerror or err})") from None
+    if len(data) > limit:
+        raise ValueError(f"the {what} {path} is larger than the {limit:,} bytes it may have; move it away")
+    return data
+
+
+def check_file_slot(path: Path, what: str) -> None:
+    """``ValueError`` in one line if something other than a regular file (a folder, a pipe) occupies ``path``."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there: whether it can be written is checked apart
+        return
+    except OSError as err:
+        raise ValueError(f"the {what} {path} cannot be used ({err.strerror or err})") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe, device or socket"
+        raise ValueError(f"the {what} {path} is {kind}, not a file; move it away")
 
 
 def cache_dir() -> Path:
@@ -65,7 +110,8 @@ def cached_array(
     exclusive lock beside it (``.lock``), so processes asking for the same file at once compute it once: the
     others wait, then read it.
     """
-    with _locked(path):
+    with locked(path):
+        check_file_slot(path, what)
         if path.exists():
             array, problem = _read(path, check)
             if problem is None:
@@ -82,9 +128,10 @@ def cached_array(
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path, waiting: str | None = None) -> Iterator[None]:
     """An exclusive ``flock`` on ``path.lock`` for the block, waiting while another process holds it.
 
+    ``waiting``, if given, is printed on stderr (one line) when another process holds the lock, before waiting.
     A folder that cannot be written gets no lock: nothing can be computed into it (:func:`check_writable` says so).
     """
     try:
@@ -94,7 +141,12 @@ def _locked(path: Path) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                sys.stderr.write(waiting + "\n")
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
@@ -109,15 +161,17 @@ def _write_checksum(path: Path, data: bytes) -> None:
 
 def _read(path: Path, check: Callable[[np.ndarray], str | None]) -> tuple[np.ndarray | None, str | None]:
     """The array in ``path`` if its checksum and ``check`` pass, else None and what is wrong."""
+    data = read_bytes(path, MAX_TABLE_BYTES, "table")
     try:
-        data = path.read_bytes()
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except (OSError, ValueError, EOFError) as err:
         return None, f"unreadable: {type(err).__name__}"
     try:
-        recorded: str | None = checksum_path(path).read_text().strip()
-    except OSError:
+        recorded: str | None = read_bytes(checksum_path(path), 64, "table checksum").decode("ascii").strip()
+    except FileNotFoundError:
         recorded = None
+    except (ValueError, UnicodeDecodeError):
+        recorded = ""  # unreadable or not a digest: never matches
     if recorded is not None and recorded != hashlib.sha256(data).hexdigest():
         return None, "its checksum does not match"
     if (problem := check(array)) is not None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import numbers
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -198,16 +200,26 @@ def parse_value(name: str, text: str, tp: Any) -> Any:
             return False
         raise ValueError(f"{name}={text!r} is not a boolean; use true or false")
     if tp is int:
-        try:
-            return int(text.replace("_", ""))
-        except ValueError:
-            raise ValueError(f"{name}={text!r} is not a whole number") from None
+        if (value := ascii_whole(text)) is None:
+            raise ValueError(f"{name}={text!r} is not a whole number (ASCII digits 0-9)")
+        return value
     if tp is float:
         try:
             return float(text)
         except ValueError:
             raise ValueError(f"{name}={text!r} is not a number") from None
     return text
+
+
+WHOLE = re.compile(r"[+-]?[0-9]+(_[0-9]+)*")
+
+
+def ascii_whole(text: str) -> int | None:
+    """``text`` as a whole number written in ASCII digits (``16``, ``-3``, ``1_000``), else None.
+
+    Python's ``int`` also reads other scripts' digits (``１６``), which would make one value two names.
+    """
+    return int(text.strip()) if WHOLE.fullmatch(text.strip()) else None
 
 
 def check_range(name: str, value: Any, lo: float, hi: float) -> None:
@@ -506,7 +518,9 @@ def policy_instances(policies: Mapping[str, Policy], names: Sequence[str], param
 
 
 def check_players(info: GameInfo, players: int) -> None:
-    """Raise ``ValueError`` unless ``players`` is within the game's range."""
+    """Raise ``ValueError`` unless ``players`` is a whole number within the game's range."""
+    if isinstance(players, bool) or not isinstance(players, numbers.Integral):
+        raise ValueError(f"players={players!r} must be a whole number, not {type(players).__name__}")
     if not info.min_players <= players <= info.max_players:
         raise ValueError(
             f"players={players} is out of range for {info.id}; allowed {info.min_players}..{info.max_players}"

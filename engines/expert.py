@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from engines.core import DecisionPoint, Policy, StreamSource, mix64
+from engines.core import DecisionPoint, Policy, StreamSource, ascii_whole, mix64
 
 MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
@@ -85,10 +85,10 @@ def parse_playouts(text: str | None, default: Budget, rollouts: tuple[str, ...] 
         return Rollout(parse_playouts(budget or None, default) if budget else None, rollout)
     if text is None:
         return default if isinstance(default, int) else None
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        raise ValueError(f"expert:{text}: the budget must be a whole number of playouts, 1..{MAX_PLAYOUTS}") from None
+    if (value := ascii_whole(text)) is None:
+        raise ValueError(
+            f"expert:{text}: the budget must be a whole number of playouts in digits 0-9, 1..{MAX_PLAYOUTS}"
+        )
     if not 1 <= value <= MAX_PLAYOUTS:
         raise ValueError(f"expert:{text}: the budget must be 1..{MAX_PLAYOUTS} playouts per decision")
     return value

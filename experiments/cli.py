@@ -16,7 +16,7 @@ from typing import Any
 try:
     import typer
 
-    from engines import available_games, core
+    from engines import core, ignored_entry_points, registered_games
     from experiments.commands import compare, explain, ladder, listing, play, restrict, studies, train, tune
     from experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
@@ -46,7 +46,15 @@ COMMANDS: dict[str, Callable[..., Any]] = {
 }
 """Every command but the per-game ones: name -> its function (a new command is one line here)."""
 
-for _game in available_games():
+
+@app.callback()
+def _each_command() -> None:
+    """Say once per command which installed entry points were left out of the registry, and why."""
+    for line in ignored_entry_points():
+        typer.echo(line, err=True)
+
+
+for _game in registered_games():
     app.command(name=_game, cls=play.GameCommand)(play.make_game_command(_game))
 for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
@@ -69,9 +77,9 @@ def main() -> None:
     """Entry point of the ``simulate`` script."""
     stop_on_sigterm()
     argv = sys.argv[1:]
-    if argv and not argv[0].startswith("-") and argv[0] not in (*COMMANDS, *available_games()):
+    if argv and not argv[0].startswith("-") and argv[0] not in (*COMMANDS, *registered_games()):
         typer.echo(
-            f"error: unknown game or command '{argv[0]}'{core.did_you_mean(argv[0], [*available_games(), *COMMANDS])}",
+            f"error: unknown game or command '{argv[0]}'{core.did_you_mean(argv[0], [*registered_games(), *COMMANDS])}",
             err=True,
         )
         raise SystemExit(2)

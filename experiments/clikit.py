@@ -24,6 +24,7 @@ class UserError(Exception):
 
 
 RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
+NOTHING_SAVED = "interrupted before any chunk of games was finished: nothing is saved"
 
 # options several commands share
 VariantsFile = Annotated[
@@ -58,8 +59,17 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
         typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo(on_interrupt, err=True)
+        typer.echo(interrupt_message(on_interrupt), err=True)
         raise typer.Exit(130) from None
+
+
+def interrupt_message(on_interrupt: str) -> str:
+    """``on_interrupt``, unless it promises saved chunks and this process has none to resume from."""
+    from experiments.run.store import chunks_kept
+
+    if on_interrupt == RESUME_HINT and not chunks_kept():
+        return NOTHING_SAVED
+    return on_interrupt
 
 
 def check_pool(backend: str, jobs: int | None, scheduler: str | None) -> int:

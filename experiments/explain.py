@@ -49,7 +49,8 @@ class Position:
     """A decision where the heuristic's move differs from the strong one, valued move by move.
 
     ``gap`` is the strong move's chance less the heuristic's: exact where known, else the paired estimate
-    ``estimated_gap`` (whose 95% half-width is ``gap_half``). ``game`` and ``decision`` (its index among the
+    ``estimated_gap`` (whose 95% interval is ``gap_low..gap_high``, Newcombe's paired hybrid score interval, inside
+    [-1, 1]). ``game`` and ``decision`` (its index among the
     game's decisions) find it again with the same arguments.
     """
 
@@ -62,7 +63,8 @@ class Position:
     strong: int
     heuristic: int
     estimated_gap: float
-    gap_half: float
+    gap_low: float
+    gap_high: float
     exact_gap: float | None
     why: str
 
@@ -181,7 +183,7 @@ def value(r: Request, point: Any, game: int, decision: int, made: int, other: in
     for move, words in setup.words.moves(point):
         chance, half = estimate.estimated(move)
         candidates.append(Candidate(move, words, chance, half, None if exact is None else float(exact[move])))
-    gap, gap_half = estimate.gain(made, other)
+    gap, gap_low, gap_high = estimate.gain_interval(made, other)
     exact_gap = None if exact is None else float(exact[made] - exact[other])
     return Position(
         game,
@@ -193,7 +195,8 @@ def value(r: Request, point: Any, game: int, decision: int, made: int, other: in
         made,
         other,
         gap,
-        gap_half,
+        gap_low,
+        gap_high,
         exact_gap,
         because(r, point, made, other, exact_gap if exact_gap is not None else gap),
     )
@@ -250,7 +253,7 @@ def signed(value: float) -> str:
 
 def headline(p: Position, strong: str, heuristic: str) -> str:
     """``"game 3, turn 14, seat 1: gap +8.2 points (learned 61.2% against turn-optimal 53.0%, exact); …"``."""
-    low, high = p.estimated_gap - p.gap_half, p.estimated_gap + p.gap_half
+    low, high = p.gap_low, p.gap_high
     exact = p.exact_gap is not None
     chances = [p.candidate(m).exact if exact else p.candidate(m).chance for m in (p.strong, p.heuristic)]
     return (

@@ -65,7 +65,7 @@ def parse_budgets(text: str) -> tuple[int, ...]:
         raise ValueError(f"--budgets {text!r} names no budget; write e.g. 4,16,64")
     budgets = []
     for item in items:
-        if not item.isdigit() or int(item) < 1:
+        if not (item.isascii() and item.isdigit()) or int(item) < 1:
             raise ValueError(f"--budgets: {item!r} is not a positive whole number; write e.g. 4,16,64")
         budgets.append(int(item))
     if len(set(budgets)) != len(budgets):

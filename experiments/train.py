@@ -106,6 +106,9 @@ def training(
     """
     if seed is not None:
         validate.whole(seed, "seed", 0)
+    settings = validate.pairs(settings, "settings")
+    if variant is not None:
+        validate.text(variant, "variant")
     module = get_game(game).module
     if LEARNED not in module.POLICIES:
         raise ValueError(f"{game} has no learned player yet")

@@ -18,10 +18,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engines.cachedir import key_digest
+from engines.cachedir import key_digest, read_bytes
 from engines.learned.model import ValueModel, checksum
 from engines.learned.ntuple import Spec, TupleModel
 from engines.learned.training import Model
+
+MAX_MODEL_BYTES = 1 << 28  #: a model file is read only up to this size (ours: the shipped ones are under 100 KB)
+MAX_HEADER_BYTES = 1 << 16  #: a model file's header line is at most this long
 
 
 def file_name(key: Mapping[str, Any]) -> str:
@@ -44,13 +47,14 @@ def decode(
     Raises:
         ValueError: naming what is wrong (not a model file, another key, a bad checksum, bad shapes or values).
     """
-    header, newline, data = blob.partition(b"\n")
+    header, newline, _ = blob[: MAX_HEADER_BYTES + 1].partition(b"\n")
     try:
         meta = json.loads(header) if newline else None
-    except ValueError:
+    except (ValueError, RecursionError):
         meta = None
-    if not isinstance(meta, dict) or "key" not in meta or "sha256" not in meta:
+    if not isinstance(meta, dict) or not isinstance(meta.get("key"), dict) or not isinstance(meta.get("sha256"), str):
         raise ValueError("not a learned-model file")
+    data = blob[len(header) + 1 :]
     if meta["key"] != json.loads(json.dumps(key)):
         raise ValueError("trained for another setting (its key differs)")
     if meta["sha256"] != checksum(data):
@@ -61,8 +65,11 @@ def decode(
 
 
 def load(path: Path, key: Mapping[str, Any], n_features: int, n_outputs: int = 1, tuples: Spec | None = None) -> Model:
-    """Read and check the model at ``path`` (see :func:`decode`); ``OSError`` if it cannot be read."""
-    return decode(path.read_bytes(), key, n_features, n_outputs, tuples)
+    """Read and check the model at ``path`` (see :func:`decode`); a pipe, device or oversized file is a ValueError.
+
+    ``FileNotFoundError`` if there is none.
+    """
+    return decode(read_bytes(path, MAX_MODEL_BYTES, "learned model"), key, n_features, n_outputs, tuples)
 
 
 def save(path: Path, key: Mapping[str, Any], model: Model) -> None:

@@ -7,6 +7,7 @@ line instead of training (for CI, or a machine that must not spend minutes unask
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -97,23 +98,51 @@ def obtain(
     name = cache.file_name(key)
     path = cachedir.cache_dir() / name
     width, outputs = sampler.n_features(params, players), sampler.n_outputs(players)
-    reason = "no learned model"
-    if not retrain:
-        for where, how in ((shipped / name if shipped else None, "shipped"), (path, "cached")):
-            if where is None or not where.exists():
-                continue
-            try:
-                return cache.load(where, key, width, outputs, tuples), where, how
-            except (OSError, ValueError) as error:
-                reason = f"the learned model {where} is unusable ({error})"
+    places = ((shipped / name, "shipped"),) if shipped else ()
+    found = Found(key, width, outputs, tuples)
+    if not retrain and (model := found.first((*places, (path, "cached")))) is not None:
+        return model
     if not training_allowed() and not explicit:
         raise ModelMissing(
-            f"{reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
+            f"{found.reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
             f"training; run `simulate train {key['game']} --players {players}` with the same --set/--variant first"
         )
+    cachedir.check_file_slot(path, "cached learned model")  # before minutes of training, not after
     cachedir.check_writable(path.parent)
-    if say is not None:
-        say(f"{reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
-    model = train(sampler, params, players, settings, mapper, progress, tuples)
-    cache.save(path, key, model)
+    waiting = f"another process is training the learned model {path}; waiting for it to finish, then using it"
+    with cachedir.locked(path, waiting):  # two trainings of one setting: the second reuses the first's model
+        if not retrain and (model := found.first(((path, "cached"),))) is not None:
+            return model
+        if say is not None:
+            say(f"{found.reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
+        elif found.broken is not None:  # `simulate train` says nothing else, but never replaces a file silently
+            sys.stderr.write(f"warning: {found.reason}; training it again and replacing {found.broken}\n")
+        model = train(sampler, params, players, settings, mapper, progress, tuples)
+        cache.save(path, key, model)
     return model, path, "trained"
+
+
+class Found:
+    """Looks for a usable model file in turn, remembering why the last one was refused."""
+
+    def __init__(self, key: Mapping[str, Any], width: int, outputs: int, tuples: ntuple.Spec | None) -> None:
+        self.key, self.width, self.outputs, self.tuples = key, width, outputs, tuples
+        self.reason = "no learned model"
+        self.broken: Path | None = None  # a cached file found unusable (training replaces it)
+
+    def first(self, places: tuple[tuple[Path, str], ...]) -> tuple[Model, Path, str] | None:
+        """``(model, path, how)`` of the first usable file of ``places``, or None.
+
+        Raises:
+            ValueError: for a folder, pipe or device at one of them (refused, never waited on).
+        """
+        for where, how in places:
+            cachedir.check_file_slot(where, f"{how} learned model")
+            try:
+                return cache.load(where, self.key, self.width, self.outputs, self.tuples), where, how
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError) as error:
+                self.reason = f"the learned model {where} is unusable ({error})"
+                self.broken = where if how == "cached" else self.broken
+        return None

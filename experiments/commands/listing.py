@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import available_games, get_game
+from engines import get_game, registered_games, unusable
 from engines.record import record_of
 from experiments.clikit import AsJson, VariantsFile, emit_json, use_variants_file, user_errors
 
@@ -30,7 +30,7 @@ def list_command(
             table = Table(title="games")
             for column in ("game", "name", "players", "policies", "variants"):
                 table.add_column(column)
-            for gid in available_games():
+            for gid in listable():
                 m = get_game(gid).module
                 table.add_row(
                     gid,
@@ -72,6 +72,17 @@ def list_command(
             console.print(
                 f"other measures in a run's tables (per seat or counts): {', '.join(others)}", highlight=False
             )
+
+
+def listable() -> list[str]:
+    """Every registered game that can be used; each one that cannot is named on stderr in one line, saying why."""
+    usable = []
+    for gid in registered_games():
+        if problem := unusable(gid):
+            typer.echo(f"unavailable: {problem}", err=True)
+        else:
+            usable.append(gid)
+    return usable
 
 
 def _knobs_table(module: Any) -> Any:
@@ -126,7 +137,7 @@ def describe(game: str | None) -> dict[str, Any]:
 
     if game is None:
         games = []
-        for gid in available_games():
+        for gid in listable():
             m = get_game(gid).module
             games.append({"game": gid, "name": m.INFO.name, "players": [m.INFO.min_players, m.INFO.max_players],
                           "policies": list(m.POLICIES), "variants": list(m.VARIANTS)})  # fmt: skip

@@ -61,7 +61,7 @@ def report_command(
         n_games = parse_count(REPORT_GAMES if n is None else n)
         target_precision = parse_precision(precision)
         check_pool(backend, jobs, scheduler)
-        from analysis.book import html_path
+        from analysis.book import build_date, html_path
         from experiments.reporting import build_report, is_chapter, report_path
         from experiments.run import open_runner
 
@@ -70,7 +70,9 @@ def report_command(
 
         if out is not None and (out.suffix.lower() != ".pdf" or out.is_dir()):
             raise UserError(f"--out {out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
-        pdf = out or report_path(target)
+        build_date()  # a bad SOURCE_DATE_EPOCH is refused now, not after every arm is played
+        named = report_path(target)  # a study file is read (and its arms checked) before any folder is made
+        pdf = out or named
         with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), fresh, backend, jobs, scheduler) as runner:
             path, headlines, warnings = build_report(
                 target,

@@ -20,6 +20,8 @@ from experiments.clikit import (
 )
 from experiments.train import MAX_GAMES_FACTOR, train_model, training
 
+INTERRUPTED = "interrupted: a training keeps nothing until it ends; run the same command again to train from the start"
+
 
 def train_command(
     game: Annotated[str, typer.Argument(help="The game.")],
@@ -43,7 +45,7 @@ def train_command(
     as_json: AsJson = False,
 ) -> None:
     """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
-    with user_errors():
+    with user_errors(INTERRUPTED):
         count = None if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
         job = training(game, players, knobs, variant, count, seed)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.stats import paired_shares
 from engines.core import StreamSource, mix64
 from engines.expert import seat_reward
 
@@ -47,6 +48,13 @@ class Estimate:
         """A move's chance to win from the playouts alone, and its half-width."""
         values = self._row(move)
         return float(values.mean()), half_width(values)
+
+    def gain_interval(self, better: int, worse: int) -> tuple[float, float, float]:
+        """How much more often ``better`` wins than ``worse``, paired, with its 95% interval inside [-1, 1].
+
+        ``(difference, low, high)`` by :func:`analysis.stats.paired_shares` (Newcombe's hybrid score).
+        """
+        return paired_shares(self._row(better), self._row(worse))
 
     def gain(self, better: int, worse: int) -> tuple[float, float]:
         """How much more often ``better`` wins than ``worse``, paired stream by stream, and the half-width."""

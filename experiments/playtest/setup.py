@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from engines import core, get_game
+from experiments import validate
 
 HUMAN = "human"  #: the seat name of a person at the terminal
 MAX_PLAYOUTS = 100_000  #: playouts per legal move of hints, reviews and explanations, at most
@@ -31,15 +32,19 @@ class Setup:
     variant: str | None = None
 
     def __post_init__(self) -> None:
-        """Check the game, seats, seed and knobs now."""
+        """Check the game, seats, seed and knobs now (their types first: lists are kept as tuples)."""
+        validate.text(self.game, "game")
+        object.__setattr__(self, "seats", validate.names(self.seats, "seats"))
+        validate.whole(self.seed, "seed", 0, 2**63 - 1)
+        object.__setattr__(self, "settings", validate.pairs(self.settings, "settings"))
+        if self.variant is not None:
+            validate.text(self.variant, "variant")
         module = self.module
         missing = [m for m in ("seats", "words") if importlib.util.find_spec(f"{module.__name__}.{m}") is None]
         if missing:
             raise ValueError(f"{self.game} cannot be played at a table yet: it has no {' or '.join(missing)} module")
         core.check_players(module.INFO, len(self.seats))
         core.resolve_policies(module.POLICIES, [s for s in self.seats if s != HUMAN])
-        if not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed={self.seed} is out of range; allowed 0..2**63-1")
         self.params  # noqa: B018 - checks the variant and knobs
 
     @property

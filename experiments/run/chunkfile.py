@@ -16,10 +16,12 @@ import numpy as np
 
 from analysis.files import atomic_write
 from analysis.summary import Summary
+from engines.cachedir import read_bytes
 
 CHECKPOINT_FORMAT = 3  # 2: every chunk file holds its own label (run key, index, games); 3: game-metric sums
 DIGEST_BYTES = hashlib.sha256().digest_size  # a checkpoint file starts with the SHA-256 of the rest
 LABEL = "chunk_label"  # the archive entry holding a chunk's label (JSON bytes)
+MAX_CHUNK_BYTES = 1 << 30  # a chunk file is read only up to this size (ours: a few hundred kilobytes)
 
 
 def chunk_label(run_key: str, index: int, games: int) -> dict[str, Any]:
@@ -36,14 +38,19 @@ def read_checkpoint(path: Path, expected: dict[str, Any] | None = None) -> tuple
     """The summary and label in checkpoint file ``path``, or None unless it is whole and its label right.
 
     Right: the label has every item of ``expected``, and the summary as many games as the label says.
+
+    Raises:
+        ValueError: (one line) for a pipe, device or folder at ``path``, or a file past :data:`MAX_CHUNK_BYTES`.
     """
-    raw = path.read_bytes()
+    raw = read_bytes(path, MAX_CHUNK_BYTES, "chunk file")
     digest, archive = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
     if hashlib.sha256(archive).digest() != digest:
         return None
     try:
         with np.load(io.BytesIO(archive), allow_pickle=False) as data:
             label = json.loads(data[LABEL].tobytes())
+            if not isinstance(label, dict):
+                return None
             summary = Summary.from_arrays({k: data[k] for k in data.files if k != LABEL})
     except Exception:  # an intact file that still cannot be read is recomputed, never used
         return None

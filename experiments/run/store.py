@@ -31,6 +31,13 @@ from experiments.run.spec import RunSpec, identity_key
 Stored = tuple[Summary, dict[str, Any]]
 """A stored chunk: its summary and its label (which may record the digest of its saved games)."""
 
+_kept = [0]  # chunks this process saved in, or found intact in, a folder: what an interrupted command can resume
+
+
+def chunks_kept() -> int:
+    """How many finished chunks this process has saved in (or found intact in) a folder store."""
+    return _kept[0]
+
 
 class Store(Protocol):
     """Finished chunks by ``(identity text, chunk index, games)``."""
@@ -111,6 +118,8 @@ class _Files:
         if found is None:
             self.corrupt.append(index)
             path.unlink(missing_ok=True)
+        else:
+            _kept[0] += 1
         return found
 
     def save(self, identity: str, index: int, summary: Summary, games_sha256: str | None = None) -> None:
@@ -119,6 +128,7 @@ class _Files:
         if games_sha256 is not None:
             label["games_sha256"] = games_sha256
         write_checkpoint(self._folder(identity) / chunk_name(index, summary.n_games), summary, label)
+        _kept[0] += 1
 
 
 class FolderStore(_Files):

@@ -7,6 +7,8 @@ lines on stderr, no traceback, and no output folder made. A few run as real proc
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -370,3 +372,311 @@ def test_the_python_api_raises_a_value_error_naming_the_field(make, message: str
 def test_the_api_takes_lists_where_it_keeps_tuples() -> None:
     spec = RunSpec("pantolino", ["greedy", "random"], 100, settings=[("rolls", "2")])
     assert spec.seats == ("greedy", "random") and spec.settings == (("rolls", "2"),)
+
+
+# --- issue 61: outside games, cache files, model training, API types, reports, explain intervals ---------------
+
+UNICODE_CASES: dict[str, tuple[list[str], str]] = {
+    "expert:１６ (full-width digits)": (["pantolino", "--seats", "expert:１６,greedy", "-n", "10"], "digits 0-9"),
+    "--set rolls=２ (full-width digit)": (["pantolino", "--set", "rolls=２", "-n", "10"], "ASCII digits"),
+    "ladder --budgets ١٦ (Arabic-Indic digits)": (["ladder", "pantolino", "--budgets", "١٦"], "positive whole"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNICODE_CASES))
+def test_digits_of_other_scripts_are_refused_not_renamed(case: str, tmp_path: Path, bounded) -> None:
+    args, message = UNICODE_CASES[case]
+    refused(CliRunner().invoke(app, [*args, "--out", str(tmp_path / "never")]), message)
+    assert not (tmp_path / "never").exists()
+
+
+def test_api_types_raise_value_errors_naming_the_field() -> None:
+    from engines import get_game
+    from experiments.playtest.setup import Setup
+    from experiments.restrict import check_game
+    from experiments.train import training
+
+    cases = [
+        (lambda: training("pantolino", "2", (), None), "players='2' must be a whole number"),
+        (lambda: training("pantolino", 2, {"rolls": "2"}, None), "settings="),
+        (lambda: training("pantolino", 2, (), 3), "variant=3 must be text"),
+        (lambda: get_game(5), "game=5 must be text"),
+        (lambda: Setup("pantolino", ("human", "greedy"), 1.5), "seed=1.5 must be a whole number"),
+        (lambda: Setup("pantolino", "human,greedy"), "seats='human,greedy' must be a list"),
+        (lambda: check_game("pantolino", "2"), "players='2' must be a whole number"),
+    ]
+    for make, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            make()
+
+
+# outside games: a fake installed distribution whose entry points name small modules beside it
+PLUGINS = {
+    "boom": "raise RuntimeError('kaboom')\n",
+    "quitter": "import sys\nsys.exit(0)\n",
+    "halter": "raise GeneratorExit('a BaseException')\n",
+    "noinfo": "class I:\n    id = 'noinfo'\nINFO = I()\n",
+    "badtype": "from dataclasses import replace\nfrom swine import *\nfrom swine import INFO as _I\n"
+    "INFO = replace(_I, id='badtype', min_players='2')\n",
+}
+BROKEN_WHY = {
+    "boom": "cannot be imported: RuntimeError: kaboom",
+    "quitter": "cannot be imported: it called sys.exit(0)",
+    "halter": "cannot be imported: GeneratorExit: a BaseException",
+    "noinfo": "is not a usable game: its INFO has no field 'name'",
+    "badtype": "is not a usable game: its INFO.min_players='2' must be a whole number",
+}
+
+
+def plugin_site(root: Path, clash: bool) -> Path:
+    """A folder for PYTHONPATH holding the broken games and a distribution registering them (and a clash)."""
+    site = root / ("site-clash" if clash else "site")
+    info = site / "broken_games-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-games\nVersion: 0\n")
+    points = "".join(f"{name} = {name}_game\n" for name in PLUGINS) + ("pantolino = swine\n" if clash else "")
+    (info / "entry_points.txt").write_text(f"[boardlab.games]\n{points}")
+    for name, text in PLUGINS.items():
+        (site / f"{name}_game.py").write_text(text)
+    return site
+
+
+def simulate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, **env}
+    return subprocess.run([SIMULATE, *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60)
+
+
+def test_broken_outside_games_leave_list_and_the_built_in_games_whole(tmp_path: Path) -> None:
+    import json
+
+    site = str(plugin_site(tmp_path, clash=True))
+    listed = simulate(["list", "--json"], tmp_path, PYTHONPATH=site)
+    assert listed.returncode == 0, listed.stderr
+    assert {g["game"] for g in json.loads(listed.stdout)["games"]} >= {"pantolino", "swine"}
+    lines = listed.stderr.splitlines()
+    assert sum("ignoring entry point 'pantolino = swine'" in line for line in lines) == 1  # once a command
+    for name, why in BROKEN_WHY.items():
+        assert [line for line in lines if f"game '{name}'" in line] == [
+            f"unavailable: game '{name}' (entry point {name}_game in boardlab.games) {why}"
+        ]
+    assert len(lines) == 1 + len(PLUGINS) and "Traceback" not in listed.stderr
+
+
+@pytest.mark.parametrize("name", list(PLUGINS))
+def test_only_a_command_naming_a_broken_outside_game_fails(name: str, tmp_path: Path, monkeypatch) -> None:
+    import importlib
+
+    import engines
+
+    site = plugin_site(tmp_path, clash=False)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(engines, "registry", lambda: {**engines.BUILT_IN, name: f"{name}_game"})
+    monkeypatch.setattr(engines, "_broken", {})
+    importlib.invalidate_caches()
+    assert engines.available_games() == sorted(engines.BUILT_IN)  # any caller that visits every game is safe
+    with pytest.raises(ValueError, match=re.escape(BROKEN_WHY[name])):
+        engines.get_game(name).module  # noqa: B018
+    assert engines.get_game("pantolino").module.INFO.name == "Pantolino"
+
+
+def test_a_clashing_entry_point_is_said_by_the_command_never_by_the_registry(monkeypatch, capsys) -> None:
+    """Workers only use the registry: it says nothing, so a command with --jobs 2 prints the warning once."""
+    import engines
+
+    class Point:
+        name, value = "pantolino", "swine"
+
+    monkeypatch.setattr(engines, "entry_points", lambda group: [Point()])
+    engines._scan.cache_clear()
+    try:
+        assert engines.registry()["pantolino"] == "engines.pantolino"
+        assert capsys.readouterr().err == ""
+        assert engines.ignored_entry_points() == [
+            "boardlab: ignoring entry point 'pantolino = swine' in boardlab.games: 'pantolino' is a built-in game"
+        ]
+        result = CliRunner().invoke(app, ["list", "--json"])
+        assert result.exit_code == 0 and result.stderr.count("ignoring entry point") == 1
+        result = CliRunner().invoke(app, ["list", "--json"])  # the next command says it again
+        assert result.stderr.count("ignoring entry point") == 1
+    finally:
+        engines._scan.cache_clear()
+
+
+# the model cache: files that are not models never hang, never train first, never get replaced silently
+RUN_LEARNED = ["pantolino", "--seats", "learned,greedy", "--set", "rolls=2", "-n", "100", "--jobs", "1"]
+
+
+@pytest.fixture
+def model_path(tmp_path: Path, monkeypatch) -> Path:
+    """The cache path of the 2-player rolls=2 Pantolino model (none shipped) in an empty cache; no training."""
+    from engines.learned import cache, store
+    from engines.pantolino import learned, rules
+
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(store, "train", never)
+    params = rules.Params(rolls=2)
+    key = learned.model_key(params, 2, learned.resolved(params, 2, learned.settings_for(params, 2)))
+    return tmp_path / "cache" / cache.file_name(key)
+
+
+MODEL_FILES = {
+    "a FIFO": (lambda p: os.mkfifo(p), "is a pipe, device or socket, not a file"),
+    "a link to /dev/zero": (lambda p: p.symlink_to("/dev/zero"), "is a pipe, device or socket, not a file"),
+    "a folder": (lambda p: p.mkdir(), "is a folder, not a file"),
+}
+
+
+@pytest.mark.parametrize("training", ["0", "1"])
+@pytest.mark.parametrize("what", list(MODEL_FILES))
+def test_a_non_file_at_a_models_path_is_refused_before_any_training(
+    what: str, training: str, model_path: Path, tmp_path: Path, monkeypatch, bounded
+) -> None:
+    make, message = MODEL_FILES[what]
+    make(model_path)
+    monkeypatch.setenv("BOARDLAB_TRAIN", training)
+    refused(CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]), message)
+    assert str(model_path) in CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]).stderr
+    if what == "a folder":  # `train` as well, before it trains
+        refused(CliRunner().invoke(app, ["train", "pantolino", "--set", "rolls=2", "--jobs", "1"]), message)
+    assert not (tmp_path / "never").exists()
+
+
+def test_a_model_with_a_deeply_nested_header_is_one_line(model_path: Path, tmp_path: Path, monkeypatch) -> None:
+    model_path.write_bytes(b"[" * 100_000 + b"\n" + b"x" * 10)
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    refused(CliRunner().invoke(app, [*RUN_LEARNED, "--out", str(tmp_path / "never")]), "not a learned-model file")
+
+
+def test_train_says_it_replaces_a_corrupt_model(model_path: Path, monkeypatch) -> None:
+    from engines.learned import store
+
+    class Tiny:
+        def to_bytes(self) -> bytes:
+            return b"model"
+
+    monkeypatch.setattr(store, "train", lambda *args: Tiny())
+    model_path.write_bytes(b"garbage")
+    result = CliRunner().invoke(app, ["train", "pantolino", "--set", "rolls=2", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert f"training it again and replacing {model_path}" in result.stderr
+    assert model_path.read_bytes().endswith(b"\nmodel")
+
+
+def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_model(tmp_path: Path, monkeypatch) -> None:
+    import fcntl
+    import threading
+
+    import numpy as np
+
+    from engines.learned import cache, store
+    from engines.learned.model import ValueModel
+
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    key = {"game": "toy", "players": 2, "version": 1}
+    model = ValueModel((np.ones((3, 1), np.float32),), (np.zeros(1, np.float32),))
+    path = tmp_path / cache.file_name(key)
+
+    class Sampler:
+        def n_features(self, params, players):
+            return 3
+
+        def n_outputs(self, players):
+            return 1
+
+    def never(*args):
+        raise AssertionError("trained a second time")
+
+    monkeypatch.setattr(store, "train", never)
+    lines: list[str] = []
+    monkeypatch.setattr(sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text)})())
+    holder = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # the first training, in "another process"
+    found: list = []
+    second = threading.Thread(target=lambda: found.append(store.obtain(Sampler(), key, None, 2, None)))
+    second.start()
+    second.join(1.0)
+    assert second.is_alive() and any("waiting for it to finish" in line for line in lines)
+    cache.save(path, key, model)  # the first training ends
+    os.close(holder)
+    second.join(10)
+    assert found[0][1:] == (path, "cached")
+
+
+# interrupted commands say what is true
+def test_an_interrupt_before_any_chunk_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
+    from experiments.run import chunk, store
+
+    def interrupt(spec):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(chunk, "check_playable", interrupt)
+    monkeypatch.setattr(store, "_kept", [0])
+    result = CliRunner().invoke(app, ["pantolino", "-n", "100", "--jobs", "1", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 130
+    assert result.stderr == "interrupted before any chunk of games was finished: nothing is saved\n"
+
+
+def test_an_interrupted_training_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
+    from engines.learned import store
+
+    def interrupt(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "train", interrupt)
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    result = CliRunner().invoke(app, ["train", "pantolino", "--retrain", "--jobs", "1", "--quiet"])
+    assert result.exit_code == 130 and "finished chunks are saved" not in result.stderr
+    assert "a training keeps nothing until it ends" in result.stderr
+
+
+# reports check what they can before making their chunk folder
+def test_report_refuses_a_bad_source_date_epoch_at_once(tmp_path: Path, monkeypatch, bounded) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    out = tmp_path / "r" / "p.pdf"
+    refused(CliRunner().invoke(app, ["report", "pantolino", "--out", str(out)]), "SOURCE_DATE_EPOCH='yesterday'")
+    assert not out.parent.exists()
+
+
+def test_report_of_a_study_with_a_learned_arm_refuses_before_its_chunk_folder(
+    model_path: Path, tmp_path: Path, monkeypatch, bounded
+) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    study = tmp_path / "lrn.toml"
+    study.write_text(
+        "[study]\ngame = 'pantolino'\nn = 100\n[[arm]]\nseats = ['learned', 'greedy']\nset = { rolls = 2 }\n"
+    )
+    out = tmp_path / "r" / "lrn.pdf"
+    refused(CliRunner().invoke(app, ["report", str(study), "--out", str(out)]), "BOARDLAB_TRAIN=0 forbids training")
+    assert not out.parent.exists()
+
+
+def test_a_fifo_at_a_chunk_path_is_refused_not_waited_on(tmp_path: Path, bounded) -> None:
+    run = ["pantolino", "--policy", "greedy", "-n", "100", "--chunk-size", "100", "--jobs", "1", "--quiet"]
+    out = tmp_path / "r"
+    (out / "chunks").mkdir(parents=True)
+    os.mkfifo(out / "chunks" / "chunk-000000-100.ckpt")  # the run's only chunk
+    refused(CliRunner().invoke(app, [*run, "--out", str(out)]), "is a pipe, device or socket, not a file")
+
+
+def test_explain_intervals_of_a_difference_stay_inside_minus_one_to_one() -> None:
+    import numpy as np
+
+    from analysis.stats import paired_shares
+    from experiments.playtest.hints import Estimate
+
+    estimate = Estimate(np.array([0, 1]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
+    gain, half = estimate.gain(0, 1)
+    assert gain + half > 1  # the normal interval this replaces
+    d, low, high = estimate.gain_interval(0, 1)
+    assert -1 <= low < d < high <= 1 and d == pytest.approx(1 / 3)
+    assert paired_shares(np.ones(2), np.zeros(2))[2] == 1.0  # every pair differs: the upper end is 1, not more
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 5, 10):
+        a, b = rng.integers(0, 2, n).astype(float), rng.integers(0, 2, n).astype(float)
+        d, low, high = paired_shares(a, b)
+        assert -1 <= low <= d <= high <= 1
