@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from engines.steps import Step
+
 CACHE_ENV = "BOARDLAB_CACHE"  #: names the cache folder
 
 
@@ -54,7 +56,11 @@ def checksum_path(path: Path) -> Path:
 
 
 def cached_array(
-    path: Path, compute: Callable[[], np.ndarray], check: Callable[[np.ndarray], str | None], what: str
+    path: Path,
+    compute: Callable[[], np.ndarray],
+    check: Callable[[np.ndarray], str | None],
+    what: str,
+    title: str | None = None,
 ) -> np.ndarray:
     """The array saved at ``path`` if its checksum and ``check`` pass; else ``compute()``'s, saved there first.
 
@@ -63,16 +69,18 @@ def cached_array(
     and computed again; a file from before checksums gains one when its array passes. A file is written whole (to
     a temporary name, then renamed) or not at all. While a process reads or computes the file it holds an
     exclusive lock beside it (``.lock``), so processes asking for the same file at once compute it once: the
-    others wait, then read it.
+    others wait, then read it, saying on stderr what they wait for. The computation is a :class:`Step` named
+    ``title`` (default: computing ``what``): lines on stderr when it starts and ends, and while it runs.
     """
-    with _locked(path):
+    with _locked(path, what):
         if path.exists():
             array, problem = _read(path, check)
             if problem is None:
                 return array
             sys.stderr.write(f"warning: {what} {path} is not usable ({problem}); computing it again\n")
         check_writable(path.parent)
-        array = compute()
+        with Step(title or f"computing the {what} {path.name} (once; cached)"):
+            array = compute()
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
             np.save(handle, array)
         os.chmod(handle.name, 0o644)
@@ -82,8 +90,10 @@ def cached_array(
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path, what: str) -> Iterator[None]:
     """An exclusive ``flock`` on ``path.lock`` for the block, waiting while another process holds it.
+
+    A wait is a :class:`Step` on stderr naming the lock, so a process held up by another's solve says so.
 
     A folder that cannot be written gets no lock: nothing can be computed into it (:func:`check_writable` says so).
     """
@@ -94,7 +104,12 @@ def _locked(path: Path) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock = path.with_name(path.name + ".lock")
+            with Step(f"waiting for another process computing the {what} (it holds {lock})"):
+                fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)

@@ -16,6 +16,7 @@ from engines.core import Params
 from engines.learned import cache, ntuple
 from engines.learned.model import FORMAT
 from engines.learned.training import Mapper, Model, Progress, Sampler, Settings, serial, train
+from engines.steps import Step
 
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
 
@@ -114,6 +115,7 @@ def obtain(
     cachedir.check_writable(path.parent)
     if say is not None:
         say(f"{reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
-    model = train(sampler, params, players, settings, mapper, progress, tuples)
+    with Step(f"training the learned player for {key['game']} with {players} players (once; cached)"):
+        model = train(sampler, params, players, settings, mapper, progress, tuples)
     cache.save(path, key, model)
     return model, path, "trained"
