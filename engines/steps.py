@@ -21,7 +21,7 @@ def duration(seconds: float) -> str:
     """``seconds`` in plain words: ``"4.2 s"``, ``"3 min 05 s"``."""
     if seconds < 60:
         return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(round(seconds)), 60)
+    minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest:02d} s"
 
 

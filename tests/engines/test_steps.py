@@ -1,4 +1,4 @@
-"""Long steps talk (engines/steps.py): a line when they start, while they run (stderr not a terminal), and at the end."""
+"""Long steps talk (engines/steps.py): a line at the start, while they run (off a terminal), and at the end."""
 
 from __future__ import annotations
 
