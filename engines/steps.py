@@ -29,19 +29,21 @@ class Step:
     """A context manager that tells stderr a long step started, is still going, and ended (with its time).
 
     ``what`` names the step in plain words (``"solving 2-player Pantolino, once"``). Call :meth:`update` with
-    work done and in all to add a count to the periodic lines. ``every`` (seconds) and ``stream`` are for tests;
-    ``periodic`` forces the periodic lines on (True) or off (False) instead of "when not a terminal".
+    work done and in all to add a count to the periodic lines. ``every`` (seconds, default :data:`EVERY`) and
+    ``stream`` are for tests; ``periodic`` forces the periodic lines on (True) or off (False) instead of "when
+    not a terminal".
     """
 
     def __init__(
         self,
         what: str,
-        every: float = EVERY,
+        every: float | None = None,
         stream: IO[str] | None = None,
         periodic: bool | None = None,
         unit: str = "",
     ) -> None:
-        self.what, self.every, self.unit = what, every, unit
+        self.what, self.unit = what, unit
+        self.every = EVERY if every is None else every
         self.stream = stream if stream is not None else sys.stderr
         self.periodic = periodic if periodic is not None else not _is_terminal(self.stream)
         self.done: int | None = None
