@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from engines.steps import Step
+
 CACHE_ENV = "BOARDLAB_CACHE"  #: names the cache folder
 MAX_TABLE_BYTES = 1 << 33  #: a solver table is read only up to this size (ours: the largest is under 1 GiB)
 
@@ -99,7 +101,11 @@ def checksum_path(path: Path) -> Path:
 
 
 def cached_array(
-    path: Path, compute: Callable[[], np.ndarray], check: Callable[[np.ndarray], str | None], what: str
+    path: Path,
+    compute: Callable[[], np.ndarray],
+    check: Callable[[np.ndarray], str | None],
+    what: str,
+    title: str | None = None,
 ) -> np.ndarray:
     """The array saved at ``path`` if its checksum and ``check`` pass; else ``compute()``'s, saved there first.
 
@@ -108,9 +114,10 @@ def cached_array(
     and computed again; a file from before checksums gains one when its array passes. A file is written whole (to
     a temporary name, then renamed) or not at all. While a process reads or computes the file it holds an
     exclusive lock beside it (``.lock``), so processes asking for the same file at once compute it once: the
-    others wait, then read it.
+    others wait, then read it, saying on stderr what they wait for. The computation is a :class:`Step` named
+    ``title`` (default: computing ``what``): lines on stderr when it starts and ends, and while it runs.
     """
-    with locked(path):
+    with locked(path, f"waiting for another process computing the {what}"):
         check_file_slot(path, what)
         if path.exists():
             array, problem = _read(path, check)
@@ -118,7 +125,8 @@ def cached_array(
                 return array
             sys.stderr.write(f"warning: {what} {path} is not usable ({problem}); computing it again\n")
         check_writable(path.parent)
-        array = compute()
+        with Step(title or f"computing the {what} {path.name} (once; cached)"):
+            array = compute()
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
             np.save(handle, array)
         os.chmod(handle.name, 0o644)
@@ -128,10 +136,12 @@ def cached_array(
 
 
 @contextlib.contextmanager
-def locked(path: Path, waiting: str | None = None) -> Iterator[None]:
+def locked(path: Path, waiting: str) -> Iterator[None]:
     """An exclusive ``flock`` on ``path.lock`` for the block, waiting while another process holds it.
 
-    ``waiting``, if given, is printed on stderr (one line) when another process holds the lock, before waiting.
+    A wait is a :class:`Step` on stderr titled ``waiting`` and naming the lock, so a process held up by another's
+    solve or training says so.
+
     A folder that cannot be written gets no lock: nothing can be computed into it (:func:`check_writable` says so).
     """
     try:
@@ -144,9 +154,9 @@ def locked(path: Path, waiting: str | None = None) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            if waiting is not None:
-                sys.stderr.write(waiting + "\n")
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock = path.with_name(path.name + ".lock")
+            with Step(f"{waiting} (it holds {lock})"):
+                fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)

@@ -16,6 +16,7 @@ import typer
 
 from engines import core
 from engines.record import default_policy
+from engines.steps import Step
 from experiments import validate
 
 
@@ -158,21 +159,33 @@ class ProgressBar:
             disable=not (enabled and console.is_terminal),  # elsewhere it only adds a blank line
         )
         self.task = self.progress.add_task("games", total=total, rate="")
+        # where no bar is drawn (stderr is a file or a pipe), lines say the games started, go on, and ended
+        self.step = Step(f"playing {total:,} games", unit="games") if enabled and not console.is_terminal else None
+        if self.step is not None:
+            self.step.update(0, total)
 
     def __enter__(self) -> ProgressBar:
         self.progress.__enter__()
+        if self.step is not None:
+            self.step.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
+        if self.step is not None:
+            self.step.__exit__(*exc)
         self.progress.__exit__(*exc)
 
     def set_total(self, total: int) -> None:
         """A precision-targeted run has grown to ``total`` games."""
         self.progress.update(self.task, total=total)
+        if self.step is not None:
+            self.step.update(self.step.done or 0, total)
 
     def advance(self, games: int) -> None:
         """Count ``games`` more games as done."""
         self.progress.advance(self.task, games)
+        if self.step is not None:
+            self.step.advance(games)
         task = self.progress.tasks[0]
         if task.speed:
             self.progress.update(self.task, rate=f"{task.speed:,.0f} games/s")

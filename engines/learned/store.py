@@ -17,6 +17,7 @@ from engines.core import Params
 from engines.learned import cache, ntuple
 from engines.learned.model import FORMAT
 from engines.learned.training import Mapper, Model, Progress, Sampler, Settings, serial, train
+from engines.steps import Step
 
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
 
@@ -109,7 +110,7 @@ def obtain(
         )
     cachedir.check_file_slot(path, "cached learned model")  # before minutes of training, not after
     cachedir.check_writable(path.parent)
-    waiting = f"another process is training the learned model {path}; waiting for it to finish, then using it"
+    waiting = f"waiting for another process training the learned model {path}, then using it"
     with cachedir.locked(path, waiting):  # two trainings of one setting: the second reuses the first's model
         if not retrain and (model := found.first(((path, "cached"),))) is not None:
             return model
@@ -117,7 +118,8 @@ def obtain(
             say(f"{found.reason} for {key['game']} with {players} players; training it now, once (cached as {path})")
         elif found.broken is not None:  # `simulate train` says nothing else, but never replaces a file silently
             sys.stderr.write(f"warning: {found.reason}; training it again and replacing {found.broken}\n")
-        model = train(sampler, params, players, settings, mapper, progress, tuples)
+        with Step(f"training the learned player for {key['game']} with {players} players (once; cached)"):
+            model = train(sampler, params, players, settings, mapper, progress, tuples)
         cache.save(path, key, model)
     return model, path, "trained"
 

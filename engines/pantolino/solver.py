@@ -30,6 +30,8 @@ tails) and 3+ players are refused too.
 
 from __future__ import annotations
 
+import io
+import lzma
 import sys
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -52,6 +54,7 @@ TOLERANCE = 1e-13  # policy iteration stops when no value moves by more than thi
 SETTLED = 1e-13  # keeps chosen for a stay value this close to the current one are kept (value error <= this)
 NEAR = 1e-12  # choices whose values are this close count as tied (ties go to a fixed order)
 MAX_ITERATIONS = 200
+SHIPPED = Path(__file__).with_name("tables")  # compressed solved tables, named like their cache files (+ ".xz")
 Progress = Callable[[int, int], None]  # (positions done, positions in all)
 
 
@@ -388,12 +391,33 @@ def cached_values(
     """
     check_supported(params)
     solver = Solver(params, rules)
+    path = cache_path(params, rules, folder)
 
     def solved() -> np.ndarray:
+        if (values := shipped_values(path.name, solver.check)) is not None:
+            return values
         with _ProgressHook(progress) as report:
             return solver.solve(progress=report)
 
-    return cached_array(cache_path(params, rules, folder), solved, solver.check, "solver cache")
+    name = "win-optimal" if tuple(rules) == (OPTIMISE,) else " against ".join(rules)
+    title = f"solving 2-player Pantolino exactly ({name}, head start {params.head_start}; once, then cached)"
+    return cached_array(path, solved, solver.check, "solver cache", title)
+
+
+def shipped_values(name: str, check: Callable[[np.ndarray], str | None]) -> np.ndarray | None:
+    """The shipped table for cache file ``name`` (``tables/NAME.xz`` in this package), or None.
+
+    The tables the shipped report reads ship compressed, so a first report need not solve them (minutes each);
+    a shipped table that ``check`` refuses, or cannot be read, is ignored (then solved).
+    """
+    path = SHIPPED / f"{name}.xz"
+    if not path.exists():
+        return None
+    try:
+        values = np.load(io.BytesIO(lzma.decompress(path.read_bytes())), allow_pickle=False)
+    except (OSError, ValueError, EOFError, lzma.LZMAError):
+        return None
+    return values if check(values) is None else None
 
 
 def start_value(values: np.ndarray, params: Params) -> np.ndarray:

@@ -154,7 +154,8 @@ def test_a_cache_of_the_right_shape_but_wrong_values_is_solved_again(
     np.save(path, damage(built))
     again = sv.cached_values(SMALL)
     assert np.array_equal(again, built, equal_nan=True)
-    warning = capsys.readouterr().err.strip().splitlines()
+    lines = capsys.readouterr().err.strip().splitlines()  # the warning, then the solve's start and end lines
+    warning = [line for line in lines if line.startswith("warning: ")]
     assert len(warning) == 1 and reason in warning[0] and "computing it again" in warning[0]
     assert np.array_equal(np.load(path), built, equal_nan=True)
 
@@ -195,3 +196,34 @@ def test_a_batch_plays_the_same_games_as_one_game_at_a_time() -> None:
 def test_single_turns_of_win_optimal_are_refused() -> None:
     with pytest.raises(ValueError, match="players=1 is not supported by the exact solution"):
         play_turns(SMALL, core.instantiate(POLICIES["win-optimal"], SMALL), 10, np.random.default_rng(0))
+
+
+REPORT_TABLES = [  # what the shipped report (experiments/chapters/pantolino.py) reads from the solver
+    (Params(), ["optimise"]),
+    (Params(), ["turn-optimal"]),
+    (Params(), ["win-optimal", "turn-optimal"]),
+    (Params(head_start=6), ["optimise"]),
+]
+
+
+def test_every_shipped_table_is_one_the_report_reads_under_its_cache_name() -> None:
+    """A shipped table is found by its cache file's name, which covers the knobs, engine version and format."""
+    wanted = {sv.cache_path(params, rules).name + ".xz" for params, rules in REPORT_TABLES}
+    shipped = {path.name for path in sv.SHIPPED.glob("*.xz")}
+    assert shipped and shipped <= wanted
+
+
+def test_a_shipped_table_is_read_not_solved(cache, monkeypatch) -> None:
+    name = sv.cache_path(Params()).name
+    assert (sv.SHIPPED / f"{name}.xz").exists()
+    monkeypatch.setattr(sv.Solver, "solve", lambda *a, **k: pytest.fail("solved a shipped table"))
+    values = sv.cached_values(Params())  # the shipped file passed the solver's check to be used
+    assert np.array_equal(np.load(cache / name), values, equal_nan=True)
+
+
+def test_a_damaged_shipped_table_is_solved_instead(tmp_path, monkeypatch) -> None:
+    name = sv.cache_path(SMALL).name
+    monkeypatch.setattr(sv, "SHIPPED", tmp_path)
+    (tmp_path / f"{name}.xz").write_bytes(b"not xz")
+    assert sv.shipped_values(name, lambda v: None) is None
+    assert sv.start_value(sv.cached_values(SMALL), SMALL)[0] == exact(["optimise"])[0]
