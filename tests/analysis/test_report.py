@@ -114,8 +114,10 @@ def test_html_twin_is_self_contained_with_the_same_pages_and_links(two_builds) -
     (path, _), _ = two_builds
     html = path.with_suffix(".html").read_text()
     ids = set(re.findall(r'id="([^"]+)"', html))
-    assert ids == {f"page-{n}" for n in range(1, 14)}
-    assert set(re.findall(r'href="#([^"]+)"', html)) == ids
+    pages = {i for i in ids if i.startswith("page-")}
+    assert pages == {f"page-{n}" for n in range(1, 15)}  # 13 pages, then the glossary
+    assert ids - pages and all(i.startswith("term-") for i in ids - pages)  # the glossary's entries
+    assert set(re.findall(r'href="#([^"]+)"', html)) <= ids
     assert html.count('<img src="data:image/png;base64,') == FIGURES
     assert not re.search(r'(src|href)="(https?:|//|file:)', html)
     assert "Assumptions: 3 defaults not from the rulebook" in html and "<table>" in html
@@ -139,7 +141,7 @@ def test_study_report_and_unknown_targets(tmp_path) -> None:
         ["report", "pantolino-seat-advantage", "--jobs", "1", "--quiet", "--out", str(tmp_path / "s.pdf")],
     )  # the study's own 40,000 games an arm (a -n here is refused: the file sets the games)
     assert result.exit_code == 0, result.output
-    assert len(PdfReader(tmp_path / "s.pdf").pages) == 2
+    assert len(PdfReader(tmp_path / "s.pdf").pages) == 3  # front page, its one question, the glossary
     assert (tmp_path / "s.html").exists()
     bad = runner.invoke(app, ["report", "pantolino-seat", "--quiet"])
     assert bad.exit_code == 2 and "did you mean 'pantolino-seat-advantage'" in bad.stderr

@@ -593,14 +593,14 @@ def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_mode
 
     monkeypatch.setattr(store, "train", never)
     lines: list[str] = []
-    monkeypatch.setattr(sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text)})())
+    monkeypatch.setattr(sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text), "flush": lambda self: None})())
     holder = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT)
     fcntl.flock(holder, fcntl.LOCK_EX)  # the first training, in "another process"
     found: list = []
     second = threading.Thread(target=lambda: found.append(store.obtain(Sampler(), key, None, 2, None)))
     second.start()
     second.join(1.0)
-    assert second.is_alive() and any("waiting for it to finish" in line for line in lines)
+    assert second.is_alive() and any("waiting for another process training" in line for line in lines)
     cache.save(path, key, model)  # the first training ends
     os.close(holder)
     second.join(10)
