@@ -24,9 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines import core
+from engines.cachedir import cache_dir, cached_array, key_digest
 from engines.pantolino import solver
-from engines.pantolino.rules import Params, token_value
+from engines.pantolino.rules import INFO, Params, token_value
 
+FORMAT = 1  #: bump when the cached figures' meaning changes
 BLOCK = 4096  #: supplies valued by the model at once (bounds memory: a block is about 90 positions each)
 Valuer = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """``(supply bits, own boots, rival boots) -> value`` for the seat that has just moved, one per row."""
@@ -147,8 +149,23 @@ def exploitability(params: Params, table: np.ndarray, tiebreak: float = 0.0) -> 
 
 
 def learned_exploitability(params: Params, impl: object | None = None) -> Exploitability:
-    """``learned``'s exact exploitability for these knobs (its shipped or cached model; ``impl`` to give one)."""
+    """``learned``'s exact exploitability for these knobs (its shipped or cached model; ``impl`` to give one).
+
+    Computed once per model and knobs and cached (the four shares), like the solver's tables.
+    """
     from engines.pantolino.policies import POLICIES
 
     impl = core.instantiate(POLICIES["learned"], params) if impl is None else impl
-    return exploitability(params, policy_table(params, learned_valuer(params, impl)), impl.boots_tiebreak)
+    knobs = {"knobs": params.as_dict(), "model": impl.fingerprint(2), "format": FORMAT, "engine": INFO.version}
+    path = cache_dir() / f"pantolino-exploitability-{key_digest(knobs)}.npy"
+
+    def compute() -> np.ndarray:
+        exact = exploitability(params, policy_table(params, learned_valuer(params, impl)), impl.boots_tiebreak)
+        return np.array([*exact.own, *exact.best])
+
+    def check(array: np.ndarray) -> str | None:
+        ok = array.shape == (4,) and array.dtype == np.float64 and bool(((array >= 0) & (array <= 1)).all())
+        return None if ok else "not four shares"
+
+    shares = cached_array(path, compute, check, "exact exploitability cache")
+    return Exploitability((float(shares[0]), float(shares[1])), (float(shares[2]), float(shares[3])))
