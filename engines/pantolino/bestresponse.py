@@ -11,9 +11,10 @@ solver's backward induction gives its exact self-play value and the exact value 
 (``optimise`` against it). The best response's gain over the policy's own share in each seat is the policy's
 exploitability (seat-averaged: OpenSpiel's NashConv halved for a 2-player zero-sum game).
 
-The learned unit breaks exact ties among keeps by its own order (:mod:`engines.pantolino.keepdp`) and values
-a token with a tiny boots tie-break; the tabulation keeps the tie-break, and keep ties are measure-zero under a
-model's float values.
+The learned unit breaks exact ties among keeps by its own order (:mod:`engines.pantolino.keepdp`), the solver by
+its own (more dice, then the smaller code); both value a token with the same tiny boots tie-break. So the figures
+are exact for the policy as tabulated, which differs from ``learned`` only where two keeps' values tie exactly
+(mostly where the game is decided either way: not checked position by position).
 """
 
 from __future__ import annotations
