@@ -78,6 +78,9 @@ class Policy:
     chunk_games: int | None = None  #: a slow policy's cap on the games per chunk (so chunks stay seconds long)
     #: ``(bound policy, "a!b") -> restricted policy`` for ``name!a!b`` (:mod:`engines.restrict`); None: takes none
     restrict: Any = None
+    #: ``(policies, "P") -> policy`` for ``exploit@P``, the exploiter of ``P`` (:mod:`engines.learned.exploit`);
+    #: set on a game's ``learned`` policy, None elsewhere
+    exploit: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,6 +434,9 @@ def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple
     return winner, best
 
 
+EXPLOIT = "exploit"  #: ``exploit@P`` names the exploiter of ``P`` (see :attr:`Policy.exploit`)
+
+
 def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> list[Policy]:
     """Look up seat policies by name (``name`` or ``name:argument``, then ``!restriction``s), binding any argument.
 
@@ -446,6 +452,13 @@ def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> li
             if policy.restrict is None:
                 raise ValueError(f"policy '{policy.name}' takes no restriction (got '{named}')")
             out.append(policy.restrict(policy, restrictions))
+            continue
+        head, at, target = full.partition("@")
+        if at and head == EXPLOIT:
+            learned = policies.get("learned")
+            if learned is None or learned.exploit is None:
+                raise ValueError(f"policy '{full}' is not offered for this game (it needs its learned player)")
+            out.append(learned.exploit(policies, target))
             continue
         name, colon, text = full.partition(":")
         if name not in policies:

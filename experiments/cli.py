@@ -17,7 +17,18 @@ try:
     import typer
 
     from engines import core, ignored_entry_points, registered_games
-    from experiments.commands import compare, explain, ladder, listing, play, restrict, studies, train, tune
+    from experiments.commands import (
+        compare,
+        explain,
+        exploit,
+        ladder,
+        listing,
+        play,
+        restrict,
+        studies,
+        train,
+        tune,
+    )
     from experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
@@ -40,6 +51,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "restrict": restrict.restrict_command,
     "tune": tune.tune_command,
     "train": train.train_command,
+    "exploit": exploit.exploit_command,
     "play": playtest.play,
     "review": playtest.review,
     "explain": explain.explain_command,

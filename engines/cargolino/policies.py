@@ -27,6 +27,7 @@ from engines.cargolino.restrictions import RESTRICTIONS, restricted
 from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from engines.core import Policy
 from engines.expert import Budget, expert_policy
+from engines.learned.exploit import exploit_policy
 from engines.restrict import restricting
 
 EXPERT_PLAYOUTS: Budget = {2: 32, 3: 128}  # per decision, by players (ours: more with more)
@@ -477,4 +478,5 @@ POLICIES["learned"] = Policy(
     "refuses; training settings ours).",
     LearnedPlayer,
     restrict=RESTRICT,
+    exploit=exploit_policy,
 )

@@ -31,6 +31,7 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.learned.exploit import exploit_policy
 from engines.panots import learned
 from engines.panots.decisions import ROLLOUT, Expert
 from engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
@@ -220,4 +221,5 @@ POLICIES["learned"] = Policy(
     "of the cards with the model's own playouts).",
     LearnedPlayer,
     restrict=RESTRICT,
+    exploit=exploit_policy,
 )

@@ -15,6 +15,7 @@ import numpy as np
 
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.learned.exploit import exploit_policy
 from engines.pantolino import learned, solver
 from engines.pantolino.decisions import ROLLOUT, Expert
 from engines.pantolino.heuristics import HEURISTICS, TurnOptimal
@@ -122,4 +123,5 @@ POLICIES["learned"] = Policy(
     "with 2 players, 20,000 with more, fewer for a setting costlier to train.",
     LearnedPlayer,
     restrict=RESTRICT,
+    exploit=exploit_policy,
 )

@@ -111,6 +111,7 @@ class Solver:
         bits = np.arange(1 << self.n_tokens, dtype=np.int64)
         self.supply_boots = (((bits[:, None] >> np.arange(self.n_tokens)) & 1) * self.value).sum(axis=1)
         self.fixed = {name: FixedRule(params, name) for name in set(self.rules) if name in FIXED}
+        self.tolerance = TOLERANCE  #: policy iteration's stopping rule (a subclass may widen it)
 
     def within(self, d: np.ndarray) -> np.ndarray:
         """Score differences as the table holds them, beyond ``±total`` as its edge.
@@ -314,7 +315,7 @@ class Solver:
             new = (a + b * (1.0 - ap - bp)) / (1.0 - b * bp)
             moved = np.abs(new - x).max(initial=0.0)
             x = new
-            if moved <= TOLERANCE or not len(stale):
+            if moved <= self.tolerance or not len(stale):
                 return x
         raise RuntimeError(f"policy iteration did not settle after {MAX_ITERATIONS} rounds (moved {moved:.2e})")
 

@@ -21,6 +21,7 @@ import numpy as np
 from engines import core
 from engines.core import Policy
 from engines.expert import expert_policy
+from engines.learned.exploit import exploit_policy
 from engines.patolli import learned
 from engines.patolli.decisions import ROLLOUT, Expert
 from engines.patolli.features import lost_faces
@@ -307,4 +308,5 @@ POLICIES["learned"] = Policy(
     "(BOARDLAB_TRAIN=0 refuses; training settings ours: 60,000 games, seed 0).",
     LearnedPlayer,
     restrict=RESTRICT,
+    exploit=exploit_policy,
 )

@@ -1,0 +1,176 @@
+"""The exact best response to a value-playing policy in 2-player base Pantolino, and that policy's exploitability.
+
+A policy that plays by a value of positions (``learned``: its model; ``win-optimal``: the solved table) decides
+a turn from the values of where the turn can end: after each supply token it could take, and after taking
+nothing. Here those values are tabulated once for every position of the solver's state space: ``W[S, d]`` is the
+policy's value of supply ``S`` with lead ``d`` for the seat that has just moved (the model is asked about all
+positions at once, in blocks). With them, the policy's keeps and token at every position are those of
+:meth:`Solver.tabled_turn` (the per-turn programme maximising the expected value of where the turn ends, the
+token the best valued one that fits); :class:`PolicySolver` plays it in the solver's ``win-optimal`` slot, so the
+solver's backward induction gives its exact self-play value and the exact value of the best reply to it
+(``optimise`` against it). The best response's gain over the policy's own share in each seat is the policy's
+exploitability (seat-averaged: OpenSpiel's NashConv halved for a 2-player zero-sum game).
+
+The learned unit breaks exact ties among keeps by its own order (:mod:`engines.pantolino.keepdp`), the solver by
+its own (more dice, then the smaller code); both value a token with the same tiny boots tie-break. So the figures
+are exact for the policy as tabulated, which differs from ``learned`` only where two keeps' values tie exactly
+(mostly where the game is decided either way: not checked position by position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines import core
+from engines.cachedir import cache_dir, cached_array, key_digest
+from engines.pantolino import solver
+from engines.pantolino.rules import INFO, Params, token_value
+
+FORMAT = 1  #: bump when the cached figures' meaning changes
+#: the best reply's policy iteration against a model's values can cycle between keeps whose values differ by a few
+#: 1e-13 (2-player base Pantolino against ``learned``: 4e-13 after 200 rounds); figures are quoted to 1e-4
+TOLERANCE = 1e-11
+BLOCK = 4096  #: supplies valued by the model at once (bounds memory: a block is about 90 positions each)
+Valuer = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""``(supply bits, own boots, rival boots) -> value`` for the seat that has just moved, one per row."""
+
+
+def check_supported(params: Params) -> None:
+    """The solver's own limits, and no head start (a position's boots then follow from its supply and lead)."""
+    solver.check_supported(params)
+    if params.head_start:
+        raise ValueError("head_start is not supported by the exact best response; give head_start=0")
+
+
+def policy_table(params: Params, valuer: Valuer) -> np.ndarray:
+    """``W[S, d + total]``: the policy's value after a move leaving supply ``S`` and the mover ``d`` boots ahead.
+
+    Positions whose lead the supply cannot reach (wrong parity, beyond the boots taken) are NaN.
+    """
+    check_supported(params)
+    tokens = params.n_tokens
+    value = token_value(params)
+    total = int(value.sum())
+    bits = np.arange(1 << tokens, dtype=np.int64)
+    left = (((bits[:, None] >> np.arange(tokens)) & 1) * value).sum(axis=1)
+    taken = total - left
+    d_axis = np.arange(-total, total + 1)
+    out = np.full((len(bits), len(d_axis)), np.nan)
+    for lo in range(0, len(bits), BLOCK):
+        block = bits[lo : lo + BLOCK]
+        ok = (np.abs(d_axis)[None] <= taken[block, None]) & ((d_axis[None] + taken[block, None]) % 2 == 0)
+        s_idx, d_idx = np.nonzero(ok)
+        supply, d = block[s_idx], d_axis[d_idx]
+        own, rival = (taken[supply] + d) // 2, (taken[supply] - d) // 2
+        out[supply, d_idx] = valuer(supply, own, rival)
+    return out
+
+
+def learned_valuer(params: Params, impl: object, players: int = 2) -> Valuer:
+    """How ``learned`` (its implementation ``impl``) values a position for the seat that has just moved.
+
+    The model's value where the game is open, and the certain result where it is decided, as its unit does.
+    """
+    from engines.pantolino import learned
+
+    impl.prepare(players)
+    model = impl.models[players]
+
+    def values(supply: np.ndarray, own: np.ndarray, rival: np.ndarray) -> np.ndarray:
+        flags = ((supply[:, None] >> np.arange(params.n_tokens)) & 1).astype(bool)
+        view = learned.View(flags, np.stack([own, rival], axis=1), None, None)
+        shares = model.predict_all(learned.features_of(params, view))[:, 0].astype(np.float64)
+        certain = learned.decided(params, view)
+        return np.where(certain >= 0, certain, shares)
+
+    return values
+
+
+def equilibrium_valuer(params: Params) -> Valuer:
+    """How ``win-optimal`` values a position for the seat that has just moved: one less the opponent's value."""
+    table = solver.cached_values(params)[0]
+    offset = int(token_value(params).sum())
+    return lambda supply, own, rival: 1.0 - table[supply, offset - (own - rival)]
+
+
+class PolicySolver(solver.Solver):
+    """The solver with the ``win-optimal`` slot played by a tabulated value policy ``W`` (:func:`policy_table`)."""
+
+    def __init__(self, params: Params, rules: tuple[str, ...], table: np.ndarray, tiebreak: float = 0.0) -> None:
+        """``rules`` name the tabulated policy as :data:`solver.TABLED`; ``tiebreak`` per boot on a token's value."""
+        super().__init__(params, rules)
+        self.policy, self.tiebreak = table, tiebreak
+        self.tolerance = TOLERANCE
+
+    def tabled_turn(self, supply: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tabulated policy's keeps ``(rows, rolls, F)`` and token per last throw ``(rows, F)``."""
+        tokens = np.arange(self.n_tokens)
+        present = ((supply[:, None] >> tokens) & 1).astype(bool)
+        after = supply[:, None] & ~(np.int64(1) << tokens)
+        column = np.clip(self.offset + d[:, None] + self.value, 0, 2 * self.total)
+        take = np.where(present, self.policy[after, column] + self.tiebreak * self.value, -np.inf)
+        stay = self.policy[supply, self.offset + d]
+        keeps = self.optimise_turn(self.best_fit(take), stay)[2]
+        return keeps, solver.pick_token(take[:, None, :], self.fits[None])
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """Exact shares from the start: the policy against itself, and the best response against it, by seat."""
+
+    own: tuple[float, float]  #: the policy's share in seat 0 and seat 1 when it plays both
+    best: tuple[float, float]  #: the best response's share in seat 0 and seat 1 against the policy
+
+    @property
+    def gains(self) -> tuple[float, float]:
+        """The best response's gain over the policy's own share, seat by seat."""
+        return (self.best[0] - self.own[0], self.best[1] - self.own[1])
+
+    @property
+    def exploitability(self) -> float:
+        """The seat-averaged gain."""
+        return (self.gains[0] + self.gains[1]) / 2
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-friendly fields."""
+        return {
+            "own": list(self.own),
+            "best": list(self.best),
+            "gains": list(self.gains),
+            "exploitability": self.exploitability,
+        }
+
+
+def exploitability(params: Params, table: np.ndarray, tiebreak: float = 0.0) -> Exploitability:
+    """The exact :class:`Exploitability` of the policy tabulated in ``table`` (two backward inductions)."""
+    check_supported(params)
+    full, offset = (1 << params.n_tokens) - 1, int(token_value(params).sum())
+    own = PolicySolver(params, (solver.TABLED,), table, tiebreak).solve()[0, full, offset]
+    pair = PolicySolver(params, (solver.OPTIMISE, solver.TABLED), table, tiebreak).solve()[:, full, offset]
+    return Exploitability((float(own), float(1.0 - own)), (float(pair[0]), float(1.0 - pair[1])))
+
+
+def learned_exploitability(params: Params, impl: object | None = None) -> Exploitability:
+    """``learned``'s exact exploitability for these knobs (its shipped or cached model; ``impl`` to give one).
+
+    Computed once per model and knobs and cached (the four shares), like the solver's tables.
+    """
+    from engines.pantolino.policies import POLICIES
+
+    impl = core.instantiate(POLICIES["learned"], params) if impl is None else impl
+    knobs = {"knobs": params.as_dict(), "model": impl.fingerprint(2), "format": FORMAT, "engine": INFO.version}
+    path = cache_dir() / f"pantolino-exploitability-{key_digest(knobs)}.npy"
+
+    def compute() -> np.ndarray:
+        exact = exploitability(params, policy_table(params, learned_valuer(params, impl)), impl.boots_tiebreak)
+        return np.array([*exact.own, *exact.best])
+
+    def check(array: np.ndarray) -> str | None:
+        ok = array.shape == (4,) and array.dtype == np.float64 and bool(((array >= 0) & (array <= 1)).all())
+        return None if ok else "not four shares"
+
+    shares = cached_array(path, compute, check, "exact exploitability cache")
+    return Exploitability((float(shares[0]), float(shares[1])), (float(shares[2]), float(shares[3])))
