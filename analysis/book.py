@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis import glossary
-from analysis.glossary import Term
-from analysis.names import display
+from boardlab.analysis import glossary
+from boardlab.analysis.glossary import Term
+from boardlab.analysis.names import display
 
 MAX_FINDINGS = 6
 SHORT_TITLE = 72  # characters of a page title in the contents list and the bookmarks

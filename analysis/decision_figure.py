@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.style import INK, policy_style
+from boardlab.analysis.style import INK, policy_style
 
 OTHER = "#9a9a9a"  #: the moves neither player chose
 VIEW_WIDTH = 62  #: characters of a line of the position's words before it wraps

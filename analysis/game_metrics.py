@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis import stats
-from analysis.wording import interval
+from boardlab.analysis import stats
+from boardlab.analysis.wording import interval
 
 POINTS = math.lcm(*range(1, 9))
 """A win shared by ``k`` seats is worth ``POINTS / k`` to each (whole numbers for up to 8 seats)."""

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from analysis.style import INK, LINESTYLES, MARKERS, SERIES
+from boardlab.analysis.style import INK, LINESTYLES, MARKERS, SERIES
 
 
 def chance_over_game(

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from analysis.style import (
+from boardlab.analysis.style import (
     GREYS,
     HATCHES,
     HEATMAP,

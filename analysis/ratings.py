@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis import stats
+from boardlab.analysis import stats
 
 ALPHA = 0.01
 """choix regularisation: a pseudo-rate added to every link of the spectral-ranking chain (negligible beside

@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis import report_html, report_pdf
-from analysis.book import Book, Page, Report, html_path
-from analysis.files import replacing_together
+from boardlab.analysis import report_html, report_pdf
+from boardlab.analysis.book import Book, Page, Report, html_path
+from boardlab.analysis.files import replacing_together
 
 Tasks = Callable[[Sequence[Callable[[], Any]]], list[Any]]
 """Runs argument-free tasks and returns their results in order, in this process or in parallel."""

@@ -16,12 +16,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
-from analysis.book import Book, Page, Report, about_parts, flat
-from analysis.files import atomic_write
-from analysis.names import display, humanize
-from analysis.report_pdf import OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
-from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
+from boardlab.analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
+from boardlab.analysis.book import Book, Page, Report, about_parts, flat
+from boardlab.analysis.files import atomic_write
+from boardlab.analysis.names import display, humanize
+from boardlab.analysis.report_pdf import OVERVIEW_NOTE, assumptions_heading, cell, link, short_value
+from boardlab.analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 FIGURE_INCHES = (11.0, 5.4)
 DPI = 96

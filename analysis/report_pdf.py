@@ -14,11 +14,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
-from analysis.book import TITLE_CHARS, Book, Page, Report, about_parts, flat
-from analysis.files import atomic_write
-from analysis.names import display, humanize
-from analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
+from boardlab.analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
+from boardlab.analysis.book import TITLE_CHARS, Book, Page, Report, about_parts, flat
+from boardlab.analysis.files import atomic_write
+from boardlab.analysis.names import display, humanize
+from boardlab.analysis.style import EDGE_COLOR, INK, PALETTE, TINT_COLOR, drawn_for
 
 A4_LANDSCAPE = (11.69, 8.27)
 MAX_TABLE_ROWS = 26  # rows of a table on its page; a longer one ends with a line saying how many more there are

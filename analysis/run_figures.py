@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.style import LINESTYLES, SERIES, policy_style
+from boardlab.analysis.style import LINESTYLES, SERIES, policy_style
 
 SIZE_INCHES = (7, 4)
 DPI = 100

@@ -93,8 +93,8 @@ def drawn_for(game: str | None, draw: Callable[..., Any], *args: Any) -> Any:
 @functools.cache
 def built_in_looks() -> dict[str, tuple[int, str]]:
     """The shared looks and the built-in games' (their records are ours, so they cannot clash or fail)."""
-    from engines import BUILT_IN
-    from engines.record import record_of
+    from boardlab.engines import BUILT_IN
+    from boardlab.engines.record import record_of
 
     looks = dict(SHARED_LOOKS)
     for path in BUILT_IN.values():
@@ -105,15 +105,15 @@ def built_in_looks() -> dict[str, tuple[int, str]]:
 @functools.cache
 def game_looks(game: str) -> dict[str, tuple[int, str]]:
     """The looks of ``game``'s figures: the shared looks and its own record's (only that game is imported)."""
-    from engines import get_game
-    from engines.record import record_of
+    from boardlab.engines import get_game
+    from boardlab.engines.record import record_of
 
     return dict(SHARED_LOOKS) | dict(record_of(get_game(game).module).looks)
 
 
 def policy_looks(game: str | None = None) -> dict[str, tuple[int, str]]:
     """Palette index and marker of the policies of ``game`` (default: the one being drawn for, else built-in)."""
-    from engines import registry
+    from boardlab.engines import registry
 
     game = _GAME.get() if game is None else game
     return game_looks(game) if game is not None and game in registry() else built_in_looks()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis import stats
+from boardlab.analysis import stats
 
 
 def _add_hist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -51,7 +51,7 @@ class Summary:
         Besides the game's own ``metrics``, the sums the game metrics need (:func:`analysis.game_metrics.accumulate`)
         are kept under the ``game:`` prefix.
         """
-        from analysis import game_metrics
+        from boardlab.analysis import game_metrics
 
         score = outcome["score"].astype(np.int64)
         winners = outcome["winners"]

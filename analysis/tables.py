@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.wording import interval
+from boardlab.analysis.wording import interval
 
 
 def format_interval(value: float, low: float, high: float, percent: bool = False) -> str:

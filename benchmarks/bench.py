@@ -24,10 +24,10 @@ import tracemalloc
 
 import numpy as np
 
-from engines import available_games, expert, get_game
-from engines.checker import STREAM
-from engines.core import ScriptedSource
-from engines.record import Bench, record_of
+from boardlab.engines import available_games, expert, get_game
+from boardlab.engines.checker import STREAM
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.record import Bench, record_of
 
 
 def bench_sizes(game: str) -> Bench:
@@ -199,9 +199,9 @@ def checkpoint_cost(n: int, repeats: int) -> tuple[list[float], list[float], flo
     from dataclasses import replace
     from pathlib import Path
 
-    from experiments.run import MemoryStore, RunSpec, open_executor, play, run_in_folder
-    from experiments.run.chunk import play_chunk
-    from experiments.run.chunkfile import chunk_label, write_checkpoint
+    from boardlab.experiments.run import MemoryStore, RunSpec, open_executor, play, run_in_folder
+    from boardlab.experiments.run.chunk import play_chunk
+    from boardlab.experiments.run.chunkfile import chunk_label, write_checkpoint
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), n, seed=1)
     executor = contextlib.ExitStack().enter_context(open_executor())  # every core, for the whole measurement
@@ -236,9 +236,9 @@ def metrics_cost(repeats: int) -> tuple[list[float], list[float]]:
     """
     from unittest import mock
 
-    from analysis import game_metrics
-    from engines import pantolino
-    from experiments.run import RunSpec, local_runner
+    from boardlab.analysis import game_metrics
+    from boardlab.engines import pantolino
+    from boardlab.experiments.run import RunSpec, local_runner
 
     spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 1_000_000, seed=2)
     play = pantolino.play

@@ -16,11 +16,11 @@ import time
 
 import numpy as np
 
-from engines import core
-from engines.pantolino import POLICIES, regret
-from engines.pantolino import response as rp
-from engines.pantolino.learned import Learned
-from engines.pantolino.rules import Params
+from boardlab.engines import core
+from boardlab.engines.pantolino import POLICIES, regret
+from boardlab.engines.pantolino import response as rp
+from boardlab.engines.pantolino.learned import Learned
+from boardlab.engines.pantolino.rules import Params
 
 SEATS = rp.PLAYERS
 

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import pexpect
 
-from engines import available_games
-from experiments.playtest import hints, table
-from experiments.playtest.setup import Setup
+from boardlab.engines import available_games
+from boardlab.experiments.playtest import hints, table
+from boardlab.experiments.playtest.setup import Setup
 
 QUESTION = re.compile(r"Seat \d, your move \[1-(\d+)\]: ")
 

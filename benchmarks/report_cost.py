@@ -14,10 +14,10 @@ import json
 import time
 from collections import defaultdict
 
-from experiments.chapters import chapter_games, chapter_module
-from experiments.reporting import has_ladder, ladder_plan, searches
-from experiments.run import RunSpec
-from experiments.run.chunk import play_chunk
+from boardlab.experiments.chapters import chapter_games, chapter_module
+from boardlab.experiments.reporting import has_ladder, ladder_plan, searches
+from boardlab.experiments.run import RunSpec
+from boardlab.experiments.run.chunk import play_chunk
 
 
 def chunk_cpu(spec: RunSpec, index: int, size: int) -> float:

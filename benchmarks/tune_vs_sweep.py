@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.game_metrics import Value
-from experiments import tune as tn
+from boardlab.analysis.game_metrics import Value
+from boardlab.experiments import tune as tn
 
 GAMES = 12_000  # per grid point (sweep) and per trial played in full (tune)
 GRID = {  # 3 x 3 x 7 = 63 settings, every one a valid game that ends well before the turn cap

@@ -20,18 +20,18 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from types import ModuleType
 
-from engines.core import did_you_mean
-from engines.plugins import interface_problem
+from boardlab.engines.core import did_you_mean
+from boardlab.engines.plugins import interface_problem
 
 GROUP = "boardlab.games"
 """The entry point group through which an installed package registers a game."""
 
 BUILT_IN: dict[str, str] = {
-    "cargolino": "engines.cargolino",
-    "paleolino": "engines.paleolino",
-    "panots": "engines.panots",
-    "pantolino": "engines.pantolino",
-    "patolli": "engines.patolli",
+    "cargolino": "boardlab.engines.cargolino",
+    "paleolino": "boardlab.engines.paleolino",
+    "panots": "boardlab.engines.panots",
+    "pantolino": "boardlab.engines.pantolino",
+    "patolli": "boardlab.engines.patolli",
 }
 
 GAME_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")

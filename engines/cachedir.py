@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from engines.steps import Step
+from boardlab.engines.steps import Step
 
 CACHE_ENV = "BOARDLAB_CACHE"  #: names the cache folder
 MAX_TABLE_BYTES = 1 << 33  #: a solver table is read only up to this size (ours: the largest is under 1 GiB)

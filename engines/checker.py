@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
-from engines.record import record_of
+from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
+from boardlab.engines.record import record_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
 

@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from engines.core import DecisionPoint, Policy, StreamSource, ascii_whole, mix64
+from boardlab.engines.core import DecisionPoint, Policy, StreamSource, ascii_whole, mix64
 
 MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from engines.core import GameInfo
+from boardlab.engines.core import GameInfo
 
 FIELD_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool}
 

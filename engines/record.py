@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engines.restrict import Restriction
+from boardlab.engines.restrict import Restriction
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from engines.core import DecisionPoint, Policy, did_you_mean
+from boardlab.engines.core import DecisionPoint, Policy, did_you_mean
 
 MARK = "!"  #: separates a policy from its restrictions in a policy name
 

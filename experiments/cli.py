@@ -16,8 +16,8 @@ from typing import Any
 try:
     import typer
 
-    from engines import core, ignored_entry_points, registered_games
-    from experiments.commands import (
+    from boardlab.engines import core, ignored_entry_points, registered_games
+    from boardlab.experiments.commands import (
         compare,
         explain,
         exploit,
@@ -29,7 +29,7 @@ try:
         train,
         tune,
     )
-    from experiments.playtest import commands as playtest
+    from boardlab.experiments.playtest import commands as playtest
 except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceback
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
@@ -103,8 +103,8 @@ def main() -> None:
     finally:  # after bad options too: the exit should not wait for workers still loading libraries
         for stop in (signal.SIGINT, signal.SIGTERM):  # leaving anyway: a second signal must not print a traceback
             signal.signal(stop, signal.SIG_IGN)
-        if "experiments.run.loky" in sys.modules:  # otherwise no pool was started
-            sys.modules["experiments.run.loky"].stop_worker_pool()
+        if "boardlab.experiments.run.loky" in sys.modules:  # otherwise no pool was started
+            sys.modules["boardlab.experiments.run.loky"].stop_worker_pool()
     raise SystemExit(code)
 
 

@@ -14,10 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import core
-from engines.record import default_policy
-from engines.steps import Step
-from experiments import validate
+from boardlab.engines import core
+from boardlab.engines.record import default_policy
+from boardlab.engines.steps import Step
+from boardlab.experiments import validate
 
 
 class UserError(Exception):
@@ -49,7 +49,7 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
     Ctrl-C prints ``on_interrupt`` and exits with 130 (by default how to resume: every command that plays games
     saves its finished chunks).
     """
-    from experiments.run import RunError
+    from boardlab.experiments.run import RunError
 
     try:
         yield
@@ -66,7 +66,7 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
 
 def interrupt_message(on_interrupt: str) -> str:
     """``on_interrupt``, unless it promises saved chunks and this process has none to resume from."""
-    from experiments.run.store import chunks_kept
+    from boardlab.experiments.run.store import chunks_kept
 
     if on_interrupt == RESUME_HINT and not chunks_kept():
         return NOTHING_SAVED
@@ -75,8 +75,8 @@ def interrupt_message(on_interrupt: str) -> str:
 
 def check_pool(backend: str, jobs: int | None, scheduler: str | None) -> int:
     """The ``--backend``, ``--jobs`` and ``--scheduler`` options checked together; returns the number of jobs."""
-    from experiments.run import check_jobs
-    from experiments.run.executors import check_backend
+    from boardlab.experiments.run import check_jobs
+    from boardlab.experiments.run.executors import check_backend
 
     check_backend(backend, scheduler)
     if jobs is not None and jobs < 1:
@@ -86,7 +86,7 @@ def check_pool(backend: str, jobs: int | None, scheduler: str | None) -> int:
 
 def parse_count(text: str, option: str = "-n") -> int:
     """A positive whole number written as ``1e6``, ``1_000_000`` or ``1000000``."""
-    from experiments.run import MAX_GAMES
+    from boardlab.experiments.run import MAX_GAMES
 
     cleaned = text.strip().replace("_", "")
     value: float | int | None = None
@@ -195,7 +195,7 @@ def use_variants_file(path: Path | None) -> None:
     """Make the named variants of a variants file known to this run (bad file: one line, exit 2)."""
     if path is None:
         return
-    from experiments import variants
+    from boardlab.experiments import variants
 
     with user_errors("interrupted"):
         variants.load(path)
@@ -234,7 +234,7 @@ def print_frame(frame: Any, title: str) -> None:
 
 def emit_json(record: dict[str, Any]) -> None:
     """Print ``record`` as one JSON object on stdout (numpy values and frames made plain)."""
-    from analysis.tables import json_ready
+    from boardlab.analysis.tables import json_ready
 
     typer.echo(json.dumps(json_ready(record)))
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from analysis import stats
-from analysis.tables import json_ready
-from engines import core, get_game
-from experiments import validate
-from experiments.output import provenance
-from experiments.run import Runner, RunSpec, local_runner
-from experiments.spec import Arm, arm_chunk
-from experiments.study import StudyResult, run_arms
+from boardlab.analysis import stats
+from boardlab.analysis.tables import json_ready
+from boardlab.engines import core, get_game
+from boardlab.experiments import validate
+from boardlab.experiments.output import provenance
+from boardlab.experiments.run import Runner, RunSpec, local_runner
+from boardlab.experiments.spec import Arm, arm_chunk
+from boardlab.experiments.study import StudyResult, run_arms
 
 ProgressFactory = Callable[[int], Any]
 MAX_GRID = validate.MAX_ARMS
@@ -88,8 +88,8 @@ class Tournament:
         """
         import matplotlib.pyplot as plt
 
-        from analysis import plots
-        from analysis.files import replacing_together
+        from boardlab.analysis import plots
+        from boardlab.analysis.files import replacing_together
 
         label = "win rate of row policy" + (f" (1 against {self.players - 1})" if self.players > 2 else "")
         with replacing_together(folder, last="tournament.json") as stage:
@@ -210,8 +210,8 @@ class Sweep:
         """
         import matplotlib.pyplot as plt
 
-        from analysis import plots
-        from analysis.files import replacing_together
+        from boardlab.analysis import plots
+        from boardlab.analysis.files import replacing_together
 
         frame = self.frame.copy()
         frame["position"] = frame["value"].map({v: i for i, v in enumerate(dict.fromkeys(frame["value"]))})
@@ -322,7 +322,7 @@ def play_sweep(plan: SweepPlan, runner: Runner | None = None, progress: Progress
     """Play a planned sweep; each row also holds the point's game metrics (:mod:`analysis.game_metrics`)."""
     import pandas as pd
 
-    from analysis import game_metrics
+    from boardlab.analysis import game_metrics
 
     result = _play(list(plan.arms), runner, progress)
     frames = []

@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from engines import get_game
-from experiments import validate
-from experiments.playtest import hints, table
-from experiments.playtest.setup import Setup, check_playouts
-from experiments.run import Executor, InProcess, run_tasks
+from boardlab.engines import get_game
+from boardlab.experiments import validate
+from boardlab.experiments.playtest import hints, table
+from boardlab.experiments.playtest.setup import Setup, check_playouts
+from boardlab.experiments.run import Executor, InProcess, run_tasks
 
 STRONG = "learned"  #: the default strong player
 PLAYOUTS = 200  #: default playouts per legal move (ours: the 2-seat hint budget of most games)

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from analysis import game_metrics, ratings
-from engines import core, get_game
-from engines.record import record_of
-from experiments import validate
-from experiments.output import provenance
-from experiments.run import Runner, RunResult, RunSpec, local_runner
-from experiments.spec import Arm, arm_chunk
+from boardlab.analysis import game_metrics, ratings
+from boardlab.engines import core, get_game
+from boardlab.engines.record import record_of
+from boardlab.experiments import validate
+from boardlab.experiments.output import provenance
+from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
+from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
 
@@ -268,9 +268,9 @@ class Ladder:
 
         import matplotlib.pyplot as plt
 
-        from analysis import plots
-        from analysis.files import replacing_together
-        from analysis.tables import json_ready
+        from boardlab.analysis import plots
+        from boardlab.analysis.files import replacing_together
+        from boardlab.analysis.tables import json_ready
 
         names = []
         with replacing_together(folder, last="ladder.json") as stage:
@@ -385,7 +385,7 @@ def plan_ladder(
 
 def play_ladder(plan: LadderPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Ladder:
     """Play a planned ladder and rate it."""
-    from experiments.study import run_arms
+    from boardlab.experiments.study import run_arms
 
     to_play = [arm for *_, arm in plan.arms]
     if progress is None:

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from analysis.files import atomic_write, replacing, replacing_together
-from analysis.tables import json_ready
-from experiments.run.games import combine_games
-from experiments.run.result import RunResult
-from experiments.run.spec import RunSpec
-from experiments.run.stopping import shortfall
+from boardlab.analysis.files import atomic_write, replacing, replacing_together
+from boardlab.analysis.tables import json_ready
+from boardlab.experiments.run.games import combine_games
+from boardlab.experiments.run.result import RunResult
+from boardlab.experiments.run.spec import RunSpec
+from boardlab.experiments.run.stopping import shortfall
 
 
 def package_versions() -> dict[str, str]:
@@ -118,7 +118,7 @@ def load_writer_libraries() -> None:
     """
     import pyarrow.parquet  # noqa: F401
 
-    from analysis import run_figures  # noqa: F401
+    from boardlab.analysis import run_figures  # noqa: F401
 
 
 def arrow_table(columns: dict[str, list[Any]]) -> Any:
@@ -158,8 +158,8 @@ def write_table_and_figures(
     """Write ``summary.parquet`` and the two PNG figures (score by seat, game length) in ``game``'s looks."""
     import pyarrow.parquet as pq
 
-    from analysis import run_figures
-    from analysis.style import drawn_for
+    from boardlab.analysis import run_figures
+    from boardlab.analysis.style import drawn_for
 
     with replacing(run_dir / "summary.parquet") as tmp:
         pq.write_table(arrow_table(columns), tmp)

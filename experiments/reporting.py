@@ -12,16 +12,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis import stats
-from analysis.book import Book, Knob, Page, Report, build_date, knob_value
-from analysis.report import write_book
-from analysis.style import drawing_for
-from engines import available_games, core, get_game
-from experiments.chapters import Chapter, chapter_games, chapter_module, skill
-from experiments.chapters.common import Plan, Play, play_pages
-from experiments.run import Runner, RunResult, RunSpec, run_tasks
-from experiments.spec import Arm, arm_chunk, load_study, resolve_study
-from experiments.study import StudyResult, run_arms, run_study
+from boardlab.analysis import stats
+from boardlab.analysis.book import Book, Knob, Page, Report, build_date, knob_value
+from boardlab.analysis.report import write_book
+from boardlab.analysis.style import drawing_for
+from boardlab.engines import available_games, core, get_game
+from boardlab.experiments.chapters import Chapter, chapter_games, chapter_module, skill
+from boardlab.experiments.chapters.common import Plan, Play, play_pages
+from boardlab.experiments.run import Runner, RunResult, RunSpec, run_tasks
+from boardlab.experiments.spec import Arm, arm_chunk, load_study, resolve_study
+from boardlab.experiments.study import StudyResult, run_arms, run_study
 
 ALL = "all"
 """The report target that builds every chapter into one book."""
@@ -82,7 +82,7 @@ def short_arms(result: StudyResult, precision: float | None) -> list[str]:
 
 def study_report(study: Any, result: Any, out: Path | None) -> Path:
     """A short report of one study: what was run, then its arms' seat win rates."""
-    from analysis import plots
+    from boardlab.analysis import plots
 
     table = result.table(study.metrics)
     table["label"] = [f"{a} / seat {s}" for a, s in zip(table["arm"], table["seat"], strict=True)]

@@ -35,17 +35,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis import stats
-from analysis.game_metrics import POINTS, PREFIX
-from analysis.wording import pct
-from engines import core, get_game
-from engines.record import record_of
-from engines.restrict import MARK, name_of
-from experiments import validate
-from experiments.ladder import ANCHOR, is_heuristic
-from experiments.output import package_versions
-from experiments.run import Runner, RunResult, RunSpec, local_runner
-from experiments.spec import Arm, arm_chunk
+from boardlab.analysis import stats
+from boardlab.analysis.game_metrics import POINTS, PREFIX
+from boardlab.analysis.wording import pct
+from boardlab.engines import core, get_game
+from boardlab.engines.record import record_of
+from boardlab.engines.restrict import MARK, name_of
+from boardlab.experiments import validate
+from boardlab.experiments.ladder import ANCHOR, is_heuristic
+from boardlab.experiments.output import package_versions
+from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
+from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
 
@@ -326,8 +326,8 @@ class Choices:
         import json
         import sys
 
-        from analysis.files import replacing_together
-        from analysis.tables import json_ready
+        from boardlab.analysis.files import replacing_together
+        from boardlab.analysis.tables import json_ready
 
         with replacing_together(folder, last="run.json") as stage:
             (stage / "choices.csv").write_bytes(self.table.to_csv(index=False).encode())
@@ -448,7 +448,7 @@ def analyse(plan: RestrictPlan, results: Sequence[RunResult]) -> Choices:
 
 def play_restrict(plan: RestrictPlan, runner: Runner | None = None, progress: ProgressFactory | None = None) -> Choices:
     """Play a planned run through the run loop (``runner``: store and executor) and rank what it measured."""
-    from experiments.study import run_arms
+    from boardlab.experiments.study import run_arms
 
     arms = [arm for _, arm in plan.arms]
     if progress is None:

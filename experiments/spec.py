@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engines import core, get_game
-from engines.record import default_policy
-from experiments import validate, variants
-from experiments.run import RunSpec
+from boardlab.engines import core, get_game
+from boardlab.engines.record import default_policy
+from boardlab.experiments import validate, variants
+from boardlab.experiments.run import RunSpec
 
 STUDY_KEYS = {"name", "title", "question", "game", "seed", "n", "precision", "chunk_size", "set", "metrics"}
 ARM_KEYS = {"label", "seats", "policy", "players", "set", "variant"}

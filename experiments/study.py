@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from analysis import stats, wording
-from experiments import validate
-from experiments.output import provenance
-from experiments.run import Runner, RunResult, rule, shortfall
-from experiments.spec import Arm, Study
+from boardlab.analysis import stats, wording
+from boardlab.experiments import validate
+from boardlab.experiments.output import provenance
+from boardlab.experiments.run import Runner, RunResult, rule, shortfall
+from boardlab.experiments.spec import Arm, Study
 
 
 @dataclass

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engines import core, get_game
-from engines.learned import store
-from engines.learned.training import Settings
-from experiments import validate
-from experiments.run import Executor, RunSpec, check_jobs, open_executor
-from experiments.run.executors import check_backend
+from boardlab.engines import core, get_game
+from boardlab.engines.learned import store
+from boardlab.engines.learned.training import Settings
+from boardlab.experiments import validate
+from boardlab.experiments.run import Executor, RunSpec, check_jobs, open_executor
+from boardlab.experiments.run.executors import check_backend
 
 LEARNED = "learned"  #: the policy every game's learned player is registered as
 MAX_GAMES_FACTOR = 10  #: ``--games`` may ask for at most this many times the setting's default (ours: see below)

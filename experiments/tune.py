@@ -44,13 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from analysis import game_metrics
-from engines import core, get_game
-from engines.learned.store import ModelMissing
-from experiments import train, tune_plan, validate, variants
-from experiments.output import package_versions
-from experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
-from experiments.run.spec import MAX_CHUNKS
+from boardlab.analysis import game_metrics
+from boardlab.engines import core, get_game
+from boardlab.engines.learned.store import ModelMissing
+from boardlab.experiments import train, tune_plan, validate, variants
+from boardlab.experiments.output import package_versions
+from boardlab.experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
+from boardlab.experiments.run.spec import MAX_CHUNKS
 
 STUDY_NAME = "tune"
 ETA = 3
@@ -484,7 +484,7 @@ class TuneResult:
 
     def variant_text(self, name: str) -> str:
         """The best setting as a named variant in the variants-file format."""
-        from experiments import variants
+        from boardlab.experiments import variants
 
         settings = {**dict(self.spec.settings), **self.best["setting"]}
         objective = self.best["objective"]
@@ -819,8 +819,8 @@ def _write(result: TuneResult, name: str) -> list[Path]:
     They are ``trials.csv``, ``trials.parquet``, ``importances.csv``, ``tune.png``, ``variants.toml`` (the winner
     as variant ``name``) and ``best.json``.
     """
-    from analysis import run_figures
-    from analysis.files import replacing_together
+    from boardlab.analysis import run_figures
+    from boardlab.analysis.files import replacing_together
 
     folder, trials = result.folder, result.trials
     with replacing_together(folder, last="best.json") as stage:

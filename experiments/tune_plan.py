@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from engines import core, get_game
-from experiments import variants
+from boardlab.engines import core, get_game
+from boardlab.experiments import variants
 
 MAX_SPACE = 10_000
 """Settings beyond this many are not listed (``--trials`` is at most this, so such a space is never enumerated)."""

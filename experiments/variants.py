@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engines import available_games, core, get_game
-from experiments import validate
+from boardlab.engines import available_games, core, get_game
+from boardlab.experiments import validate
 
 FILE_NAME = "variants.toml"
 """The name of a variants file found beside a study file or written by a tuning run."""

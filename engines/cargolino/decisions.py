@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.cargolino import beliefs, features
-from engines.cargolino.rules import (
+from boardlab.engines import core
+from boardlab.engines.cargolino import beliefs, features
+from boardlab.engines.cargolino.rules import (
     N_SNAILS,
     Params,
     State,
@@ -33,9 +33,9 @@ from engines.cargolino.rules import (
     play_on,
     use_dice,
 )
-from engines.core import Policy
-from engines.expert import Budget, Rollout, Search, by_table_size, default_playouts
-from engines.restrict import RestrictedSearch, Restriction, restricted_legal
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Budget, Rollout, Search, by_table_size, default_playouts
+from boardlab.engines.restrict import RestrictedSearch, Restriction, restricted_legal
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour

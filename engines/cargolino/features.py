@@ -23,8 +23,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from engines.cargolino import beliefs
-from engines.cargolino.rules import CODE_BITS, N_SNAILS, Params
+from boardlab.engines.cargolino import beliefs
+from boardlab.engines.cargolino.rules import CODE_BITS, N_SNAILS, Params
 
 PER_SNAIL = 7  #: per-snail features besides the P holdings columns
 

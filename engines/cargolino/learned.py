@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from engines.cargolino import beliefs, features
-from engines.cargolino.decisions import Point
-from engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
-from engines.core import Policy
-from engines.expert import by_table_size
-from engines.learned import selfplay, store, training
-from engines.learned.choice import choose
-from engines.learned.model import ValueModel, checksum
+from boardlab.engines import core
+from boardlab.engines.cargolino import beliefs, features
+from boardlab.engines.cargolino.decisions import Point
+from boardlab.engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import by_table_size
+from boardlab.engines.learned import selfplay, store, training
+from boardlab.engines.learned.choice import choose
+from boardlab.engines.learned.model import ValueModel, checksum
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)

@@ -21,14 +21,14 @@ from functools import partial
 
 import numpy as np
 
-from engines.cargolino import beliefs, learned
-from engines.cargolino.decisions import ROLLOUT, Expert
-from engines.cargolino.restrictions import RESTRICTIONS, restricted
-from engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
-from engines.core import Policy
-from engines.expert import Budget, expert_policy
-from engines.learned.exploit import exploit_policy
-from engines.restrict import restricting
+from boardlab.engines.cargolino import beliefs, learned
+from boardlab.engines.cargolino.decisions import ROLLOUT, Expert
+from boardlab.engines.cargolino.restrictions import RESTRICTIONS, restricted
+from boardlab.engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Budget, expert_policy
+from boardlab.engines.learned.exploit import exploit_policy
+from boardlab.engines.restrict import restricting
 
 EXPERT_PLAYOUTS: Budget = {2: 32, 3: 128}  # per decision, by players (ours: more with more)
 EXPERT_HIDE = {2: 0.0, 4: 0.0625, 6: 0.0}

@@ -1,7 +1,7 @@
 """What the shared layers need about Cargolino Valentino (see :mod:`engines.record`)."""
 
-from engines.cargolino.restrictions import RESTRICTIONS
-from engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.cargolino.restrictions import RESTRICTIONS
+from boardlab.engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
     default_policy="detective",

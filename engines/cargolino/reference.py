@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engines.cargolino.beliefs import all_deals
-from engines.cargolino.policies import BEHIND, OTHERS, PERMUTATIONS, POLICIES, QUANT, TOP, Settings
-from engines.cargolino.rules import COLOURS, INFO, N_SNAILS, Params
-from engines.core import GameStream, rank_winners, resolve_policies
+from boardlab.engines.cargolino.beliefs import all_deals
+from boardlab.engines.cargolino.policies import BEHIND, OTHERS, PERMUTATIONS, POLICIES, QUANT, TOP, Settings
+from boardlab.engines.cargolino.rules import COLOURS, INFO, N_SNAILS, Params
+from boardlab.engines.core import GameStream, rank_winners, resolve_policies
 
 SNAILS = range(len(COLOURS))
 PUSHERS = ("hindmost", "detective", "oracle")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.cargolino.decisions import ACTIONS, Expert, Point
-from engines.cargolino.learned import Learned
-from engines.cargolino.rules import N_SNAILS
-from engines.restrict import OnPoints, Restriction
+from boardlab.engines.cargolino.decisions import ACTIONS, Expert, Point
+from boardlab.engines.cargolino.learned import Learned
+from boardlab.engines.cargolino.rules import N_SNAILS
+from boardlab.engines.restrict import OnPoints, Restriction
 
 SNAIL = np.arange(ACTIONS) // N_SNAILS  #: the snail of each candidate
 COLOUR = np.arange(ACTIONS) % N_SNAILS  #: the die colour of each candidate

@@ -23,9 +23,9 @@ from typing import Literal
 
 import numpy as np
 
-from engines import core
-from engines.cargolino import beliefs
-from engines.core import GameInfo, Metric, Outcome, knob
+from boardlab.engines import core
+from boardlab.engines.cargolino import beliefs
+from boardlab.engines.core import GameInfo, Metric, Outcome, knob
 
 INFO = GameInfo(
     id="cargolino",

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from engines.cargolino.decisions import ROLLOUT, Point
-from engines.cargolino.policies import POLICIES
-from engines.cargolino.rules import N_SNAILS, Params, Step, play_with
-from engines.expert import Budget
+from boardlab.engines import core
+from boardlab.engines.cargolino.decisions import ROLLOUT, Point
+from boardlab.engines.cargolino.policies import POLICIES
+from boardlab.engines.cargolino.rules import N_SNAILS, Params, Step, play_with
+from boardlab.engines.expert import Budget
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.cargolino.decisions import Point
-from engines.cargolino.rules import CODE_BITS, COLOURS, N_SNAILS
+from boardlab.engines.cargolino.decisions import Point
+from boardlab.engines.cargolino.rules import CODE_BITS, COLOURS, N_SNAILS
 
 RULES = """\
 Cargolino Valentino, in our words.

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engines.cachedir import key_digest, read_bytes
-from engines.learned.model import ValueModel, checksum
-from engines.learned.ntuple import Spec, TupleModel
-from engines.learned.training import Model
+from boardlab.engines.cachedir import key_digest, read_bytes
+from boardlab.engines.learned.model import ValueModel, checksum
+from boardlab.engines.learned.ntuple import Spec, TupleModel
+from boardlab.engines.learned.training import Model
 
 MAX_MODEL_BYTES = 1 << 28  #: a model file is read only up to this size (ours: the shipped ones are under 100 KB)
 MAX_HEADER_BYTES = 1 << 16  #: a model file's header line is at most this long

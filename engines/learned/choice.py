@@ -14,9 +14,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from engines.core import DecisionPoint
-from engines.expert import candidate_values
-from engines.learned.model import ValueModel
+from boardlab.engines.core import DecisionPoint
+from boardlab.engines.expert import candidate_values
+from boardlab.engines.learned.model import ValueModel
 
 
 @runtime_checkable

@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from engines.learned.dense import layer
+from boardlab.engines.learned.dense import layer
 
 NEGLIGIBLE = 1e-20  #: weights smaller than this are zero at inference (:attr:`ValueModel.inference_layers`)
 FORMAT = 1  #: bump when the serialised layout or the meaning of the weights changes: old files are refused

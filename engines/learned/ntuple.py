@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from engines.learned.model import npz_arrays, npz_bytes
+from boardlab.engines.learned.model import npz_arrays, npz_bytes
 
 #: bump when the serialised layout or the meaning of the tables changes: old files are refused (2: the exact solve,
 #: where 1 was scikit-learn's iterative ``Ridge``)

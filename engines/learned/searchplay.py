@@ -22,12 +22,12 @@ from typing import Protocol
 
 import numpy as np
 
-from engines import core
-from engines.core import DecisionPoint, Params
-from engines.expert import candidate_values
-from engines.learned import selfplay
-from engines.learned.choice import choose
-from engines.learned.training import Model
+from boardlab.engines import core
+from boardlab.engines.core import DecisionPoint, Params
+from boardlab.engines.expert import candidate_values
+from boardlab.engines.learned import selfplay
+from boardlab.engines.learned.choice import choose
+from boardlab.engines.learned.training import Model
 
 ROLLOUT = "learned"  #: the policy name whose playouts the searching seat's decision points give the model
 

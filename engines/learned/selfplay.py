@@ -22,12 +22,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from engines import core
-from engines.core import DecisionPoint, Params
-from engines.expert import seat_reward
-from engines.learned.choice import choose
-from engines.learned.model import ValueModel
-from engines.learned.training import Mapper
+from boardlab.engines import core
+from boardlab.engines.core import DecisionPoint, Params
+from boardlab.engines.expert import seat_reward
+from boardlab.engines.learned.choice import choose
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.learned.training import Mapper
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 """``decide(point, games, propose)``: each row's candidate; ``games`` numbers the rows' games in the outcome,

@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from engines import cachedir
-from engines.core import Params
-from engines.learned import cache, ntuple
-from engines.learned.model import FORMAT
-from engines.learned.training import Mapper, Model, Progress, Sampler, Settings, serial, train
-from engines.steps import Step
+from boardlab.engines import cachedir
+from boardlab.engines.core import Params
+from boardlab.engines.learned import cache, ntuple
+from boardlab.engines.learned.model import FORMAT
+from boardlab.engines.learned.training import Mapper, Model, Progress, Sampler, Settings, serial, train
+from boardlab.engines.steps import Step
 
 TRAIN_ENV = "BOARDLAB_TRAIN"  #: ``0`` refuses to train a missing model
 

@@ -27,9 +27,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from engines.core import Params
-from engines.learned import ntuple
-from engines.learned.model import ValueModel
+from boardlab.engines.core import Params
+from boardlab.engines.learned import ntuple
+from boardlab.engines.learned.model import ValueModel
 
 Model = ValueModel | ntuple.TupleModel  #: a value model of either family (both predict, predict_all, to_bytes)
 MLP = "mlp"  #: the family of :class:`engines.learned.model.ValueModel`

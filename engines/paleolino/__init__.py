@@ -1,10 +1,10 @@
 """Paleolino: a cooperative race to build ten inventions from chips that roll down a mountain into caves."""
 
-from engines import core
-from engines.paleolino import rules
-from engines.paleolino.policies import POLICIES
-from engines.paleolino.record import RECORD
-from engines.paleolino.rules import INFO, METRICS, VARIANTS, Params, State
+from boardlab.engines import core
+from boardlab.engines.paleolino import rules
+from boardlab.engines.paleolino.policies import POLICIES
+from boardlab.engines.paleolino.record import RECORD
+from boardlab.engines.paleolino.rules import INFO, METRICS, VARIANTS, Params, State
 
 __all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 

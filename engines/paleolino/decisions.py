@@ -28,11 +28,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import MAX_PLAYOUTS, Rollout, Search, parse_playouts
-from engines.paleolino.features import features_of
-from engines.paleolino.rules import (
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import MAX_PLAYOUTS, Rollout, Search, parse_playouts
+from boardlab.engines.paleolino.features import features_of
+from boardlab.engines.paleolino.rules import (
     Params,
     State,
     Turn,

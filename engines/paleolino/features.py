@@ -31,8 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from engines.paleolino import kernels
-from engines.paleolino.rules import INFO, Params, State
+from boardlab.engines.paleolino import kernels
+from boardlab.engines.paleolino.rules import INFO, Params, State
 
 
 def n_features(params: Params, players: int) -> int:

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.learned import choice, selfplay, store, training
-from engines.learned.model import ValueModel, checksum
-from engines.paleolino import features
-from engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
-from engines.paleolino.rules import INFO, Params, Turn, play_with
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.learned import choice, selfplay, store, training
+from boardlab.engines.learned.model import ValueModel, checksum
+from boardlab.engines.paleolino import features
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
+from boardlab.engines.paleolino.rules import INFO, Params, Turn, play_with
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)

@@ -25,13 +25,13 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from engines.core import Policy
-from engines.expert import expert_policy
-from engines.paleolino import kernels, learned
-from engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, ROLLOUTS, Expert, parse_budget
-from engines.paleolino.restrictions import RESTRICTIONS, restricted
-from engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
-from engines.restrict import restricting
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import expert_policy
+from boardlab.engines.paleolino import kernels, learned
+from boardlab.engines.paleolino.decisions import BUDGET, PLAYOUTS, ROLLOUT, ROLLOUTS, Expert, parse_budget
+from boardlab.engines.paleolino.restrictions import RESTRICTIONS, restricted
+from boardlab.engines.paleolino.rules import BAGS, CRYSTAL, Params, Tables, Turn, bag_tables, cards_cost, pack
+from boardlab.engines.restrict import restricting
 
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each
 RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-store, expert:64@learned!fullest-cave, ...

@@ -1,8 +1,8 @@
 """What the shared layers need about Paleolino (see :mod:`engines.record`)."""
 
-from engines.paleolino.restrictions import RESTRICTIONS
-from engines.paleolino.rules import COST_PRESETS
-from engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.paleolino.restrictions import RESTRICTIONS
+from boardlab.engines.paleolino.rules import COST_PRESETS
+from boardlab.engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
     default_policy="planner",

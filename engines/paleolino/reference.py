@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engines import core
-from engines.paleolino.rules import CRYSTAL, INFO, Params, cost_counts, forget_cdf, payment
+from boardlab.engines import core
+from boardlab.engines.paleolino.rules import CRYSTAL, INFO, Params, cost_counts, forget_cdf, payment
 
 CRYSTAL_VALUE = 100
 

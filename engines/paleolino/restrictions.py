@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines import core
-from engines.paleolino.decisions import CAVE, KEEP, Expert, Point, keep_options
-from engines.paleolino.learned import Learned
-from engines.paleolino.rules import Params, bag_min, bag_tables
-from engines.restrict import OnPoints, Restriction
+from boardlab.engines import core
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, Expert, Point, keep_options
+from boardlab.engines.paleolino.learned import Learned
+from boardlab.engines.paleolino.rules import Params, bag_min, bag_tables
+from boardlab.engines.restrict import OnPoints, Restriction
 
 
 def keeps(point: object) -> Point | None:

@@ -29,9 +29,9 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from engines import core
-from engines.core import GameInfo, Metric, Outcome, knob
-from engines.paleolino import kernels
+from boardlab.engines import core
+from boardlab.engines.core import GameInfo, Metric, Outcome, knob
+from boardlab.engines.paleolino import kernels
 
 INFO = GameInfo(
     id="paleolino",

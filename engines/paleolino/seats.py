@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from engines.expert import Budget
-from engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
-from engines.paleolino.policies import POLICIES, iterative_builds
-from engines.paleolino.rules import Params, State, Turn, play_with
+from boardlab.engines import core
+from boardlab.engines.expert import Budget
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
+from boardlab.engines.paleolino.policies import POLICIES, iterative_builds
+from boardlab.engines.paleolino.rules import Params, State, Turn, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)

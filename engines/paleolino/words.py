@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.paleolino.decisions import CAVE, Point, keep_options
-from engines.paleolino.kernels import expected_caves
-from engines.paleolino.rules import bag_tables
-from engines.paleolino.seats import Build
+from boardlab.engines.paleolino.decisions import CAVE, Point, keep_options
+from boardlab.engines.paleolino.kernels import expected_caves
+from boardlab.engines.paleolino.rules import bag_tables
+from boardlab.engines.paleolino.seats import Build
 
 CHIPS = ("wood", "stone", "berry", "crystal")
 LETTER_NAMES = {"w": "wood", "s": "stone", "b": "berry"}

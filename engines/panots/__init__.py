@@ -1,10 +1,10 @@
 """Panots: draft domino-like panot cards and lay a sidewalk that scores objective patterns."""
 
-from engines import core
-from engines.panots import rules
-from engines.panots.policies import POLICIES
-from engines.panots.record import RECORD
-from engines.panots.rules import INFO, METRICS, VARIANTS, Params, State
+from boardlab.engines import core
+from boardlab.engines.panots import rules
+from boardlab.engines.panots.policies import POLICIES
+from boardlab.engines.panots.record import RECORD
+from boardlab.engines.panots.rules import INFO, METRICS, VARIANTS, Params, State
 
 __all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 

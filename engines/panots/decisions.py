@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import Rollout, Search
-from engines.panots.features import features_of
-from engines.panots.kernels import PLANNER
-from engines.panots.rules import (
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Rollout, Search
+from boardlab.engines.panots.features import features_of
+from boardlab.engines.panots.kernels import PLANNER
+from boardlab.engines.panots.rules import (
     N_CARDS,
     Params,
     State,

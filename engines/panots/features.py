@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from engines.panots import kernels
-from engines.panots.geometry import FACES
-from engines.panots.rules import unseen_pool
+from boardlab.engines.panots import kernels
+from boardlab.engines.panots.geometry import FACES
+from boardlab.engines.panots.rules import unseen_pool
 
 BLOCK = 10  #: values per seat
 N_FEATURES = 29 + 3 * BLOCK + 6

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.panots.geometry import (
+from boardlab.engines.panots.geometry import (
     CARDS,
     DIRS,
     EMPTY,

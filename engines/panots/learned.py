@@ -20,14 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.learned import searchplay, selfplay, store, training
-from engines.learned.choice import choose, searched_candidates, where_chosen
-from engines.learned.model import ValueModel, checksum
-from engines.panots import features
-from engines.panots.decisions import Point
-from engines.panots.rules import INFO, Params, State, View, play_with
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.learned import searchplay, selfplay, store, training
+from boardlab.engines.learned.choice import choose, searched_candidates, where_chosen
+from boardlab.engines.learned.model import ValueModel, checksum
+from boardlab.engines.panots import features
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.rules import INFO, Params, State, View, play_with
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 2  #: bump when the decisions the model drives change (training plays them): 2, the last round played out

@@ -29,15 +29,15 @@ from functools import partial
 
 import numpy as np
 
-from engines.core import Policy
-from engines.expert import expert_policy
-from engines.learned.exploit import exploit_policy
-from engines.panots import learned
-from engines.panots.decisions import ROLLOUT, Expert
-from engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
-from engines.panots.restrictions import RESTRICTIONS, restricted
-from engines.panots.rules import Params, State, View
-from engines.restrict import restricting
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import expert_policy
+from boardlab.engines.learned.exploit import exploit_policy
+from boardlab.engines.panots import learned
+from boardlab.engines.panots.decisions import ROLLOUT, Expert
+from boardlab.engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
+from boardlab.engines.panots.restrictions import RESTRICTIONS, restricted
+from boardlab.engines.panots.rules import Params, State, View
+from boardlab.engines.restrict import restricting
 
 MASKED = -(1 << 50)  # below every value, UNPLACEABLE_VALUE included
 EXPERT_CHUNK = 200  # games per chunk with an expert seat: large search batches, about a minute each

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engines import core
-from engines.panots.geometry import (
+from boardlab.engines import core
+from boardlab.engines.panots.geometry import (
     CARD_FACES,
     CARDS,
     DIRS,
@@ -21,8 +21,8 @@ from engines.panots.geometry import (
     UNPLACEABLE,
     UNPLACEABLE_VALUE,
 )
-from engines.panots.policies import MASKED
-from engines.panots.rules import Params
+from boardlab.engines.panots.policies import MASKED
+from boardlab.engines.panots.rules import Params
 
 Cell = tuple[int, int]
 Sidewalk = dict[Cell, int]

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.panots.decisions import Expert, Point
-from engines.panots.learned import Learned
-from engines.restrict import OnPoints, Restriction
+from boardlab.engines.panots.decisions import Expert, Point
+from boardlab.engines.panots.learned import Learned
+from boardlab.engines.restrict import OnPoints, Restriction
 
 
 def own(point: Point, per_seat: np.ndarray) -> np.ndarray:

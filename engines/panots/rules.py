@@ -27,9 +27,9 @@ from typing import Literal
 
 import numpy as np
 
-from engines import core
-from engines.core import GameInfo, Metric, Outcome, knob
-from engines.panots.geometry import (
+from boardlab.engines import core
+from boardlab.engines.core import GameInfo, Metric, Outcome, knob
+from boardlab.engines.panots.geometry import (
     CARD_TYPES,
     CHUNK,
     EMPTY,
@@ -269,7 +269,7 @@ def final_scores(
     ``cells (B, P, K)`` lists each sidewalk's flat cell indices, ``n_cells (B, P)`` how many are real; ``params``
     gives the majority tie rule and the group reading (default knobs when ``None``).
     """
-    from engines.panots import kernels
+    from boardlab.engines.panots import kernels
 
     params = params or Params()
     out = kernels.final_scores(
@@ -371,7 +371,7 @@ class View:
 
     def __init__(self, st: State, wh: np.ndarray, values: bool, mode: np.ndarray, params: Params) -> None:
         """Evaluate the warehouse cards ``wh (B, C)`` for every seat (``mode`` per seat)."""
-        from engines.panots import kernels
+        from boardlab.engines.panots import kernels
 
         self.st, self.wh, self.first = st, wh, st.round == 0
         self.pool = unseen_pool(st.seen)
@@ -394,7 +394,7 @@ class View:
 
     def nth_legal(self, row: np.ndarray, slot: np.ndarray, nth: np.ndarray) -> np.ndarray:
         """The ``nth`` legal placement (in ``(d, r, c)`` order) of card ``slot`` for each row."""
-        from engines.panots import kernels
+        from boardlab.engines.panots import kernels
 
         st, players = self.st, self.st.cell.shape[1]
         b = row // players
@@ -411,7 +411,7 @@ def unseen_pool(seen: np.ndarray) -> np.ndarray:
 
 def place(st: State, b: np.ndarray, seat: np.ndarray, card: np.ndarray, at: np.ndarray) -> None:
     """Put ``card`` for each ``(b, seat)`` at placement ``at`` (see :class:`View`), in place."""
-    from engines.panots import kernels
+    from boardlab.engines.panots import kernels
 
     kernels.place(
         st.cell, st.bits, st.nbc, st.cells, st.n_cells, st.bbox, st.slot_bits, st.vp, st.local, b, seat, card, at
@@ -606,7 +606,7 @@ def track_lead(params: Params, st: State) -> None:
     Sets the mid-game score at the end of round ``cards // 2`` and counts the changes of sole leader (a round that
     ends in a tie for the lead keeps the last sole leader).
     """
-    from engines.panots import kernels
+    from boardlab.engines.panots import kernels
 
     score = st.local + kernels.majorities(
         st.bits, st.cells.astype(np.int64), st.n_cells, st.vp, params.majority_ties == "all", params.group_diagonal

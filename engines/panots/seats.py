@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from engines.expert import Budget
-from engines.panots.decisions import ROLLOUT, Point
-from engines.panots.policies import POLICIES
-from engines.panots.rules import Params, State, View, play_with
+from boardlab.engines import core
+from boardlab.engines.expert import Budget
+from boardlab.engines.panots.decisions import ROLLOUT, Point
+from boardlab.engines.panots.policies import POLICIES
+from boardlab.engines.panots.rules import Params, State, View, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 #: hints' playouts per legal move by table size (ours: hints within 5 s; the planner plays ~30 seven-player games/s)

@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.panots.decisions import Point
-from engines.panots.geometry import CARD_FACES, CARDS, COLOURS, DIRS, EMPTY, FACE_VP, FACES, GRID, SHAPES, TOKENS
-from engines.panots.seats import Placement
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.geometry import (
+    CARD_FACES,
+    CARDS,
+    COLOURS,
+    DIRS,
+    EMPTY,
+    FACE_VP,
+    FACES,
+    GRID,
+    SHAPES,
+    TOKENS,
+)
+from boardlab.engines.panots.seats import Placement
 
 SHAPE_LETTERS = ("F", "P", "E", "X")  #: flower, pills, ensaimada, four-eyes
 MARGIN = 2  #: empty rows and columns drawn round a sidewalk when laying a card (a card reaches 2 cells out)

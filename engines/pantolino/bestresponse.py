@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.cachedir import cache_dir, cached_array, key_digest
-from engines.pantolino import solver
-from engines.pantolino.rules import INFO, Params, token_value
+from boardlab.engines import core
+from boardlab.engines.cachedir import cache_dir, cached_array, key_digest
+from boardlab.engines.pantolino import solver
+from boardlab.engines.pantolino.rules import INFO, Params, token_value
 
 FORMAT = 1  #: bump when the cached figures' meaning changes
 #: the best reply's policy iteration against a model's values can cycle between keeps whose values differ by a few
@@ -74,7 +74,7 @@ def learned_valuer(params: Params, impl: object, players: int = 2) -> Valuer:
 
     The model's value where the game is open, and the certain result where it is decided, as its unit does.
     """
-    from engines.pantolino import learned
+    from boardlab.engines.pantolino import learned
 
     impl.prepare(players)
     model = impl.models[players]
@@ -158,7 +158,7 @@ def learned_exploitability(params: Params, impl: object | None = None) -> Exploi
 
     Computed once per model and knobs and cached (the four shares), like the solver's tables.
     """
-    from engines.pantolino.policies import POLICIES
+    from boardlab.engines.pantolino.policies import POLICIES
 
     impl = core.instantiate(POLICIES["learned"], params) if impl is None else impl
     knobs = {"knobs": params.as_dict(), "model": impl.fingerprint(2), "format": FORMAT, "engine": INFO.version}

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import Budget, Rollout, Search, default_playouts
-from engines.pantolino import learned
-from engines.pantolino.rules import (
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Budget, Rollout, Search, default_playouts
+from boardlab.engines.pantolino import learned
+from boardlab.engines.pantolino.rules import (
     Params,
     State,
     Turn,

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from engines.pantolino import solver
-from engines.pantolino.decisions import KEEP, Point
-from engines.pantolino.rules import Params
+from boardlab.engines.pantolino import solver
+from boardlab.engines.pantolino.decisions import KEEP, Point
+from boardlab.engines.pantolino.rules import Params
 
 
 def supported(point: Point) -> bool:

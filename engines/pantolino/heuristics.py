@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.core import Policy
-from engines.pantolino.dice import ThrowSampler
-from engines.pantolino.rules import Params, Turn, fits, highest_bit
+from boardlab.engines.core import Policy
+from boardlab.engines.pantolino.dice import ThrowSampler
+from boardlab.engines.pantolino.rules import Params, Turn, fits, highest_bit
 
 MAX_SAMPLER_KEYS = 4096  # beyond this many keys the dice are rolled one by one instead
 PREBUILD_ENTRIES = 1 << 20  # samplers with at most this many keys x throws build every key's table up front

@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from engines.pantolino.dice import DiceTables
+from boardlab.engines.pantolino.dice import DiceTables
 
 NEAR = 1e-12  #: keeps (and tokens) whose values are this close count as tied, as in the exact solver
 

@@ -37,13 +37,13 @@ from typing import Protocol
 
 import numpy as np
 
-from engines.learned import ntuple, store, training
-from engines.learned.model import checksum
-from engines.learned.ntuple import Input
-from engines.learned.training import Model
-from engines.pantolino import keepdp, response
-from engines.pantolino.dice import DiceTables
-from engines.pantolino.rules import (
+from boardlab.engines.learned import ntuple, store, training
+from boardlab.engines.learned.model import checksum
+from boardlab.engines.learned.ntuple import Input
+from boardlab.engines.learned.training import Model
+from boardlab.engines.pantolino import keepdp, response
+from boardlab.engines.pantolino.dice import DiceTables
+from boardlab.engines.pantolino.rules import (
     INFO,
     SUPPLY,
     Params,

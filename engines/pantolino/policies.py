@@ -13,16 +13,16 @@ from functools import cached_property, partial
 
 import numpy as np
 
-from engines.core import Policy
-from engines.expert import expert_policy
-from engines.learned.exploit import exploit_policy
-from engines.pantolino import learned, solver
-from engines.pantolino.decisions import ROLLOUT, Expert
-from engines.pantolino.heuristics import HEURISTICS, TurnOptimal
-from engines.pantolino.restrictions import RESTRICTIONS, restricted
-from engines.pantolino.rules import Params, Turn
-from engines.pantolino.teacher import Taught
-from engines.restrict import restricting
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import expert_policy
+from boardlab.engines.learned.exploit import exploit_policy
+from boardlab.engines.pantolino import learned, solver
+from boardlab.engines.pantolino.decisions import ROLLOUT, Expert
+from boardlab.engines.pantolino.heuristics import HEURISTICS, TurnOptimal
+from boardlab.engines.pantolino.restrictions import RESTRICTIONS, restricted
+from boardlab.engines.pantolino.rules import Params, Turn
+from boardlab.engines.pantolino.teacher import Taught
+from boardlab.engines.restrict import restricting
 
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
 #: the expert's default playouts per decision by player count: with 2 players 512 beat turn-optimal at ~50 games/s

@@ -1,7 +1,7 @@
 """What the shared layers need about Pantolino (see :mod:`engines.record`)."""
 
-from engines.pantolino.restrictions import RESTRICTIONS
-from engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.pantolino.restrictions import RESTRICTIONS
+from boardlab.engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
     default_policy="turn-optimal",

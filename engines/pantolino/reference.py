@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from engines.core import GameStream
-from engines.pantolino.rules import INFO, Params, tie_possible
+from boardlab.engines.core import GameStream
+from boardlab.engines.pantolino.rules import INFO, Params, tie_possible
 
 SUPPLY, REMOVED = "supply", "removed"
 

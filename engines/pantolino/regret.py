@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.pantolino import keepdp, response
-from engines.pantolino.heuristics import TurnOptimal
-from engines.pantolino.learned import Learned
-from engines.pantolino.rules import Params, Turn, play_with
+from boardlab.engines.pantolino import keepdp, response
+from boardlab.engines.pantolino.heuristics import TurnOptimal
+from boardlab.engines.pantolino.learned import Learned
+from boardlab.engines.pantolino.rules import Params, Turn, play_with
 
 PLAYERS = response.PLAYERS
 

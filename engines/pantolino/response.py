@@ -37,10 +37,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engines.cachedir import cache_dir, cached_array, key_digest
-from engines.pantolino import keepdp
-from engines.pantolino.rules import INFO, Params, Turn, TurnMemo, fits, token_colour, token_value
-from engines.pantolino.solver import FixedRule
+from boardlab.engines.cachedir import cache_dir, cached_array, key_digest
+from boardlab.engines.pantolino import keepdp
+from boardlab.engines.pantolino.rules import INFO, Params, Turn, TurnMemo, fits, token_colour, token_value
+from boardlab.engines.pantolino.solver import FixedRule
 
 PLAYERS = 3
 MAX_POSITIONS = 12_000_000  # values of three movers in float64: 300 MB at most

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.pantolino.decisions import KEEP, Expert, Point
-from engines.pantolino.dice import DiceTables
-from engines.pantolino.learned import Learned
-from engines.pantolino.rules import Params, Turn, fits
-from engines.restrict import RestrictedSearch, Restriction
+from boardlab.engines.pantolino.decisions import KEEP, Expert, Point
+from boardlab.engines.pantolino.dice import DiceTables
+from boardlab.engines.pantolino.learned import Learned
+from boardlab.engines.pantolino.rules import Params, Turn, fits
+from boardlab.engines.restrict import RestrictedSearch, Restriction
 
 
 @dataclass(frozen=True)

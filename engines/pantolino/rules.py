@@ -16,9 +16,9 @@ from typing import Generic, Literal, TypeVar
 
 import numpy as np
 
-from engines import core
-from engines.core import GameInfo, Metric, Outcome, knob
-from engines.pantolino.dice import DiceTables
+from boardlab.engines import core
+from boardlab.engines.core import GameInfo, Metric, Outcome, knob
+from boardlab.engines.pantolino.dice import DiceTables
 
 INFO = GameInfo(
     id="pantolino",
@@ -589,7 +589,7 @@ def round_columns(params: Params, out: State, players: int) -> dict[str, np.ndar
     changed. A token stays with the seat that took it, so the boots at each round's end are the sums of the
     tokens taken by then: nothing to record during play (the compiled loop is in :mod:`engines.pantolino.rounds`).
     """
-    from engines.pantolino.rounds import round_columns_kernel
+    from boardlab.engines.pantolino.rounds import round_columns_kernel
 
     mid_score, changes = round_columns_kernel(
         out.owner,

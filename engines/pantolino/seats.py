@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import Budget
-from engines.pantolino import exact, solver
-from engines.pantolino.decisions import CHOOSE, KEEP, ROLLOUT, Point
-from engines.pantolino.policies import POLICIES
-from engines.pantolino.rules import Params, Turn, play_with
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Budget
+from boardlab.engines.pantolino import exact, solver
+from boardlab.engines.pantolino.decisions import CHOOSE, KEEP, ROLLOUT, Point
+from boardlab.engines.pantolino.policies import POLICIES
+from boardlab.engines.pantolino.rules import Params, Turn, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 #: hints' playouts per legal move by table size (ours: hints within 5 s; 8 seats took 4 s at 200)

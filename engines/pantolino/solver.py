@@ -39,10 +39,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from engines.cachedir import cache_dir, cached_array, key_digest
-from engines.pantolino.heuristics import HEURISTICS
-from engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
+from boardlab.engines import core
+from boardlab.engines.cachedir import cache_dir, cached_array, key_digest
+from boardlab.engines.pantolino.heuristics import HEURISTICS
+from boardlab.engines.pantolino.rules import INFO, Params, highest_bit, token_colour, token_value, total_boots
 
 FORMAT = 1  # bump when the table layout or the solution's definition changes: old cache files are ignored
 OPTIMISE = "optimise"  # the best reply to the other rule

@@ -22,9 +22,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from engines.learned.training import Model
-from engines.pantolino import learned, response
-from engines.pantolino.rules import Params, Turn, play_with
+from boardlab.engines.learned.training import Model
+from boardlab.engines.pantolino import learned, response
+from boardlab.engines.pantolino.rules import Params, Turn, play_with
 
 
 @lru_cache(maxsize=1)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.pantolino.decisions import KEEP, Point
-from engines.pantolino.rules import SUPPLY, Params, tie_possible, token_colour, token_value
+from boardlab.engines.pantolino.decisions import KEEP, Point
+from boardlab.engines.pantolino.rules import SUPPLY, Params, tie_possible, token_colour, token_value
 
 COLOURS = ("yellow", "red", "green", "blue", "black", "white", "orange", "purple")
 

@@ -1,10 +1,10 @@
 """Patolli: a two-player race around a cross-shaped track, with captures, bonus and penalty squares and a purse."""
 
-from engines import core
-from engines.patolli import rules
-from engines.patolli.policies import POLICIES
-from engines.patolli.record import RECORD
-from engines.patolli.rules import INFO, METRICS, VARIANTS, Params, State
+from boardlab.engines import core
+from boardlab.engines.patolli import rules
+from boardlab.engines.patolli.policies import POLICIES
+from boardlab.engines.patolli.record import RECORD
+from boardlab.engines.patolli.rules import INFO, METRICS, VARIANTS, Params, State
 
 __all__ = ["INFO", "METRICS", "POLICIES", "RECORD", "VARIANTS", "Params", "State", "play"]
 

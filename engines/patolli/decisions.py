@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import Rollout, Search
-from engines.patolli import playouts
-from engines.patolli.features import features_of
-from engines.patolli.rules import (
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Rollout, Search
+from boardlab.engines.patolli import playouts
+from boardlab.engines.patolli.features import features_of
+from boardlab.engines.patolli.rules import (
     CAPPED,
     INFO,
     ONE,

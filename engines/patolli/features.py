@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.patolli import kernels
-from engines.patolli.rules import INFO, ONE, U64, Params, State, layout
+from boardlab.engines.patolli import kernels
+from boardlab.engines.patolli.rules import INFO, ONE, U64, Params, State, layout
 
 #: the State arrays :func:`~engines.patolli.kernels.features_into` reads, in its order
 STATE_READ = ("track", "off", "home", "tokens", "bank", "safe", "bad", "mover", "turn", "winner", "reason")

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.learned import selfplay, store, training
-from engines.learned.choice import choose
-from engines.learned.model import ValueModel, checksum
-from engines.patolli import features
-from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
-from engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.learned import selfplay, store, training
+from boardlab.engines.learned.choice import choose
+from boardlab.engines.learned.model import ValueModel, checksum
+from boardlab.engines.patolli import features
+from boardlab.engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
+from boardlab.engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
 
 FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)

@@ -10,9 +10,9 @@ to :func:`~engines.patolli.rules.play_on`'s (``tests/engines/test_patolli.py`` c
 
 from __future__ import annotations
 
-from engines import core
-from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, play_to_end
-from engines.patolli.rules import INFO, Params, State, layout
+from boardlab.engines import core
+from boardlab.engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, play_to_end
+from boardlab.engines.patolli.rules import INFO, Params, State, layout
 
 ROLLOUTS = {"random": 0, "balanced": 1, "home-stretch": 1}  # the policies compiled here: 1 = a weighted score
 

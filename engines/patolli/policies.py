@@ -18,16 +18,16 @@ from functools import partial
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import expert_policy
-from engines.learned.exploit import exploit_policy
-from engines.patolli import learned
-from engines.patolli.decisions import ROLLOUT, Expert
-from engines.patolli.features import lost_faces
-from engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
-from engines.patolli.restrictions import RESTRICTIONS, restricted
-from engines.patolli.rules import (
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import expert_policy
+from boardlab.engines.learned.exploit import exploit_policy
+from boardlab.engines.patolli import learned
+from boardlab.engines.patolli.decisions import ROLLOUT, Expert
+from boardlab.engines.patolli.features import lost_faces
+from boardlab.engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
+from boardlab.engines.patolli.restrictions import RESTRICTIONS, restricted
+from boardlab.engines.patolli.rules import (
     ONE,
     SAFE,
     U64,
@@ -42,7 +42,7 @@ from engines.patolli.rules import (
     placements,
     rotate,
 )
-from engines.restrict import restricting
+from boardlab.engines.restrict import restricting
 
 EXPERT_CHUNK = 400  # games per chunk with an expert seat: large search batches, about a minute each
 EXPERT_PLAYOUTS = 256  # the expert's default playouts per decision: beats balanced clearly (README)

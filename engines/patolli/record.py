@@ -1,7 +1,7 @@
 """What the shared layers need about Patolli (see :mod:`engines.record`)."""
 
-from engines.patolli.restrictions import RESTRICTIONS
-from engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.patolli.restrictions import RESTRICTIONS
+from boardlab.engines.record import Balance, Bench, Record, Tuning
 
 RECORD = Record(
     default_policy="balanced",

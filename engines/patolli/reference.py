@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engines.core import GameStream
-from engines.patolli.kernels import (
+from boardlab.engines.core import GameStream
+from boardlab.engines.patolli.kernels import (
     TIE,
     W_BAD,
     W_CAPTURE,
@@ -27,7 +27,7 @@ from engines.patolli.kernels import (
     W_SAFE,
     W_STUCK,
 )
-from engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements, start_tokens
+from boardlab.engines.patolli.rules import INFO, Params, grey_squares, marker_eligible, placements, start_tokens
 
 ENTER = -1  # the source of an entering move
 

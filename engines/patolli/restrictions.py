@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.patolli.decisions import Expert, ExtraPoint, Point
-from engines.patolli.learned import Learned
-from engines.patolli.rules import ONE, U64, Params
-from engines.restrict import OnPoints, Restriction
+from boardlab.engines.patolli.decisions import Expert, ExtraPoint, Point
+from boardlab.engines.patolli.learned import Learned
+from boardlab.engines.patolli.rules import ONE, U64, Params
+from boardlab.engines.restrict import OnPoints, Restriction
 
 
 def button_bits(point: Point, bits: np.ndarray) -> np.ndarray:

@@ -19,8 +19,8 @@ from typing import Literal
 
 import numpy as np
 
-from engines import core
-from engines.core import GameInfo, Metric, Outcome, knob
+from boardlab.engines import core
+from boardlab.engines.core import GameInfo, Metric, Outcome, knob
 
 INFO = GameInfo(
     id="patolli",

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from engines.expert import Budget
-from engines.patolli.decisions import ROLLOUT, ExtraPoint, MarkerPoint, Point, action_of, position_key
-from engines.patolli.policies import POLICIES
-from engines.patolli.rules import ONE, U64, Moves, Params, State, play_with
+from boardlab.engines import core
+from boardlab.engines.expert import Budget
+from boardlab.engines.patolli.decisions import ROLLOUT, ExtraPoint, MarkerPoint, Point, action_of, position_key
+from boardlab.engines.patolli.policies import POLICIES
+from boardlab.engines.patolli.rules import ONE, U64, Moves, Params, State, play_with
 
 Decide = Callable[[Any, np.ndarray, Callable[[], np.ndarray]], np.ndarray]
 HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)

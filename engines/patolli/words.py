@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
-from engines.patolli.rules import SAFE, layout, marker_sets, placements
+from boardlab.engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
+from boardlab.engines.patolli.rules import SAFE, layout, marker_sets, placements
 
 RULES = """\
 Patolli, in our words.

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from analysis.book import Page
-from engines import available_games
-from engines.core import did_you_mean
+from boardlab.analysis.book import Page
+from boardlab.engines import available_games
+from boardlab.engines.core import did_you_mean
 
 
 @dataclass

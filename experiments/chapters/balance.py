@@ -19,15 +19,15 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import game_metrics, plots
-from analysis.book import Page
-from analysis.names import display
-from engines import get_game
-from engines.record import Balance, Tuning, record_of
-from experiments import tune as tn
-from experiments.chapters import verdict
-from experiments.chapters.common import Plan, Question
-from experiments.run import RunResult
+from boardlab.analysis import game_metrics, plots
+from boardlab.analysis.book import Page
+from boardlab.analysis.names import display
+from boardlab.engines import get_game
+from boardlab.engines.record import Balance, Tuning, record_of
+from boardlab.experiments import tune as tn
+from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters.common import Plan, Question
+from boardlab.experiments.run import RunResult
 
 LABEL = "balance"
 

@@ -20,15 +20,15 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import game_metrics, plots
-from analysis.book import Page
-from analysis.wording import pct, points
-from engines import get_game
-from engines.record import record_of
-from experiments import ladder as lad
-from experiments.chapters import skill
-from experiments.chapters.common import Plan, Question
-from experiments.run import RunResult
+from boardlab.analysis import game_metrics, plots
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import pct, points
+from boardlab.engines import get_game
+from boardlab.engines.record import record_of
+from boardlab.experiments import ladder as lad
+from boardlab.experiments.chapters import skill
+from boardlab.experiments.chapters.common import Plan, Question
+from boardlab.experiments.run import RunResult
 
 LABEL = "by skill"
 STRONG = "learned"  #: the strong play every game's row of ``simulate report all``'s comparison is measured under

@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import plots, stats
-from analysis.book import Page
-from analysis.summary import Summary
-from analysis.wording import p_value, pct, points
-from engines.cargolino import INFO, Params
-from engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
-from experiments.chapters.common import (
+from boardlab.analysis import plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.summary import Summary
+from boardlab.analysis.wording import p_value, pct, points
+from boardlab.engines.cargolino import INFO, Params
+from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters.common import (
     Plan,
     Play,
     Question,
@@ -32,8 +32,8 @@ from experiments.chapters.common import (
     plan_of,
     proportion,
 )
-from experiments.run import RunResult
-from experiments.spec import arm_chunk
+from boardlab.experiments.run import RunResult
+from boardlab.experiments.spec import arm_chunk
 
 BASE = "selfish"  # the weak table: board pages, and beside the strong results
 STRONG = "detective"  # the strongest heuristic: strong tables

@@ -13,11 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import plots
-from analysis.book import Page
-from experiments import restrict as rp
-from experiments.chapters.common import Plan, Question
-from experiments.run import RunResult
+from boardlab.analysis import plots
+from boardlab.analysis.book import Page
+from boardlab.experiments import restrict as rp
+from boardlab.experiments.chapters.common import Plan, Question
+from boardlab.experiments.run import RunResult
 
 SHARE = 2  # 10,000 games per seating in a default (20,000-game) report: a cost within about ±0.7 points
 PLAYERS = 2

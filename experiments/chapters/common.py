@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis import stats
-from experiments.run import RunResult, RunSpec, local_runner
-from experiments.spec import Arm
-from experiments.study import player
+from boardlab.analysis import stats
+from boardlab.experiments.run import RunResult, RunSpec, local_runner
+from boardlab.experiments.spec import Arm
+from boardlab.experiments.study import player
 
 Play = Callable[[Sequence[Arm]], list[RunResult]]
 """How a chapter gets its arms' results: played for it, or looked up among those a whole book played once."""
@@ -147,7 +147,7 @@ def front_page(
 
 def provenance(seed: int) -> list[tuple[str, str]]:
     """The front-page lines every chapter shares: seed, package version and date."""
-    from analysis.book import build_date
+    from boardlab.analysis.book import build_date
 
     return [("seed", str(seed)), ("version", f"boardlab {version()}"), ("date", build_date())]
 

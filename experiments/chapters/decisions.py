@@ -16,11 +16,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.book import Page
-from analysis.decision_figure import Panel, draw_positions
-from experiments import explain as ex
-from experiments.chapters.common import Plan, Question
-from experiments.run import RunResult
+from boardlab.analysis.book import Page
+from boardlab.analysis.decision_figure import Panel, draw_positions
+from boardlab.experiments import explain as ex
+from boardlab.experiments.chapters.common import Plan, Question
+from boardlab.experiments.run import RunResult
 
 LABEL = "decisions"
 PLAYERS = 2

@@ -19,18 +19,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import plots, stats
-from analysis.book import Page
-from analysis.wording import count, pct, points
-from engines import get_game
-from engines.record import Handicap, record_of
-from experiments import explain as ex
-from experiments import ladder as lad
-from experiments import restrict as rp
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
-from experiments.chapters.common import Plan, Play, Question, answer, front_page, knobs_line, local_play, plan_of
-from experiments.run import RunResult
-from experiments.spec import arm_chunk
+from boardlab.analysis import plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import count, pct, points
+from boardlab.engines import get_game
+from boardlab.engines.record import Handicap, record_of
+from boardlab.experiments import explain as ex
+from boardlab.experiments import ladder as lad
+from boardlab.experiments import restrict as rp
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
+from boardlab.experiments.chapters.common import (
+    Plan,
+    Play,
+    Question,
+    answer,
+    front_page,
+    knobs_line,
+    local_play,
+    plan_of,
+)
+from boardlab.experiments.run import RunResult
+from boardlab.experiments.spec import arm_chunk
 
 LARGEST_TABLE = 4  # the seat balance and length pages play tables up to this size
 SHARE = 4  # every page's arms but the ladder's play 1/SHARE of the chapter's games per arm

@@ -17,12 +17,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import plots
-from analysis.book import Page
-from analysis.wording import points
-from engines.record import HANDICAP_LABEL, HANDICAP_PLAYERS, Handicap, Series
-from experiments.chapters.common import Plan, Question
-from experiments.run import RunResult
+from boardlab.analysis import plots
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import points
+from boardlab.engines.record import HANDICAP_LABEL, HANDICAP_PLAYERS, Handicap, Series
+from boardlab.experiments.chapters.common import Plan, Question
+from boardlab.experiments.run import RunResult
 
 LABEL = HANDICAP_LABEL
 PLAYERS = HANDICAP_PLAYERS

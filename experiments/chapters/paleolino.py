@@ -20,17 +20,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import plots, stats
-from analysis.book import Page
-from analysis.summary import Summary
-from analysis.wording import p_clause, p_value, pct
-from engines import core
-from engines.paleolino import INFO, POLICIES, VARIANTS, Params
-from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions
-from experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
-from experiments.run import RunResult
-from experiments.spec import arm_chunk
+from boardlab.analysis import plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.summary import Summary
+from boardlab.analysis.wording import p_clause, p_value, pct
+from boardlab.engines import core
+from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
+from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions
+from boardlab.experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
+from boardlab.experiments.run import RunResult
+from boardlab.experiments.spec import arm_chunk
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 DEFAULT_POLICY = "planner"  # strong play: the strongest heuristic; the expert is too slow for every arm

@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import plots, stats
-from analysis.book import Page
-from analysis.summary import Summary
-from analysis.wording import p_clause, p_value, pct, points
-from engines.panots import INFO, Params
-from engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
-from experiments.chapters.common import (
+from boardlab.analysis import plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.summary import Summary
+from boardlab.analysis.wording import p_clause, p_value, pct, points
+from boardlab.engines.panots import INFO, Params
+from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters.common import (
     Plan,
     Play,
     Question,
@@ -36,7 +36,7 @@ from experiments.chapters.common import (
     plan_of,
     proportion,
 )
-from experiments.run import RunResult
+from boardlab.experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
 STRONG = "planner"  # the strongest heuristic (it beats every other head to head)

@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis import game_metrics, plots, stats
-from analysis.book import Page
-from analysis.wording import pct, points
-from engines import core
-from engines.pantolino import INFO, POLICIES, Params, solver
-from engines.pantolino.rules import play_turns
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
-from experiments.chapters.common import (
+from boardlab.analysis import game_metrics, plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import pct, points
+from boardlab.engines import core
+from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
+from boardlab.engines.pantolino.rules import play_turns
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
+from boardlab.experiments.chapters.common import (
     Plan,
     Play,
     Question,
@@ -32,8 +32,8 @@ from experiments.chapters.common import (
     plan_of,
     proportion,
 )
-from experiments.run import RunResult
-from experiments.spec import arm_chunk
+from boardlab.experiments.run import RunResult
+from boardlab.experiments.spec import arm_chunk
 
 POLICY_ORDER = ["win-optimal", "learned", "turn-optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
 STRONG, WEAK = "turn-optimal", "keep-jokers"  # a real contrast: the exact turn maximiser against the simple rule

@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sp
 
-from analysis import plots, stats
-from analysis.book import Page
-from analysis.wording import p_value, pct
-from engines.patolli import INFO, POLICIES, Params
-from engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
-from experiments.chapters.common import (
+from boardlab.analysis import plots, stats
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import p_value, pct
+from boardlab.engines.patolli import INFO, POLICIES, Params
+from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters.common import (
     Plan,
     Play,
     Question,
@@ -37,8 +37,8 @@ from experiments.chapters.common import (
     plan_of,
     proportion,
 )
-from experiments.run import RunResult
-from experiments.spec import arm_chunk
+from boardlab.experiments.run import RunResult
+from boardlab.experiments.spec import arm_chunk
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"

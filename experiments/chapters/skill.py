@@ -16,15 +16,15 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import plots, ratings
-from analysis.book import Page
-from analysis.wording import pct
-from engines import get_game
-from engines.record import record_of
-from experiments import ladder as lad
-from experiments.chapters import verdict
-from experiments.chapters.common import Plan, Question, proportion
-from experiments.run import RunResult
+from boardlab.analysis import plots, ratings
+from boardlab.analysis.book import Page
+from boardlab.analysis.wording import pct
+from boardlab.engines import get_game
+from boardlab.engines.record import record_of
+from boardlab.experiments import ladder as lad
+from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters.common import Plan, Question, proportion
+from boardlab.experiments.run import RunResult
 
 EXPERT_SHARE = 100  # 200 games per seating in a default (20,000-game) report: minutes, not hours
 PLAYERS = 2

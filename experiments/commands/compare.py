@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from engines import get_game
-from experiments import validate
-from experiments.clikit import (
+from boardlab.engines import get_game
+from boardlab.experiments import validate
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -55,8 +55,8 @@ def tournament_command(
     """Every policy against every other, seats rotated: a win-rate matrix with 95% intervals and a heatmap."""
     use_variants_file(variants_file)
     with user_errors():
-        from experiments.compare import plan_tournament, play_tournament
-        from experiments.run import folder_lock, open_runner
+        from boardlab.experiments.compare import plan_tournament, play_tournament
+        from boardlab.experiments.run import folder_lock, open_runner
 
         names = validate.items(policies, "--policies")
         n_games = parse_count(n)
@@ -98,8 +98,8 @@ def sweep_command(
     """Run one knob over several values: per value, seat win rates and mean scores with 95% intervals."""
     use_variants_file(variants_file)
     with user_errors():
-        from experiments.compare import plan_sweep, play_sweep
-        from experiments.run import folder_lock, open_runner
+        from boardlab.experiments.compare import plan_sweep, play_sweep
+        from boardlab.experiments.run import folder_lock, open_runner
 
         module = get_game(game).module
         chosen = seats_from(module, policy, seats, players)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.clikit import (
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Jobs,
@@ -50,8 +50,8 @@ def explain_command(
 ) -> None:
     """The positions where the strong move and the heuristic's differ most in the chance to win, and why."""
     with user_errors(on_interrupt="interrupted"):
-        from experiments import explain as ex
-        from experiments.run import open_executor
+        from boardlab.experiments import explain as ex
+        from boardlab.experiments.run import open_executor
 
         if game_number is not None and games is not None:
             raise UserError("give either --game (one game) or --games (the first N), not both")

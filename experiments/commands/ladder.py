@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.clikit import (
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -56,8 +56,8 @@ def ladder_command(
     """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
     use_variants_file(variants_file)
     with user_errors():
-        from experiments import ladder as lad
-        from experiments.run import folder_lock, open_runner
+        from boardlab.experiments import ladder as lad
+        from boardlab.experiments.run import folder_lock, open_runner
 
         n_games = parse_count(n)
         chosen = None if budgets is None else lad.parse_budgets(budgets)

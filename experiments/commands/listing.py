@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import get_game, registered_games, unusable
-from engines.record import record_of
-from experiments.clikit import AsJson, VariantsFile, emit_json, use_variants_file, user_errors
+from boardlab.engines import get_game, registered_games, unusable
+from boardlab.engines.record import record_of
+from boardlab.experiments.clikit import AsJson, VariantsFile, emit_json, use_variants_file, user_errors
 
 
 def list_command(
@@ -52,7 +52,7 @@ def list_command(
         variants = Table(title=f"{m.INFO.name} variants (--variant NAME)")
         variants.add_column("variant")
         variants.add_column("sets")
-        from experiments.variants import loaded
+        from boardlab.experiments.variants import loaded
 
         for name, overrides in (m.VARIANTS | loaded(game)).items():
             variants.add_row(name, ", ".join(f"{k}={v}" for k, v in overrides.items()))
@@ -124,7 +124,7 @@ def _restrictions_table(module: Any) -> Any:
 
 def target_names(game: str) -> list[str]:
     """The metric names ``simulate tune GAME --target`` accepts (at the game's usual number of seats)."""
-    from experiments import tune
+    from boardlab.experiments import tune
 
     m = get_game(game).module
     seats = max(m.INFO.min_players, min(2, m.INFO.max_players))
@@ -133,7 +133,7 @@ def target_names(game: str) -> list[str]:
 
 def describe(game: str | None) -> dict[str, Any]:
     """``simulate list --json``: every game in brief, or one game's policies, knobs, variants and metrics."""
-    from experiments.variants import loaded
+    from boardlab.experiments.variants import loaded
 
     if game is None:
         games = []

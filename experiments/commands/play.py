@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import core, get_game
-from engines.record import default_policy
-from experiments.clikit import (
+from boardlab.engines import core, get_game
+from boardlab.engines.record import default_policy
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -29,7 +29,7 @@ from experiments.clikit import (
     use_variants_file,
     user_errors,
 )
-from experiments.commands import seating
+from boardlab.experiments.commands import seating
 
 
 def print_summary(result: Any) -> None:
@@ -37,8 +37,8 @@ def print_summary(result: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from analysis import stats
-    from analysis.tables import format_interval
+    from boardlab.analysis import stats
+    from boardlab.analysis.tables import format_interval
 
     spec, summary = result.spec, result.summary
     module = spec.module
@@ -86,7 +86,7 @@ def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
     """The game metrics (same names for every game) as a table: value and 95% interval."""
     from rich.table import Table
 
-    from analysis import game_metrics
+    from boardlab.analysis import game_metrics
 
     table = Table(title="game metrics (absent: not defined for this game)")
     for column in ("metric", "value [95% CI]", "meaning"):
@@ -127,9 +127,9 @@ def run_game(
     ``rotate``: play every rotation of the seats (the same seed in each) and report each policy's share
     averaged over the seats it played, so a seat's edge and a policy's are told apart.
     """
-    from experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder, shortfall
-    from experiments.run.chunk import check_playable
-    from experiments.run.loky import stop_worker_pool
+    from boardlab.experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder, shortfall
+    from boardlab.experiments.run.chunk import check_playable
+    from boardlab.experiments.run.loky import stop_worker_pool
 
     with user_errors():
         module = get_game(game).module
@@ -183,7 +183,7 @@ def run_game(
                         f"recomputed (chunks {', '.join(map(str, result.chunks_recomputed))})",
                         err=True,
                     )
-                from experiments.output import write_run_folder
+                from boardlab.experiments.output import write_run_folder
 
                 write_run_folder(result, folder, save_games, ["simulate", *sys.argv[1:]], target, pool)
                 results.append(result)
@@ -311,8 +311,8 @@ def start_workers(jobs: int) -> Any:
     The workers boot and load the output libraries (see :func:`experiments.output.load_writer_libraries`) on
     the other cores while this process starts playing; the run then finds the same pool.
     """
-    from experiments.output import load_writer_libraries
-    from experiments.run.loky import worker_pool
+    from boardlab.experiments.output import load_writer_libraries
+    from boardlab.experiments.run.loky import worker_pool
 
     pool = worker_pool(jobs)
     pool.submit(load_writer_libraries)

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from experiments import validate
-from experiments.clikit import (
+from boardlab.experiments import validate
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -57,8 +57,8 @@ def restrict_command(
     """Each restriction's cost in win share (95% CI), ranked, and the simplest policy within 2 points of strong play."""
     use_variants_file(variants_file)
     with user_errors():
-        from experiments import restrict as rp
-        from experiments.run import folder_lock, open_runner
+        from boardlab.experiments import restrict as rp
+        from boardlab.experiments.run import folder_lock, open_runner
 
         names = validate.items(restrictions, "--restrictions")
         if not names:

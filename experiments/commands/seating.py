@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engines.record import default_policy
+from boardlab.engines.record import default_policy
 
 
 def players_line(module: Any, seats: Sequence[str], implicit: bool) -> str:
@@ -30,7 +30,7 @@ def mixed_note(game: str, seats: Sequence[str]) -> str | None:
 
 def averaged(results: Sequence[Any]) -> list[dict[str, Any]]:
     """Each policy's win share over every seat it played in every seating, with a 95% interval."""
-    from analysis import stats
+    from boardlab.analysis import stats
 
     cells: dict[str, list[tuple[float, int]]] = {}
     for result in results:
@@ -50,7 +50,7 @@ def print_rotated(results: Sequence[Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from analysis.tables import format_interval
+    from boardlab.analysis.tables import format_interval
 
     console = Console(width=max(110, Console().width))
     for k, result in enumerate(results):

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.clikit import (
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -61,9 +61,9 @@ def report_command(
         n_games = parse_count(REPORT_GAMES if n is None else n)
         target_precision = parse_precision(precision)
         check_pool(backend, jobs, scheduler)
-        from analysis.book import build_date, html_path
-        from experiments.reporting import build_report, is_chapter, report_path
-        from experiments.run import open_runner
+        from boardlab.analysis.book import build_date, html_path
+        from boardlab.experiments.reporting import build_report, is_chapter, report_path
+        from boardlab.experiments.run import open_runner
 
         if not is_chapter(target) and (n is not None or seed is not None):
             raise UserError(f"{target} is a study: its file sets the games and the seed (give --precision, or edit it)")
@@ -109,10 +109,10 @@ def experiment_command(
 ) -> None:
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
     with user_errors():
-        from analysis.files import replacing_together
-        from experiments.run import folder_lock, open_runner
-        from experiments.spec import load_study, resolve_study
-        from experiments.study import run_study
+        from boardlab.analysis.files import replacing_together
+        from boardlab.experiments.run import folder_lock, open_runner
+        from boardlab.experiments.spec import load_study, resolve_study
+        from boardlab.experiments.study import run_study
 
         study = load_study(resolve_study(file))
         target = parse_precision(precision)

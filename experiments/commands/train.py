@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from experiments.clikit import (
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Jobs,
@@ -18,7 +18,7 @@ from experiments.clikit import (
     parse_settings,
     user_errors,
 )
-from experiments.train import MAX_GAMES_FACTOR, train_model, training
+from boardlab.experiments.train import MAX_GAMES_FACTOR, train_model, training
 
 INTERRUPTED = "interrupted: a training keeps nothing until it ends; run the same command again to train from the start"
 

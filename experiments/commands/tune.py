@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import get_game
-from experiments.clikit import (
+from boardlab.engines import get_game
+from boardlab.experiments.clikit import (
     AsJson,
     Backend,
     Fresh,
@@ -25,7 +25,7 @@ from experiments.clikit import (
     use_variants_file,
     user_errors,
 )
-from experiments.commands.play import print_game_metrics
+from boardlab.experiments.commands.play import print_game_metrics
 
 
 def tune_command(
@@ -82,9 +82,9 @@ def tune_command(
     """
     use_variants_file(variants_file)
     with user_errors():
-        from experiments import tune as tn
-        from experiments import variants
-        from experiments.run import open_executor
+        from boardlab.experiments import tune as tn
+        from boardlab.experiments import variants
+        from boardlab.experiments.run import open_executor
 
         module = get_game(game).module
         variants.check_key(variants.check_name(game, name))
@@ -138,7 +138,7 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
     """Whether each target was reached, the best setting beside the baseline, importances, and where files went."""
     from rich.console import Console
 
-    from analysis import game_metrics
+    from boardlab.analysis import game_metrics
 
     console = Console(width=max(110, Console().width))
     best, base = result.best, result.baseline

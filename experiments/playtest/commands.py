@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
-from engines import available_games, get_game
-from experiments import validate
+from boardlab.engines import available_games, get_game
+from boardlab.experiments import validate
 
 Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
 Variant = Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")]
@@ -56,7 +56,7 @@ def _settings(items: list[str] | None) -> tuple[tuple[str, str], ...]:
 
 def _check_hints(setup: Any, policy: str | None, playouts: int | None) -> tuple[str, int]:
     """The strong player and playouts per move of hints and reviews, checked (the game's by default)."""
-    from experiments.playtest.setup import check_playouts
+    from boardlab.experiments.playtest.setup import check_playouts
 
     chosen = setup.ready(policy or setup.hint_policy())  # refuses the table, or builds its tables now
     return chosen, check_playouts(setup.hint_playouts() if playouts is None else playouts, "--hint-playouts")
@@ -83,9 +83,9 @@ def play(
     with one_line_errors():
         from rich.console import Console
 
-        from experiments.playtest import record as records
-        from experiments.playtest.setup import HUMAN, Setup, check_playouts
-        from experiments.playtest.terminal import Session
+        from boardlab.experiments.playtest import record as records
+        from boardlab.experiments.playtest.setup import HUMAN, Setup, check_playouts
+        from boardlab.experiments.playtest.terminal import Session
 
         if resume is not None:
             if game is not None or seats is not None or settings or variant is not None:
@@ -169,8 +169,8 @@ def review(
         from rich.console import Console
         from rich.markup import escape
 
-        from experiments.playtest import review as reviews
-        from experiments.playtest import sources
+        from boardlab.experiments.playtest import review as reviews
+        from boardlab.experiments.playtest import sources
 
         _check_chart(chart)
         if target.endswith(".json") or Path(target).exists():

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from analysis.stats import paired_shares
-from engines.core import StreamSource, mix64
-from engines.expert import seat_reward
+from boardlab.analysis.stats import paired_shares
+from boardlab.engines.core import StreamSource, mix64
+from boardlab.engines.expert import seat_reward
 
 Z95 = 1.959964  #: two-sided 95% normal quantile
 HINT_SALT = np.uint64(0x2545F4914F6CDD1D)  #: keeps hint streams apart from the expert's own streams

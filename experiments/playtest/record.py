@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.files import atomic_write
-from experiments import validate
-from experiments.playtest.setup import Setup
+from boardlab.analysis.files import atomic_write
+from boardlab.experiments import validate
+from boardlab.experiments.playtest.setup import Setup
 
 FORMAT = 1  #: bump when the file's layout changes
 MAX_MOVE = 2**31  #: no decision of any game has this many candidates

@@ -16,9 +16,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from experiments.playtest import hints
-from experiments.playtest.setup import HUMAN, Setup
-from experiments.playtest.table import Observed
+from boardlab.experiments.playtest import hints
+from boardlab.experiments.playtest.setup import HUMAN, Setup
+from boardlab.experiments.playtest.table import Observed
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def print_review(console: Console, verdicts: Sequence[Verdict], title: str, top:
 
 def save_chart(path: Path, verdicts: Sequence[Verdict], seat: int, title: str, strong_label: str) -> bool:
     """Write the PNG of ``seat``'s chance to win over the game; ``False`` when it made no decision with a choice."""
-    from analysis.playtest_figure import chance_over_game
+    from boardlab.analysis.playtest_figure import chance_over_game
 
     own = [v for v in verdicts if v.seat == seat]
     if not own:

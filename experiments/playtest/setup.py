@@ -9,8 +9,8 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any
 
-from engines import core, get_game
-from experiments import validate
+from boardlab.engines import core, get_game
+from boardlab.experiments import validate
 
 HUMAN = "human"  #: the seat name of a person at the terminal
 MAX_PLAYOUTS = 100_000  #: playouts per legal move of hints, reviews and explanations, at most
@@ -75,7 +75,7 @@ class Setup:
     @cached_property
     def params(self) -> Any:
         """The game's knobs: the variant's, then the explicit settings (a setting may not contradict the variant)."""
-        from experiments import variants
+        from boardlab.experiments import variants
 
         chosen: dict[str, str] = {}
         if self.variant is not None:
@@ -94,7 +94,7 @@ class Setup:
 
     def hint_playouts(self) -> int:
         """The game's default playouts per legal move for hints and reviews at this table."""
-        from engines.expert import default_playouts
+        from boardlab.engines.expert import default_playouts
 
         return default_playouts(self.seats_module.HINT_PLAYOUTS, self.players)
 

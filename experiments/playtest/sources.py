@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import core
-from experiments import validate
-from experiments.playtest import record as records
-from experiments.playtest import table
-from experiments.playtest.setup import HUMAN, Setup
-from experiments.run.spec import MAX_CHUNK_GAMES, MAX_GAMES
+from boardlab.engines import core
+from boardlab.experiments import validate
+from boardlab.experiments.playtest import record as records
+from boardlab.experiments.playtest import table
+from boardlab.experiments.playtest.setup import HUMAN, Setup
+from boardlab.experiments.run.spec import MAX_CHUNK_GAMES, MAX_GAMES
 
 
 class _End(Exception):

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
-from experiments.playtest.record import RecordError
-from experiments.playtest.setup import HUMAN, Setup
+from boardlab.engines import core
+from boardlab.experiments.playtest.record import RecordError
+from boardlab.experiments.playtest.setup import HUMAN, Setup
 
 Live = Callable[[Any, int, Callable[[], np.ndarray], int], int]
 """``(point, seat, propose, index) -> candidate`` for decision ``index`` (``propose()``: the seat policy's)."""

@@ -20,8 +20,8 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from experiments.playtest import hints, table
-from experiments.playtest.record import Record
+from boardlab.experiments.playtest import hints, table
+from boardlab.experiments.playtest.record import Record
 
 AI_PAUSE_S = 0.8  #: how long each policy move stays on screen before the next one (``--fast``: none)
 KEYS = "a number, ? rules, h hints, u take back, q save and stop"

@@ -8,15 +8,15 @@ Dask), :mod:`~experiments.run.stopping`, :mod:`~experiments.run.loop` (the loop)
 :mod:`~experiments.run.games` (saved games) and :mod:`~experiments.run.session` (a command's runner).
 """
 
-from experiments.run.errors import ChunkError, RunError
-from experiments.run.executors import Executor, InProcess, check_jobs, open_executor, run_tasks
-from experiments.run.locks import folder_lock
-from experiments.run.loop import Runner, local_runner, play, run_in_folder
-from experiments.run.result import RunResult
-from experiments.run.session import open_runner
-from experiments.run.spec import MAX_GAMES, RunSpec
-from experiments.run.stopping import FIXED, Precision, rule, shortfall
-from experiments.run.store import FolderStore, MemoryStore, RunFolder
+from boardlab.experiments.run.errors import ChunkError, RunError
+from boardlab.experiments.run.executors import Executor, InProcess, check_jobs, open_executor, run_tasks
+from boardlab.experiments.run.locks import folder_lock
+from boardlab.experiments.run.loop import Runner, local_runner, play, run_in_folder
+from boardlab.experiments.run.result import RunResult
+from boardlab.experiments.run.session import open_runner
+from boardlab.experiments.run.spec import MAX_GAMES, RunSpec
+from boardlab.experiments.run.stopping import FIXED, Precision, rule, shortfall
+from boardlab.experiments.run.store import FolderStore, MemoryStore, RunFolder
 
 __all__ = [
     "FIXED",

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.summary import Summary
-from experiments.run.errors import ChunkError
-from experiments.run.seeds import chunk_rng
-from experiments.run.spec import RunSpec
+from boardlab.analysis.summary import Summary
+from boardlab.experiments.run.errors import ChunkError
+from boardlab.experiments.run.seeds import chunk_rng
+from boardlab.experiments.run.spec import RunSpec
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from analysis.files import atomic_write
-from analysis.summary import Summary
-from engines.cachedir import read_bytes
+from boardlab.analysis.files import atomic_write
+from boardlab.analysis.summary import Summary
+from boardlab.engines.cachedir import read_bytes
 
 CHECKPOINT_FORMAT = 3  # 2: every chunk file holds its own label (run key, index, games); 3: game-metric sums
 DIGEST_BYTES = hashlib.sha256().digest_size  # a checkpoint file starts with the SHA-256 of the rest

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor as Pool
 from typing import Any
 
-from experiments.run.errors import RunError
+from boardlab.experiments.run.errors import RunError
 
 
 class Dask:

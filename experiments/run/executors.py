@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor as Pool
 from typing import Any, Protocol
 
-from experiments.run.errors import RunError
+from boardlab.experiments.run.errors import RunError
 
 MAX_JOBS_PER_CORE = 4  # processes per core of a pool on this machine (loky, or a local Dask cluster)
 BACKENDS = ("loky", "dask")
@@ -84,11 +84,11 @@ def open_executor(backend: str = "loky", jobs: int | None = None, scheduler: str
     check_backend(backend, scheduler)
     jobs = check_jobs(jobs, scheduler if backend == "dask" else None)
     if backend == "loky":
-        from experiments.run.loky import Loky
+        from boardlab.experiments.run.loky import Loky
 
         yield InProcess() if jobs == 1 else Loky(jobs)
         return
-    from experiments.run.cluster import Dask, dask_client
+    from boardlab.experiments.run.cluster import Dask, dask_client
 
     with dask_client(scheduler, jobs) as client:
         yield Dask(client)

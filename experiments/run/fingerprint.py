@@ -19,12 +19,14 @@ from dataclasses import fields, is_dataclass
 from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
-OURS = "engines"
+OURS = "boardlab.engines"
 """The shared package whose modules count as policy code beside the game's own package."""
 
 
 def _top(name: str) -> str:
-    return name.partition(".")[0]
+    """The top-level package of module ``name`` (boardlab's layers count as their own: ``boardlab.engines``)."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if parts[0] == "boardlab" else parts[0]
 
 
 def _objects(value: Any, seen: set[int]) -> Iterator[Any]:

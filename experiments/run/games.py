@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from analysis.files import replacing
-from experiments.run.chunkfile import file_sha256
-from experiments.run.spec import RunSpec
+from boardlab.analysis.files import replacing
+from boardlab.experiments.run.chunkfile import file_sha256
+from boardlab.experiments.run.spec import RunSpec
 
 
 def games_part(games_dir: Path, index: int) -> Path:

@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from experiments.run.errors import RunError
+from boardlab.experiments.run.errors import RunError
 
 LOCK_FILE = ".lock"
 _held: set[Path] = set()  # folders this process has locked

@@ -13,16 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from analysis.summary import Summary
-from experiments.run import chunk
-from experiments.run.errors import ChunkError, RunError
-from experiments.run.executors import Executor, InProcess
-from experiments.run.games import games_intact, games_part, write_games
-from experiments.run.locks import folder_lock
-from experiments.run.result import RunResult, merge_in_order
-from experiments.run.spec import RunSpec
-from experiments.run.stopping import FIXED, StoppingRule
-from experiments.run.store import MemoryStore, RunFolder, Store
+from boardlab.analysis.summary import Summary
+from boardlab.experiments.run import chunk
+from boardlab.experiments.run.errors import ChunkError, RunError
+from boardlab.experiments.run.executors import Executor, InProcess
+from boardlab.experiments.run.games import games_intact, games_part, write_games
+from boardlab.experiments.run.locks import folder_lock
+from boardlab.experiments.run.result import RunResult, merge_in_order
+from boardlab.experiments.run.spec import RunSpec
+from boardlab.experiments.run.stopping import FIXED, StoppingRule
+from boardlab.experiments.run.store import MemoryStore, RunFolder, Store
 
 Key = tuple[str, int, int]  # (identity text, chunk index, games)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.summary import Summary
-from experiments.run.spec import RunSpec
+from boardlab.analysis.summary import Summary
+from boardlab.experiments.run.spec import RunSpec
 
 
 @dataclass
@@ -60,13 +60,13 @@ class RunResult:
 
     def game_metrics(self) -> dict[str, Any]:
         """The game metrics this game defines (:mod:`analysis.game_metrics`): name -> value with its interval."""
-        from analysis import game_metrics
+        from boardlab.analysis import game_metrics
 
         return game_metrics.compute(self.summary, self.spec.module.INFO.cooperative)
 
     def metrics(self) -> dict[str, Any]:
         """Game-specific numbers: means with intervals, per-seat means, count fractions; and the game metrics."""
-        from analysis import game_metrics
+        from boardlab.analysis import game_metrics
 
         s, module = self.summary, self.spec.module
         mean, low, high = s.mean_turns()

@@ -6,10 +6,10 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from experiments.run.executors import open_executor
-from experiments.run.locks import folder_lock
-from experiments.run.loop import Runner
-from experiments.run.store import FolderStore, MemoryStore
+from boardlab.experiments.run.executors import open_executor
+from boardlab.experiments.run.locks import folder_lock
+from boardlab.experiments.run.loop import Runner
+from boardlab.experiments.run.store import FolderStore, MemoryStore
 
 
 @contextlib.contextmanager

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engines import core, get_game
-from engines.expert import Rollout
-from experiments import validate
-from experiments.run import fingerprint
-from experiments.run.chunkfile import CHECKPOINT_FORMAT
+from boardlab.engines import core, get_game
+from boardlab.engines.expert import Rollout
+from boardlab.experiments import validate
+from boardlab.experiments.run import fingerprint
+from boardlab.experiments.run.chunkfile import CHECKPOINT_FORMAT
 
 MAX_GAMES = 10**12  # games per run
 MAX_CHUNKS = 100_000  # chunks per run: their summaries are kept in memory until the run is merged
@@ -45,7 +45,7 @@ class RunSpec:
         """
         self._check_types()
         if self.variant is not None and self.variant_sets is None:
-            from experiments import variants
+            from boardlab.experiments import variants
 
             found = variants.settings_of(self.game, self.variant)
             if found is None:

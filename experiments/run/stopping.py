@@ -12,9 +12,9 @@ from typing import Protocol
 
 import numpy as np
 
-from analysis import wording
-from analysis.summary import Summary
-from experiments.run.spec import MAX_CHUNKS, MAX_GAMES
+from boardlab.analysis import wording
+from boardlab.analysis.summary import Summary
+from boardlab.experiments.run.spec import MAX_CHUNKS, MAX_GAMES
 
 
 class StoppingRule(Protocol):
@@ -52,7 +52,7 @@ class Precision:
 
     def next_games(self, summary: Summary, chunk_size: int) -> int | None:
         """The next total for every win rate to reach the target; None when reached (or at the cap)."""
-        from analysis import stats
+        from boardlab.analysis import stats
 
         max_games = min(self.max_games, MAX_GAMES, MAX_CHUNKS * chunk_size)
         if widest_half_width(summary) <= self.target or summary.n_games >= max_games:
@@ -65,7 +65,7 @@ class Precision:
 
 def widest_half_width(summary: Summary) -> float:
     """The widest 95% Wilson half-width among an arm's sole and shared win rates (what :class:`Precision` bounds)."""
-    from analysis import stats
+    from boardlab.analysis import stats
 
     counts = np.concatenate([summary.wins, summary.shared_wins])
     return float(stats.wilson_half_width(counts, summary.n_games).max())

@@ -21,12 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol
 
-from analysis.files import atomic_write
-from analysis.summary import Summary
-from experiments.run.chunkfile import chunk_label, chunk_name, read_checkpoint, write_checkpoint
-from experiments.run.errors import RunError
-from experiments.run.locks import clear_folder
-from experiments.run.spec import RunSpec, identity_key
+from boardlab.analysis.files import atomic_write
+from boardlab.analysis.summary import Summary
+from boardlab.experiments.run.chunkfile import chunk_label, chunk_name, read_checkpoint, write_checkpoint
+from boardlab.experiments.run.errors import RunError
+from boardlab.experiments.run.locks import clear_folder
+from boardlab.experiments.run.spec import RunSpec, identity_key
 
 Stored = tuple[Summary, dict[str, Any]]
 """A stored chunk: its summary and its label (which may record the digest of its saved games)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from experiments.chapters.common import Play
-from experiments.run import MemoryStore, Runner, open_executor
-from experiments.study import run_arms
+from boardlab.experiments.chapters.common import Play
+from boardlab.experiments.run import MemoryStore, Runner, open_executor
+from boardlab.experiments.study import run_arms
 
 
 def two_jobs(precision: float | None = None) -> Play:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis import report_pdf
-from analysis.book import TITLE_LINES, Book, Page, Report
+from boardlab.analysis import report_pdf
+from boardlab.analysis.book import TITLE_LINES, Book, Page, Report
 
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 """A ``snake_case`` identifier."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import files
+from boardlab.analysis import files
 
 
 def test_a_file_is_replaced_whole_or_left_as_it_was(tmp_path: Path) -> None:

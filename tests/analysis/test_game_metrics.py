@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import game_metrics as gm
-from analysis import stats
-from analysis.summary import Summary
-from engines import available_games, get_game
+from boardlab.analysis import game_metrics as gm
+from boardlab.analysis import stats
+from boardlab.analysis.summary import Summary
+from boardlab.engines import available_games, get_game
 
 
 def outcome(winner: list[int], players: int = 2, **extra: np.ndarray) -> dict[str, np.ndarray]:
@@ -83,7 +83,7 @@ def test_the_tables_win_rate_is_absent_not_zero_for_a_competitive_game() -> None
 def test_the_tables_win_rate_reaches_the_json_the_metrics_file_and_the_summary(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from experiments.cli import app
+    from boardlab.experiments.cli import app
 
     args = ["paleolino", "-p", "greedy", "--players", "2", "-n", "600", "--jobs", "1", "--out", str(tmp_path)]
     printed = CliRunner().invoke(app, args)
@@ -126,7 +126,7 @@ def test_every_game_reports_the_metrics_it_can_define(game: str) -> None:
 
 
 def test_pantolino_lead_changes_and_mid_scores_are_plausible() -> None:
-    from engines.pantolino import Params, play
+    from boardlab.engines.pantolino import Params, play
 
     out = play(Params(), ["greedy", "greedy"], 2000, np.random.default_rng(0))
     assert np.all(out["mid_score"] <= out["score"])  # boots never fall without steals

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import ratings
+from boardlab.analysis import ratings
 
 
 def table(rows: list[tuple[str, str, int, float]]) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
-from experiments.cli import app
+from boardlab.experiments.cli import app
 from tests.analysis import browser
 
 runner = CliRunner()

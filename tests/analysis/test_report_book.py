@@ -10,14 +10,14 @@ import pytest
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
-from analysis import plots
-from analysis.book import Book, Knob, Page, Report, knob_value
-from analysis.report import write_book, write_report
-from experiments import reporting
-from experiments.chapters import Chapter
-from experiments.chapters.common import Plan, play_pages
-from experiments.cli import app
-from experiments.run import chunk, local_runner, stopping
+from boardlab.analysis import plots
+from boardlab.analysis.book import Book, Knob, Page, Report, knob_value
+from boardlab.analysis.report import write_book, write_report
+from boardlab.experiments import reporting
+from boardlab.experiments.chapters import Chapter
+from boardlab.experiments.chapters.common import Plan, play_pages
+from boardlab.experiments.cli import app
+from boardlab.experiments.run import chunk, local_runner, stopping
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
@@ -60,7 +60,7 @@ def test_a_book_numbers_its_pages_and_the_old_call_keeps_one_page_per_question(t
 
 
 def test_a_failed_build_leaves_the_old_pdf_and_html_pair_whole(tmp_path, monkeypatch) -> None:
-    from analysis import report_html
+    from boardlab.analysis import report_html
 
     book = Book([Report("One", [], [_page(0)])])
     path = write_book(tmp_path / "r.pdf", book)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from experiments.chapters import cargolino, decisions
-from experiments.spec import load_study, shipped_studies
+from boardlab.experiments.chapters import cargolino, decisions
+from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import write_checked
 

@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from experiments.chapters import choices
-from experiments.chapters.common import answer, local_play, plan_of
+from boardlab.experiments.chapters import choices
+from boardlab.experiments.chapters.common import answer, local_play, plan_of
 
 GAME = "pantolino"
 

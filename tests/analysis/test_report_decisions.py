@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from experiments.chapters import decisions
-from experiments.chapters.common import answer, local_play, plan_of
+from boardlab.experiments.chapters import decisions
+from boardlab.experiments.chapters.common import answer, local_play, plan_of
 
 GAME, N, SEED = "pantolino", 1_000, 2026
 

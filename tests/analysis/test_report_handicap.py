@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.chapters import handicap
-from experiments.chapters.common import Plan
+from boardlab.experiments.chapters import handicap
+from boardlab.experiments.chapters.common import Plan
 
 PLAIN = handicap.Series("greedy", "greedy", (0, 1, 2))
 FIXED = handicap.Series("greedy, seat order", "greedy", (0, 1, 2), (("grab_order", "seat"),))

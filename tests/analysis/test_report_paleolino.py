@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from analysis.report import write_report
-from experiments.chapters import paleolino
-from experiments.spec import load_study, shipped_studies
+from boardlab.analysis.report import write_report
+from boardlab.experiments.chapters import paleolino
+from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 
 N = 400
@@ -105,8 +105,8 @@ def test_planner_and_expert_arms_are_smaller_and_every_arm_played(report) -> Non
 
 
 def test_precision_runs_hold_the_table_win_rate() -> None:
-    from analysis import stats
-    from experiments.run import Precision, local_runner
+    from boardlab.analysis import stats
+    from boardlab.experiments.run import Precision, local_runner
 
     arms = [a for a in paleolino.plan(200, 2026, 200).arms if a.spec.seats[0] in ("greedy", "random")][:2]
     for result in local_runner().play([a.spec for a in arms], Precision(0.04, 50_000_000)):

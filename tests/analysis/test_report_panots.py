@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from analysis.report import write_report
-from experiments.chapters import panots
-from experiments.spec import load_study, shipped_studies
+from boardlab.analysis.report import write_report
+from boardlab.experiments.chapters import panots
+from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 
-from analysis.report import write_report
-from engines.patolli import Params, play
-from experiments.chapters import patolli
-from experiments.spec import load_study, shipped_studies
+from boardlab.analysis.report import write_report
+from boardlab.engines.patolli import Params, play
+from boardlab.experiments.chapters import patolli
+from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from analysis import plots, report_html
-from analysis.book import TITLE_CHARS, Book, Page, Report, split_title
-from analysis.names import display
+from boardlab.analysis import plots, report_html
+from boardlab.analysis.book import TITLE_CHARS, Book, Page, Report, split_title
+from boardlab.analysis.names import display
 from tests.analysis.layout import SNAKE, write_checked
 
 LONG_TITLE = (

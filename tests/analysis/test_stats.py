@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import stats, wording
+from boardlab.analysis import stats, wording
 
 
 def test_wilson_matches_the_textbook_example() -> None:

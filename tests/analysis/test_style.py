@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import seaborn as sns
 
-import engines
-from analysis import style
-from engines import BUILT_IN, available_games, get_game
+from boardlab import engines
+from boardlab.analysis import style
+from boardlab.engines import BUILT_IN, available_games, get_game
 
 
 def test_palette_is_seaborns_colour_blind_palette() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.summary import Summary
-from engines.core import Metric
+from boardlab.analysis.summary import Summary
+from boardlab.engines.core import Metric
 
 METRICS = {"steals": Metric("seat", "steals"), "hist": Metric("counts", "h"), "acc": Metric("seat", "acc")}
 

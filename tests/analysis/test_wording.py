@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis import wording
+from boardlab.analysis import wording
 
 
 def test_rates_and_differences_carry_their_intervals() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.paleolino import POLICIES, Params
-from engines.paleolino.decisions import Point
-from engines.paleolino.rules import play_with
+from boardlab.engines.paleolino import POLICIES, Params
+from boardlab.engines.paleolino.decisions import Point
+from boardlab.engines.paleolino.rules import play_with
 
 
 def points_at(params: Params, stage: int, turn: int, n: int = 200, seed: int = 1) -> Point:

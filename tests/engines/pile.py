@@ -12,8 +12,8 @@ from functools import partial
 
 import numpy as np
 
-from engines import core
-from engines.learned.model import ValueModel
+from boardlab.engines import core
+from boardlab.engines.learned.model import ValueModel
 
 
 @dataclass

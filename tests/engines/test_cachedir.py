@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engines import cachedir
+from boardlab.engines import cachedir
 
 
 def test_the_folder_is_boardlab_cache_else_the_user_s_cache(tmp_path: Path, monkeypatch) -> None:

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import cargolino, core
-from engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, reference, rules
-from engines.cargolino.policies import EXPERT_HIDE
-from engines.checker import check_batch, check_reference
-from engines.expert import by_table_size
+from boardlab.engines import cargolino, core
+from boardlab.engines.cargolino import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, reference, rules
+from boardlab.engines.cargolino.policies import EXPERT_HIDE
+from boardlab.engines.checker import check_batch, check_reference
+from boardlab.engines.expert import by_table_size
 
 HEURISTICS = sorted(
     name for name in POLICIES if not name.startswith("expert") and name != "learned"

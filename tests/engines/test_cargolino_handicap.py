@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import cargolino, core
-from engines.cargolino import POLICIES, Params, features, play, rules
-from engines.checker import check_reference
+from boardlab.engines import cargolino, core
+from boardlab.engines.cargolino import POLICIES, Params, features, play, rules
+from boardlab.engines.checker import check_reference
 
 
 @pytest.mark.parametrize(

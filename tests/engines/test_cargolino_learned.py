@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core, expert
-from engines.cargolino import POLICIES, Params, decisions, features, learned, rules
-from engines.expert import Rollout
-from engines.learned import cache, training
-from engines.learned.choice import Featured, best_candidates, choose, guarded_candidates
-from engines.learned.model import ValueModel
+from boardlab.engines import core, expert
+from boardlab.engines.cargolino import POLICIES, Params, decisions, features, learned, rules
+from boardlab.engines.expert import Rollout
+from boardlab.engines.learned import cache, training
+from boardlab.engines.learned.choice import Featured, best_candidates, choose, guarded_candidates
+from boardlab.engines.learned.model import ValueModel
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS[2], games=40, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=20)

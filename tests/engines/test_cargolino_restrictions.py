@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core
-from engines.cargolino import POLICIES, Params, play, rules
-from engines.cargolino.decisions import Point
-from engines.cargolino.restrictions import RESTRICTIONS
-from engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines import core
+from boardlab.engines.cargolino import POLICIES, Params, play, rules
+from boardlab.engines.cargolino.decisions import Point
+from boardlab.engines.cargolino.restrictions import RESTRICTIONS
+from boardlab.engines.restrict import RestrictedSearch, restricted_legal
 from tests.engines.digests import outcome_digest
 
 

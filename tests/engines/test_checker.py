@@ -8,8 +8,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from engines import get_game
-from engines.checker import CheckError, check_batch, check_columns, check_contract, check_decisions, check_reference
+from boardlab.engines import get_game
+from boardlab.engines.checker import (
+    CheckError,
+    check_batch,
+    check_columns,
+    check_contract,
+    check_decisions,
+    check_reference,
+)
 
 
 def broken(**changes) -> SimpleNamespace:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines import available_games, get_game
-from engines.checker import CHECKS, check_game
+from boardlab.engines import available_games, get_game
+from boardlab.engines.checker import CHECKS, check_game
 
 
 @pytest.mark.parametrize("check", list(CHECKS))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import available_games, get_game
-from engines.core import (
+from boardlab.engines import available_games, get_game
+from boardlab.engines.core import (
     GameStream,
     RandomSource,
     ScriptedSource,
@@ -16,7 +16,7 @@ from engines.core import (
     rank_winners,
     rows_of,
 )
-from engines.pantolino import Params
+from boardlab.engines.pantolino import Params
 
 
 def test_with_strings_parses_each_knob_type() -> None:
@@ -50,7 +50,7 @@ def test_knobs_describe_every_field() -> None:
 
 
 def test_a_knob_source_must_say_rulebook_published_or_ours() -> None:
-    from engines.core import knob
+    from boardlab.engines.core import knob
 
     assert knob(1, "doc", "1..2", source="ours: a reason").metadata["source"] == "ours: a reason"
     with pytest.raises(ValueError, match="source"):

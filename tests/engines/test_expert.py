@@ -7,19 +7,19 @@ import itertools
 import numpy as np
 import pytest
 
-import engines.expert as expert
-from engines import core
-from engines.core import ScriptedSource, StreamSource
-from engines.pantolino import POLICIES as PANTOLINO_POLICIES
-from engines.pantolino import Params as PantolinoParams
-from engines.pantolino import decisions as pantolino_points
-from engines.pantolino import play as play_pantolino
-from engines.pantolino.rules import SUPPLY, State, Turn, token_value
-from engines.patolli import POLICIES as PATOLLI_POLICIES
-from engines.patolli import Params as PatolliParams
-from engines.patolli import decisions as patolli_points
-from engines.patolli import play as play_patolli
-from engines.patolli.rules import Moves, start
+import boardlab.engines.expert as expert
+from boardlab.engines import core
+from boardlab.engines.core import ScriptedSource, StreamSource
+from boardlab.engines.pantolino import POLICIES as PANTOLINO_POLICIES
+from boardlab.engines.pantolino import Params as PantolinoParams
+from boardlab.engines.pantolino import decisions as pantolino_points
+from boardlab.engines.pantolino import play as play_pantolino
+from boardlab.engines.pantolino.rules import SUPPLY, State, Turn, token_value
+from boardlab.engines.patolli import POLICIES as PATOLLI_POLICIES
+from boardlab.engines.patolli import Params as PatolliParams
+from boardlab.engines.patolli import decisions as patolli_points
+from boardlab.engines.patolli import play as play_patolli
+from boardlab.engines.patolli.rules import Moves, start
 
 YELLOW_4, RED_2 = 14, 3  # token ids: value index * colours + (colours - 1 - colour)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines.learned import cache, store, training
-from engines.learned.model import ValueModel
-from engines.pantolino import Params
+from boardlab.engines.learned import cache, store, training
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.pantolino import Params
 
 KEY = {"game": "toy", "players": 2, "knobs": {"a": 1}, "format": 1}
 WIDTH = 3

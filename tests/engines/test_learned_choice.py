@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.learned.choice import (
+from boardlab.engines.learned.choice import (
     Featured,
     best_candidates,
     best_of,

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.learned.dense import layer
+from boardlab.engines.learned.dense import layer
 
 
 def in_order(inputs: np.ndarray, weights: np.ndarray, biases: np.ndarray, relu: bool) -> np.ndarray:

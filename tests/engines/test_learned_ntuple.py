@@ -7,9 +7,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines.learned import cache, store, training
-from engines.learned.ntuple import Group, Input, LeastSquares, Spec, TupleModel, fit
-from engines.pantolino import INFO, Params
+from boardlab.engines.learned import cache, store, training
+from boardlab.engines.learned.ntuple import Group, Input, LeastSquares, Spec, TupleModel, fit
+from boardlab.engines.pantolino import INFO, Params
 from tests.engines.test_learned import Toy, reversed_mapper
 
 WIDTH = 4

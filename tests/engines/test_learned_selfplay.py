@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from engines import core
-from engines.learned import training
-from engines.learned.selfplay import SelfPlay, Trajectories, lambda_returns, merge
+from boardlab.engines import core
+from boardlab.engines.learned import training
+from boardlab.engines.learned.selfplay import SelfPlay, Trajectories, lambda_returns, merge
 from tests.engines.pile import PileTable, perfect, width
 
 

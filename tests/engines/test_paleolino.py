@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import get_game, paleolino
-from engines.checker import check_batch, check_reference
-from engines.core import GameStream, ScriptedSource
-from engines.paleolino import INFO, POLICIES, Params, play
-from engines.paleolino import reference as ref
-from engines.paleolino.kernels import CRYSTAL_VALUE
-from engines.paleolino.policies import keep_best, keep_order, offers
-from engines.paleolino.rules import (
+from boardlab.engines import get_game, paleolino
+from boardlab.engines.checker import check_batch, check_reference
+from boardlab.engines.core import GameStream, ScriptedSource
+from boardlab.engines.paleolino import INFO, POLICIES, Params, play
+from boardlab.engines.paleolino import reference as ref
+from boardlab.engines.paleolino.kernels import CRYSTAL_VALUE
+from boardlab.engines.paleolino.policies import keep_best, keep_order, offers
+from boardlab.engines.paleolino.rules import (
     State,
     Turn,
     bag_tables,
@@ -157,7 +157,7 @@ def test_batch_equals_single_games() -> None:
 
 
 def test_blocks_of_games_do_not_change_results(monkeypatch) -> None:
-    import engines.paleolino.rules as rules
+    import boardlab.engines.paleolino.rules as rules
 
     source = ScriptedSource.from_seed(5, 7, 400)
     whole = play(Params(), ["random", "greedy"], 7, source)
@@ -389,7 +389,7 @@ def test_params_reject_bad_knobs(knobs: dict, message: str) -> None:
 
 
 def test_variants_parse() -> None:
-    from engines.paleolino import VARIANTS
+    from boardlab.engines.paleolino import VARIANTS
 
     for overrides in VARIANTS.values():
         Params().with_strings(overrides)
@@ -408,7 +408,7 @@ def test_forgetting_is_a_binomial_quantile() -> None:
     params = Params(fade=1.0)  # everything remembered is forgotten at the next turn's start
     state = State.initial(params, 1, 1, None)
     state.belief[0, 1] = state.caves[0, 1] = pack(2 * W)
-    from engines.paleolino.rules import fade_memory
+    from boardlab.engines.paleolino.rules import fade_memory
 
     fade_memory(params, state, ScriptedSource(np.full((1, 16), 0.5)))
     assert state.belief[0, 1] == 0 and COUNTS[state.forgotten[0]].tolist() == [[2, 0, 0, 0]] * 4
@@ -499,7 +499,7 @@ def test_the_engine_checks_payments_and_stores() -> None:
 
 def midgame(players: int = 2, n: int = 48, turns: int = 5, **knobs) -> tuple[Params, State]:
     """Games after ``turns`` planner turns and the next turn's chips pulled (at the cave decision)."""
-    from engines.paleolino.rules import begin_turn
+    from boardlab.engines.paleolino.rules import begin_turn
 
     params = Params(**{"memory": 0.5, **knobs})
     source = ScriptedSource.from_seed(9, n, 400)
@@ -513,7 +513,7 @@ def midgame(players: int = 2, n: int = 48, turns: int = 5, **knobs) -> tuple[Par
 
 
 def test_determinised_caves_and_cards_agree_with_what_the_table_knows() -> None:
-    from engines.paleolino.decisions import CAVE, Point
+    from boardlab.engines.paleolino.decisions import CAVE, Point
 
     params, state = midgame()
     turn = Turn(params, params.tables(2), ScriptedSource(np.zeros((len(state.game), 1))), state, 0, slice(None))
@@ -532,7 +532,7 @@ def test_determinised_caves_and_cards_agree_with_what_the_table_knows() -> None:
 
 
 def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
-    from engines.paleolino.decisions import CAVE, Expert, Point
+    from boardlab.engines.paleolino.decisions import CAVE, Expert, Point
 
     params, state = midgame(memory=0.3)
     n = len(state.game)
@@ -560,8 +560,8 @@ def test_expert_plays_legal_games() -> None:
 
 
 def test_the_experts_default_budget_grows_when_the_table_remembers_nothing() -> None:
-    from engines.core import resolve_policies
-    from engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS, Expert
+    from boardlab.engines.core import resolve_policies
+    from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS, Expert
 
     plain, bound = resolve_policies(POLICIES, ["expert", "expert:8"])
     assert (plain.arg, bound.arg) == (None, 8)  # no argument: the budget is chosen from the knobs

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from engines import core
-from engines.expert import Rollout
-from engines.learned import cache, training
-from engines.learned.choice import Featured
-from engines.learned.model import ValueModel
-from engines.paleolino import POLICIES, Params, features, learned
-from engines.paleolino.decisions import CAVE, KEEP, Point
-from engines.paleolino.rules import play_with
-from experiments.cli import app
+from boardlab.engines import core
+from boardlab.engines.expert import Rollout
+from boardlab.engines.learned import cache, training
+from boardlab.engines.learned.choice import Featured
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.paleolino import POLICIES, Params, features, learned
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, Point
+from boardlab.engines.paleolino.rules import play_with
+from boardlab.experiments.cli import app
 from tests.engines.paleolino_points import points_at
 
 Player = POLICIES["learned"].impl

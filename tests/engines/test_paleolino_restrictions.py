@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core
-from engines.paleolino import POLICIES, Params, play
-from engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
-from engines.paleolino.restrictions import RESTRICTIONS
-from engines.paleolino.rules import bag_tables
-from engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines import core
+from boardlab.engines.paleolino import POLICIES, Params, play
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
+from boardlab.engines.paleolino.restrictions import RESTRICTIONS
+from boardlab.engines.paleolino.rules import bag_tables
+from boardlab.engines.restrict import RestrictedSearch, restricted_legal
 from tests.engines.digests import outcome_digest
 from tests.engines.paleolino_points import points_at
 

@@ -7,16 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.stats import wilson
-from engines import core, panots
-from engines.checker import check_batch, check_reference
-from engines.core import ScriptedSource
-from engines.panots import POLICIES, Params, play
-from engines.panots import reference as ref
-from engines.panots.decisions import Point
-from engines.panots.geometry import CARDS
-from engines.panots.policies import EXPERT_PLAYOUTS
-from engines.panots.rules import (
+from boardlab.analysis.stats import wilson
+from boardlab.engines import core, panots
+from boardlab.engines.checker import check_batch, check_reference
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.panots import POLICIES, Params, play
+from boardlab.engines.panots import reference as ref
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.geometry import CARDS
+from boardlab.engines.panots.policies import EXPERT_PLAYOUTS
+from boardlab.engines.panots.rules import (
     EMPTY,
     FACES,
     GRID,
@@ -369,7 +369,7 @@ def test_too_many_players_and_unknown_policy_are_refused() -> None:
 
 
 def test_chunks_play_the_same_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engines.panots import rules
+    from boardlab.engines.panots import rules
 
     source = ScriptedSource.from_seed(9, 5, 2_000)
     whole = play(Params(cards_per_player=4), ["greedy", "random"], 5, source)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core, panots
-from engines.checker import check_reference
-from engines.panots import POLICIES, Params, features, play
-from engines.panots.decisions import Point
-from engines.panots.rules import State, open_round, start_vp
+from boardlab.engines import core, panots
+from boardlab.engines.checker import check_reference
+from boardlab.engines.panots import POLICIES, Params, features, play
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.rules import State, open_round, start_vp
 
 
 @pytest.mark.parametrize(

@@ -7,14 +7,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core, expert
-from engines.expert import Rollout
-from engines.learned import choice, searchplay, training
-from engines.learned.choice import Featured
-from engines.learned.model import ValueModel
-from engines.panots import POLICIES, Params, features, learned
-from engines.panots.decisions import Point
-from engines.panots.rules import VARIANTS, State, open_round, play_round, play_with
+from boardlab.engines import core, expert
+from boardlab.engines.expert import Rollout
+from boardlab.engines.learned import choice, searchplay, training
+from boardlab.engines.learned.choice import Featured
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.panots import POLICIES, Params, features, learned
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.rules import VARIANTS, State, open_round, play_round, play_with
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS, games=24, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=12)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core
-from engines.panots import POLICIES, Params, play
-from engines.panots.decisions import Point
-from engines.panots.restrictions import RESTRICTIONS
-from engines.panots.rules import State, View, open_round, play_round
-from engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines import core
+from boardlab.engines.panots import POLICIES, Params, play
+from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.restrictions import RESTRICTIONS
+from boardlab.engines.panots.rules import State, View, open_round, play_round
+from boardlab.engines.restrict import RestrictedSearch, restricted_legal
 from tests.engines.digests import outcome_digest
 
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import core, pantolino
-from engines.checker import check_batch, check_reference
-from engines.core import ScriptedSource
-from engines.pantolino import POLICIES, Params, play
-from engines.pantolino import reference as ref
-from engines.pantolino.rules import State, Turn, TurnMemo, play_turns, token_colour, token_value
+from boardlab.engines import core, pantolino
+from boardlab.engines.checker import check_batch, check_reference
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.pantolino import POLICIES, Params, play
+from boardlab.engines.pantolino import reference as ref
+from boardlab.engines.pantolino.rules import State, Turn, TurnMemo, play_turns, token_colour, token_value
 
 POLICY_NAMES = sorted(set(POLICIES) - {"win-optimal", "expert", "learned"})  # each tested on its own
 
@@ -322,8 +322,8 @@ def test_exact_sampling_and_dice_rolling_agree_on_whole_games() -> None:
 
 
 def test_turn_tables_do_not_depend_on_which_positions_were_computed_together() -> None:
-    from engines.pantolino.dice import ThrowSampler
-    from engines.pantolino.heuristics import KeepJokers
+    from boardlab.engines.pantolino.dice import ThrowSampler
+    from boardlab.engines.pantolino.heuristics import KeepJokers
 
     params = Params()
     keys = np.arange(0, 4**5, 37)
@@ -344,7 +344,7 @@ def test_turn_tables_do_not_depend_on_which_positions_were_computed_together() -
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 10**6), min_size=1, max_size=40), min_size=1, max_size=6), st.integers(0, 9))
 def test_alias_tables_give_each_column_its_exact_share(rows: list[list[int]], zeros: int) -> None:
-    from engines.pantolino.dice import alias_tables
+    from boardlab.engines.pantolino.dice import alias_tables
 
     width = max(map(len, rows))
     weights = np.array([row + [0] * (width - len(row)) for row in rows], dtype=np.int64)

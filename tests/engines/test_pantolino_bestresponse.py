@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines.pantolino import bestresponse, solver
-from engines.pantolino.rules import Params
+from boardlab.engines.pantolino import bestresponse, solver
+from boardlab.engines.pantolino.rules import Params
 
 TINY = Params(dice=2, colours=3, token_values=(1, 2))
 FULL, OFFSET = (1 << TINY.n_tokens) - 1, 9

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.pantolino import exact, solver
-from engines.pantolino.decisions import CHOOSE, KEEP
-from engines.pantolino.rules import Params, token_value
-from engines.pantolino.seats import Seat, instances, play
-from experiments.playtest import hints
+from boardlab.engines.pantolino import exact, solver
+from boardlab.engines.pantolino.decisions import CHOOSE, KEEP
+from boardlab.engines.pantolino.rules import Params, token_value
+from boardlab.engines.pantolino.seats import Seat, instances, play
+from boardlab.experiments.playtest import hints
 
 PARAMS = Params(colours=3, dice=3, token_values=(2, 3))  # its table builds in well under a second
 

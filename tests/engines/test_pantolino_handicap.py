@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines import core, pantolino
-from engines.checker import check_reference
-from engines.pantolino import Params, learned, play
-from engines.pantolino import solver as sv
-from engines.pantolino.rules import State, Turn, start_boots
+from boardlab.engines import core, pantolino
+from boardlab.engines.checker import check_reference
+from boardlab.engines.pantolino import Params, learned, play
+from boardlab.engines.pantolino import solver as sv
+from boardlab.engines.pantolino.rules import State, Turn, start_boots
 
 SMALL = Params(colours=3, token_values=(2, 3), dice=3)  # 15 boots: solved in a fraction of a second
 HEURISTICS = ["keep-jokers", "reroll-jokers", "greedy", "turn-optimal", "random"]

@@ -8,12 +8,21 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core
-from engines.learned import cache, training
-from engines.learned.choice import Featured, best_candidates
-from engines.learned.model import ValueModel
-from engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
-from engines.pantolino.rules import State, Turn, finished, play_with, step, take_token, token_colour, token_value
+from boardlab.engines import core
+from boardlab.engines.learned import cache, training
+from boardlab.engines.learned.choice import Featured, best_candidates
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
+from boardlab.engines.pantolino.rules import (
+    State,
+    Turn,
+    finished,
+    play_with,
+    step,
+    take_token,
+    token_colour,
+    token_value,
+)
 
 SETTINGS = {
     "base, 2 players": ({}, 2),

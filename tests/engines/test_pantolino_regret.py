@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines.learned import training
-from engines.pantolino import learned, regret, response, teacher
-from engines.pantolino.heuristics import TurnOptimal
-from engines.pantolino.rules import Params, play_with
+from boardlab.engines.learned import training
+from boardlab.engines.pantolino import learned, regret, response, teacher
+from boardlab.engines.pantolino.heuristics import TurnOptimal
+from boardlab.engines.pantolino.rules import Params, play_with
 
 SMALL = Params(colours=4, token_values=(2, 4))  # 8 tokens, 3,876 positions: the reply solves in a second
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from engines.cachedir import checksum_path
-from engines.pantolino import play
-from engines.pantolino import response as rp
-from engines.pantolino.heuristics import TurnOptimal
-from engines.pantolino.rules import Params, play_with
+from boardlab.engines.cachedir import checksum_path
+from boardlab.engines.pantolino import play
+from boardlab.engines.pantolino import response as rp
+from boardlab.engines.pantolino.heuristics import TurnOptimal
+from boardlab.engines.pantolino.rules import Params, play_with
 
 SMALL = Params(colours=4, token_values=(2, 4))  # 8 tokens, 3,876 positions: solved in a fraction of a second
 GAMES = 20_000

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core
-from engines.pantolino import POLICIES, Params, decisions, learned, play
-from engines.pantolino.restrictions import RESTRICTIONS
-from engines.pantolino.rules import State, Turn, fits, step
+from boardlab.engines import core
+from boardlab.engines.pantolino import POLICIES, Params, decisions, learned, play
+from boardlab.engines.pantolino.restrictions import RESTRICTIONS
+from boardlab.engines.pantolino.rules import State, Turn, fits, step
 from tests.engines.digests import outcome_digest
 
 
@@ -66,7 +66,7 @@ def test_the_token_masks_remove_what_they_say() -> None:
 
 
 def test_a_forced_steal_stays_legal_at_a_restricted_point() -> None:
-    from engines.restrict import RestrictedPoint
+    from boardlab.engines.restrict import RestrictedPoint
 
     params = Params().with_strings({"escaping_boots": "true"})
     colour = params.colours - 1 - np.arange(params.n_tokens) % params.colours

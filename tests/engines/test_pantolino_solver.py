@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from engines import cachedir, core
-from engines.core import ScriptedSource
-from engines.pantolino import POLICIES, Params, play
-from engines.pantolino import solver as sv
-from engines.pantolino.rules import play_turns
+from boardlab.engines import cachedir, core
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.pantolino import POLICIES, Params, play
+from boardlab.engines.pantolino import solver as sv
+from boardlab.engines.pantolino.rules import play_turns
 
 SMALL = Params(colours=3, token_values=(2, 3), dice=3)  # 6 tokens, 15 boots: solved in a fraction of a second
 FULL = (1 << SMALL.n_tokens) - 1

@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines.learned import cache, training
-from engines.pantolino import POLICIES, Params, learned, response, teacher
-from engines.pantolino.heuristics import TurnOptimal
-from engines.pantolino.rules import play_with, token_colour, token_value
+from boardlab.engines.learned import cache, training
+from boardlab.engines.pantolino import POLICIES, Params, learned, response, teacher
+from boardlab.engines.pantolino.heuristics import TurnOptimal
+from boardlab.engines.pantolino.rules import play_with, token_colour, token_value
 
 SMALL = Params(colours=4, token_values=(2, 4))  # 8 tokens, 3,876 positions: the reply solves in a second
 QUICK = replace(learned.SETTINGS_TAUGHT, games=3_000, hidden=(32, 32), chunk_games=1_000)

@@ -29,14 +29,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.stats import wilson
-from engines import core, get_game, patolli
-from engines.checker import check_batch, check_reference
-from engines.core import ScriptedSource
-from engines.expert import Search
-from engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
-from engines.patolli.policies import lost_faces, stretch_keeps_extra
-from engines.patolli.rules import (
+from boardlab.analysis.stats import wilson
+from boardlab.engines import core, get_game, patolli
+from boardlab.engines.checker import check_batch, check_reference
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.expert import Search
+from boardlab.engines.patolli import INFO, METRICS, POLICIES, VARIANTS, Params, decisions, play, playouts, reference
+from boardlab.engines.patolli.policies import lost_faces, stretch_keeps_extra
+from boardlab.engines.patolli.rules import (
     ALL_FINISHED,
     BAD_LUCK,
     BANKRUPT,
@@ -55,7 +55,7 @@ from engines.patolli.rules import (
     start,
     step,
 )
-from engines.record import record_of
+from boardlab.engines.record import record_of
 from tests.engines.test_soundness import SEED, heuristics
 
 HEURISTICS = sorted(name for name in POLICIES if name not in ("expert", "learned"))  # the reference engine plays these
@@ -570,7 +570,7 @@ def test_with_strings_parses_square_lists() -> None:
 def test_turn_cap_scores_games_as_they_stand(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from engines.patolli import rules
+    from boardlab.engines.patolli import rules
 
     short = dataclasses.replace(INFO, turn_cap=40)
     monkeypatch.setattr(rules, "INFO", short)

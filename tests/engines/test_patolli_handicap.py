@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines import core, patolli
-from engines.checker import check_reference
-from engines.patolli import Params, features, play
-from engines.patolli.rules import BANKRUPT, start, start_tokens
+from boardlab.engines import core, patolli
+from boardlab.engines.checker import check_reference
+from boardlab.engines.patolli import Params, features, play
+from boardlab.engines.patolli.rules import BANKRUPT, start, start_tokens
 
 
 @pytest.mark.parametrize(

@@ -7,14 +7,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engines import core
-from engines.expert import Rollout
-from engines.learned import training
-from engines.learned.choice import Featured, choose
-from engines.learned.model import ValueModel
-from engines.patolli import POLICIES, Params, features, learned, reference
-from engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
-from engines.patolli.rules import INFO, VARIANTS, Moves, State, grey_squares, play_with, start, step
+from boardlab.engines import core
+from boardlab.engines.expert import Rollout
+from boardlab.engines.learned import training
+from boardlab.engines.learned.choice import Featured, choose
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.patolli import POLICIES, Params, features, learned, reference
+from boardlab.engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
+from boardlab.engines.patolli.rules import INFO, VARIANTS, Moves, State, grey_squares, play_with, start, step
 
 Player = POLICIES["learned"].impl
 TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines import core
-from engines.patolli import POLICIES, Params, play
-from engines.patolli.decisions import ExtraPoint, Point
-from engines.patolli.policies import Balanced
-from engines.patolli.restrictions import RESTRICTIONS
-from engines.patolli.rules import ONE, U64, play_with
-from engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines import core
+from boardlab.engines.patolli import POLICIES, Params, play
+from boardlab.engines.patolli.decisions import ExtraPoint, Point
+from boardlab.engines.patolli.policies import Balanced
+from boardlab.engines.patolli.restrictions import RESTRICTIONS
+from boardlab.engines.patolli.rules import ONE, U64, play_with
+from boardlab.engines.restrict import RestrictedSearch, restricted_legal
 
 
 class Spy(Balanced):

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engines import core, get_game
-from engines.expert import Search
-from engines.learned.choice import choose
-from engines.learned.model import ValueModel
-from engines.record import record_of
-from engines.restrict import RestrictedPoint, Restriction, parse_names, restricted_legal
+from boardlab.engines import core, get_game
+from boardlab.engines.expert import Search
+from boardlab.engines.learned.choice import choose
+from boardlab.engines.learned.model import ValueModel
+from boardlab.engines.record import record_of
+from boardlab.engines.restrict import RestrictedPoint, Restriction, parse_names, restricted_legal
 
 CANDIDATES = 4
 
@@ -96,7 +96,7 @@ def test_the_generic_learned_choice_on_a_restricted_point_takes_the_best_allowed
 
 def restricted_games() -> list[str]:
     """The games that declare restrictions."""
-    from engines import available_games
+    from boardlab.engines import available_games
 
     return [g for g in available_games() if record_of(get_game(g).module).restrictions]
 

@@ -7,7 +7,7 @@ import importlib
 import numpy as np
 import pytest
 
-from engines import get_game
+from boardlab.engines import get_game
 
 SMALL = {  # knobs for games of seconds
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},

@@ -32,10 +32,10 @@ import math
 import numpy as np
 import pytest
 
-from analysis.stats import wilson
-from engines import available_games, core, get_game
-from engines.record import record_of
-from experiments.clikit import seats_from
+from boardlab.analysis.stats import wilson
+from boardlab.engines import available_games, core, get_game
+from boardlab.engines.record import record_of
+from boardlab.experiments.clikit import seats_from
 
 SEED = 20_261_130
 EXCLUDED = {"random", "oracle", "win-optimal", "learned"}

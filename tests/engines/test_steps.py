@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engines import cachedir
-from engines.steps import Step, duration
+from boardlab.engines import cachedir
+from boardlab.engines.steps import Step, duration
 
 
 def test_a_step_says_it_started_how_far_it_got_and_when_it_ended() -> None:

@@ -8,16 +8,16 @@ import re
 import numpy as np
 import pytest
 
-from engines import core, get_game
-from engines.cargolino import words as cargolino_words
-from engines.paleolino import words as paleolino_words
-from engines.paleolino.decisions import CAVE
-from engines.paleolino.decisions import Point as PaleolinoPoint
-from engines.panots import words as panots_words
-from engines.panots.decisions import Point as PanotsPoint
-from engines.pantolino import words as pantolino_words
-from engines.patolli import words as patolli_words
-from engines.patolli.decisions import Point as PatolliPoint
+from boardlab.engines import core, get_game
+from boardlab.engines.cargolino import words as cargolino_words
+from boardlab.engines.paleolino import words as paleolino_words
+from boardlab.engines.paleolino.decisions import CAVE
+from boardlab.engines.paleolino.decisions import Point as PaleolinoPoint
+from boardlab.engines.panots import words as panots_words
+from boardlab.engines.panots.decisions import Point as PanotsPoint
+from boardlab.engines.pantolino import words as pantolino_words
+from boardlab.engines.patolli import words as patolli_words
+from boardlab.engines.patolli.decisions import Point as PatolliPoint
 
 SMALL = {
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from experiments import compare, explain, ladder, tune
-from experiments.run import MemoryStore, Runner, local_runner, open_executor
+from boardlab.experiments import compare, explain, ladder, tune
+from boardlab.experiments.run import MemoryStore, Runner, local_runner, open_executor
 
 pytest.importorskip("dask.distributed")
 

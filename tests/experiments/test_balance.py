@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from engines.record import Balance, Record, Tuning
-from experiments.chapters import balance
-from experiments.chapters.common import Plan, local_play, play_pages
+from boardlab.engines.record import Balance, Record, Tuning
+from boardlab.experiments.chapters import balance
+from boardlab.experiments.chapters.common import Plan, local_play, play_pages
 
 
 @pytest.fixture
 def cheap(monkeypatch: pytest.MonkeyPatch) -> None:
     question = Tuning("which rolls?", {"rolls": ("2", "3"), "joker_faces": ("1", "2")}, "first_seat_advantage=0")
-    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=Balance("keep-jokers", 2, question)))
+    monkeypatch.setattr("boardlab.engines.pantolino.RECORD", Record(balance=Balance("keep-jokers", 2, question)))
 
 
 def page_for(game: str, n: int) -> tuple:
@@ -23,7 +23,7 @@ def page_for(game: str, n: int) -> tuple:
 
 
 def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> None:
-    from engines.pantolino import VARIANTS
+    from boardlab.engines.pantolino import VARIANTS
 
     plan, (page, headline) = page_for("pantolino", 1000)
     assert len(plan.arms) == 1 + len(VARIANTS) + 4
@@ -41,7 +41,7 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
 def test_a_strong_policy_plays_the_default_rules_and_the_grid_again(monkeypatch: pytest.MonkeyPatch) -> None:
     question = Tuning("which rolls?", {"rolls": ("2", "3")}, "first_seat_advantage=0")
     chosen = Balance("keep-jokers", 2, question, strong="turn-optimal")
-    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=chosen))
+    monkeypatch.setattr("boardlab.engines.pantolino.RECORD", Record(balance=chosen))
     plan, (page, headline) = page_for("pantolino", 1000)
     strong = [arm for arm in plan.arms if arm.label.startswith("balance pantolino strong ")]
     assert len(strong) == 1 + 2 and all(set(arm.spec.seats) == {"turn-optimal"} for arm in strong)
@@ -54,7 +54,7 @@ def test_a_strong_policy_plays_the_default_rules_and_the_grid_again(monkeypatch:
 
 
 def test_a_cooperative_page_tunes_the_tables_win_rate_and_shows_no_seat_metrics() -> None:
-    from engines.paleolino import VARIANTS
+    from boardlab.engines.paleolino import VARIANTS
 
     question = balance.setup("paleolino").question
     plan, (page, headline) = page_for("paleolino", 400)
@@ -78,7 +78,7 @@ def test_a_question_names_long_values_shortly() -> None:
 def test_two_equal_settings_name_no_closest_and_say_how_many_games_would_tell(monkeypatch) -> None:
     question = Tuning("which rolls?", {"rolls": ("3", "03")}, "first_seat_advantage=0")  # the same rules twice
     chosen = Balance("keep-jokers", 2, question, strong="greedy")
-    monkeypatch.setattr("engines.pantolino.RECORD", Record(balance=chosen))
+    monkeypatch.setattr("boardlab.engines.pantolino.RECORD", Record(balance=chosen))
     _, (page, headline) = page_for("pantolino", 400)
     assert "comes closest" not in headline and "rolls=03" not in headline.replace("rolls=3", "")
     assert headline.count("none comes detectably closer") + headline.count("no setting comes detectably") == 2
@@ -87,7 +87,7 @@ def test_two_equal_settings_name_no_closest_and_say_how_many_games_would_tell(mo
 
 
 def test_a_setting_is_named_closest_only_when_its_interval_clears_the_next() -> None:
-    from analysis.game_metrics import Value
+    from boardlab.analysis.game_metrics import Value
 
     def ranked(*objectives):
         return [(Value(*o), f"s{k}", Value(0.1, 0.0, 0.2), None, f"s{k}") for k, o in enumerate(objectives)]

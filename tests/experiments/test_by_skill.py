@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.game_metrics import Value
-from experiments.chapters import by_skill, skill
-from experiments.chapters.common import answer, local_play, plan_of
+from boardlab.analysis.game_metrics import Value
+from boardlab.experiments.chapters import by_skill, skill
+from boardlab.experiments.chapters.common import answer, local_play, plan_of
 
 
 def built(game: str, n: int) -> tuple[object, str, list[str]]:

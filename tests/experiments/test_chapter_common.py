@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from experiments.chapters.common import Plan, Question, answer, front_page, local_play, plan_of
-from experiments.run import RunResult
+from boardlab.experiments.chapters.common import Plan, Question, answer, front_page, local_play, plan_of
+from boardlab.experiments.run import RunResult
 
 
 def test_the_front_page_keeps_the_books_order_and_leaves_out_what_a_chapter_does_not_give() -> None:

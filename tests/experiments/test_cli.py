@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engines import available_games
-from experiments.cli import app
-from experiments.clikit import parse_count
-from experiments.run import stopping
+from boardlab.engines import available_games
+from boardlab.experiments.cli import app
+from boardlab.experiments.clikit import parse_count
+from boardlab.experiments.run import stopping
 
 runner = CliRunner()
 
@@ -183,14 +183,14 @@ def test_ctrl_c_says_how_to_resume(args: list[str], tmp_path: Path, monkeypatch)
     def stopped(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("experiments.run.chunk.play_chunk", stopped)
+    monkeypatch.setattr("boardlab.experiments.run.chunk.play_chunk", stopped)
     result = invoke(*args, "--jobs", "1", "--quiet", "--out", str(tmp_path))
     hint = "interrupted: finished chunks are saved; run the same command again to resume"
     assert result.exit_code == 130 and result.stderr.strip() == hint
 
 
 def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path, monkeypatch) -> None:
-    from experiments.run import chunk
+    from boardlab.experiments.run import chunk
 
     play, played = chunk.play_chunk, []
 
@@ -200,7 +200,7 @@ def test_a_stopped_tournament_resumes_with_the_chunks_it_finished(tmp_path: Path
         played.append(args[1:3])
         return play(*args, **kwargs)
 
-    monkeypatch.setattr("experiments.run.chunk.play_chunk", counted)
+    monkeypatch.setattr("boardlab.experiments.run.chunk.play_chunk", counted)
     args = ["tournament", "pantolino", "--policies", "greedy,random,keep-jokers", "-n", "2000", "--jobs", "1", "-q"]
     limit = 2  # of the 6 chunks: 3 x 2 seatings of two players, each played once, one chunk each
     assert invoke(*args, "--out", str(tmp_path / "t")).exit_code == 130
@@ -271,7 +271,7 @@ held = set()
 register, unregister = resource_tracker.register, resource_tracker.unregister
 resource_tracker.register = lambda name, kind: (held.add(name), register(name, kind))[1]
 resource_tracker.unregister = lambda name, kind: (held.discard(name), unregister(name, kind))[1]
-from experiments.cli import main
+from boardlab.experiments.cli import main
 
 report, sys.argv = sys.argv[1], ["simulate", *sys.argv[2:]]
 try:
@@ -451,7 +451,7 @@ def test_solo_with_a_face_it_cannot_use_is_one_line_in_every_command(tmp_path: P
 def test_every_command_that_plays_prints_one_json_object(
     tmp_path: Path, args: list[str], key: str, monkeypatch
 ) -> None:
-    from experiments import ladder
+    from boardlab.experiments import ladder
 
     monkeypatch.setattr(ladder, "ladder_policies", lambda *_: (["random", "keep-jokers"], []))  # two rungs: cheap
     result = invoke(*args, "--json", "--jobs", "1", "--out", str(tmp_path))

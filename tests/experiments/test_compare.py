@@ -10,11 +10,11 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from engines import get_game
-from experiments.cli import app
-from experiments.compare import plan_sweep, split_sweep, tournament
-from experiments.run import stopping
-from experiments.spec import arm_chunk
+from boardlab.engines import get_game
+from boardlab.experiments.cli import app
+from boardlab.experiments.compare import plan_sweep, split_sweep, tournament
+from boardlab.experiments.run import stopping
+from boardlab.experiments.spec import arm_chunk
 
 runner = CliRunner()
 
@@ -243,7 +243,7 @@ def _fail_figures(monkeypatch) -> None:
 
 
 def test_a_failed_figure_leaves_the_previous_tournament_and_sweep_whole(tmp_path: Path, monkeypatch) -> None:
-    from experiments.compare import sweep
+    from boardlab.experiments.compare import sweep
 
     played = tournament("pantolino", ["greedy", "random"], None, 200, seed=1)
     swept = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 200, seed=1)

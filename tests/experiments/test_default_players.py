@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engines import get_game
-from engines.record import default_policy
-from experiments.cli import app
+from boardlab.engines import get_game
+from boardlab.engines.record import default_policy
+from boardlab.experiments.cli import app
 
 runner = CliRunner()
 GAMES = ["pantolino", "patolli", "panots", "paleolino", "cargolino"]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments import explain as ex
-from experiments.cli import app
+from boardlab.experiments import explain as ex
+from boardlab.experiments.cli import app
 from tests.experiments.test_playtest_review import exact_token_values  # read from the solved table itself
 
 SMALL = (("colours", "3"), ("dice", "4"), ("token_values", "2,3,4"))  # 27 boots: its exact table builds in seconds
@@ -93,7 +93,7 @@ def test_pantolino_says_why_in_its_own_terms(printed: str) -> None:
 
 
 def test_a_game_without_the_hook_gets_the_generic_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr("engines.patolli.words.explain")  # every shipped game has its own sentence
+    monkeypatch.delattr("boardlab.engines.patolli.words.explain")  # every shipped game has its own sentence
     request = ex.request("patolli", strong="balanced", heuristic="runner", games=(0,), playouts=4)
     result = ex.explain(request)
     assert result.positions
@@ -101,7 +101,7 @@ def test_a_game_without_the_hook_gets_the_generic_sentence(monkeypatch: pytest.M
 
 
 def test_a_cooperative_game_s_generic_sentence_speaks_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr("engines.paleolino.words.explain")
+    monkeypatch.delattr("boardlab.engines.paleolino.words.explain")
     result = ex.explain(ex.request("paleolino", games=(0,), playouts=4))
     assert result.positions and all("points of the table's chance to win" in p.why for p in result.positions)
 

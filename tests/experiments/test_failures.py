@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app
-from experiments.run import MemoryStore, RunSpec, open_executor, play
+from boardlab.experiments.cli import app
+from boardlab.experiments.run import MemoryStore, RunSpec, open_executor, play
 
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 ARGS = ["pantolino", "-p", "keep-jokers", "-n", "240000", "--chunk-size", "6000", "--seed", "7", "--json"]
@@ -113,7 +113,7 @@ def test_corrupt_checkpoints_are_reported_and_recomputed(tmp_path: Path, uninter
 
 
 def test_a_failing_worker_is_one_line_and_keeps_finished_chunks(tmp_path: Path, monkeypatch) -> None:
-    import engines.pantolino as pantolino
+    import boardlab.engines.pantolino as pantolino
 
     real_play, calls = pantolino.play, []
 
@@ -235,7 +235,7 @@ def test_a_local_dask_cluster_matches_loky_exactly() -> None:
 
 def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None:
     pytest.importorskip("dask.distributed")
-    from experiments.run.cluster import dask_client
+    from boardlab.experiments.run.cluster import dask_client
 
     with dask_client(None, 3) as client:
         assert sorted(client.ncores().values()) == [1, 1, 1]
@@ -245,7 +245,7 @@ def test_the_local_dask_cluster_has_a_worker_here_and_worker_processes() -> None
 
 def test_a_local_dask_cluster_leaves_port_8787_to_others() -> None:
     pytest.importorskip("dask.distributed")
-    from experiments.run.cluster import dask_client
+    from boardlab.experiments.run.cluster import dask_client
 
     with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

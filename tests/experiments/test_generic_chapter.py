@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from experiments.chapters import verdict
-from experiments.chapters.generic import GenericChapter
+from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters.generic import GenericChapter
 
 
 def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need() -> None:
@@ -22,7 +22,7 @@ def test_a_verdict_needs_intervals_apart_and_says_how_many_games_would_tell() ->
 def test_the_ladder_names_its_best_rated_policy_only_when_its_interval_clears_the_next() -> None:
     import pandas as pd
 
-    from experiments.chapters import skill
+    from boardlab.experiments.chapters import skill
 
     def rated(second_high: float) -> pd.DataFrame:
         rows = [("expert", 300, 250, 350), ("greedy", 240, 200, second_high), ("random", 0, 0, 0)]
@@ -36,8 +36,8 @@ def test_the_ladder_names_its_best_rated_policy_only_when_its_interval_clears_th
 def test_a_declared_handicap_adds_its_page(monkeypatch) -> None:
     import dataclasses
 
-    from engines import get_game
-    from engines.record import Handicap, Series, record_of
+    from boardlab.engines import get_game
+    from boardlab.engines.record import Handicap, Series, record_of
 
     module = get_game("swine").module
     assert "handicap" not in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]

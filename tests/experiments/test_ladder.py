@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analysis.summary import Summary
-from engines import core
-from engines.record import Record
-from experiments import ladder as lad
-from experiments.cli import app
+from boardlab.analysis.summary import Summary
+from boardlab.engines import core
+from boardlab.engines.record import Record
+from boardlab.experiments import ladder as lad
+from boardlab.experiments.cli import app
 
 runner = CliRunner()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from engines import core
-from engines.pantolino import Params
-from experiments.cli import app
+from boardlab.engines import core
+from boardlab.engines.pantolino import Params
+from boardlab.experiments.cli import app
 
 
 def test_every_pantolino_knob_declares_its_source() -> None:

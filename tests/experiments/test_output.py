@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.output import arrow_table, csv_bytes, write_run_folder
-from experiments.run import RunSpec, local_runner
-from experiments.run.loky import worker_pool
+from boardlab.experiments.output import arrow_table, csv_bytes, write_run_folder
+from boardlab.experiments.run import RunSpec, local_runner
+from boardlab.experiments.run.loky import worker_pool
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "random", "turn-optimal"), 3_000, seed=5, chunk_size=1_000)
 FILES = ("summary.parquet", "summary.csv", "metrics.json", "score_distribution.png", "game_length.png", "run.json")
@@ -57,7 +57,7 @@ def test_csv_has_a_header_and_full_precision_floats() -> None:
 def test_a_write_failure_leaves_the_previous_set_whole(tmp_path: Path, result, monkeypatch, failing: str) -> None:
     import errno
 
-    from experiments import output
+    from boardlab.experiments import output
 
     write_run_folder(result, tmp_path, save_games=False, command=["simulate", "old"])
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app
-from experiments.playtest import record, sources, terminal
-from experiments.playtest.setup import Setup
+from boardlab.experiments.cli import app
+from boardlab.experiments.playtest import record, sources, terminal
+from boardlab.experiments.playtest.setup import Setup
 
 runner = CliRunner()
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from engines.pantolino import solver
-from engines.pantolino.decisions import CHOOSE
-from engines.pantolino.rules import token_value
-from experiments.cli import app
-from experiments.playtest import record, sources, table
-from experiments.playtest.setup import Setup
+from boardlab.engines.pantolino import solver
+from boardlab.engines.pantolino.decisions import CHOOSE
+from boardlab.engines.pantolino.rules import token_value
+from boardlab.experiments.cli import app
+from boardlab.experiments.playtest import record, sources, table
+from boardlab.experiments.playtest.setup import Setup
 
 SMALL = (("colours", "3"), ("dice", "3"), ("token_values", "2,3"))  # its exact table builds in well under a second
 
@@ -96,8 +96,8 @@ def test_a_game_or_chunk_size_no_run_can_have_is_refused_before_replaying() -> N
 
 
 def test_a_game_of_a_run_is_replayed_as_the_run_played_it() -> None:
-    from engines.pantolino import play
-    from experiments.run.seeds import chunk_rng
+    from boardlab.engines.pantolino import play
+    from boardlab.experiments.run.seeds import chunk_rng
 
     seats, seed, chunk = ("keep-jokers", "expert:4"), 9, 6
     setup, seen = sources.from_run("pantolino", seats, seed, SMALL, None, chunk, 8)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from engines import get_game
-from experiments.playtest import record, sources, table
-from experiments.playtest.setup import HUMAN, Setup
-from experiments.playtest.terminal import Session
+from boardlab.engines import get_game
+from boardlab.experiments.playtest import record, sources, table
+from boardlab.experiments.playtest.setup import HUMAN, Setup
+from boardlab.experiments.playtest.terminal import Session
 
 SHORT = {  # a short game of each, in well under a second
     "pantolino": (("colours", "3"), ("dice", "3"), ("token_values", "2,3")),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from experiments.playtest import record, table
+from boardlab.experiments.playtest import record, table
 
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 QUESTION = re.compile(r"Seat (\d), your move \[1-(\d+)\]: ")
@@ -57,8 +57,8 @@ def caves_stay_hidden(path: Path, opening: str, screen: str) -> None:
 
     ``opening`` is the screen before the first question, ``screen`` all after its repetition.
     """
-    from engines.paleolino.decisions import CAVE
-    from engines.paleolino.words import bag
+    from boardlab.engines.paleolino.decisions import CAVE
+    from boardlab.engines.paleolino.words import bag
 
     saved = record.load(path)
     seen: list[table.Observed] = []

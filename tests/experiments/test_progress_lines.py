@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import time
 
-from engines import steps
-from experiments.clikit import ProgressBar
+from boardlab.engines import steps
+from boardlab.experiments.clikit import ProgressBar
 
 
 def test_games_off_a_terminal_print_start_progress_and_end_lines(capsys, monkeypatch) -> None:

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments import validate
-from experiments.cli import app
-from experiments.compare import plan_sweep, plan_tournament
-from experiments.ladder import plan_ladder
-from experiments.restrict import plan_restrict
-from experiments.run import RunSpec, local_runner
-from experiments.study import run_arms
-from experiments.tune import Target, TuneSpec, parse_vary
+from boardlab.experiments import validate
+from boardlab.experiments.cli import app
+from boardlab.experiments.compare import plan_sweep, plan_tournament
+from boardlab.experiments.ladder import plan_ladder
+from boardlab.experiments.restrict import plan_restrict
+from boardlab.experiments.run import RunSpec, local_runner
+from boardlab.experiments.study import run_arms
+from boardlab.experiments.tune import Target, TuneSpec, parse_vary
 
 BOUND_S = 20
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
@@ -391,10 +391,10 @@ def test_digits_of_other_scripts_are_refused_not_renamed(case: str, tmp_path: Pa
 
 
 def test_api_types_raise_value_errors_naming_the_field() -> None:
-    from engines import get_game
-    from experiments.playtest.setup import Setup
-    from experiments.restrict import check_game
-    from experiments.train import training
+    from boardlab.engines import get_game
+    from boardlab.experiments.playtest.setup import Setup
+    from boardlab.experiments.restrict import check_game
+    from boardlab.experiments.train import training
 
     cases = [
         (lambda: training("pantolino", "2", (), None), "players='2' must be a whole number"),
@@ -466,7 +466,7 @@ def test_broken_outside_games_leave_list_and_the_built_in_games_whole(tmp_path: 
 def test_only_a_command_naming_a_broken_outside_game_fails(name: str, tmp_path: Path, monkeypatch) -> None:
     import importlib
 
-    import engines
+    from boardlab import engines
 
     site = plugin_site(tmp_path, clash=False)
     monkeypatch.syspath_prepend(str(site))
@@ -481,7 +481,7 @@ def test_only_a_command_naming_a_broken_outside_game_fails(name: str, tmp_path: 
 
 def test_a_clashing_entry_point_is_said_by_the_command_never_by_the_registry(monkeypatch, capsys) -> None:
     """Workers only use the registry: it says nothing, so a command with --jobs 2 prints the warning once."""
-    import engines
+    from boardlab import engines
 
     class Point:
         name, value = "pantolino", "swine"
@@ -489,7 +489,7 @@ def test_a_clashing_entry_point_is_said_by_the_command_never_by_the_registry(mon
     monkeypatch.setattr(engines, "entry_points", lambda group: [Point()])
     engines._scan.cache_clear()
     try:
-        assert engines.registry()["pantolino"] == "engines.pantolino"
+        assert engines.registry()["pantolino"] == "boardlab.engines.pantolino"
         assert capsys.readouterr().err == ""
         assert engines.ignored_entry_points() == [
             "boardlab: ignoring entry point 'pantolino = swine' in boardlab.games: 'pantolino' is a built-in game"
@@ -509,8 +509,8 @@ RUN_LEARNED = ["pantolino", "--seats", "learned,greedy", "--set", "rolls=2", "-n
 @pytest.fixture
 def model_path(tmp_path: Path, monkeypatch) -> Path:
     """The cache path of the 2-player rolls=2 Pantolino model (none shipped) in an empty cache; no training."""
-    from engines.learned import cache, store
-    from engines.pantolino import learned, rules
+    from boardlab.engines.learned import cache, store
+    from boardlab.engines.pantolino import learned, rules
 
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir()
@@ -553,7 +553,7 @@ def test_a_model_with_a_deeply_nested_header_is_one_line(model_path: Path, tmp_p
 
 
 def test_train_says_it_replaces_a_corrupt_model(model_path: Path, monkeypatch) -> None:
-    from engines.learned import store
+    from boardlab.engines.learned import store
 
     class Tiny:
         def to_bytes(self) -> bytes:
@@ -573,8 +573,8 @@ def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_mode
 
     import numpy as np
 
-    from engines.learned import cache, store
-    from engines.learned.model import ValueModel
+    from boardlab.engines.learned import cache, store
+    from boardlab.engines.learned.model import ValueModel
 
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     key = {"game": "toy", "players": 2, "version": 1}
@@ -593,7 +593,9 @@ def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_mode
 
     monkeypatch.setattr(store, "train", never)
     lines: list[str] = []
-    monkeypatch.setattr(sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text), "flush": lambda self: None})())
+    monkeypatch.setattr(
+        sys, "stderr", type("Err", (), {"write": lambda self, text: lines.append(text), "flush": lambda self: None})()
+    )
     holder = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT)
     fcntl.flock(holder, fcntl.LOCK_EX)  # the first training, in "another process"
     found: list = []
@@ -609,7 +611,7 @@ def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_mode
 
 # interrupted commands say what is true
 def test_an_interrupt_before_any_chunk_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
-    from experiments.run import chunk, store
+    from boardlab.experiments.run import chunk, store
 
     def interrupt(spec):
         raise KeyboardInterrupt
@@ -622,7 +624,7 @@ def test_an_interrupt_before_any_chunk_does_not_claim_saved_chunks(tmp_path: Pat
 
 
 def test_an_interrupted_training_does_not_claim_saved_chunks(tmp_path: Path, monkeypatch) -> None:
-    from engines.learned import store
+    from boardlab.engines.learned import store
 
     def interrupt(*args):
         raise KeyboardInterrupt
@@ -666,8 +668,8 @@ def test_a_fifo_at_a_chunk_path_is_refused_not_waited_on(tmp_path: Path, bounded
 def test_explain_intervals_of_a_difference_stay_inside_minus_one_to_one() -> None:
     import numpy as np
 
-    from analysis.stats import paired_shares
-    from experiments.playtest.hints import Estimate
+    from boardlab.analysis.stats import paired_shares
+    from boardlab.experiments.playtest.hints import Estimate
 
     estimate = Estimate(np.array([0, 1]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
     gain, half = estimate.gain(0, 1)

@@ -18,12 +18,12 @@ import pexpect
 import pytest
 from typer.testing import CliRunner
 
-from analysis import files
-from engines.pantolino import solver
-from experiments.cli import app
-from experiments.playtest import record, table
-from experiments.playtest.setup import Setup
-from experiments.playtest.terminal import Session
+from boardlab.analysis import files
+from boardlab.engines.pantolino import solver
+from boardlab.experiments.cli import app
+from boardlab.experiments.playtest import record, table
+from boardlab.experiments.playtest.setup import Setup
+from boardlab.experiments.playtest.terminal import Session
 
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 SMALL = (("colours", "3"), ("dice", "3"), ("token_values", "2,3"))  # a short Pantolino, its exact table instant

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from experiments import restrict as rp
-from experiments.cli import app
-from experiments.run import RunSpec, open_runner
+from boardlab.experiments import restrict as rp
+from boardlab.experiments.cli import app
+from boardlab.experiments.run import RunSpec, open_runner
 
 runner = CliRunner()
 GAME = "pantolino"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.spec import StudyError, load_study, resolve_study, shipped_studies
+from boardlab.experiments.spec import StudyError, load_study, resolve_study, shipped_studies
 
 
 def test_shipped_studies_load() -> None:

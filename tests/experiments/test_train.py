@@ -7,11 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from engines import available_games, get_game
-from engines.learned import training as engine_training
-from engines.panots.rules import Params
-from experiments.cli import app
-from experiments.train import executor_mapper, training
+from boardlab.engines import available_games, get_game
+from boardlab.engines.learned import training as engine_training
+from boardlab.engines.panots.rules import Params
+from boardlab.experiments.cli import app
+from boardlab.experiments.train import executor_mapper, training
 
 runner = CliRunner()
 SMALL = ("--set", "colours=2", "--set", "token_values=2,3")  # 4 tokens: games of a few turns

@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from analysis.game_metrics import Value
-from engines import core, get_game
-from engines.pantolino import learned as learned_pantolino
-from experiments import tune as tn
-from experiments import variants
-from experiments.cli import app
+from boardlab.analysis.game_metrics import Value
+from boardlab.engines import core, get_game
+from boardlab.engines.pantolino import learned as learned_pantolino
+from boardlab.experiments import tune as tn
+from boardlab.experiments import variants
+from boardlab.experiments.cli import app
 
 runner = CliRunner()
 
@@ -108,7 +108,7 @@ def test_targets_parse_values_ranges_and_weights() -> None:
     ],
 )
 def test_bad_targets_are_refused_with_the_reason(game: str, text: str, message: str) -> None:
-    from engines import get_game
+    from boardlab.engines import get_game
 
     module = get_game(game).module
     seats = (next(iter(module.POLICIES)),) * max(2, module.INFO.min_players)
@@ -161,12 +161,12 @@ def test_a_resumed_run_keeps_its_trials_and_a_different_question_is_refused(tmp_
 KILLER = """
 import os, signal, sys
 from pathlib import Path
-from experiments import tune as tn
-from experiments import variants
+from boardlab.experiments import tune as tn
+from boardlab.experiments import variants
 sys.path.insert(0, {tests!r})
 from test_tune import tiny
 calls = [0]
-from experiments.run import loop
+from boardlab.experiments.run import loop
 real_play = loop.play
 def play(*args, **kwargs):
     calls[0] += 1
@@ -287,7 +287,7 @@ def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) ->
 OPENER = """
 import sys, time
 sys.path.insert(0, {tests!r})
-from experiments import tune as tn
+from boardlab.experiments import tune as tn
 from test_tune import tiny
 {patch}
 time.sleep(max(0.0, {start} - time.time()))  # every process opens the new study at the same moment
@@ -418,7 +418,7 @@ def test_tune_name_must_be_a_plain_toml_key_and_any_written_name_loads_again(tmp
 
 @pytest.mark.parametrize("game", ["pantolino", "patolli", "panots", "paleolino", "cargolino"])
 def test_every_metric_list_offers_as_a_target_is_accepted(game: str) -> None:
-    from experiments.commands.listing import describe
+    from boardlab.experiments.commands.listing import describe
 
     record = describe(game)
     module = get_game(game).module

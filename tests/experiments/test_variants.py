@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import variants
-from experiments.run import RunSpec
+from boardlab.experiments import variants
+from boardlab.experiments.run import RunSpec
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engines.core import ScriptedSource
-from engines.pantolino import Params
-from engines.pantolino import reference as pantolino_reference
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.pantolino import Params
+from boardlab.engines.pantolino import reference as pantolino_reference
 
 FOLDER = Path(__file__).parent
 

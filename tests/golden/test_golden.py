@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.core import ScriptedSource
-from engines.pantolino import play
+from boardlab.engines.core import ScriptedSource
+from boardlab.engines.pantolino import play
 from tests.golden.regenerate import FOLDER, TRACES, trace
 
 

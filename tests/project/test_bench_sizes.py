@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from engines import get_game
-from engines.record import record_of
+from boardlab.engines import get_game
+from boardlab.engines.record import record_of
 
 
 def _bench():

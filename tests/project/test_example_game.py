@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from engines import GROUP, get_game
-from engines.checker import check_game
+from boardlab.engines import GROUP, get_game
+from boardlab.engines.checker import check_game
 
 GAME = "swine"
 SIMULATE = Path(sys.executable).with_name("simulate")

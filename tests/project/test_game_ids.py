@@ -12,7 +12,7 @@ import ast
 import re
 from pathlib import Path
 
-from engines import available_games
+from boardlab.engines import available_games
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = available_games()

@@ -17,7 +17,7 @@ def module_names() -> dict[str, Path]:
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             parts = path.relative_to(ROOT).with_suffix("").parts
-            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+            found[".".join(("boardlab", *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
     return found
 
 
@@ -91,9 +91,9 @@ def test_the_finder_sees_a_cycle_through_an_import_inside_a_function() -> None:
 
 def test_imports_inside_functions_are_counted(tmp_path) -> None:
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from engines import core\n    import analysis.stats\n")
-    modules = {"x.m": source, "engines.core": source, "analysis.stats": source}
-    assert imports_of("x.m", source, modules) == {"engines.core", "analysis.stats"}
+    source.write_text("def f():\n    from boardlab.engines import core\n    import boardlab.analysis.stats\n")
+    modules = {"x.m": source, "boardlab.engines.core": source, "boardlab.analysis.stats": source}
+    assert imports_of("x.m", source, modules) == {"boardlab.engines.core", "boardlab.analysis.stats"}
 
 
 def test_no_module_of_the_project_imports_itself_back() -> None:
@@ -107,8 +107,8 @@ def test_the_layers_import_one_way(layer: str, forbidden: tuple[str, ...]) -> No
     wrong = {
         (name, other)
         for name, imported in graph().items()
-        if name.split(".")[0] == layer
+        if name.split(".")[1] == layer
         for other in imported
-        if other.split(".")[0] in forbidden
+        if other.split(".")[1] in forbidden
     }
     assert wrong == set()

@@ -1,6 +1,6 @@
 """Swine: a push-your-luck dice race for 2-4 players, registered with boardlab from outside (entry point)."""
 
-from engines import core
+from boardlab.engines import core
 from swine import rules
 from swine.policies import POLICIES
 from swine.record import RECORD

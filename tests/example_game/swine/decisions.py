@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines import core
-from engines.core import Policy
-from engines.expert import Search
+from boardlab.engines import core
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import Search
 from swine.rules import HOLD, ROLL, Params, State, View, decide, outcome, play_on, step
 
 ROLLOUT = "chase"  # the expert's playout policy and default move

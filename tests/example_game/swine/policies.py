@@ -9,8 +9,8 @@ from functools import partial
 
 import numpy as np
 
-from engines.core import Policy
-from engines.expert import expert_policy
+from boardlab.engines.core import Policy
+from boardlab.engines.expert import expert_policy
 from swine.decisions import ROLLOUT, Expert
 from swine.rules import Params, View
 

@@ -1,6 +1,6 @@
 """What the shared layers need about Swine (see :mod:`engines.record`)."""
 
-from engines.record import Balance, Record, Tuning
+from boardlab.engines.record import Balance, Record, Tuning
 
 RECORD = Record(
     balance=Balance(

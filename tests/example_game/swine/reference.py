@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engines import core
+from boardlab.engines import core
 from swine.rules import INFO, Params
 
 

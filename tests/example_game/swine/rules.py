@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from engines import core
+from boardlab.engines import core
 
 INFO = core.GameInfo(
     id="swine",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engines import core
+from boardlab.engines import core
 from swine.decisions import ROLLOUT, Point
 from swine.policies import POLICIES
 from swine.rules import HOLD, ROLL, Params, View, play_with

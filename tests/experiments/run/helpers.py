@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.run import InProcess, MemoryStore, RunSpec, open_executor, play, rule, run_in_folder
-from experiments.run import chunk as chunk_module
+from boardlab.experiments.run import InProcess, MemoryStore, RunSpec, open_executor, play, rule, run_in_folder
+from boardlab.experiments.run import chunk as chunk_module
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "greedy"), 2_500, seed=9, chunk_size=1_000)
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from experiments.run import InProcess, RunError, check_jobs, open_executor, run_tasks
+from boardlab.experiments.run import InProcess, RunError, check_jobs, open_executor, run_tasks
 
 
 @pytest.mark.parametrize(("jobs", "ok"), [(1, True), (8, True), (0, False), (9, False), (10_000, False)])
@@ -32,7 +32,7 @@ resource_tracker.register = lambda name, kind: (held.add(name), register(name, k
 resource_tracker.unregister = lambda name, kind: (held.discard(name), unregister(name, kind))[1]
 # exit handlers run last in, first out: this one after the runner's, before multiprocessing's
 atexit.register(lambda: open(sys.argv[1], "w").write(json.dumps(sorted(held))))
-from experiments.run import MemoryStore, RunSpec, open_executor, play
+from boardlab.experiments.run import MemoryStore, RunSpec, open_executor, play
 
 with open_executor("loky", 2) as executor:
     play([RunSpec("pantolino", ("keep-jokers", "greedy"), 4_000, chunk_size=1_000)], MemoryStore(), executor)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from experiments.run import (
+from boardlab.experiments.run import (
     RunError,
     folder_lock,
 )
@@ -17,7 +17,7 @@ from tests.experiments.run.helpers import SPEC, run
 HOLD_LOCK = """
 import sys, time
 from pathlib import Path
-from experiments.run import folder_lock
+from boardlab.experiments.run import folder_lock
 
 with folder_lock(Path(sys.argv[1])):
     print("locked", flush=True)
@@ -72,7 +72,7 @@ def test_every_command_locks_its_output_folder_and_fresh_leaves_a_held_one_alone
     """A game run holds ``--out``; every other command on that folder, even with --fresh, stops at once."""
     from typer.testing import CliRunner
 
-    from experiments.cli import app
+    from boardlab.experiments.cli import app
 
     chunks = tmp_path / "chunks"
     chunks.mkdir()

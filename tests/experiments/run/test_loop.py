@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from experiments.run import (
+from boardlab.experiments.run import (
     FolderStore,
     InProcess,
     MemoryStore,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments.run.seeds import chunk_rng
+from boardlab.experiments.run.seeds import chunk_rng
 
 
 def test_chunk_generators_depend_on_seed_and_index_only() -> None:

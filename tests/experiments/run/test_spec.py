@@ -6,12 +6,12 @@ from dataclasses import asdict, replace
 
 import pytest
 
-from engines import core
-from engines.pantolino import POLICIES
-from experiments.run import (
+from boardlab.engines import core
+from boardlab.engines.pantolino import POLICIES
+from boardlab.experiments.run import (
     RunSpec,
 )
-from experiments.run.spec import MAX_CHUNKS
+from boardlab.experiments.run.spec import MAX_CHUNKS
 from tests.experiments.run.helpers import SPEC
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis import stats
-from experiments.run import InProcess, MemoryStore, Precision, RunSpec, play, shortfall, stopping
+from boardlab.analysis import stats
+from boardlab.experiments.run import InProcess, MemoryStore, Precision, RunSpec, play, shortfall, stopping
 
 SPEC = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 1_000, seed=5, chunk_size=500)
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from experiments.run import FolderStore, MemoryStore, RunError, RunFolder, folder_lock
+from boardlab.experiments.run import FolderStore, MemoryStore, RunError, RunFolder, folder_lock
 from tests.experiments.run.helpers import SPEC, arrays_equal, run, run_many
 
 
