@@ -31,7 +31,9 @@ class Step:
     ``what`` names the step in plain words (``"solving 2-player Pantolino, once"``). Call :meth:`update` with
     work done and in all to add a count to the periodic lines. ``every`` (seconds, default :data:`EVERY`) and
     ``stream`` are for tests; ``periodic`` forces the periodic lines on (True) or off (False) instead of "when
-    not a terminal".
+    not a terminal". With ``announce_after`` (seconds) the start line waits that long: a step that fails sooner (a
+    bad input found as the work begins) prints nothing, so its error stays the one line, and one that ends sooner
+    prints only its end.
     """
 
     def __init__(
@@ -41,9 +43,12 @@ class Step:
         stream: IO[str] | None = None,
         periodic: bool | None = None,
         unit: str = "",
+        announce_after: float = 0.0,
     ) -> None:
         self.what, self.unit = what, unit
+        self.announced = False
         self.every = EVERY if every is None else every
+        self.announce_after = min(announce_after, self.every) if self.every > 0 else announce_after
         self.stream = stream if stream is not None else sys.stderr
         self.periodic = periodic if periodic is not None else not _is_terminal(self.stream)
         self.done: int | None = None
@@ -54,8 +59,9 @@ class Step:
 
     def __enter__(self) -> Step:
         self.start = time.monotonic()
-        self._say(f"{self.what}: started")
-        if self.periodic and self.every > 0:
+        if self.announce_after <= 0:
+            self._announce()
+        if (self.periodic and self.every > 0) or not self.announced:
             self._thread = threading.Thread(target=self._tick, name="boardlab-step", daemon=True)
             self._thread.start()
         return self
@@ -65,7 +71,10 @@ class Step:
         if self._thread is not None:
             self._thread.join()
         took = duration(time.monotonic() - self.start)
-        self._say(f"{self.what}: done in {took}" if kind is None else f"{self.what}: stopped after {took}")
+        if kind is None:
+            self._say(f"{self.what}: done in {took}")
+        elif self.announced:
+            self._say(f"{self.what}: stopped after {took}")
 
     def update(self, done: int, total: int | None = None) -> None:
         """Record the work done so far (and in all, when known) for the periodic lines."""
@@ -75,7 +84,17 @@ class Step:
         """Count ``amount`` more units of work as done."""
         self.done = (self.done or 0) + amount
 
+    def _announce(self) -> None:
+        self.announced = True
+        self._say(f"{self.what}: started")
+
     def _tick(self) -> None:
+        if not self.announced:
+            if self._stop.wait(self.announce_after):
+                return
+            self._announce()
+        if not (self.periodic and self.every > 0):
+            return
         while not self._stop.wait(self.every):
             self._say(f"{self.what}: {self._so_far()}")
 

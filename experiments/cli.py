@@ -35,7 +35,7 @@ except KeyboardInterrupt:  # Ctrl-C while `simulate` is still loading: no traceb
     raise SystemExit(130) from None
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,  # `simulate --install-completion` (README: Shell completion)
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Play millions of seeded games of tabletop games and report what wins.",

@@ -50,7 +50,9 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
     saves its finished chunks).
     """
     from boardlab.experiments.run import RunError
+    from boardlab.experiments.run.store import chunks_kept
 
+    kept_before = chunks_kept()  # a process may run several commands (the Python API, tests)
     try:
         yield
     except (UserError, ValueError, RunError) as err:
@@ -60,15 +62,15 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
         typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo(interrupt_message(on_interrupt), err=True)
+        typer.echo(interrupt_message(on_interrupt, kept_before), err=True)
         raise typer.Exit(130) from None
 
 
-def interrupt_message(on_interrupt: str) -> str:
-    """``on_interrupt``, unless it promises saved chunks and this process has none to resume from."""
+def interrupt_message(on_interrupt: str, kept_before: int = 0) -> str:
+    """``on_interrupt``, unless it promises saved chunks and this command kept none to resume from."""
     from boardlab.experiments.run.store import chunks_kept
 
-    if on_interrupt == RESUME_HINT and not chunks_kept():
+    if on_interrupt == RESUME_HINT and chunks_kept() <= kept_before:
         return NOTHING_SAVED
     return on_interrupt
 
@@ -160,7 +162,9 @@ class ProgressBar:
         )
         self.task = self.progress.add_task("games", total=total, rate="")
         # where no bar is drawn (stderr is a file or a pipe), lines say the games started, go on, and ended
-        self.step = Step(f"playing {total:,} games", unit="games") if enabled and not console.is_terminal else None
+        # (announced after a second, so that a bad input found as the games begin stays a one-line error)
+        playing = f"playing {total:,} games"
+        self.step = Step(playing, unit="games", announce_after=1.0) if enabled and not console.is_terminal else None
         if self.step is not None:
             self.step.update(0, total)
 

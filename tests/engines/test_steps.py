@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from boardlab.engines import cachedir
 from boardlab.engines.steps import Step, duration
@@ -67,3 +68,19 @@ def test_waiting_on_another_process_s_lock_names_the_lock_and_computing_is_a_ste
     assert err[1].startswith("waiting for another process computing the table") and "done in" in err[1]
     assert err[2] == "computing the table table.npy (once; cached): started" and "done in" in err[3]
     assert len(got) == 1
+
+
+def test_a_step_announced_late_prints_nothing_when_it_fails_at_once_and_only_its_end_when_it_ends_soon() -> None:
+    failed = io.StringIO()
+    with pytest.raises(ValueError), Step("playing", stream=failed, periodic=False, announce_after=5.0):
+        raise ValueError("bad input")
+    assert failed.getvalue() == ""
+    quick = io.StringIO()
+    with Step("playing", stream=quick, periodic=False, announce_after=5.0):
+        pass
+    assert len(quick.getvalue().splitlines()) == 1 and "playing: done in" in quick.getvalue()
+    slow = io.StringIO()
+    with pytest.raises(ValueError), Step("playing", stream=slow, periodic=False, announce_after=0.05):
+        time.sleep(0.3)
+        raise ValueError("late")
+    assert [line.split(":")[1].split()[0] for line in slow.getvalue().splitlines()] == ["started", "stopped"]

@@ -185,7 +185,7 @@ def test_ctrl_c_says_how_to_resume(args: list[str], tmp_path: Path, monkeypatch)
 
     monkeypatch.setattr("boardlab.experiments.run.chunk.play_chunk", stopped)
     result = invoke(*args, "--jobs", "1", "--quiet", "--out", str(tmp_path))
-    hint = "interrupted: finished chunks are saved; run the same command again to resume"
+    hint = "interrupted before any chunk of games was finished: nothing is saved"  # every chunk was stopped
     assert result.exit_code == 130 and result.stderr.strip() == hint
 
 
@@ -463,3 +463,12 @@ def test_list_prints_one_json_object() -> None:
     games = json.loads(invoke("list", "--json").stdout)["games"]
     assert [g["game"] for g in games] == available_games()
     assert {k["knob"] for k in json.loads(invoke("list", "pantolino", "--json").stdout)["knobs"]} >= {"dice", "rolls"}
+
+
+def test_shell_completion_is_offered_as_the_readme_says() -> None:
+    simulate = Path(sys.executable).with_name("simulate")
+    shown = subprocess.run(
+        [str(simulate), "--show-completion", "bash"], capture_output=True, text=True, timeout=120, env={"SHELL": "bash"}
+    )
+    assert shown.returncode == 0 and "_simulate_completion()" in shown.stdout
+    assert "--install-completion" in (Path(__file__).parents[2] / "README.md").read_text()
