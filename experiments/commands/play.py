@@ -48,7 +48,13 @@ def print_summary(result: Any) -> None:
         f"{', variant ' + spec.variant if spec.variant else ''} ({result.elapsed_s:.1f} s)"
     )
     table = Table(title=title)
-    for column in ("seat", "policy", "win rate [95% CI]", "shared win", f"mean {module.INFO.score_label} [95% CI]"):
+    for column in (
+        "seat",
+        "policy",
+        "win rate (95% interval)",
+        "shared win",
+        f"mean {module.INFO.score_label} (95% interval)",
+    ):
         table.add_column(column, justify="left" if column == "policy" else "right")
     for row in result.seat_rows():
         table.add_row(
@@ -89,7 +95,7 @@ def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
     from boardlab.analysis import game_metrics
 
     table = Table(title="game metrics (absent: not defined for this game)")
-    for column in ("metric", "value [95% CI]", "meaning"):
+    for column in ("metric", "value (95% interval)", "meaning"):
         table.add_column(column)
     for name, definition in game_metrics.DEFINITIONS.items():
         if isinstance(value := metrics.get(name), game_metrics.Value):

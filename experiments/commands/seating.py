@@ -57,7 +57,7 @@ def print_rotated(results: Sequence[Any]) -> None:
         rates = ", ".join(f"seat {r['seat']} {r['policy']} {100 * r['win_rate']:.2f}%" for r in result.seat_rows())
         console.print(f"seating {k + 1} ({result.summary.n_games:,} games): {rates}", highlight=False)
     table = Table(title=f"each policy over every seat ({len(results)} seatings, the same seed in each)")
-    for column in ("policy", "win rate, averaged over seats [95% CI]", "fair share"):
+    for column in ("policy", "win rate, averaged over seats (95% interval)", "fair share"):
         table.add_column(column)
     fair = 1 / results[0].summary.players
     for row in averaged(results):
