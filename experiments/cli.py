@@ -17,6 +17,7 @@ try:
     import typer
 
     from boardlab.engines import core, ignored_entry_points, registered_games
+    from boardlab.experiments import interrupts
     from boardlab.experiments.commands import (
         compare,
         explain,
@@ -72,22 +73,9 @@ for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
 
 
-def stop_on_sigterm() -> None:
-    """Treat SIGTERM (``timeout``, job schedulers, service managers) as Ctrl-C: a clean stop saying how to resume.
-
-    Unless SIGTERM is ignored (then this process was asked not to stop on it).
-    """
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _interrupt)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> None:
     """Entry point of the ``simulate`` script."""
-    stop_on_sigterm()
+    interrupts.install()  # SIGTERM (``timeout``, job schedulers) stops like Ctrl-C: cleanly, saying how to resume
     argv = sys.argv[1:]
     if argv and not argv[0].startswith("-") and argv[0] not in (*COMMANDS, *registered_games()):
         typer.echo(

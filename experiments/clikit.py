@@ -17,7 +17,7 @@ import typer
 from boardlab.engines import core
 from boardlab.engines.record import default_policy
 from boardlab.engines.steps import Step
-from boardlab.experiments import validate
+from boardlab.experiments import interrupts, validate
 
 
 class UserError(Exception):
@@ -62,6 +62,7 @@ def user_errors(on_interrupt: str = RESUME_HINT) -> Iterator[None]:
         typer.echo(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), err=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
+        interrupts.acknowledge()
         typer.echo(interrupt_message(on_interrupt, kept_before), err=True)
         raise typer.Exit(130) from None
 

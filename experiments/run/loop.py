@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from boardlab.analysis.summary import Summary
+from boardlab.experiments import interrupts
 from boardlab.experiments.run import chunk
 from boardlab.experiments.run.errors import ChunkError, RunError
 from boardlab.experiments.run.executors import Executor, InProcess
@@ -87,6 +88,7 @@ def play(
                 reported += result.summary.n_games
                 if progress:
                     progress(result.summary.n_games)
+                interrupts.raise_if_requested()  # a Ctrl-C Python swallowed (in a finalizer) still stops here
         except ChunkError as err:
             kept = f"; the {len(summaries)} finished chunks are saved in {store.where}" if store.where else ""
             raise RunError(f"{err}{kept}") from None

@@ -99,6 +99,31 @@ def test_ctrl_c_and_sigterm_stop_cleanly_and_say_how_to_resume(
     assert without_timing(resumed.stdout) == uninterrupted
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_that_python_swallows_still_stops_the_run_at_the_next_chunk() -> None:
+    """A signal landing in a finalizer (a temporary file's ``__del__``) is printed and ignored by Python."""
+    from boardlab.experiments import interrupts
+    from boardlab.experiments.run.executors import InProcess
+
+    class SwallowsTheInterrupt:
+        def __del__(self) -> None:
+            interrupts.request_stop(signal.SIGINT, None)
+
+    heard: list[int] = []
+
+    def progress(games: int) -> None:
+        heard.append(games)
+        if len(heard) == 2:  # the first chunk is played
+            SwallowsTheInterrupt()  # collected at once; its KeyboardInterrupt goes nowhere
+
+    spec = RunSpec("pantolino", ("keep-jokers", "keep-jokers"), 4_000, seed=3, chunk_size=500)
+    store = MemoryStore()
+    with pytest.raises(KeyboardInterrupt):
+        play([spec], store, InProcess(), progress=progress)
+    assert heard[1:] == [500]  # stopped after the chunk during which the signal came, not at the end
+    play([spec], MemoryStore(), InProcess())  # the request was acted on once: the next run is not stopped
+
+
 def test_corrupt_checkpoints_are_reported_and_recomputed(tmp_path: Path, uninterrupted: dict) -> None:
     first = simulate(tmp_path / "run", "--jobs", "2")
     chunks = sorted((tmp_path / "run" / "chunks").glob("chunk-*.ckpt"))
