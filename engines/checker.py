@@ -21,6 +21,11 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   leaving the deciding seat's view unchanged (its legal moves, what every honest policy suggests, its
   ``features`` where the point has them) and playouts (``(B, P)`` winners and scores; a competitive game has a
   winner in every row).
+- ``features``: where a game's decision points have ``features`` (the learned player's hook), an applied
+  candidate describes the position it leads to: when the next decision of the same game comes with no chance
+  drawn in between (a scripted stream's cursor did not move), that point's features, as the seat that decided
+  sees them, equal the applied copy's. A learned player is trained on applied copies' features and values the
+  positions it meets by them; two encodings of one position make it value them apart.
 
 Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
 description says so) are left out of the determinisation check. Each check plays a few games. The checks that
@@ -265,6 +270,53 @@ def check_decisions(module: Any) -> None:
         need(all(np.array_equal(a[0], a[1]) for a in again), "equal copies on equal streams played different games")
 
 
+def check_features(module: Any, n: int = 6, seed: int = 11) -> None:
+    """An applied candidate's features equal those of the decision it leads to when no chance comes between.
+
+    ``n`` games with the ``ROLLOUT`` of the game's ``seats`` module in every seat; a game without a ``seats``
+    module, or whose points have no ``features``, has nothing checked.
+    """
+    try:
+        seats_module = importlib.import_module(f"{module.__name__}.seats")
+    except ModuleNotFoundError:
+        return
+    game = module.INFO.id
+    names = seats_for(module, seats_module.ROLLOUT)
+    params = module.Params()
+    source = ScriptedSource.from_seed(seed, n, STREAM)
+    last: dict[int, tuple[int, int, np.ndarray, str]] = {}  # game -> (cursor, seat, applied features, kind)
+
+    def keep(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        chosen = np.asarray(propose())
+        if not (isinstance(point, DecisionPoint) and hasattr(point, "features")):
+            return chosen
+        games = np.asarray(games)
+        cursor = source.cursor[games].copy()
+        kind = type(point).__name__
+        follows = [r for r, g in enumerate(games) if g in last and last[int(g)][0] == cursor[r]]
+        if follows:
+            viewers = np.array([last[int(games[r])][1] for r in follows])
+            now = point.take(np.array(follows)).features(viewers)
+            for i, r in enumerate(follows):
+                _, seat, applied, before = last[int(games[r])]
+                problem = (
+                    f"{before} point: seat {seat}'s features after its applied candidate differ from those of the "
+                    f"{kind} point it leads to (no chance in between): {applied.tolist()} against {now[i].tolist()}"
+                )
+                _require(np.array_equal(applied, now[i]), game, "features", problem)
+        after = point.take(np.arange(len(games)))
+        after.apply(chosen)
+        applied = after.features(point.seat)
+        for r, g in enumerate(games):
+            last[int(g)] = (int(cursor[r]), int(point.seat[r]), applied[r].copy(), kind)
+        return chosen
+
+    watched: dict[int, object] = {}
+    impls = seats_module.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seats_module.Seat(impl, keep, False)) for impl in impls]
+    seats_module.play(params, seats, n, source)
+
+
 CHECKS: dict[str, Callable[[Any], None]] = {
     "contract": check_contract,
     "columns": check_columns,
@@ -272,6 +324,7 @@ CHECKS: dict[str, Callable[[Any], None]] = {
     "seeds": check_seeds,
     "reference": check_reference,
     "decisions": check_decisions,
+    "features": check_features,
 }
 """Every check, by name, in the order :func:`check_game` runs them."""
 
