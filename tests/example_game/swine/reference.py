@@ -7,6 +7,7 @@ then the face of a roll.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from boardlab.engines import core
 from swine.rules import INFO, Params
@@ -56,7 +57,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
         winners = [s == max(scores) for s in scores]
     winner = winners.index(True) if sum(winners) == 1 else -1
     sole = [s for s in leaders if s is not None]
-    changes = sum(a != b for a, b in zip(sole, sole[1:], strict=False))
+    changes = sum(a != b for a, b in pairwise(sole))
     mid = -(-turn // players) // 2  # the end of round R // 2 of a game of R rounds
     return {
         "score": scores,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.engines.restrict import Restriction, RestrictedSearch
+from boardlab.engines.restrict import RestrictedSearch, Restriction
 from swine.decisions import Expert
 from swine.rules import Params
 from swine.solver import Rule, WinOptimal

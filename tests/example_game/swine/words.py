@@ -27,10 +27,10 @@ def turn(point: Point, row: int = 0) -> int:
 def view(point: Point, row: int = 0) -> list[str]:
     """The scores and the turn's total as the mover sees them, and what the decision is about."""
     me, state, params = int(point.seat[row]), point.state, point.params
+    bust = "a 1" if params.bust == 1 else f"{params.bust} or less"
     lines = [
-        f"Turn {turn(point, row)}: seat {me} has {int(state.total[row])} points this turn "
-        f"(a {params.bust if params.bust > 1 else 1}{f' or less' if params.bust > 1 else ''} on the {params.faces}-sided "
-        f"die loses them); first to {params.target} wins."
+        f"Turn {turn(point, row)}: seat {me} has {int(state.total[row])} points this turn ({bust} on the "
+        f"{params.faces}-sided die loses them); first to {params.target} wins."
     ]
     for seat in range(point.players):
         you = " (you)" if seat == me else ""
