@@ -7,6 +7,7 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
 - ``contract``: ``INFO``, a frozen ``Params`` whose knobs are documented and sourced, the policy registry, the
   metrics, variants that apply;
 - ``columns``: for every policy, the standard outcome columns' shapes, dtypes and bounds, and each metric's;
+  ``mid_score`` and ``lead_changes`` (drama and lead changes, optional) both or neither, and their shapes;
 - ``batch``: for every policy that does not search, a batch of B games equals B batches of one on the same
   scripted stream;
 - ``seeds``: the same seed plays the same games, another seed others;
@@ -45,6 +46,7 @@ from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Polic
 from boardlab.engines.record import record_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
+PROGRESS = ("mid_score", "lead_changes")  # the optional columns behind drama and lead changes
 
 
 class CheckError(AssertionError):
@@ -106,6 +108,11 @@ def check_columns(module: Any, n: int = 16, searched: int = 2) -> None:
         need(turns.shape == (size,) and bool(np.all((turns > 0) & (turns <= module.INFO.turn_cap))), "turns cap")
         need(bool(np.all(out["winner"] >= -2) and np.all(out["winner"] < players)), "winner out of range")
         need(bool(np.all(out["winners"][out["winner"] >= 0].sum(axis=1) == 1)), "a sole winner with others")
+        progress = [c for c in PROGRESS if c in out]
+        need(len(progress) in (0, 2), f"{' and '.join(PROGRESS)} come together (drama needs both), not {progress}")
+        if progress:
+            need(out["mid_score"].shape == (size, players), "mid_score must be (n, P)")
+            need(out["lead_changes"].shape == (size,) and bool(np.all(out["lead_changes"] >= 0)), "lead_changes")
         for column, metric in module.METRICS.items():
             need(len(out[column]) == size, f"metric {column} has another length")
             if metric.kind == "seat":

@@ -109,3 +109,16 @@ def test_features_that_ignore_the_applied_candidate_are_caught(monkeypatch: pyte
 
     with pytest.raises(CheckError, match="swine: features: Point point: seat 0's features after its applied"):
         check_features(swine_points(monkeypatch, features=broken))
+
+
+def test_a_mid_score_without_lead_changes_is_caught() -> None:
+    module = get_game("swine").module
+
+    def play(*args, **kwargs):
+        out = module.play(*args, **kwargs)
+        del out["lead_changes"]
+        return out
+
+    broken = SimpleNamespace(**{k: getattr(module, k) for k in ("INFO", "POLICIES", "METRICS", "Params")}, play=play)
+    with pytest.raises(CheckError, match="columns: random: mid_score and lead_changes come together"):
+        check_columns(broken, n=2, searched=1)
