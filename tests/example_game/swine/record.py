@@ -13,7 +13,7 @@ RECORD = Record(
             "first_seat_advantage=0",
         ),
     ),
-    looks={"hold-at-20": (0, "o"), "hold-at-10": (2, "v"), "chase": (4, "^"), "win-optimal": (3, "D")},
+    looks={"hold-at-20": (0, "o"), "hold-at-10": (2, "v"), "chase": (4, "^"), "win-optimal": (1, "D")},
     exact=("win-optimal",),
     restrictions=RESTRICTIONS,
     soundness_games=500,
