@@ -23,10 +23,12 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   ``features`` where the point has them) and playouts (``(B, P)`` winners and scores; a competitive game has a
   winner in every row).
 - ``features``: where a game's decision points have ``features`` (the learned player's hook), an applied
-  candidate describes the position it leads to: when the next decision of the same game comes with no chance
-  drawn in between (a scripted stream's cursor did not move), that point's features, as the seat that decided
-  sees them, equal the applied copy's. A learned player is trained on applied copies' features and values the
-  positions it meets by them; two encodings of one position make it value them apart.
+  candidate describes the position it leads to: when the next decision of the same game is another seat's and
+  comes with no chance drawn in between (a scripted stream's cursor did not move), that point's features, as the
+  seat that decided sees them, equal the applied copy's (a seat's own next decision may follow choices no
+  decision point shows, such as Paleolino's builds, so it is not compared). A learned player is trained on
+  applied copies' features and values the positions it meets by them; two encodings of one position make it
+  value them apart.
 
 Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
 description says so) are left out of the determinisation check. Each check plays a few games. The checks that
@@ -277,11 +279,12 @@ def check_decisions(module: Any) -> None:
         need(all(np.array_equal(a[0], a[1]) for a in again), "equal copies on equal streams played different games")
 
 
-def check_features(module: Any, n: int = 6, seed: int = 11) -> None:
+def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -> None:
     """An applied candidate's features equal those of the decision it leads to when no chance comes between.
 
-    ``n`` games with the ``ROLLOUT`` of the game's ``seats`` module in every seat; a game without a ``seats``
-    module, or whose points have no ``features``, has nothing checked.
+    ``n`` games with the ``ROLLOUT`` of the game's ``seats`` module in every seat, the first ``batches`` decision
+    batches looked at (features can be costly); a game without a ``seats`` module, or whose points have no
+    ``features``, has nothing checked.
     """
     try:
         seats_module = importlib.import_module(f"{module.__name__}.seats")
@@ -292,15 +295,21 @@ def check_features(module: Any, n: int = 6, seed: int = 11) -> None:
     params = module.Params()
     source = ScriptedSource.from_seed(seed, n, STREAM)
     last: dict[int, tuple[int, int, np.ndarray, str]] = {}  # game -> (cursor, seat, applied features, kind)
+    seen = [0]  # decision batches looked at
 
     def keep(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
         chosen = np.asarray(propose())
-        if not (isinstance(point, DecisionPoint) and hasattr(point, "features")):
+        if not (isinstance(point, DecisionPoint) and hasattr(point, "features")) or seen[0] >= batches:
             return chosen
+        seen[0] += 1
         games = np.asarray(games)
         cursor = source.cursor[games].copy()
         kind = type(point).__name__
-        follows = [r for r, g in enumerate(games) if g in last and last[int(g)][0] == cursor[r]]
+        follows = [
+            r
+            for r, g in enumerate(games)
+            if g in last and last[int(g)][0] == cursor[r] and last[int(g)][1] != int(point.seat[r])
+        ]
         if follows:
             viewers = np.array([last[int(games[r])][1] for r in follows])
             now = point.take(np.array(follows)).features(viewers)
