@@ -9,7 +9,7 @@ below :data:`TOLERANCE`. The solution ignores the turn cap, which play to win ne
 
 A restricted player (:mod:`swine.restrictions`) is solved the same way against an unrestricted opponent: two
 tables, the restricted seat's choices narrowed by its rule (where the rule leaves no legal move, the rules'
-own stay). Solutions are kept per process; a target of 50 takes about a second.
+own stay). Solutions are kept per process; a target of 50 takes about half a second.
 """
 
 from __future__ import annotations
