@@ -3,6 +3,10 @@
 A :class:`Point` is a batch of positions before a roll that may be declined: candidate 0 holds, 1 rolls (both
 legal once the turn's total is above zero, else rolling only). :meth:`Point.apply` records the decision and
 :meth:`Point.play_out` resolves it on the source it is given (a roll is chance), then plays on. Nothing is hidden.
+
+:meth:`Point.features` describes a position for a value model (the learned-player hook) and, once a decision is
+applied, the position it leads to: after a hold, the next seat's turn before its first roll, encoded exactly as
+that seat's turn-start point is (the public checker compares the two); after a roll, the roll still to come.
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ class Point:
         return self.state.score.shape[1]
 
     @property
+    def stage(self) -> str:
+        """``"first roll"`` for a batch of turns' compulsory first rolls (a watched seat sees them), else ``"roll"``."""
+        return "first roll" if not self.state.total.any() else "roll"
+
+    @property
     def seat(self) -> np.ndarray:
         """The mover of each row."""
         return (self.state.turn % self.players).astype(np.int64)
@@ -65,6 +74,27 @@ class Point:
         state.game = np.arange(len(rows))
         action = None if self.action is None else self.action[rows]
         return Point(self.params, self.policies, state, self.key[rows], action)
+
+    def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
+        """``(B, 5)`` float32 as seat ``viewer[b]`` sees the position (after the applied decision, if any).
+
+        Its banked score and the best other's (over the target), the turn's total (over the target), whether it
+        is the viewer's turn, and whether a roll is pending (an applied roll).
+        """
+        rows, players = np.arange(len(self.key)), self.players
+        seat = self.seat if viewer is None else np.asarray(viewer, dtype=np.int64)
+        score, total, mover = self.state.score.copy(), self.state.total.copy(), self.seat.copy()
+        pending = np.zeros(len(rows), dtype=bool)
+        if self.action is not None:
+            hold = np.flatnonzero(self.action == HOLD)
+            score[hold, mover[hold]] += total[hold]
+            total[hold], mover[hold] = 0, (mover[hold] + 1) % players
+            pending = self.action == ROLL
+        own = score[rows, seat].copy()
+        score[rows, seat] = -1
+        columns = (own, score.max(axis=1), total, mover == seat, pending)
+        scale = np.array([self.params.target] * 3 + [1, 1], dtype=np.float32)
+        return (np.stack(columns, axis=1).astype(np.float32) / scale).astype(np.float32)
 
     def determinise(self, source: core.Source) -> None:
         """Nothing is hidden."""
