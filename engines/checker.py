@@ -14,13 +14,12 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   the game's record names for it, else those it benchmarks; every column the reference engine returns; floats
   to 1e-9, NaN equal to NaN).
 
-- ``decisions``: the decision points met in a few games (read through the game's ``seats`` module, which hands
-  every decision to a hook; a game without one has none checked): legal masks (every row has a candidate, and
-  what each honest policy suggests is legal), copies (``take`` rows, ``determinise``, ``apply`` and
-  ``play_out`` leave the original as it was; equal copies on equal streams play equal games), determinisation
-  leaving the deciding seat's view unchanged (its legal moves, what every honest policy suggests, its
-  ``features`` where the point has them) and playouts (``(B, P)`` winners and scores; a competitive game has a
-  winner in every row).
+- ``decisions``: the decision points met in a few games (read through the game's seat adapter, ``decisions.Seat``, the
+  one every player decides through; a game without one has none checked): legal masks (every row has a candidate, and
+  what each honest policy suggests is legal), copies (``take`` rows, ``determinise``, ``apply`` and ``play_out`` leave
+  the original as it was; equal copies on equal streams play equal games), determinisation leaving the deciding seat's
+  view unchanged (its legal moves, what every honest policy suggests, its ``features`` where the point has them) and
+  playouts (``(B, P)`` winners and scores; a competitive game has a winner in every row).
 
 Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
 description says so) are left out of the determinisation check. Each check plays a few games. The checks that
@@ -38,6 +37,7 @@ import numpy as np
 
 from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
 from boardlab.engines.record import record_of
+from boardlab.engines.seating import seating_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
 
@@ -182,15 +182,16 @@ def check_reference(
 def decision_points(module: Any, policy: str | None = None, n: int = 4, seed: int = 7, per_kind: int = 2) -> list:
     """``(point, proposal)`` of the decisions met in ``n`` games, ``per_kind`` batches of each kind at most.
 
-    Every seat plays ``policy`` (default: the ``ROLLOUT`` of the game's ``seats`` module); a kind is the point's
-    class and stage. Copies are kept (``take``), with what the policy chose. A game without a ``seats`` module
-    gives none; points that are not :class:`~engines.core.DecisionPoint` (a seat's own choices) are skipped.
+    Every seat plays ``policy`` (default: the ``ROLLOUT`` of the game's ``decisions`` module) through the game's
+    seat adapter, the one every player decides through (:mod:`engines.seating`); a kind is the point's class and
+    stage. Copies are kept (``take``), with what the policy chose. A game without a ``decisions`` module gives
+    none; points that are not :class:`~engines.core.DecisionPoint` (a seat's own choices) are skipped.
     """
     try:
-        seats_module = importlib.import_module(f"{module.__name__}.seats")
+        seating = seating_of(module)
     except ModuleNotFoundError:
         return []
-    names = seats_for(module, policy or seats_module.ROLLOUT)
+    names = seats_for(module, policy or seating.ROLLOUT)
     params = module.Params()
     found: dict[tuple[str, Any], list] = {}
 
@@ -202,9 +203,9 @@ def decision_points(module: Any, policy: str | None = None, n: int = 4, seed: in
         return chosen
 
     watched: dict[int, object] = {}
-    impls = seats_module.instances(params, names, len(names))
-    seats = [watched.setdefault(id(impl), seats_module.Seat(impl, keep, False)) for impl in impls]
-    seats_module.play(params, seats, n, ScriptedSource.from_seed(seed, n, STREAM))
+    impls = seating.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seating.seat(impl, keep, False)) for impl in impls]
+    seating.play(params, seats, n, ScriptedSource.from_seed(seed, n, STREAM))
     return [entry for kind in found.values() for entry in kind]
 
 

@@ -9,12 +9,12 @@ these games alone; a change that means to move them updates the pins and says wh
 from __future__ import annotations
 
 import hashlib
-import importlib
 
 import numpy as np
 import pytest
 
 from boardlab.engines import get_game
+from boardlab.engines.seating import seating_of
 
 N = 24  #: games per run, ``N_SEARCH`` with an expert seat (small: the whole file runs in seconds)
 N_SEARCH = {"cargolino": 2}  #: by game; else 4 (Cargolino's belief expert is the slowest)
@@ -39,7 +39,7 @@ def digest(out: dict) -> str:
 
 def replayed(module, params, names: list[str], n: int, seed: int) -> dict:
     """``names`` played through the game's seats, every decision the policy's own proposal."""
-    seating = importlib.import_module(f"{module.__name__}.seats")
+    seating = seating_of(module)
     impls = seating.instances(params, names, len(names))
     seats = [seating.watching(impl, lambda point, games, propose: propose()) for impl in impls]
     return seating.play(params, seats, n, np.random.default_rng(seed))
