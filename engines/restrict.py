@@ -171,18 +171,16 @@ class RestrictedDecide:
 class OnPoints:
     """A game's :data:`Wrap` for players who decide on its decision points, so a restricted point restricts them.
 
-    Such a player is the game's seat adapter with a decide function (the expert's search, a learned player's
-    model) in its attribute ``hook``; the function then sees restricted points.
+    Such a player is the game's seat adapter (:class:`engines.seating.Adapter`) with a decide function (the
+    expert's search, a learned player's model) in its attribute ``hook``; the function then sees restricted points.
     """
-
-    hook: str = "decide"
 
     def __call__(self, impl: Any, restrictions: tuple[Restriction, ...]) -> Any:
         """Restrict ``impl`` (a fresh implementation); a policy without a decide function takes no restriction."""
-        decide = getattr(impl, self.hook, None)
-        if not callable(decide):
+        hook = getattr(impl, "hook", None)
+        if hook is None:
             raise TypeError(f"{type(impl).__name__} takes no restriction")
-        setattr(impl, self.hook, RestrictedDecide(decide, restrictions))
+        setattr(impl, hook, RestrictedDecide(getattr(impl, hook), restrictions))
         return impl
 
 

@@ -33,15 +33,17 @@ class Adapter:
     """
 
     baseline: str | None = None  #: the proposing policy's name when there is no ``inner``
+    hook = "decide"  #: the attribute holding the decide function (another where the game's own hook is so named)
 
     def __init__(self, inner: object, decide: Decide, policies: Mapping[str, Any], asks: bool = False) -> None:
         """Wrap ``inner``; see the class."""
-        self.inner, self.decide, self.policies, self.asks = inner, decide, policies, asks
+        self.inner, self.policies, self.asks = inner, policies, asks
+        setattr(self, self.hook, decide)
 
     def prepare(self, players: int) -> None:
         """Let the decide function (the expert: its playout policy) and the inner policy load what they need."""
         inner = None if self.asks else getattr(self.inner, "prepare", None)
-        for hook in (getattr(self.decide, "prepare", None), inner):
+        for hook in (getattr(getattr(self, self.hook), "prepare", None), inner):
             if hook is not None:
                 hook(players)
 

@@ -1,4 +1,4 @@
-"""Swine's decision points (``engines.core.DecisionPoint``), and the expert that searches them.
+"""Swine's decision points (``engines.core.DecisionPoint``), and the seat adapter every player decides them through.
 
 A :class:`Point` is a batch of positions before a roll that may be declined: candidate 0 holds, 1 rolls (both
 legal once the turn's total is above zero, else rolling only). :meth:`Point.apply` records the decision and
@@ -14,7 +14,7 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Search
+from boardlab.engines.seating import Adapter
 from swine.rules import HOLD, ROLL, Params, State, View, decide, outcome, play_on, step
 
 ROLLOUT = "chase"  # the expert's playout policy and default move
@@ -90,12 +90,26 @@ class Point:
         return winners, score
 
 
-class Expert:
-    """``expert``: each hold-or-roll chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
+HINT_PLAYOUTS = 200  #: hints' playouts per legal move
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
-        self.params, self.policies, self.search = params, policies, Search(playouts, ROLLOUT)
+
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
+
+
+class Seat(Adapter):
+    """Swine's one translation from its hook to decision points: every hold-or-roll of a seat.
+
+    At each decision the seat builds the :class:`Point` and returns ``choice(point, games, propose)``: the
+    search's, a person's or a replay's (see :class:`engines.seating.Adapter`; the decide function is held as
+    ``choice`` since the game's own hook is named ``decide``). The public checker reads the points this way.
+    """
+
+    hook = "choice"
 
     def decide(self, view: View) -> np.ndarray:
-        """Roll where the search chooses candidate 1."""
-        return self.search.choose(Point.at(view, self.policies)) == ROLL
+        """Roll where the decide function chooses candidate 1."""
+        point = Point.at(view, self.policies)
+        own = lambda: np.where(self.inner.decide(view), ROLL, HOLD)  # noqa: E731
+        return np.asarray(self.choice(point, view.state.game, self.offer(point, own))) == ROLL

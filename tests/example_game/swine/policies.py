@@ -10,8 +10,8 @@ from functools import partial
 import numpy as np
 
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import expert_policy
-from swine.decisions import ROLLOUT, Expert
+from boardlab.engines.expert import expert_policy, searching
+from swine.decisions import ROLLOUT, Seat
 from swine.rules import Params, View
 
 EXPERT_PLAYOUTS = 64  # the expert's default playouts per decision
@@ -65,4 +65,9 @@ POLICIES: dict[str, Policy] = {
     ),
     "chase": Policy("chase", "holds at 20, at 25 when behind, and goes for the win when an opponent is close.", Chase),
 }
-POLICIES["expert"] = expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK)
+POLICIES["expert"] = expert_policy(
+    partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
+    ROLLOUT,
+    EXPERT_PLAYOUTS,
+    EXPERT_CHUNK,
+)
