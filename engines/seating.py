@@ -62,9 +62,18 @@ class Seating:
     def __getattr__(self, name: str) -> Any:
         """What the game's ``decisions`` module declares for seats.
 
-        That is ``ROLLOUT``, ``HINT_PLAYOUTS``, ``hint_policy`` and, where the game has it, ``exact_values``.
+        That is ``ROLLOUT``, ``HINT_PLAYOUTS`` and ``hint_policy``.
         """
         return getattr(self.__dict__["decisions"], name)
+
+    @property
+    def exact_values(self) -> Callable[..., np.ndarray | None]:
+        """``exact_values(point, row=0)`` of the game's ``exact`` module: exact candidate values where it can say."""
+        try:
+            exact = importlib.import_module(f"{self.module.__name__}.exact")
+        except ModuleNotFoundError:
+            raise AttributeError("exact_values") from None
+        return exact.exact_values
 
     def instances(self, params: Any, names: Sequence[str], players: int) -> list[object]:
         """One implementation per seat name, shared by seats of the same name (as a run builds them)."""
