@@ -14,7 +14,7 @@ open. Future races are dealt afresh inside the playouts, from the playout's own 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -167,20 +167,9 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(
-            self.params,
-            self.policies,
-            self.players,
-            state,
-            self.mover[rows],
-            self.code[rows],
-            self.die,
-            self.belief[rows],
-            self.key[rows],
-            self.hidden,
-            self.moved,
-            marginals=None if self.marginals is None else self.marginals[rows],
-        )
+        rowwise = {name: getattr(self, name)[rows] for name in ("mover", "code", "belief", "key")}
+        marginals = None if self.marginals is None else self.marginals[rows]
+        return replace(self, state=state, marginals=marginals, **rowwise)
 
     def determinise(self, source: core.Source) -> None:
         """Deal the other seats' tokens afresh from the mover's belief (nothing to do when the deal is seen)."""

@@ -23,7 +23,7 @@ the playout's own source.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -86,10 +86,10 @@ class Point:
     """A batch of Paleolino positions at a cave or keep decision (see the module docstring)."""
 
     params: Params
-    players: int
     policies: Mapping[str, Policy]  # the registry playouts resolve their policy names in
+    players: int
+    stage: int  # CAVE or KEEP
     state: State  # rows own their arrays; ``game`` numbers the rows
-    stage: int
     key: np.ndarray  # (B,) uint64
     applied: bool = False
     cooperative: bool = True
@@ -101,7 +101,7 @@ class Point:
         stamp = (state.game.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
         key = core.mix64(np.uint64(turn.source.search_seed) ^ core.mix64(stamp | np.uint64(stage)))
         state.game = np.arange(len(state.game))
-        return cls(turn.params, turn.players, policies, state, stage, key)
+        return cls(turn.params, policies, turn.players, stage, state, key)
 
     @property
     def seat(self) -> np.ndarray:
@@ -148,7 +148,7 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(self.params, self.players, self.policies, state, self.stage, self.key[rows], self.applied)
+        return replace(self, state=state, key=self.key[rows])
 
     def determinise(self, source: core.Source) -> None:
         """Redraw the caves' unremembered chips and the cards under the tops from public information only."""

@@ -11,7 +11,7 @@ information: what no one can see is the dice to come, which a playout draws from
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -98,16 +98,7 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(
-            self.params,
-            self.players,
-            self.policies,
-            state,
-            self.stage,
-            self.dice[rows],
-            self.rolls_left,
-            self.key[rows],
-        )
+        return replace(self, state=state, dice=self.dice[rows], key=self.key[rows])
 
     def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
         """Each row's position as seat ``viewer`` (default: the deciding seat) sees it (the learned players' hook).
