@@ -1,4 +1,4 @@
-"""Cargolino Valentino's decision points, and the experts that search them.
+"""Cargolino Valentino's decision points, and the seat adapter every player decides them through.
 
 A turn holds one decision per die: which (die colour, snail) pair to play. A :class:`Point` is a batch of
 positions at one of them: the game state, the mover, the dice still to use and how many were used. Candidate

@@ -1,4 +1,4 @@
-"""Paleolino's decision points, and the expert that searches them.
+"""Paleolino's decision points, and the seat adapter every player decides them through.
 
 Two decisions of a turn are searched. ``CAVE``: which cave to open, after the turn's chips have rolled; candidate
 ``v`` opens cave ``v`` (every cave is legal). ``KEEP``: which chips to keep on the backpack at the turn's end;
@@ -68,7 +68,7 @@ def default_playouts(params: Params) -> int:
 def parse_budget(text: str | None) -> int | Rollout | None:
     """The ``N`` of ``expert:N`` or ``expert:N@P`` (one-line ``ValueError`` when out of range), ``None``: default.
 
-    :class:`Expert` then picks the budget from the knobs (:func:`default_playouts`).
+    :func:`expert` then picks the budget from the knobs (:func:`default_playouts`).
     """
     return None if text is None else parse_playouts(text, PLAYOUTS, ROLLOUTS)
 

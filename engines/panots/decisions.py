@@ -1,4 +1,4 @@
-"""Panots's decision points, and the expert that searches them.
+"""Panots's decision points, and the seat adapter every player decides them through.
 
 The decision searched is the grab: which warehouse card a seat takes when its turn in the round's grabbing order
 comes. A :class:`Point` is a batch of rounds stopped there: the sidewalks, the warehouse, the grabbing order and the

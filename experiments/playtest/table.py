@@ -1,8 +1,8 @@
-"""One game played a decision at a time, through the game's seats module; and one game of a run, observed.
+"""One game played a decision at a time, through the game's seat adapter; and one game of a run, observed.
 
-A game's ``seats`` module wraps each seat's policy so that every decision point goes through a ``decide`` hook
-(see :mod:`engines.pantolino.seats`). Here that hook replays a script of recorded decisions, then hands each
-further decision to a live chooser: a person's terminal, or the seat's policy. The game's dice come from
+A game's seat adapter (``decisions.Seat``, reached through :mod:`engines.seating`) wraps each seat's policy so that
+every decision point goes through a ``decide`` hook. Here that hook replays a script of recorded decisions, then
+hands each further decision to a live chooser: a person's terminal, or the seat's policy. The game's dice come from
 ``SeedSequence(seed)`` alone and a policy's own coin from a stream of its decision's (:class:`GameSource`), so the
 same setup and decisions always give the same game, whether or not a replay asks the policies again.
 """
