@@ -1,4 +1,4 @@
-"""Every game's seats module: seats that watch their policy change nothing, and a person's seat is asked."""
+"""Every game's seat adapter: seats that watch their policy change nothing, and a person's seat is asked."""
 
 from __future__ import annotations
 
