@@ -160,7 +160,10 @@ class RestrictedDecide:
 
     def __getattr__(self, name: str) -> Any:
         """The wrapped decide function's own attribute (the expert's ``prepare``, ``search``)."""
-        return getattr(self.__dict__["decide"], name)
+        decide = self.__dict__.get("decide")
+        if decide is None or name.startswith("__"):  # unpickling asks before the fields are set
+            raise AttributeError(name)
+        return getattr(decide, name)
 
     def __call__(self, point: DecisionPoint, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
         """The wrapped choice among the allowed candidates."""

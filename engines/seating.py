@@ -64,7 +64,10 @@ class Seating:
 
         That is ``ROLLOUT``, ``HINT_PLAYOUTS`` and ``hint_policy``.
         """
-        return getattr(self.__dict__["decisions"], name)
+        decisions = self.__dict__.get("decisions")
+        if decisions is None or name.startswith("__"):  # unpickling asks before the fields are set
+            raise AttributeError(name)
+        return getattr(decisions, name)
 
     @property
     def exact_values(self) -> Callable[..., np.ndarray | None]:

@@ -59,3 +59,12 @@ def test_a_person_is_asked_only_about_their_own_seat(game: str) -> None:
     seats.play(params, [person, policy], 1, np.random.default_rng(4))
     assert asked
     assert set(asked) == {0}
+
+
+def test_a_games_seats_travel_to_worker_processes() -> None:
+    """A setup holding its game's seats is sent to loky workers (cloudpickle): unpickling must not recurse."""
+    import cloudpickle
+
+    seating = seating_of(get_game("patolli").module)
+    again = cloudpickle.loads(cloudpickle.dumps(seating))
+    assert again.ROLLOUT == seating.ROLLOUT and again.module is seating.module
