@@ -7,6 +7,7 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
 - ``contract``: ``INFO``, a frozen ``Params`` whose knobs are documented and sourced, the policy registry, the
   metrics, variants that apply;
 - ``columns``: for every policy, the standard outcome columns' shapes, dtypes and bounds, and each metric's;
+  ``mid_score`` and ``lead_changes`` (drama and lead changes, optional) both or neither, and their shapes;
 - ``batch``: for every policy that does not search, a batch of B games equals B batches of one on the same
   scripted stream;
 - ``seeds``: the same seed plays the same games, another seed others;
@@ -20,6 +21,13 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   the original as it was; equal copies on equal streams play equal games), determinisation leaving the deciding seat's
   view unchanged (its legal moves, what every honest policy suggests, its ``features`` where the point has them) and
   playouts (``(B, P)`` winners and scores; a competitive game has a winner in every row).
+- ``features``: where a game's decision points have ``features`` (the learned player's hook), an applied
+  candidate describes the position it leads to: when the next decision of the same game is another seat's and
+  comes with no chance drawn in between (a scripted stream's cursor did not move), that point's features, as the
+  seat that decided sees them, equal the applied copy's (a seat's own next decision may follow choices no
+  decision point shows, such as Paleolino's builds, so it is not compared). A learned player is trained on
+  applied copies' features and values the positions it meets by them; two encodings of one position make it
+  value them apart.
 
 Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
 description says so) are left out of the determinisation check. Each check plays a few games. The checks that
@@ -40,6 +48,7 @@ from boardlab.engines.record import record_of
 from boardlab.engines.seating import seating_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
+PROGRESS = ("mid_score", "lead_changes")  # the optional columns behind drama and lead changes
 
 
 class CheckError(AssertionError):
@@ -101,6 +110,11 @@ def check_columns(module: Any, n: int = 16, searched: int = 2) -> None:
         need(turns.shape == (size,) and bool(np.all((turns > 0) & (turns <= module.INFO.turn_cap))), "turns cap")
         need(bool(np.all(out["winner"] >= -2) and np.all(out["winner"] < players)), "winner out of range")
         need(bool(np.all(out["winners"][out["winner"] >= 0].sum(axis=1) == 1)), "a sole winner with others")
+        progress = [c for c in PROGRESS if c in out]
+        need(len(progress) in (0, 2), f"{' and '.join(PROGRESS)} come together (drama needs both), not {progress}")
+        if progress:
+            need(out["mid_score"].shape == (size, players), "mid_score must be (n, P)")
+            need(out["lead_changes"].shape == (size,) and bool(np.all(out["lead_changes"] >= 0)), "lead_changes")
         for column, metric in module.METRICS.items():
             need(len(out[column]) == size, f"metric {column} has another length")
             if metric.kind == "seat":
@@ -266,6 +280,60 @@ def check_decisions(module: Any) -> None:
         need(all(np.array_equal(a[0], a[1]) for a in again), "equal copies on equal streams played different games")
 
 
+def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -> None:
+    """An applied candidate's features equal those of the decision it leads to when no chance comes between.
+
+    ``n`` games with the game's ``ROLLOUT`` in every seat, through its seat adapter, the first ``batches``
+    decision batches looked at (features can be costly); a game without a ``decisions`` module, or whose points
+    have no ``features``, has nothing checked.
+    """
+    try:
+        seating = seating_of(module)
+    except ModuleNotFoundError:
+        return
+    game = module.INFO.id
+    names = seats_for(module, seating.ROLLOUT)
+    params = module.Params()
+    source = ScriptedSource.from_seed(seed, n, STREAM)
+    last: dict[int, tuple[int, int, np.ndarray, str]] = {}  # game -> (cursor, seat, applied features, kind)
+    seen = [0]  # decision batches looked at
+
+    def keep(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        chosen = np.asarray(propose())
+        if not (isinstance(point, DecisionPoint) and hasattr(point, "features")) or seen[0] >= batches:
+            return chosen
+        seen[0] += 1
+        games = np.asarray(games)
+        cursor = source.cursor[games].copy()
+        kind = type(point).__name__
+        follows = [
+            r
+            for r, g in enumerate(games)
+            if g in last and last[int(g)][0] == cursor[r] and last[int(g)][1] != int(point.seat[r])
+        ]
+        if follows:
+            viewers = np.array([last[int(games[r])][1] for r in follows])
+            now = point.take(np.array(follows)).features(viewers)
+            for i, r in enumerate(follows):
+                _, seat, applied, before = last[int(games[r])]
+                problem = (
+                    f"{before} point: seat {seat}'s features after its applied candidate differ from those of the "
+                    f"{kind} point it leads to (no chance in between): {applied.tolist()} against {now[i].tolist()}"
+                )
+                _require(np.array_equal(applied, now[i]), game, "features", problem)
+        after = point.take(np.arange(len(games)))
+        after.apply(chosen)
+        applied = after.features(point.seat)
+        for r, g in enumerate(games):
+            last[int(g)] = (int(cursor[r]), int(point.seat[r]), applied[r].copy(), kind)
+        return chosen
+
+    watched: dict[int, object] = {}
+    impls = seating.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seating.seat(impl, keep, False)) for impl in impls]
+    seating.play(params, seats, n, source)
+
+
 CHECKS: dict[str, Callable[[Any], None]] = {
     "contract": check_contract,
     "columns": check_columns,
@@ -273,6 +341,7 @@ CHECKS: dict[str, Callable[[Any], None]] = {
     "seeds": check_seeds,
     "reference": check_reference,
     "decisions": check_decisions,
+    "features": check_features,
 }
 """Every check, by name, in the order :func:`check_game` runs them."""
 

@@ -54,8 +54,8 @@ def report_command(
 ) -> None:
     """Write a multi-page PDF report answering a game's design questions (or one study's), and its HTML twin.
 
-    ``all`` writes every chapter into one PDF and HTML behind a page comparing the games. Finished chunks are
-    kept next to the PDF (``<name>.chunks/``), so a stopped report resumes.
+    "all" writes every chapter into one PDF and HTML behind a page comparing the games. Finished chunks are
+    kept next to the PDF (in NAME.chunks/), so a stopped report resumes.
     """
     with user_errors():
         n_games = parse_count(REPORT_GAMES if n is None else n)

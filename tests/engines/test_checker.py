@@ -15,6 +15,7 @@ from boardlab.engines.checker import (
     check_columns,
     check_contract,
     check_decisions,
+    check_features,
     check_reference,
 )
 
@@ -89,6 +90,35 @@ def test_an_illegal_suggestion_and_a_row_without_candidates_are_caught(monkeypat
     real = importlib.import_module("swine.decisions").Point.legal
     with pytest.raises(CheckError, match="a row with no legal candidate"):
         check_decisions(swine_points(monkeypatch, legal=lambda self: real(self) & False))
-    only_hold = lambda self: real(self) & np.array([True, False])  # noqa: E731
+    only_hold = lambda self: np.where(real(self)[:, :1], [True, False], real(self))  # noqa: E731
     with pytest.raises(CheckError, match="the policy's own choice is not legal"):
         check_decisions(swine_points(monkeypatch, legal=only_hold))
+
+
+def test_features_that_ignore_the_applied_candidate_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    point = importlib.import_module("swine.decisions").Point
+    real = point.features
+    check_features(get_game("swine").module)  # the real encoding passes
+
+    def broken(self, viewer=None):  # the position before the decision, whatever was applied
+        action, self.action = self.action, None
+        try:
+            return real(self, viewer)
+        finally:
+            self.action = action
+
+    with pytest.raises(CheckError, match="swine: features: Point point: seat 0's features after its applied"):
+        check_features(swine_points(monkeypatch, features=broken))
+
+
+def test_a_mid_score_without_lead_changes_is_caught() -> None:
+    module = get_game("swine").module
+
+    def play(*args, **kwargs):
+        out = module.play(*args, **kwargs)
+        del out["lead_changes"]
+        return out
+
+    broken = SimpleNamespace(**{k: getattr(module, k) for k in ("INFO", "POLICIES", "METRICS", "Params")}, play=play)
+    with pytest.raises(CheckError, match="columns: random: mid_score and lead_changes come together"):
+        check_columns(broken, n=2, searched=1)

@@ -472,3 +472,12 @@ def test_shell_completion_is_offered_as_the_readme_says() -> None:
     )
     assert shown.returncode == 0 and "_simulate_completion()" in shown.stdout
     assert "--install-completion" in (Path(__file__).parents[2] / "README.md").read_text()
+
+
+def test_help_texts_carry_no_source_markup() -> None:
+    """A designer reads ``--help``: no reStructuredText (double backquotes, :func: roles) from the docstrings."""
+    from boardlab.experiments.cli import COMMANDS
+
+    for name in [*COMMANDS, *available_games()]:
+        shown = invoke(name, "--help").output
+        assert "``" not in shown and ":func:" not in shown and ":class:" not in shown, name

@@ -18,8 +18,10 @@ import pytest
 
 from boardlab.engines import GROUP, get_game
 from boardlab.engines.checker import check_game
+from boardlab.engines.record import record_of
 
 GAME = "swine"
+RESTRICTIONS = record_of(get_game(GAME).module).restrictions
 SIMULATE = Path(sys.executable).with_name("simulate")
 
 
@@ -65,7 +67,8 @@ def test_tournament_sweep_ladder_and_tune(tmp_path: Path) -> None:
     sweep = command(f"sweep {GAME} --set target=30,80 --policy chase -n 200", "s")
     assert {r["value"] for r in sweep["rows"]} == {"30", "80"}
     ladder = command(f"ladder {GAME} -n 40 --budgets 4", "l")
-    assert {r["policy"] for r in ladder["ratings"]} == {"random", "hold-at-20", "hold-at-10", "chase", "expert:4"}
+    rungs = {"random", "hold-at-20", "hold-at-10", "chase", "win-optimal", "expert:4"}
+    assert {r["policy"] for r in ladder["ratings"]} == rungs
     tune = command(
         f"tune {GAME} --policy chase --vary target=20..80 --target first_seat_advantage=0 --trials 2 -n 400 "
         "--chunk-size 200",
@@ -108,7 +111,20 @@ def test_a_bad_entry_point_is_one_line_and_never_shadows_a_built_in(tmp_path: Pa
     assert games["pantolino"]["name"] == "Pantolino" and "Bad Name" not in games
 
 
-def test_a_table_needs_the_words_the_example_does_not_have(tmp_path: Path) -> None:
-    done = run("play", GAME, "--seats", "human,chase", cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr == f"error: {GAME} cannot be played at a table yet: it has no words module\n"
+def test_a_person_plays_reviews_and_explains_and_a_restriction_is_priced(tmp_path: Path) -> None:
+    game = tmp_path / "game.json"
+    moves = "\n".join(["2", "2", "1"] * 60) + "\n"  # roll, roll, hold, ... (a forced first roll asks nothing)
+    environment = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    played = subprocess.run(
+        [str(SIMULATE), "play", GAME, "--seats", "human,win-optimal", "--hints", "--save", str(game)],
+        cwd=tmp_path, env=environment, input=moves, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "exact" in played.stdout and "game over" in played.stdout  # the hints are the solver's
+    reviewed = run("review", str(game), cwd=tmp_path)
+    assert reviewed.returncode == 0 and "against win-optimal" in reviewed.stdout, reviewed.stderr
+    first = next(iter(RESTRICTIONS))
+    restrict = f"restrict {GAME} --strong win-optimal --restrictions {first} -n 100 --jobs 1".split()
+    assert f"win-optimal!{first}" in {p["policy"] for p in simulate(*restrict, cwd=tmp_path)["policies"]}
+    explained = run("explain", GAME, "--strong", "win-optimal", "--games", "1", "--playouts", "20", "-q", cwd=tmp_path)
+    assert explained.returncode == 0 and "gap" in explained.stdout, explained.stderr

@@ -5,17 +5,22 @@ The engine asks only where holding is legal (the turn's total is above zero).
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 import numpy as np
 
 from boardlab.engines.core import Policy
 from boardlab.engines.expert import expert_policy, searching
+from boardlab.engines.restrict import restricting
 from swine.decisions import ROLLOUT, Seat
+from swine.restrictions import RESTRICTIONS, restricted
 from swine.rules import Params, View
+from swine.solver import MAX_TARGET, WinOptimal
 
 EXPERT_PLAYOUTS = 64  # the expert's default playouts per decision
 EXPERT_CHUNK = 500  # games per chunk with an expert seat
+RESTRICT = restricting(RESTRICTIONS, restricted)  # win-optimal!never-hold-under-25, expert!never-roll-at-25, ...
 
 
 class Random:
@@ -64,10 +69,19 @@ POLICIES: dict[str, Policy] = {
         "hold-at-10", "rolls until the turn's total reaches 10 (or would win).", partial(HoldAt, threshold=10)
     ),
     "chase": Policy("chase", "holds at 20, at 25 when behind, and goes for the win when an opponent is close.", Chase),
+    "win-optimal": Policy(
+        "win-optimal",
+        f"the exact solution: holds or rolls to maximise its chance to win (2 players, targets up to {MAX_TARGET}).",
+        WinOptimal,
+        restrict=RESTRICT,
+    ),
 }
-POLICIES["expert"] = expert_policy(
-    partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
-    ROLLOUT,
-    EXPERT_PLAYOUTS,
-    EXPERT_CHUNK,
+POLICIES["expert"] = dataclasses.replace(
+    expert_policy(
+        partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+    ),
+    restrict=RESTRICT,
 )

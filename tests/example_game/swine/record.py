@@ -1,6 +1,7 @@
 """What the shared layers need about Swine (see :mod:`engines.record`)."""
 
 from boardlab.engines.record import Balance, Record, Tuning
+from swine.restrictions import RESTRICTIONS
 
 RECORD = Record(
     balance=Balance(
@@ -12,7 +13,9 @@ RECORD = Record(
             "first_seat_advantage=0",
         ),
     ),
-    looks={"hold-at-20": (0, "o"), "hold-at-10": (2, "v"), "chase": (4, "^")},
+    looks={"hold-at-20": (0, "o"), "hold-at-10": (2, "v"), "chase": (4, "^"), "win-optimal": (1, "D")},
+    exact=("win-optimal",),
+    restrictions=RESTRICTIONS,
     soundness_games=500,
     search_games=4,
     reference_seats=("hold-at-20", "chase", "random"),

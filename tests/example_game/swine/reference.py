@@ -7,6 +7,7 @@ then the face of a roll.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from boardlab.engines import core
 from swine.rules import INFO, Params
@@ -31,6 +32,7 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
     players = len(seat_policies)
     scores, busts = [0] * players, [0] * players
     turn = rolls = 0
+    rounds, leaders = [list(scores)], []  # the scores at each whole round's end; the sole leader at each end
     while turn < INFO.turn_cap:
         seat, total = turn % players, 0
         while total == 0 or wants_roll(seat_policies[seat], params, scores, seat, total, stream):
@@ -43,10 +45,27 @@ def play_one(params: Params, seat_policies: Sequence[str], stream: core.GameStre
             total += face
         scores[seat] += total
         turn += 1
-        if scores[seat] >= params.target:
+        won = scores[seat] >= params.target
+        if won or turn % players == 0 or turn == INFO.turn_cap:  # a round's end, or the game's
+            leaders.append(scores.index(max(scores)) if scores.count(max(scores)) == 1 else None)
+            if turn % players == 0 and not won:
+                rounds.append(list(scores))
+        if won:
             winners = [i == seat for i in range(players)]
             break
     else:
         winners = [s == max(scores) for s in scores]
     winner = winners.index(True) if sum(winners) == 1 else -1
-    return {"score": scores, "winner": winner, "winners": winners, "turns": turn, "rolls": rolls, "busts": busts}
+    sole = [s for s in leaders if s is not None]
+    changes = sum(a != b for a, b in pairwise(sole))
+    mid = -(-turn // players) // 2  # the end of round R // 2 of a game of R rounds
+    return {
+        "score": scores,
+        "winner": winner,
+        "winners": winners,
+        "turns": turn,
+        "rolls": rolls,
+        "busts": busts,
+        "mid_score": rounds[mid],
+        "lead_changes": changes,
+    }

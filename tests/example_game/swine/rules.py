@@ -3,6 +3,12 @@
 A :class:`State` holds a batch of games; ``game`` numbers each row's chance stream. A step asks each row's
 mover to hold or roll (:class:`View` is what a policy sees), then resolves it: a hold banks the turn's total
 (reaching the target wins), a roll draws one face from the row's stream.
+
+Besides the game's own metrics, the outcome has the game-metrics contract's ``mid_score`` and ``lead_changes``
+(drama and lead changes, :mod:`analysis.game_metrics`). A round is a turn of every seat; a game of ``T`` turns
+lasted ``R = ceil(T / P)`` rounds (its last perhaps cut short by the win). ``mid_score``: the banked scores at the
+end of round ``R // 2`` (all 0 when ``R < 2``); ``lead_changes``: how often the sole leader (the highest banked
+score, untied) changed from one round's end to a later one's, the game's end counting as its last round's end.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from boardlab.engines import core
 INFO = core.GameInfo(
     id="swine",
     name="Swine",
-    version=1,
+    version=2,  # 2: the mid_score and lead_changes columns
     min_players=2,
     max_players=4,
     chance=True,
@@ -31,6 +37,7 @@ METRICS = {
 }
 VARIANTS = {"short": {"target": "30"}, "d8": {"faces": "8"}}
 HOLD, ROLL = 0, 1  # a decision's candidates
+HISTORY = 16  # rounds' scores kept at first (a batch's history doubles when a game outlasts it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +65,33 @@ class State:
     rolls: np.ndarray  # (B,) int32
     busts: np.ndarray  # (B, P) int32
     won: np.ndarray  # (B,) bool: the mover has reached the target
+    history: np.ndarray  # (B, P, C) int16: banked scores at the end of round c (column 0: the start), grown
+    leader: np.ndarray  # (B,) int8: the sole leader at the last round's end that had one (-1: none yet)
+    lead_changes: np.ndarray  # (B,) int16
 
     @classmethod
     def start(cls, n_games: int, players: int) -> State:
         """``n_games`` games before the first roll."""
         zeros = np.zeros(n_games, dtype=np.int32)
         table = np.zeros((n_games, players), dtype=np.int32)
-        return cls(np.arange(n_games), table, zeros, zeros.copy(), zeros.copy(), table.copy(), zeros.astype(bool))
+        history = np.zeros((n_games, players, HISTORY), dtype=np.int16)
+        leader, changes = np.full(n_games, -1, dtype=np.int8), np.zeros(n_games, dtype=np.int16)
+        counts = (zeros.copy(), zeros.copy(), table.copy(), zeros.astype(bool))
+        return cls(np.arange(n_games), table, zeros, *counts, history, leader, changes)
 
     def rows(self, rows: np.ndarray) -> State:
         """A copy of ``rows`` (rows may repeat)."""
         return State(*(getattr(self, f.name)[rows] for f in fields(self)))
+
+    @staticmethod
+    def concat(parts: Sequence[State]) -> State:
+        """The rows of ``parts`` in order (their histories widened to the widest)."""
+        width = max(p.history.shape[2] for p in parts)
+        wide = [np.pad(p.history, ((0, 0), (0, 0), (0, width - p.history.shape[2]))) for p in parts]
+        columns = {
+            f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(State) if f.name != "history"
+        }
+        return State(**columns, history=np.concatenate(wide))
 
     def live(self) -> np.ndarray:
         """Rows still playing."""
@@ -102,7 +125,11 @@ class View:
 
 
 def decide(impls: Sequence[object], params: Params, state: State, source: core.Source) -> np.ndarray:
-    """Each row's decision (True: roll) by its mover's policy; a turn's first roll is compulsory."""
+    """Each row's decision (True: roll) by its mover's policy; a turn's first roll is compulsory.
+
+    A policy is asked only where holding is legal; one with a ``forced(view)`` hook (a watched seat) is also shown
+    the rows whose roll is compulsory, and what it answers there is not read.
+    """
     players = state.score.shape[1]
     distinct = list(dict.fromkeys(impls))
     which = np.array([distinct.index(i) for i in impls])[state.turn % players]
@@ -111,6 +138,10 @@ def decide(impls: Sequence[object], params: Params, state: State, source: core.S
         rows = np.flatnonzero((which == k) & (state.total > 0))
         if len(rows):
             roll[rows] = impl.decide(View(params, state.rows(rows), source))
+        shown = getattr(impl, "forced", None)  # a seat that is shown the compulsory first rolls as well
+        rows = np.flatnonzero((which == k) & (state.total == 0))
+        if shown is not None and len(rows):
+            shown(View(params, state.rows(rows), source))
     return roll
 
 
@@ -131,6 +162,26 @@ def step(params: Params, state: State, roll: np.ndarray, source: core.Source) ->
     ends = (hold & ~state.won) | bust
     state.total[hold] = 0
     state.turn += ends
+    round_end(state, ends | state.won)
+
+
+def round_end(state: State, ended: np.ndarray) -> None:
+    """Where a turn just ended a round (or the game): keep the scores and count a change of the sole leader."""
+    players = state.score.shape[1]
+    rows = np.flatnonzero(ended & ((state.turn % players == 0) | ~state.live()))
+    if not len(rows):
+        return
+    full = rows[(state.turn[rows] % players == 0) & ~state.won[rows]]  # a whole round's end: keep its scores
+    column = state.turn[full] // players
+    if len(full) and column.max() >= state.history.shape[2]:
+        grow = max(state.history.shape[2], int(column.max()) + 1 - state.history.shape[2])
+        state.history = np.pad(state.history, ((0, 0), (0, 0), (0, grow)))
+    state.history[full, :, column] = state.score[full]
+    score = state.score[rows]
+    sole = (score == score.max(axis=1, keepdims=True)).sum(axis=1) == 1
+    leader = np.where(sole, score.argmax(axis=1), -1).astype(np.int8)
+    state.lead_changes[rows] += sole & (state.leader[rows] >= 0) & (leader != state.leader[rows])
+    state.leader[rows] = np.where(sole, leader, state.leader[rows])
 
 
 def play_on(params: Params, impls: Sequence[object], state: State, source: core.Source) -> State:
@@ -144,7 +195,7 @@ def play_on(params: Params, impls: Sequence[object], state: State, source: core.
             state = state.rows(np.flatnonzero(~over))
     if not done:
         return state
-    final = State(*(np.concatenate([getattr(d, f.name) for d in done]) for f in fields(State)))
+    final = State.concat(done)
     return final.rows(np.argsort(final.game, kind="stable"))
 
 
@@ -157,9 +208,13 @@ def outcome(state: State) -> core.Outcome:
     winners = np.where(state.won[:, None], alone, winners)
     winner = np.where(state.won, seat, winner).astype(np.int8)
     turns = (state.turn + state.won).astype(np.int32)
+    players = state.score.shape[1]
+    mid = (turns + players - 1) // players // 2  # the end of round R // 2 of a game of R rounds
     return {"score": state.score, "winner": winner, "winners": winners, "turns": turns} | {
         "rolls": state.rolls,
         "busts": state.busts,
+        "mid_score": state.history[np.arange(len(mid)), :, mid],
+        "lead_changes": state.lead_changes,
     }
 
 
