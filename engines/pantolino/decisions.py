@@ -10,6 +10,7 @@ information: what no one can see is the dice to come, which a playout draws from
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -145,11 +146,10 @@ EXACT_POLICY = "win-optimal"  #: hints and reviews play this where the exact 2-p
 
 def hint_policy(params: Params, players: int) -> str:
     """The default strong player of hints and reviews: ``win-optimal`` where it is exact, else the rollout."""
-    try:
+    with contextlib.suppress(ValueError):  # the solver refuses the table: the rollout policy
         solver.check_supported(params, players)
-    except ValueError:
-        return ROLLOUT
-    return EXACT_POLICY
+        return EXACT_POLICY
+    return ROLLOUT
 
 
 class Seat(Adapter):
