@@ -69,7 +69,7 @@ def hint_times(game: str, moves: int, seed: int, players: int) -> list[float]:
             return int(propose()[0])
         if len(legal) > 1 and hints.searchable(point):
             started = time.perf_counter()
-            if hints.exact(point, setup.seats_module) is None:
+            if hints.exact(point, setup.seating) is None:
                 hints.evaluate(point, policy, setup.hint_playouts())
             spent.append(time.perf_counter() - started)
             if len(spent) >= moves:

@@ -15,13 +15,12 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   the game's record names for it, else those it benchmarks; every column the reference engine returns; floats
   to 1e-9, NaN equal to NaN).
 
-- ``decisions``: the decision points met in a few games (read through the game's ``seats`` module, which hands
-  every decision to a hook; a game without one has none checked): legal masks (every row has a candidate, and
-  what each honest policy suggests is legal), copies (``take`` rows, ``determinise``, ``apply`` and
-  ``play_out`` leave the original as it was; equal copies on equal streams play equal games), determinisation
-  leaving the deciding seat's view unchanged (its legal moves, what every honest policy suggests, its
-  ``features`` where the point has them) and playouts (``(B, P)`` winners and scores; a competitive game has a
-  winner in every row).
+- ``decisions``: the decision points met in a few games (read through the game's seat adapter, ``decisions.Seat``, the
+  one every player decides through; a game without one has none checked): legal masks (every row has a candidate, and
+  what each honest policy suggests is legal), copies (``take`` rows, ``determinise``, ``apply`` and ``play_out`` leave
+  the original as it was; equal copies on equal streams play equal games), determinisation leaving the deciding seat's
+  view unchanged (its legal moves, what every honest policy suggests, its ``features`` where the point has them) and
+  playouts (``(B, P)`` winners and scores; a competitive game has a winner in every row).
 - ``features``: where a game's decision points have ``features`` (the learned player's hook), an applied
   candidate describes the position it leads to: when the next decision of the same game is another seat's and
   comes with no chance drawn in between (a scripted stream's cursor did not move), that point's features, as the
@@ -46,6 +45,7 @@ import numpy as np
 
 from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
 from boardlab.engines.record import record_of
+from boardlab.engines.seating import seating_of
 
 STREAM = 50_000  # uniforms per scripted game: more than any game draws
 PROGRESS = ("mid_score", "lead_changes")  # the optional columns behind drama and lead changes
@@ -196,15 +196,16 @@ def check_reference(
 def decision_points(module: Any, policy: str | None = None, n: int = 4, seed: int = 7, per_kind: int = 2) -> list:
     """``(point, proposal)`` of the decisions met in ``n`` games, ``per_kind`` batches of each kind at most.
 
-    Every seat plays ``policy`` (default: the ``ROLLOUT`` of the game's ``seats`` module); a kind is the point's
-    class and stage. Copies are kept (``take``), with what the policy chose. A game without a ``seats`` module
-    gives none; points that are not :class:`~engines.core.DecisionPoint` (a seat's own choices) are skipped.
+    Every seat plays ``policy`` (default: the ``ROLLOUT`` of the game's ``decisions`` module) through the game's
+    seat adapter, the one every player decides through (:mod:`engines.seating`); a kind is the point's class and
+    stage. Copies are kept (``take``), with what the policy chose. A game without a ``decisions`` module gives
+    none; points that are not :class:`~engines.core.DecisionPoint` (a seat's own choices) are skipped.
     """
     try:
-        seats_module = importlib.import_module(f"{module.__name__}.seats")
+        seating = seating_of(module)
     except ModuleNotFoundError:
         return []
-    names = seats_for(module, policy or seats_module.ROLLOUT)
+    names = seats_for(module, policy or seating.ROLLOUT)
     params = module.Params()
     found: dict[tuple[str, Any], list] = {}
 
@@ -216,9 +217,9 @@ def decision_points(module: Any, policy: str | None = None, n: int = 4, seed: in
         return chosen
 
     watched: dict[int, object] = {}
-    impls = seats_module.instances(params, names, len(names))
-    seats = [watched.setdefault(id(impl), seats_module.Seat(impl, keep, False)) for impl in impls]
-    seats_module.play(params, seats, n, ScriptedSource.from_seed(seed, n, STREAM))
+    impls = seating.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seating.seat(impl, keep, False)) for impl in impls]
+    seating.play(params, seats, n, ScriptedSource.from_seed(seed, n, STREAM))
     return [entry for kind in found.values() for entry in kind]
 
 
@@ -282,16 +283,16 @@ def check_decisions(module: Any) -> None:
 def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -> None:
     """An applied candidate's features equal those of the decision it leads to when no chance comes between.
 
-    ``n`` games with the ``ROLLOUT`` of the game's ``seats`` module in every seat, the first ``batches`` decision
-    batches looked at (features can be costly); a game without a ``seats`` module, or whose points have no
-    ``features``, has nothing checked.
+    ``n`` games with the game's ``ROLLOUT`` in every seat, through its seat adapter, the first ``batches``
+    decision batches looked at (features can be costly); a game without a ``decisions`` module, or whose points
+    have no ``features``, has nothing checked.
     """
     try:
-        seats_module = importlib.import_module(f"{module.__name__}.seats")
+        seating = seating_of(module)
     except ModuleNotFoundError:
         return
     game = module.INFO.id
-    names = seats_for(module, seats_module.ROLLOUT)
+    names = seats_for(module, seating.ROLLOUT)
     params = module.Params()
     source = ScriptedSource.from_seed(seed, n, STREAM)
     last: dict[int, tuple[int, int, np.ndarray, str]] = {}  # game -> (cursor, seat, applied features, kind)
@@ -328,9 +329,9 @@ def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -
         return chosen
 
     watched: dict[int, object] = {}
-    impls = seats_module.instances(params, names, len(names))
-    seats = [watched.setdefault(id(impl), seats_module.Seat(impl, keep, False)) for impl in impls]
-    seats_module.play(params, seats, n, source)
+    impls = seating.instances(params, names, len(names))
+    seats = [watched.setdefault(id(impl), seating.seat(impl, keep, False)) for impl in impls]
+    seating.play(params, seats, n, source)
 
 
 CHECKS: dict[str, Callable[[Any], None]] = {

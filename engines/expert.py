@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from boardlab.engines.core import DecisionPoint, Policy, StreamSource, ascii_whole, mix64
+from boardlab.engines.core import DecisionPoint, Policy, StreamSource, ascii_whole, mix64, policy_instances
 
 MAX_PLAYOUTS = 1 << 16  #: the largest budget ``expert:N`` accepts
 MAX_COPIES = 1 << 17  #: positions played out at once; a larger batch is searched in groups of rows
@@ -117,6 +117,59 @@ def expert_policy(
         parse_arg=partial(parse_playouts, default=default, rollouts=rollouts),
         chunk_games=chunk_games,
     )
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """The expert as a decide function, ``searcher(point, games, propose)``: the search's candidate of every row.
+
+    It never asks for ``propose()``: its default move is the rollout policy's, from the point itself.
+    """
+
+    params: object
+    playouts: int | None  #: None: ``defaults`` for the table's player count
+    rollout: str  #: the playout policy and default move
+    defaults: Budget
+    policies: Mapping[str, Policy]  #: the registry the rollout policy is named in
+
+    @classmethod
+    def of(
+        cls, params: object, playouts: int | Rollout | None, rollout: str, defaults: Budget, policies: Mapping
+    ) -> Searcher:
+        """The search ``expert:N`` (or ``expert:N@P``, which names the rollout policy too) asks for."""
+        if isinstance(playouts, Rollout):
+            return cls(params, playouts.playouts, playouts.rollout, defaults, policies)
+        return cls(params, playouts, rollout, defaults, policies)
+
+    def search(self, players: int) -> Search:
+        """The search at a table of ``players``."""
+        return Search(self.playouts or default_playouts(self.defaults, players), self.rollout)
+
+    def prepare(self, players: int) -> None:
+        """Let the rollout policy load (or train) what it needs before play starts."""
+        (impl,) = policy_instances(self.policies, [self.rollout], self.params)
+        hook = getattr(impl, "prepare", None)
+        if hook is not None:
+            hook(players)
+
+    def __call__(self, point: DecisionPoint, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The searched candidate of every row of ``point``."""
+        return self.search(point.players).choose(point)
+
+
+def searching(
+    params: object,
+    playouts: int | Rollout | None,
+    seat: Callable[..., object],
+    rollout: str,
+    defaults: Budget,
+    policies: Mapping[str, Policy],
+) -> object:
+    """The ``expert``'s implementation: the game's seat adapter ``seat(inner, decide, policies)``, the search deciding.
+
+    It has no inner policy: the search's default move is the rollout policy's, from the point.
+    """
+    return seat(None, Searcher.of(params, playouts, rollout, defaults, policies), policies)
 
 
 def seat_reward(winners: np.ndarray, seat: np.ndarray, cooperative: bool) -> np.ndarray:

@@ -152,26 +152,39 @@ class Restricted:
 
 
 @dataclass(frozen=True)
+class RestrictedDecide:
+    """A decide function (``decide(point, games, propose)``) that sees restricted points; else the wrapped one."""
+
+    decide: Any
+    restrictions: tuple[Restriction, ...]
+
+    def __getattr__(self, name: str) -> Any:
+        """The wrapped decide function's own attribute (the expert's ``prepare``, ``search``)."""
+        decide = self.__dict__.get("decide")
+        if decide is None or name.startswith("__"):  # unpickling asks before the fields are set
+            raise AttributeError(name)
+        return getattr(decide, name)
+
+    def __call__(self, point: DecisionPoint, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The wrapped choice among the allowed candidates."""
+        return self.decide(RestrictedPoint(point, self.restrictions), games, propose)
+
+
+@dataclass(frozen=True)
 class OnPoints:
     """A game's :data:`Wrap` for players who decide on its decision points, so a restricted point restricts them.
 
-    ``deciders`` (e.g. a learned player) decide through a ``decide(point, games, propose)`` hook, which then sees
-    restricted points; ``searchers`` (e.g. the expert) search through a ``search``, which then searches them.
+    Such a player is the game's seat adapter (:class:`engines.seating.Adapter`) with a decide function (the
+    expert's search, a learned player's model) in its attribute ``hook``; the function then sees restricted points.
     """
 
-    deciders: tuple[type, ...]
-    searchers: tuple[type, ...] = ()
-
     def __call__(self, impl: Any, restrictions: tuple[Restriction, ...]) -> Any:
-        """Restrict ``impl`` (a fresh implementation); a policy of neither kind takes no restriction."""
-        if isinstance(impl, self.deciders):
-            decide = impl.decide
-            impl.decide = lambda point, games, propose: decide(RestrictedPoint(point, restrictions), games, propose)
-            return impl
-        if isinstance(impl, self.searchers):
-            impl.search = RestrictedSearch(impl.search, restrictions)
-            return impl
-        raise TypeError(f"{type(impl).__name__} takes no restriction")
+        """Restrict ``impl`` (a fresh implementation); a policy without a decide function takes no restriction."""
+        hook = getattr(impl, "hook", None)
+        if hook is None:
+            raise TypeError(f"{type(impl).__name__} takes no restriction")
+        setattr(impl, hook, RestrictedDecide(getattr(impl, hook), restrictions))
+        return impl
 
 
 def parse_names(text: str, restrictions: Mapping[str, Restriction], policy: str) -> tuple[str, ...]:

@@ -145,7 +145,7 @@ def request(
     module = get_game(validate.text(game, "game")).module
     count = max(module.INFO.min_players, 2) if players is None else validate.whole(players, "players", 1)
     setup = Setup(game, (validate.text(strong, "strong"),) * count, validate.whole(seed, "seed"), settings, variant)
-    chosen = setup.seats_module.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
+    chosen = setup.seating.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:
         raise ValueError(f"--heuristic {chosen} is the strong player; name another policy")
     if not isinstance(games, Sequence) or isinstance(games, str):
@@ -176,7 +176,7 @@ def observe(r: Request, game: int) -> list[table.Observed]:
 def value(r: Request, point: Any, game: int, decision: int, made: int, other: int) -> Position:
     """Every legal move of ``point`` valued; ``made`` the strong move, ``other`` the heuristic's."""
     setup = r.setup
-    exact = hints.exact(point, setup.seats_module)
+    exact = hints.exact(point, setup.seating)
     policy = r.strong if exact is None else setup.hint_policy()  # the play the exact values describe
     estimate = dataclasses.replace(hints.evaluate(point, policy, r.playouts), exact=exact)
     candidates = []

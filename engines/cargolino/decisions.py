@@ -1,4 +1,4 @@
-"""Cargolino Valentino's decision points, and the experts that search them.
+"""Cargolino Valentino's decision points, and the seat adapter every player decides them through.
 
 A turn holds one decision per die: which (die colour, snail) pair to play. A :class:`Point` is a batch of
 positions at one of them: the game state, the mover, the dice still to use and how many were used. Candidate
@@ -13,8 +13,9 @@ open. Future races are dealt afresh inside the playouts, from the playout's own 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,9 @@ from boardlab.engines.cargolino.rules import (
     use_dice,
 )
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Budget, Rollout, Search, by_table_size, default_playouts
+from boardlab.engines.expert import Budget, Rollout, Search, Searcher, by_table_size
 from boardlab.engines.restrict import RestrictedSearch, Restriction, restricted_legal
+from boardlab.engines.seating import Adapter
 
 ROLLOUT = "detective"  # the experts' default move (from the seat's belief) and playout policy (the drawn deal)
 ACTIONS = N_SNAILS * N_SNAILS  # candidate 6 * snail + colour
@@ -165,20 +167,9 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(
-            self.params,
-            self.policies,
-            self.players,
-            state,
-            self.mover[rows],
-            self.code[rows],
-            self.die,
-            self.belief[rows],
-            self.key[rows],
-            self.hidden,
-            self.moved,
-            marginals=None if self.marginals is None else self.marginals[rows],
-        )
+        rowwise = {name: getattr(self, name)[rows] for name in ("mover", "code", "belief", "key")}
+        marginals = None if self.marginals is None else self.marginals[rows]
+        return replace(self, state=state, marginals=marginals, **rowwise)
 
     def determinise(self, source: core.Source) -> None:
         """Deal the other seats' tokens afresh from the mover's belief (nothing to do when the deal is seen)."""
@@ -216,71 +207,84 @@ class Point:
         return result["winners"], result["score"]
 
 
-class Expert:
-    """``expert`` / ``expert-oracle``: every die chosen by :class:`~engines.expert.Search` with ``ROLLOUT``.
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
 
-    The belief expert also hides like ``detective:hide=h`` (``hide`` by player count): with chance ``h`` per die
-    it advances its own snail that loses no shell instead of searching. Its playouts cannot value that (every seat
-    of a playout sees the drawn deal), but at a table of believers a hidden snail is pushed less.
 
-    ``restrictions`` (none unless restricted, :mod:`engines.cargolino.restrictions`): the search sees restricted
-    points, and a hiding move they forbid is searched instead.
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
+
+
+class Seat(Adapter):
+    """Cargolino's one translation from policy hooks to decision points: every (snail, die) choice.
+
+    At each die with a legal move the seat builds the :class:`Point` of the live rows and returns ``decide(point,
+    games, propose)``: the search's, a model's, a person's or a replay's choice (see
+    :class:`engines.seating.Adapter`). The point is built from what the seat knows (:meth:`point_at`): a seat that
+    keeps a belief over the deal (a person, whose inner policy is the believing ``detective``, a believing policy
+    or the belief expert) gets a point whose other snail owners are a draw from that belief, never the true deal;
+    one that reads the deal gets the true one.
     """
 
-    def __init__(
-        self,
-        params: Params,
-        playouts: int | Rollout | None,
-        policies: Mapping[str, Policy],
-        defaults: Budget,
-        hide: Mapping[int, float],
-        truth: bool = False,
-    ) -> None:
-        """Search with ``playouts`` per decision (``None``: ``defaults`` for the table's player count).
+    def __getattr__(self, name: str) -> Any:
+        """Whether the inner policy keeps a belief, and its weights: the engine keeps the belief for the seat."""
+        if name in ("believes", "weights"):
+            return getattr(self.__dict__["inner"], name)
+        raise AttributeError(name)
 
-        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy (else ``ROLLOUT``), which
-        gives the default move too. ``hide``: the chance per die of hiding, by player count; ``truth``: search the
-        true deal (cheats) instead of beliefs, and never hide.
-        """
-        self.params, self.policies, self.truth = params, policies, truth
-        self.rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
-        self.playouts = playouts.playouts if isinstance(playouts, Rollout) else playouts
-        self.defaults, self.hide = defaults, hide
-        self.believes = not truth  # the engine keeps this seat's belief over the deal
-        self.restrictions: tuple[Restriction, ...] = ()
-
-    def prepare(self, players: int) -> None:
-        """Let the playout policy load (or train) what it needs before play starts."""
-        (impl,) = fresh_instances(self.policies, [self.rollout], self.params)
-        hook = getattr(impl, "prepare", None)
-        if hook is not None:
-            hook(players)
+    def point_at(self, step: Step) -> Point:
+        """The decision of every game of ``step``, as this seat knows it."""
+        return Point.at(step, self.policies, truth=not getattr(self, "believes", False))
 
     def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
-        """The searched (snail, colour) of every game; snail -1 where no die can move a snail."""
+        """The decided (snail, colour) of every game; snail -1 where no die can move a snail."""
         snail = np.full(len(step.mover), -1, dtype=np.int64)
         colour = np.zeros(len(step.mover), dtype=np.int64)
         live = np.flatnonzero((step.legal != 0).any(axis=1))
         if not len(live):
+            if self.inner is not None and not self.asks:
+                return self.inner.choose(step)  # the policy may still draw what it draws every turn
             return snail, colour
-        players = step.table.players
-        rows = np.arange(len(step.state.game))[step.rows][live]
-        sub = Step(
-            step.table,
-            step.state,
-            rows,
-            _spread(step.mover, live, step.rows, len(step.state.game)),
-            _spread(step.own, live, step.rows, len(step.state.game)),
-            _spread(step.code, live, step.rows, len(step.state.game)),
-            step.die,
-        )
-        point = Point.at(sub, self.policies, self.truth)
-        chosen = np.full(len(live), -1, dtype=np.int64)
+        n = len(step.state.game)
+        rows = np.arange(n)[step.rows][live]
+        spread = [_spread(values, live, step.rows, n) for values in (step.mover, step.own, step.code)]
+        point = self.point_at(Step(step.table, step.state, rows, *spread, step.die))
+
+        def own() -> np.ndarray:
+            inner_snail, inner_colour = self.inner.choose(step)  # every row, as the policy draws for every row
+            return inner_snail[live] * N_SNAILS + inner_colour[live]
+
+        chosen = self.decide(point, np.asarray(step.games)[live], self.offer(point, own))
+        snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
+        return snail, colour
+
+
+@dataclass(frozen=True)
+class Hiding:
+    """The belief expert's decide function: it hides like ``detective:hide=h``, else searches.
+
+    With chance ``h`` per die (``hide`` by player count) it advances its own snail that loses no shell instead of
+    searching. Its playouts cannot value that (every seat of a playout sees the drawn deal), but at a table of
+    believers a hidden snail is pushed less. ``truth``: the oracle, which searches the true deal and never hides.
+    ``restrictions`` (none unless restricted, :mod:`engines.cargolino.restrictions`): the search sees restricted
+    points, and a hiding move they forbid is searched instead.
+    """
+
+    searcher: Searcher
+    hide: Mapping[int, float]
+    truth: bool = False
+    restrictions: tuple[Restriction, ...] = ()
+
+    def prepare(self, players: int) -> None:
+        """Let the playout policy load (or train) what it needs before play starts."""
+        self.searcher.prepare(players)
+
+    def __call__(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """The hiding move where it hides, else the searched one, of every row."""
+        chosen = np.full(len(point.mover), -1, dtype=np.int64)
         if not self.truth:
-            chosen = hiding_move(point, by_table_size(self.hide, players))
-        search: Search | RestrictedSearch = Search(
-            self.playouts or default_playouts(self.defaults, players), self.rollout
-        )
+            chosen = hiding_move(point, by_table_size(self.hide, point.players))
+        search: Search | RestrictedSearch = self.searcher.search(point.players)
         if self.restrictions:
             allowed = restricted_legal(point, self.restrictions)
             hid = np.flatnonzero(chosen >= 0)
@@ -289,8 +293,24 @@ class Expert:
         rest = np.flatnonzero(chosen < 0)
         if len(rest):
             chosen[rest] = search.choose(point.take(rest))
-        snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
-        return snail, colour
+        return chosen
+
+
+def expert(
+    params: Params,
+    playouts: int | Rollout | None,
+    policies: Mapping[str, Policy],
+    defaults: Budget,
+    hide: Mapping[int, float],
+    truth: bool = False,
+) -> Seat:
+    """``expert`` / ``expert-oracle``: every die chosen by :class:`Hiding` (``ROLLOUT`` or ``P`` playouts).
+
+    ``truth``: search the true deal (cheats) instead of beliefs, and never hide.
+    """
+    seat = Seat(None, Hiding(Searcher.of(params, playouts, ROLLOUT, defaults, policies), hide, truth), policies)
+    seat.believes = not truth  # the engine keeps this seat's belief over the deal
+    return seat
 
 
 def hiding_move(point: Point, hide: float) -> np.ndarray:

@@ -23,8 +23,8 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.cargolino import beliefs, features
-from boardlab.engines.cargolino.decisions import Point
-from boardlab.engines.cargolino.rules import INFO, N_SNAILS, Params, Step, play_with
+from boardlab.engines.cargolino.decisions import Point, Seat
+from boardlab.engines.cargolino.rules import INFO, Params, Step, play_with
 from boardlab.engines.core import Policy
 from boardlab.engines.expert import by_table_size
 from boardlab.engines.learned import selfplay, store, training
@@ -49,8 +49,10 @@ EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
-class Learned:
+class Learned(Seat):
     """``learned``: each die's legal (die, snail) pair with the best-valued resulting position.
+
+    It is the game's seat deciding by the model; ``propose()`` is the baseline's suggestion at the point.
 
     ``baseline`` (a policy name; round 0 of training plays it) and ``policies`` (the registry decision points
     resolve names in) are set by the registry, so this module needs none. ``decide`` replaces the model's choice
@@ -66,9 +68,9 @@ class Learned:
         self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
     ) -> None:
         """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        super().__init__(None, decide or self.best, self.policies)
         self.params = params
         self.models = dict(models or {})
-        self.decide = decide or self.best
 
     @staticmethod
     def settings(params: Params, players: int) -> training.Settings:
@@ -111,39 +113,13 @@ class Learned:
         self.prepare(point.players)
         return choose(point, self.models[point.players], propose, by_table_size(MARGIN, point.players))
 
-    def choose(self, step: Step) -> tuple[np.ndarray, np.ndarray]:
-        """Every game's (snail, colour); snail -1 where no die can move a snail.
+    def point_at(self, step: Step) -> Point:
+        """The point from what the seat knows: its belief, or the deal in a search's playout.
 
-        The point is built from what the seat knows: its belief, or the deal in a search's playout (where every
-        seat plays the drawn deal as known) and with open ownership.
+        In a playout every seat plays the drawn deal as known; the mover's holdings are worked out once, for every
+        candidate's features.
         """
-        snail = np.full(len(step.mover), -1, dtype=np.int64)
-        colour = np.zeros(len(step.mover), dtype=np.int64)
-        live = np.flatnonzero((step.legal != 0).any(axis=1))
-        if not len(live):
-            return snail, colour
-        n = len(step.state.game)
-        rows = np.arange(n)[step.rows][live]
-        sub = Step(
-            step.table,
-            step.state,
-            rows,
-            _spread(step.mover, live, step.rows, n),
-            _spread(step.own, live, step.rows, n),
-            _spread(step.code, live, step.rows, n),
-            step.die,
-        )
-        point = Point.at(sub, self.policies, truth=step.table.playout, keep=True)
-        chosen = self.decide(point, np.asarray(step.games)[live], lambda: point.suggest(self.baseline))
-        snail[live], colour[live] = chosen // N_SNAILS, chosen % N_SNAILS
-        return snail, colour
-
-
-def _spread(values: np.ndarray, live: np.ndarray, rows: np.ndarray | slice, n: int) -> np.ndarray:
-    """A full-length array holding ``values[live]`` at the state rows ``rows[live]`` (what a Step indexes)."""
-    out = np.zeros(n, dtype=values.dtype)
-    out[np.arange(n)[rows][live]] = values[live]
-    return out
+        return Point.at(step, self.policies, truth=step.table.playout, keep=True)
 
 
 @lru_cache(maxsize=32)

@@ -22,7 +22,7 @@ from functools import partial
 import numpy as np
 
 from boardlab.engines.cargolino import beliefs, learned
-from boardlab.engines.cargolino.decisions import ROLLOUT, Expert
+from boardlab.engines.cargolino.decisions import ROLLOUT, expert
 from boardlab.engines.cargolino.restrictions import RESTRICTIONS, restricted
 from boardlab.engines.cargolino.rules import N_SNAILS, Params, Step, hypothesis_index, pick_colour
 from boardlab.engines.core import Policy
@@ -444,7 +444,7 @@ POLICIES: dict[str, Policy] = {
         ),
     )
 }
-EXPERT = partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS, hide=EXPERT_HIDE)
+EXPERT = partial(expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS, hide=EXPERT_HIDE)
 POLICIES["expert"] = replace(
     expert_policy(EXPERT, ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK, ("learned",)),
     description=f"Monte Carlo search improving on {ROLLOUT}: N playouts per decision ({ROLLOUT} in every seat, "

@@ -10,10 +10,12 @@ moves stay: a forced move (a player must use a die that can move a snail).
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 
-from boardlab.engines.cargolino.decisions import ACTIONS, Expert, Point
-from boardlab.engines.cargolino.learned import Learned
+from boardlab.engines.cargolino.decisions import ACTIONS, Hiding, Point
 from boardlab.engines.cargolino.rules import N_SNAILS
 from boardlab.engines.restrict import OnPoints, Restriction
 
@@ -56,12 +58,9 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-LEARNED_ON_POINTS = OnPoints((Learned,))
-
-
-def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
+def restricted(impl: Any, restrictions: tuple[Restriction, ...]) -> object:
     """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""
-    if isinstance(impl, Expert):
-        impl.restrictions = restrictions
+    if isinstance(getattr(impl, "decide", None), Hiding):
+        impl.decide = dataclasses.replace(impl.decide, restrictions=restrictions)
         return impl
-    return LEARNED_ON_POINTS(impl, restrictions)
+    return OnPoints()(impl, restrictions)

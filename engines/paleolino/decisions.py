@@ -1,4 +1,4 @@
-"""Paleolino's decision points, and the expert that searches them.
+"""Paleolino's decision points, and the seat adapter every player decides them through.
 
 Two decisions of a turn are searched. ``CAVE``: which cave to open, after the turn's chips have rolled; candidate
 ``v`` opens cave ``v`` (every cave is legal). ``KEEP``: which chips to keep on the backpack at the turn's end;
@@ -23,14 +23,15 @@ the playout's own source.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import MAX_PLAYOUTS, Rollout, Search, parse_playouts
+from boardlab.engines.expert import MAX_PLAYOUTS, Budget, Rollout, Searcher, parse_playouts
+from boardlab.engines.paleolino.building import iterative_builds
 from boardlab.engines.paleolino.features import features_of
 from boardlab.engines.paleolino.rules import (
     Params,
@@ -44,6 +45,7 @@ from boardlab.engines.paleolino.rules import (
     play_on,
     store_chips,
 )
+from boardlab.engines.seating import Adapter
 
 CAVE, KEEP = 0, 1  # stages: choosing a cave, choosing the chips kept
 ROLLOUT = "planner"  # the expert's playout policy and default move: the strongest heuristic
@@ -66,7 +68,7 @@ def default_playouts(params: Params) -> int:
 def parse_budget(text: str | None) -> int | Rollout | None:
     """The ``N`` of ``expert:N`` or ``expert:N@P`` (one-line ``ValueError`` when out of range), ``None``: default.
 
-    :class:`Expert` then picks the budget from the knobs (:func:`default_playouts`).
+    :func:`expert` then picks the budget from the knobs (:func:`default_playouts`).
     """
     return None if text is None else parse_playouts(text, PLAYOUTS, ROLLOUTS)
 
@@ -84,10 +86,10 @@ class Point:
     """A batch of Paleolino positions at a cave or keep decision (see the module docstring)."""
 
     params: Params
-    players: int
     policies: Mapping[str, Policy]  # the registry playouts resolve their policy names in
+    players: int
+    stage: int  # CAVE or KEEP
     state: State  # rows own their arrays; ``game`` numbers the rows
-    stage: int
     key: np.ndarray  # (B,) uint64
     applied: bool = False
     cooperative: bool = True
@@ -99,7 +101,7 @@ class Point:
         stamp = (state.game.astype(np.uint64) << np.uint64(24)) | (state.turn.astype(np.uint64) << np.uint64(4))
         key = core.mix64(np.uint64(turn.source.search_seed) ^ core.mix64(stamp | np.uint64(stage)))
         state.game = np.arange(len(state.game))
-        return cls(turn.params, turn.players, policies, state, stage, key)
+        return cls(turn.params, policies, turn.players, stage, state, key)
 
     @property
     def seat(self) -> np.ndarray:
@@ -146,7 +148,7 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(self.params, self.players, self.policies, state, self.stage, self.key[rows], self.applied)
+        return replace(self, state=state, key=self.key[rows])
 
     def determinise(self, source: core.Source) -> None:
         """Redraw the caves' unremembered chips and the cards under the tops from public information only."""
@@ -216,42 +218,99 @@ class Point:
         return result["winners"], result["score"]
 
 
-class Expert:
-    """``expert``: caves and keeps chosen by :class:`~engines.expert.Search`; builds and payment as ``ROLLOUT``."""
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
 
-    def __init__(self, params: Params, playouts: int | Rollout | None, policies: Mapping[str, Policy]) -> None:
-        """Search with ``playouts`` per decision (``None``: :func:`default_playouts`), playouts from ``policies``.
 
-        A :class:`~engines.expert.Rollout` (``expert:N@P``) names the playout policy too (else ``ROLLOUT``).
-        """
-        self.policies, self.params = policies, params
-        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
-        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
-        self.search = Search(default_playouts(params) if budget is None else budget, rollout)
-        (self.rollout,) = core.policy_instances(policies, [ROLLOUT], params)
-        self.capacity = params.backpack
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
 
-    def prepare(self, players: int) -> None:
-        """Let the playout policy load (or train) what it needs before play starts."""
-        (impl,) = core.policy_instances(self.policies, [self.search.rollout], self.params)
-        hook = getattr(impl, "prepare", None)
-        if hook is not None:
-            hook(players)
+
+@dataclass(slots=True)
+class Build:
+    """A person's next build, for a batch of games: candidate ``s`` builds stack ``s``'s top; ``stacks`` stops.
+
+    ``tops`` are the stacks' top inventions at this step, ``ok`` the affordable ones, ``supply`` (a bag) the chips
+    that can still pay: the middle, the mover's backpack and the other seats' offers. Not a decision point: it
+    has no look-ahead.
+    """
+
+    params: Params
+    state: State  # rows own their arrays (the turn's state before this turn's builds)
+    seat: np.ndarray  # (B,)
+    tops: np.ndarray  # (B, S) invention ids
+    ok: np.ndarray  # (B, S) bool
+    supply: np.ndarray  # (B,) bag
+    players: int
+    searchable = False  #: hints and reviews pass over it
+
+    def legal(self) -> np.ndarray:
+        """The affordable tops, and stopping."""
+        return np.concatenate([self.ok, np.ones((len(self.ok), 1), dtype=bool)], axis=1)
+
+    def take(self, rows: np.ndarray) -> Build:
+        """Copies of ``rows``."""
+        state = self.state.keep_rows(rows)
+        return Build(
+            self.params, state, self.seat[rows], self.tops[rows], self.ok[rows], self.supply[rows], self.players
+        )
+
+
+class Seat(Adapter):
+    """Paleolino's one translation from policy hooks to decision points: every cave and keep, a person's builds.
+
+    At each cave and keep the seat builds the :class:`Point` and returns ``decide(point, games, propose)``: the
+    search's, a model's, a person's or a replay's choice (see :class:`engines.seating.Adapter`). A person also
+    builds, one affordable stack top at a time until they stop (a :class:`Build`: a choice without look-ahead, so
+    hints and reviews pass over it); which chips pay follows the inner policy (a person's, the expert's and the
+    learned player's: the rollout policy).
+    """
 
     def cave(self, turn: Turn) -> np.ndarray:
-        """The searched cave of every game."""
-        return self.search.choose(Point.at(turn, CAVE, self.policies))
+        """The decided cave of every game."""
+        if not len(turn):
+            return np.zeros(0, dtype=np.int64)
+        point = Point.at(turn, CAVE, self.policies)
+        own = lambda: np.asarray(self.inner.cave(turn), dtype=np.int64)  # noqa: E731
+        return self.decide(point, np.asarray(turn.games), self.offer(point, own))
 
     def builds(self, turn: Turn) -> np.ndarray:
-        """The rollout policy's builds."""
-        return self.rollout.builds(turn)
+        """A person's builds, one top at a time; a policy's own."""
+        if not self.asks or not len(turn):
+            return self.inner.builds(turn)
+        stacks = turn.tables.stacks
+
+        def pick(rows: np.ndarray, ok: np.ndarray, tops: np.ndarray, supply: np.ndarray, _: np.ndarray) -> np.ndarray:
+            state = turn.state.keep_rows(np.arange(len(turn.state.game))[turn.rows][rows])
+            seat = np.full(len(rows), turn.mover, dtype=np.int64)
+            point = Build(turn.params, state, seat, tops, ok, supply, turn.players)
+            chosen = self.decide(point, np.asarray(turn.games)[rows], lambda: np.full(len(rows), stacks))
+            return np.where(chosen == stacks, -1, chosen)
+
+        return iterative_builds(turn, pick)
 
     def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
-        """The rollout policy's payment."""
-        return self.rollout.pay(turn, k)
+        """The inner policy's payment."""
+        return self.inner.pay(turn, k)
 
     def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
-        """The searched keep of every game (``left`` is the middle plus the backpack, as the engine passes it)."""
-        if self.capacity == 0:
-            return np.zeros(len(turn), dtype=np.int64)
-        return keep_options(self.capacity)[self.search.choose(Point.at(turn, KEEP, self.policies))]
+        """The decided chips kept on the backpack in every game (``left``: the middle plus the backpack)."""
+        if turn.capacity == 0 or not len(turn):
+            return self.inner.store(turn, left)
+        options = keep_options(turn.capacity)
+        point = Point.at(turn, KEEP, self.policies)
+
+        def own() -> np.ndarray:
+            kept = np.asarray(self.inner.store(turn, left))
+            return (options[None, :] == kept[:, None]).argmax(axis=1)
+
+        return options[self.decide(point, np.asarray(turn.games), self.offer(point, own))]
+
+
+def expert(params: Params, playouts: int | Rollout | None, policies: Mapping[str, Policy]) -> Seat:
+    """``expert``: caves and keeps searched (:class:`~engines.expert.Searcher`); builds and payment as ``ROLLOUT``.
+
+    Its budget by default is :func:`default_playouts` of the knobs; ``expert:N@P`` plays out with ``P``.
+    """
+    (rollout,) = core.policy_instances(policies, [ROLLOUT], params)
+    return Seat(rollout, Searcher.of(params, playouts, ROLLOUT, default_playouts(params), policies), policies)

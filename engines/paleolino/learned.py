@@ -29,8 +29,8 @@ from boardlab.engines.core import Policy
 from boardlab.engines.learned import choice, selfplay, store, training
 from boardlab.engines.learned.model import ValueModel, checksum
 from boardlab.engines.paleolino import features
-from boardlab.engines.paleolino.decisions import CAVE, KEEP, ROLLOUT, Point, keep_options
-from boardlab.engines.paleolino.rules import INFO, Params, Turn, play_with
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, Point, Seat
+from boardlab.engines.paleolino.rules import INFO, Params, play_with
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
@@ -71,8 +71,10 @@ def choose(point: Point, model: ValueModel) -> np.ndarray:
     return np.where(point.legal(), cave_values(point, model), -np.inf).argmax(axis=1)
 
 
-class Learned:
-    """``learned``: caves and keeps by the value model (module docstring); builds and payment as ``ROLLOUT``.
+class Learned(Seat):
+    """``learned``: caves and keeps by the value model (module docstring); builds and payment as the baseline.
+
+    It is the game's seat deciding by the model, wrapping the baseline (the rollout policy), which proposes.
 
     ``baseline`` (a policy name; round 0 of training plays it) and ``policies`` (the registry decision points
     resolve names in) are set by the registry, so this module needs none. ``decide`` replaces the model's choice
@@ -86,11 +88,10 @@ class Learned:
         self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
     ) -> None:
         """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        (base,) = core.policy_instances(self.policies, [self.baseline], params)
+        super().__init__(base, decide or self.best, self.policies)
         self.params = params
         self.models = dict(models or {})
-        self.decide = decide or self.best
-        (self.rollout,) = core.policy_instances(self.policies, [ROLLOUT], params)
-        (self.base,) = core.policy_instances(self.policies, [self.baseline], params)
 
     @staticmethod
     def settings(params: Params, players: int) -> training.Settings:
@@ -129,34 +130,6 @@ class Learned:
         """The model's choice at ``point`` (:func:`choose`)."""
         self.prepare(point.players)
         return choose(point, self.models[point.players])
-
-    def cave(self, turn: Turn) -> np.ndarray:
-        """The chosen cave of every game."""
-        if not len(turn):
-            return np.zeros(0, dtype=np.int64)
-        point = Point.at(turn, CAVE, self.policies)
-        return self.decide(point, np.asarray(turn.games), lambda: np.asarray(self.base.cave(turn), dtype=np.int64))
-
-    def builds(self, turn: Turn) -> np.ndarray:
-        """The rollout policy's builds."""
-        return self.rollout.builds(turn)
-
-    def pay(self, turn: Turn, k: np.ndarray) -> np.ndarray:
-        """The rollout policy's payment."""
-        return self.rollout.pay(turn, k)
-
-    def store(self, turn: Turn, left: np.ndarray) -> np.ndarray:
-        """The chosen chips kept on the backpack in every game (``left``: the middle plus the backpack)."""
-        if turn.capacity == 0 or not len(turn):
-            return self.base.store(turn, left)
-        options = keep_options(turn.capacity)
-        point = Point.at(turn, KEEP, self.policies)
-
-        def propose() -> np.ndarray:
-            kept = np.asarray(self.base.store(turn, left))
-            return (options[None, :] == kept[:, None]).argmax(axis=1)
-
-        return options[self.decide(point, np.asarray(turn.games), propose)]
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from boardlab.engines import core
-from boardlab.engines.paleolino.decisions import CAVE, KEEP, Expert, Point, keep_options
-from boardlab.engines.paleolino.learned import Learned
+from boardlab.engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
 from boardlab.engines.paleolino.rules import Params, bag_min, bag_tables
 from boardlab.engines.restrict import OnPoints, Restriction
 
@@ -93,5 +92,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-restricted = OnPoints((Learned,), (Expert,))
+restricted = OnPoints()
 """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardlab.engines.paleolino.decisions import CAVE, Point, keep_options
+from boardlab.engines.paleolino.decisions import CAVE, Build, Point, keep_options
 from boardlab.engines.paleolino.kernels import expected_caves
 from boardlab.engines.paleolino.rules import bag_tables
-from boardlab.engines.paleolino.seats import Build
 
 CHIPS = ("wood", "stone", "berry", "crystal")
 LETTER_NAMES = {"w": "wood", "s": "stone", "b": "berry"}

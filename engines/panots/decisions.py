@@ -1,4 +1,4 @@
-"""Panots's decision points, and the expert that searches them.
+"""Panots's decision points, and the seat adapter every player decides them through.
 
 The decision searched is the grab: which warehouse card a seat takes when its turn in the round's grabbing order
 comes. A :class:`Point` is a batch of rounds stopped there: the sidewalks, the warehouse, the grabbing order and the
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Rollout, Search
+from boardlab.engines.expert import Budget, Rollout, Searcher
 from boardlab.engines.panots.features import features_of
 from boardlab.engines.panots.kernels import PLANNER
 from boardlab.engines.panots.rules import (
@@ -34,6 +35,7 @@ from boardlab.engines.panots.rules import (
     outcome,
     play_round,
 )
+from boardlab.engines.seating import Adapter
 
 ROLLOUT = "planner"  # the expert's playout policy and default move: the strongest heuristic
 
@@ -182,40 +184,104 @@ class Point:
         return view
 
 
-class Expert:
-    """``expert``: every grab chosen by :class:`~engines.expert.Search` with rollout playouts; the rollout places."""
+#: hints' playouts per legal move by table size (ours: hints within 5 s; the planner plays ~30 seven-player games/s)
+HINT_PLAYOUTS: Budget = {1: 200, 2: 128, 3: 80, 4: 48, 6: 12}
 
-    values = False
-    mode = PLANNER  # the round's values are the planner's: its placements and swaps are the rollout's
 
-    def __init__(self, params: Params, playouts: int | Rollout, policies: Mapping[str, Policy], default: int) -> None:
-        """Search with ``playouts`` per decision; playouts name their policies in ``policies``.
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
 
-        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``, and
-        may leave the budget to ``default``. The rollout policy places cards and chooses swaps.
-        """
-        self.params, self.policies = params, policies
-        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
-        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
-        self.search = Search(budget or default, rollout)
-        (self.rollout,) = core.policy_instances(policies, [rollout], params)
 
-    def prepare(self, players: int) -> None:
-        """Let the playout policy load (or train) what it needs before play starts."""
-        hook = getattr(self.rollout, "prepare", None)
-        if hook is not None:
-            hook(players)
+@dataclass(slots=True)
+class Placement:
+    """Where grabbed cards are laid, for a batch of games: candidate ``j`` is the ``j``-th legal placement.
+
+    Placements are in the engine's ``(direction, row, column)`` order; ``ats`` holds each candidate's placement
+    code (``d * GRID * GRID + cell``, -1 padding). Not a decision point: it has no look-ahead.
+    """
+
+    params: Params
+    state: State  # rows own their arrays
+    seat: np.ndarray  # (B,) the seat laying a card
+    card: np.ndarray  # (B,) the card's id
+    ats: np.ndarray  # (B, J) int64
+    players: int
+    searchable = False  #: hints and reviews pass over it
+
+    @classmethod
+    def at(cls, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> Placement:
+        """The placements of card ``slots`` by ``seats`` in the games ``rows`` of a round."""
+        players = st.cell.shape[1]
+        r = rows * players + seats
+        count = view.count[r, slots]
+        ats = np.full((len(rows), max(int(count.max()), 1)), -1, dtype=np.int64)
+        for j in range(ats.shape[1]):
+            live = np.flatnonzero(count > j)
+            ats[live, j] = view.nth_legal(r[live], slots[live], np.full(len(live), j))
+        return cls(view.params, st.take(rows), seats.copy(), view.wh[rows, slots], ats, players)
+
+    def legal(self) -> np.ndarray:
+        """Every listed placement."""
+        return self.ats >= 0
+
+    def take(self, rows: np.ndarray) -> Placement:
+        """Copies of ``rows``."""
+        return Placement(
+            self.params, self.state.take(rows), self.seat[rows], self.card[rows], self.ats[rows], self.players
+        )
+
+
+class Seat(Adapter):
+    """Panots's one translation from policy hooks to decision points: every grab (and a person's placements).
+
+    At each grab the seat builds the :class:`Point` and returns ``decide(point, games, propose)``: the search's,
+    a model's, a person's or a replay's choice (see :class:`engines.seating.Adapter`). Where a grabbed card is
+    laid and what a stuck seat takes instead follow the inner policy (a person's, the expert's and the learned
+    player's: the rollout policy); a person is asked where to lay (a :class:`Placement`).
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        """How the inner policy wants the round valued (the engine reads ``values`` and ``mode``)."""
+        if name in ("values", "mode"):
+            return getattr(self.__dict__["inner"], name)
+        raise AttributeError(name)
 
     def grab(
         self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int
     ) -> np.ndarray:
-        """The searched grab of every game."""
-        return self.search.choose(Point.at(view, st, rows, seats, k, self.policies))
+        """The decided grab (a warehouse slot) of every game ``rows``."""
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        point = Point.at(view, st, rows, seats, k, self.policies)
+        own = lambda: np.asarray(self.inner.grab(view, st, rows, seats, free, order, k))  # noqa: E731
+        return self.decide(point, np.asarray(view.games)[rows], self.offer(point, own))
 
     def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """The rollout policy's placement."""
-        return self.rollout.place(view, st, rows, seats, slots)
+        """A person's chosen placement; a policy's own."""
+        if not self.asks or not len(rows):
+            return self.inner.place(view, st, rows, seats, slots)
+        point = Placement.at(view, st, rows, seats, slots)
+
+        def propose() -> np.ndarray:
+            at = np.asarray(self.inner.place(view, st, rows, seats, slots))
+            return (point.ats == at[:, None]).argmax(axis=1)
+
+        chosen = self.decide(point, np.asarray(view.games)[rows], propose)
+        return point.ats[np.arange(len(rows)), chosen]
 
     def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
-        """The rollout policy's swap."""
-        return self.rollout.swap(view, st, rows, seats, options)
+        """The inner policy's swap."""
+        return self.inner.swap(view, st, rows, seats, options)
+
+
+def expert(params: Params, playouts: int | Rollout, policies: Mapping[str, Policy], default: int) -> Seat:
+    """``expert``: every grab searched (:class:`~engines.expert.Searcher`); the rollout policy places and swaps.
+
+    The round's values are the planner's (its placements and swaps are the rollout's).
+    """
+    search = Searcher.of(params, playouts, ROLLOUT, default, policies)
+    (rollout,) = core.policy_instances(policies, [search.rollout], params)
+    seat = Seat(rollout, search, policies)
+    seat.values, seat.mode = False, PLANNER
+    return seat

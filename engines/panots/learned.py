@@ -26,8 +26,8 @@ from boardlab.engines.learned import searchplay, selfplay, store, training
 from boardlab.engines.learned.choice import choose, searched_candidates, where_chosen
 from boardlab.engines.learned.model import ValueModel, checksum
 from boardlab.engines.panots import features
-from boardlab.engines.panots.decisions import Point
-from boardlab.engines.panots.rules import INFO, Params, State, View, play_with
+from boardlab.engines.panots.decisions import Point, Seat
+from boardlab.engines.panots.rules import INFO, Params, play_with
 
 FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 2  #: bump when the decisions the model drives change (training plays them): 2, the last round played out
@@ -53,8 +53,10 @@ def settings_for(players: int) -> training.Settings:
     return replace(games, search_rounds=SEARCH_ROUNDS, **SEARCH) if players == 2 else games
 
 
-class Learned:
+class Learned(Seat):
     """``learned``: each grab's legal card with the best-valued resulting position; the baseline places and swaps.
+
+    It is the game's seat deciding by the model, wrapping the baseline, which proposes.
 
     ``baseline`` (a policy name; round 0 of training grabs as it does, and it lays every card) and ``policies``
     (the registry names resolve in) are set by the registry, so this module needs none. ``decide`` replaces the
@@ -69,10 +71,10 @@ class Learned:
         self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
     ) -> None:
         """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        (base,) = core.policy_instances(self.policies, [self.baseline], params)
+        super().__init__(base, decide or self.best, self.policies)
         self.params = params
         self.models = dict(models or {})
-        self.decide = decide or self.best
-        (self.inner,) = core.policy_instances(self.policies, [self.baseline], params)
 
     @property
     def mode(self) -> int:
@@ -128,27 +130,6 @@ class Learned:
         if point.players == 1 or point.state.round < self.params.cards_per_player - 1:
             return choose(point, model)
         return where_chosen(point, lambda sub, _: searched_candidates(sub, model, self.baseline, 1))
-
-    def grab(
-        self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, free: np.ndarray, order: np.ndarray, k: int
-    ) -> np.ndarray:
-        """The decided grab (a warehouse slot) of every game ``rows``."""
-        if not len(rows):
-            return np.zeros(0, dtype=np.int64)
-        point = Point.at(view, st, rows, seats, k, self.policies)
-
-        def propose() -> np.ndarray:
-            return np.asarray(self.inner.grab(view, st, rows, seats, free, order, k))
-
-        return self.decide(point, np.asarray(view.games)[rows], propose)
-
-    def place(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """The baseline's placement."""
-        return self.inner.place(view, st, rows, seats, slots)
-
-    def swap(self, view: View, st: State, rows: np.ndarray, seats: np.ndarray, options: np.ndarray) -> np.ndarray:
-        """The baseline's swap."""
-        return self.inner.swap(view, st, rows, seats, options)
 
 
 @dataclass(frozen=True)

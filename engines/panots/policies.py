@@ -33,7 +33,7 @@ from boardlab.engines.core import Policy
 from boardlab.engines.expert import expert_policy
 from boardlab.engines.learned.exploit import exploit_policy
 from boardlab.engines.panots import learned
-from boardlab.engines.panots.decisions import ROLLOUT, Expert
+from boardlab.engines.panots.decisions import ROLLOUT, expert
 from boardlab.engines.panots.kernels import GAIN, MAJORITY_AWARE, PLANNER
 from boardlab.engines.panots.restrictions import RESTRICTIONS, restricted
 from boardlab.engines.panots.rules import Params, State, View
@@ -194,7 +194,7 @@ POLICIES: dict[str, Policy] = {
 }
 POLICIES["expert"] = replace(
     expert_policy(
-        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
+        partial(expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
         ROLLOUT,
         EXPERT_PLAYOUTS,
         EXPERT_CHUNK,

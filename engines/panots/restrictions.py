@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardlab.engines.panots.decisions import Expert, Point
-from boardlab.engines.panots.learned import Learned
+from boardlab.engines.panots.decisions import Point
 from boardlab.engines.restrict import OnPoints, Restriction
 
 
@@ -71,5 +70,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-restricted = OnPoints((Learned,), (Expert,))
+restricted = OnPoints()
 """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""

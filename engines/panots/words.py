@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardlab.engines.panots.decisions import Point
+from boardlab.engines.panots.decisions import Placement, Point
 from boardlab.engines.panots.geometry import (
     CARD_FACES,
     CARDS,
@@ -22,7 +22,6 @@ from boardlab.engines.panots.geometry import (
     SHAPES,
     TOKENS,
 )
-from boardlab.engines.panots.seats import Placement
 
 SHAPE_LETTERS = ("F", "P", "E", "X")  #: flower, pills, ensaimada, four-eyes
 MARGIN = 2  #: empty rows and columns drawn round a sidewalk when laying a card (a card reaches 2 cells out)

@@ -1,4 +1,4 @@
-"""Pantolino's decision points, and the expert that searches them.
+"""Pantolino's decision points, and the seat adapter every player but ``learned`` decides them through.
 
 A turn holds two kinds of decision: which dice to keep before each reroll, and which token to take after the last
 throw. A :class:`Point` is a batch of positions at one of them: the game state, the dice on the table and the
@@ -10,15 +10,17 @@ information: what no one can see is the dice to come, which a playout draws from
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Budget, Rollout, Search, default_playouts
-from boardlab.engines.pantolino import learned
+from boardlab.engines.expert import Budget
+from boardlab.engines.pantolino import learned, solver
 from boardlab.engines.pantolino.rules import (
     Params,
     State,
@@ -27,11 +29,11 @@ from boardlab.engines.pantolino.rules import (
     end_turn,
     fits,
     play_on,
-    prepare,
     roll_dice,
     score,
     take_token,
 )
+from boardlab.engines.seating import Adapter, Decide
 
 KEEP, ROLL, CHOOSE, DONE = 0, 1, 2, 3  # stages: choosing a keep, dice kept and to roll, choosing a token, turn over
 ROLLOUT = "turn-optimal"  # the expert's playout policy and default move: the strongest fast heuristic
@@ -97,16 +99,7 @@ class Point:
         """Copies of ``rows``."""
         state = self.state.keep_rows(rows)
         state.game = np.arange(len(rows))
-        return Point(
-            self.params,
-            self.players,
-            self.policies,
-            state,
-            self.stage,
-            self.dice[rows],
-            self.rolls_left,
-            self.key[rows],
-        )
+        return replace(self, state=state, dice=self.dice[rows], key=self.key[rows])
 
     def features(self, viewer: np.ndarray | None = None) -> np.ndarray:
         """Each row's position as seat ``viewer`` (default: the deciding seat) sees it (the learned players' hook).
@@ -146,37 +139,83 @@ class Point:
         return winners, boots
 
 
-class Expert:
-    """``expert``: every keep and token chosen by :class:`~engines.expert.Search` (``ROLLOUT`` or ``P`` playouts)."""
+#: hints' playouts per legal move by table size (ours: hints within 5 s; 8 seats took 4 s at 200)
+HINT_PLAYOUTS: Budget = {2: 200, 6: 100}
+EXACT_POLICY = "win-optimal"  #: hints and reviews play this where the exact 2-player solution covers the knobs
+
+
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: ``win-optimal`` where it is exact, else the rollout."""
+    with contextlib.suppress(ValueError):  # the solver refuses the table: the rollout policy
+        solver.check_supported(params, players)
+        return EXACT_POLICY
+    return ROLLOUT
+
+
+class Seat(Adapter):
+    """Pantolino's one translation from policy hooks to decision points: every keep and every token.
+
+    At each keep and token choice the seat builds the :class:`Point` and returns ``decide(point, games,
+    propose)``: the search's, a person's or a replay's choice (see :class:`engines.seating.Adapter`; the learned
+    player decides by its own turn programme). A seat that does not ask answers what its policy answers, so a run
+    replayed through seats plays the same games. Keeping every die throws none now (the engine's reading of
+    stopping): a person is asked again before each throw left.
+    """
 
     def __init__(
-        self, params: Params, playouts: int | Rollout | None, policies: Mapping[str, Policy], defaults: Budget
+        self,
+        inner: object,
+        decide: Decide,
+        policies: Mapping[str, Policy],
+        asks: bool = False,
+        whole_turns: bool = False,
     ) -> None:
-        """Search with ``playouts`` per decision, or ``defaults`` for the table's player count when ``None``.
+        """See :class:`~engines.seating.Adapter`; ``whole_turns``: keep ``inner``'s sampler.
 
-        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``.
+        With ``whole_turns`` a policy that draws each turn's last throw whole (as runs do) is left to do so, and
+        only its token choices are seen; without, every keep is a decision.
         """
-        self.params, self.policies, self.defaults = params, policies, defaults
-        self.rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
-        self.playouts = playouts.playouts if isinstance(playouts, Rollout) else playouts
+        super().__init__(inner, decide, policies, asks)
+        self.whole_turns = whole_turns
 
-    def prepare(self, players: int) -> None:
-        """Let the playout policy load (or train) what it needs before play starts."""
-        (impl,) = core.policy_instances(self.policies, [self.rollout], self.params)
-        prepare(impl, players)
-
-    def search(self, players: int) -> Search:
-        """The search for a table of ``players``."""
-        return Search(self.playouts or default_playouts(self.defaults, players), self.rollout)
+    def __getattr__(self, name: str) -> Any:
+        """The inner policy's sampler and its key, only when whole turns are drawn."""
+        if name in ("sampler", "turn_key") and self.__dict__.get("whole_turns"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
 
     def keep(self, turn: Turn, code: np.ndarray, rolls_left: int) -> np.ndarray:
-        """The searched keep of every game."""
+        """The kept dice of every game, as decided."""
+        games = np.asarray(turn.games)
+        if not len(games):
+            return code
         point = Point.at(turn, KEEP, code, rolls_left, self.policies)
         options = point.keep_options()
-        chosen = self.search(turn.players).choose(point)
-        return self.params.tables.codes[options[np.arange(len(chosen)), chosen]]
+        codes = point.params.tables.codes
+
+        def own() -> np.ndarray:
+            kept = self.inner.keep(turn, code, rolls_left)
+            return (codes[np.maximum(options, 0)] == kept[:, None]).argmax(axis=1)
+
+        chosen = self.decide(point, games, self.offer(point, own))
+        return codes[options[np.arange(len(chosen)), chosen]]
 
     def choose(self, turn: Turn, throw: np.ndarray) -> np.ndarray:
-        """The searched token of every game (-1 for none)."""
-        chosen = self.search(turn.players).choose(Point.at(turn, CHOOSE, throw, 0, self.policies))
-        return np.where(chosen == self.params.n_tokens, -1, chosen)
+        """The decided token of every game (-1 for none)."""
+        games = np.asarray(turn.games)
+        if not len(games):
+            return np.zeros(0, dtype=np.int64)
+        point = Point.at(turn, CHOOSE, throw, 0, self.policies)
+        n_tokens = point.params.n_tokens
+
+        def own() -> np.ndarray:
+            token = np.asarray(self.inner.choose(turn, throw))
+            return np.where(token < 0, n_tokens, token)
+
+        chosen = self.decide(point, games, self.offer(point, own))
+        return np.where(chosen == n_tokens, -1, chosen)
+
+
+def watching(inner: object, decide: Decide, policies: Mapping[str, Policy]) -> Seat:
+    """A seat that plays as ``inner`` does in a run (whole turns drawn where it draws them), shown to ``decide``."""
+    return Seat(inner, decide, policies, False, whole_turns=True)

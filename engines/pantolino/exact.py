@@ -55,3 +55,11 @@ def values(point: Point, row: int = 0) -> np.ndarray:
     kept = np.maximum(options, 0)
     out = (later @ exact.transition.T)[0, kept]
     return np.where(legal, out, np.nan)
+
+
+def exact_values(point: Point, row: int = 0) -> np.ndarray | None:
+    """Every candidate's exact chance to win where the 2-player solution covers the table, else ``None``.
+
+    Hints and reviews read it (:mod:`engines.seating`: a game's ``exact`` module may offer ``exact_values``).
+    """
+    return values(point, row) if supported(point) else None

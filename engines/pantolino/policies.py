@@ -14,10 +14,10 @@ from functools import cached_property, partial
 import numpy as np
 
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import expert_policy
+from boardlab.engines.expert import expert_policy, searching
 from boardlab.engines.learned.exploit import exploit_policy
 from boardlab.engines.pantolino import learned, solver
-from boardlab.engines.pantolino.decisions import ROLLOUT, Expert
+from boardlab.engines.pantolino.decisions import ROLLOUT, Seat
 from boardlab.engines.pantolino.heuristics import HEURISTICS, TurnOptimal
 from boardlab.engines.pantolino.restrictions import RESTRICTIONS, restricted
 from boardlab.engines.pantolino.rules import Params, Turn
@@ -97,7 +97,7 @@ ORDER = ("keep-jokers", "reroll-jokers", "greedy", "turn-optimal", "win-optimal"
 POLICIES: dict[str, Policy] = {name: WIN_OPTIMAL if name == "win-optimal" else HEURISTICS[name] for name in ORDER}
 POLICIES["expert"] = replace(
     expert_policy(
-        partial(Expert, policies=POLICIES, defaults=EXPERT_PLAYOUTS),
+        partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
         ROLLOUT,
         EXPERT_PLAYOUTS,
         EXPERT_CHUNK,

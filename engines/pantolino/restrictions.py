@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.engines.pantolino.decisions import KEEP, Expert, Point
+from boardlab.engines.pantolino.decisions import KEEP, Point
 from boardlab.engines.pantolino.dice import DiceTables
 from boardlab.engines.pantolino.learned import Learned
 from boardlab.engines.pantolino.rules import Params, Turn, fits
-from boardlab.engines.restrict import RestrictedSearch, Restriction
+from boardlab.engines.restrict import OnPoints, Restriction
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,4 @@ def restricted(impl: object, restrictions: tuple[Restriction, ...]) -> object:
     if isinstance(impl, Learned):
         impl.restrict([r.unit for r in restrictions])
         return impl
-    if isinstance(impl, Expert):
-        search = impl.search
-        impl.search = lambda players: RestrictedSearch(search(players), restrictions)  # type: ignore[method-assign]
-        return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+    return OnPoints()(impl, restrictions)

@@ -1,4 +1,4 @@
-"""Patolli's decision points, and the expert that searches them.
+"""Patolli's decision points, and the seat adapter every player decides them through.
 
 Three decisions. Which move to make after a roll: a :class:`Point` is a batch of positions with the die rolled;
 candidates ``0`` enters a button (or, when nothing is legal, loses the roll), ``p + 1`` moves the mover's button at
@@ -18,7 +18,7 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Rollout, Search
+from boardlab.engines.expert import Budget
 from boardlab.engines.patolli import playouts
 from boardlab.engines.patolli.features import features_of
 from boardlab.engines.patolli.rules import (
@@ -40,6 +40,7 @@ from boardlab.engines.patolli.rules import (
     roll_off,
     standings,
 )
+from boardlab.engines.seating import Adapter
 
 ROLLOUT = "balanced"  # the expert's playout policy and default move: the strongest heuristic
 
@@ -264,42 +265,59 @@ class MarkerPoint:
         return finish(self.params, self.policies, self.state, seat_policies, source)
 
 
-class Expert:
-    """``expert``: every decision (move, extra move, marker) searched with ``ROLLOUT`` playouts."""
+HINT_PLAYOUTS: Budget = 200  #: hints' playouts per legal move (ours: hints within 5 s at the largest table)
+MARKER_SALT, EXTRA_SALT = 0x100, 15  #: stream-key salts of a marker step (plus the step) and an extra move (no die)
 
-    def __init__(self, params: Params, playouts: int | Rollout, policies: Mapping[str, Policy], default: int) -> None:
-        """Search with ``playouts`` per decision; playouts name their policies in ``policies``.
 
-        A :class:`~engines.expert.Rollout` (``expert:N@P``) also names the playout policy, else ``ROLLOUT``, and
-        may leave the budget to ``default``.
-        """
-        self.params, self.policies = params, policies
-        rollout = playouts.rollout if isinstance(playouts, Rollout) else ROLLOUT
-        budget = playouts.playouts if isinstance(playouts, Rollout) else playouts
-        self.search = Search(budget or default, rollout)
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: the expert's rollout policy."""
+    return ROLLOUT
 
-    def prepare(self, players: int) -> None:
-        """Let the playout policy load (or train) what it needs before play starts."""
-        (impl,) = core.policy_instances(self.policies, [self.search.rollout], self.params)
-        hook = getattr(impl, "prepare", None)
-        if hook is not None:
-            hook(players)
+
+class Seat(Adapter):
+    """Patolli's one translation from policy hooks to decision points: every move, extra move and marker.
+
+    At each decision the seat builds the point (:class:`Point`, :class:`ExtraPoint`, :class:`MarkerPoint`) and
+    returns ``decide(point, games, propose)``: the search's, a model's, a person's or a replay's choice (see
+    :class:`engines.seating.Adapter`). A seat that does not ask answers what its policy answers, so a run replayed
+    through seats plays the same games.
+    """
 
     def choose(self, moves: Moves) -> np.ndarray:
-        """The searched move of every game, as a single-bit source (0 = enter)."""
-        chosen = self.search.choose(Point.at(moves, self.policies))
+        """The decided move of every game, as a single-bit source (0 = enter)."""
+        if not len(moves.games):
+            return np.zeros(0, dtype=U64)
+        point = Point.at(moves, self.policies)
+        own = lambda: action_of(self.inner.choose(moves) & moves.legal)  # noqa: E731
+        chosen = self.decide(point, np.asarray(moves.games), self.offer(point, own))
         return np.where(chosen == 0, U64(0), ONE << (np.maximum(chosen, 1) - 1).astype(U64))
 
     def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
-        """Every game's square for marker ``step``, by search."""
+        """Every game's square for marker ``step``."""
         position = state.keep_rows(np.arange(len(state.game)))
-        key = position_key(source.search_seed, position, np.full(len(state.game), 0x100 + step))
+        key = position_key(source.search_seed, position, np.full(len(state.game), MARKER_SALT + step))
         position.game = np.arange(len(state.game))
-        return self.search.choose(MarkerPoint(params, self.policies, position, step, key))
+        point = MarkerPoint(params, self.policies, position, step, key)
+
+        def own() -> np.ndarray:
+            square = np.asarray(self.inner.place(params, state, step, source), dtype=np.int64)
+            legal = point.legal()
+            ok = (square >= 0) & (square < legal.shape[1])
+            ok[ok] &= legal[np.flatnonzero(ok), square[ok]]
+            return np.where(ok, square, legal.argmax(axis=1))  # as the engine reads an illegal pick
+
+        return self.decide(point, np.asarray(state.game), self.offer(point, own))
 
     def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
-        """Whether to take each optional grey-corner extra move of ``rows``, by search."""
+        """Whether each mover of ``rows`` takes the extra move of its grey corner."""
         position = state.keep_rows(rows)
-        key = position_key(source.search_seed, position, np.full(len(rows), 15))  # 15: no die face
+        key = position_key(source.search_seed, position, np.full(len(rows), EXTRA_SALT))
         position.game = np.arange(len(rows))
-        return self.search.choose(ExtraPoint(params, self.policies, position, key)) == 0
+        point = ExtraPoint(params, self.policies, position, key)
+
+        def own() -> np.ndarray:
+            rule = getattr(self.inner, "keep_extra", None)
+            take = np.ones(len(rows), dtype=bool) if rule is None else rule(params, state, rows, source)
+            return (~np.asarray(take, dtype=bool)).astype(np.int64)
+
+        return self.decide(point, np.asarray(state.game)[rows], self.offer(point, own)) == 0

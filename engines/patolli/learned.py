@@ -21,8 +21,8 @@ from boardlab.engines.learned import selfplay, store, training
 from boardlab.engines.learned.choice import choose
 from boardlab.engines.learned.model import ValueModel, checksum
 from boardlab.engines.patolli import features
-from boardlab.engines.patolli.decisions import ExtraPoint, MarkerPoint, Point, position_key
-from boardlab.engines.patolli.rules import INFO, ONE, U64, Moves, Params, State, play_with
+from boardlab.engines.patolli.decisions import MarkerPoint, Seat
+from boardlab.engines.patolli.rules import INFO, Params, play_with
 
 FEATURES = 2  #: bump when the features change: every cached or shipped model is refused and retrained
 UNIT = 1  #: bump when the decisions the model drives change (training plays them)
@@ -34,8 +34,10 @@ MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: 
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
-class Learned:
+class Learned(Seat):
     """``learned``: each decision's legal candidate with the best-valued resulting position.
+
+    It is the game's seat deciding by the model; ``propose()`` is the baseline's suggestion.
 
     ``baseline`` (a policy name; round 0 of training plays it) and ``policies`` (the registry decision points
     resolve names in) are set by the registry, so this module needs none. ``decide`` replaces the model's choice
@@ -43,15 +45,15 @@ class Learned:
     """
 
     baseline: str
-    policies: Mapping[str, Policy]
+    policies: Mapping[str, Policy]  # type: ignore[misc]
 
     def __init__(
         self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
     ) -> None:
         """Play ``params``; the model is loaded (or trained) on first use unless given."""
+        super().__init__(None, decide or self.best, self.policies)
         self.params = params
         self.models = dict(models or {})
-        self.decide = decide or self.best
 
     @staticmethod
     def settings(params: Params, players: int) -> training.Settings:
@@ -90,30 +92,6 @@ class Learned:
         """The model's choice at ``point`` (see :func:`engines.learned.choice.choose`)."""
         self.prepare(point.players)
         return choose(point, self.models[point.players])
-
-    def choose(self, moves: Moves) -> np.ndarray:
-        """Every game's move, as a single-bit source (0 = enter)."""
-        if not len(moves.games):
-            return np.zeros(0, dtype=U64)
-        point = Point.at(moves, self.policies)
-        chosen = self.decide(point, np.asarray(moves.games), lambda: point.suggest(self.baseline))
-        return np.where(chosen == 0, U64(0), ONE << (np.maximum(chosen, 1) - 1).astype(U64))
-
-    def place(self, params: Params, state: State, step: int, source: core.Source) -> np.ndarray:
-        """Every game's square for marker ``step``."""
-        position = state.keep_rows(np.arange(len(state.game)))
-        key = position_key(source.search_seed, position, np.full(len(state.game), 0x100 + step))
-        position.game = np.arange(len(state.game))
-        point = MarkerPoint(params, self.policies, position, step, key)
-        return self.decide(point, np.asarray(state.game), lambda: point.suggest(self.baseline))
-
-    def keep_extra(self, params: Params, state: State, rows: np.ndarray, source: core.Source) -> np.ndarray:
-        """Whether each mover of ``rows`` takes the extra move of its grey corner."""
-        position = state.keep_rows(rows)
-        key = position_key(source.search_seed, position, np.full(len(rows), 15))  # 15: no die face
-        position.game = np.arange(len(rows))
-        point = ExtraPoint(params, self.policies, position, key)
-        return self.decide(point, np.asarray(state.game)[rows], lambda: point.suggest(self.baseline)) == 0
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import expert_policy
+from boardlab.engines.expert import expert_policy, searching
 from boardlab.engines.learned.exploit import exploit_policy
 from boardlab.engines.patolli import learned
-from boardlab.engines.patolli.decisions import ROLLOUT, Expert
+from boardlab.engines.patolli.decisions import ROLLOUT, Seat
 from boardlab.engines.patolli.features import lost_faces
 from boardlab.engines.patolli.kernels import STRETCH_WEIGHTS, WEIGHTS, balanced_choice
 from boardlab.engines.patolli.restrictions import RESTRICTIONS, restricted
@@ -284,7 +284,7 @@ POLICIES: dict[str, Policy] = {
 }
 POLICIES["expert"] = replace(
     expert_policy(
-        partial(Expert, policies=POLICIES, default=EXPERT_PLAYOUTS),
+        partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
         ROLLOUT,
         EXPERT_PLAYOUTS,
         EXPERT_CHUNK,

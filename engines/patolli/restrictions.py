@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardlab.engines.patolli.decisions import Expert, ExtraPoint, Point
-from boardlab.engines.patolli.learned import Learned
+from boardlab.engines.patolli.decisions import ExtraPoint, Point
 from boardlab.engines.patolli.rules import ONE, U64, Params
 from boardlab.engines.restrict import OnPoints, Restriction
 
@@ -80,5 +79,5 @@ RESTRICTIONS: dict[str, Restriction] = {
 }
 
 
-restricted = OnPoints((Learned,), (Expert,))
+restricted = OnPoints()
 """``learned`` or ``expert`` (a fresh implementation) deciding on restricted points."""

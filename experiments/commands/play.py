@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -106,79 +107,93 @@ def print_game_metrics(console: Any, metrics: dict[str, Any]) -> None:
     console.print(table)
 
 
-def run_game(
-    game: str,
-    policy: str | None,
-    seats: str | None,
-    n: str,
-    players: int | None,
-    seed: int,
-    settings: list[str],
-    variant: str | None,
-    jobs: int | None,
-    out: Path | None,
-    save_games: bool,
-    as_json: bool,
-    quiet: bool,
-    fresh: bool,
-    overwrite: bool,
-    chunk_size: int | None,
-    precision: str | None = None,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    rotate: bool = False,
-) -> None:
-    """Play ``n`` games of ``game`` and report them (the body of every per-game command).
+@dataclass(frozen=True)
+class GamePlay:
+    """What a per-game command plays: the game, who sits where, how many games, the seed, knobs and chunks.
 
-    ``rotate``: play every rotation of the seats (the same seed in each) and report each policy's share
-    averaged over the seats it played, so a seat's edge and a policy's are told apart.
+    ``rotate``: play every rotation of the seats (the same seed in each) and report each policy's share averaged
+    over the seats it played, so a seat's edge and a policy's are told apart.
     """
+
+    game: str
+    policy: str | None
+    seats: str | None
+    n: str
+    players: int | None
+    seed: int
+    settings: tuple[str, ...] = ()
+    variant: str | None = None
+    chunk_size: int | None = None
+    precision: str | None = None
+    rotate: bool = False
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is carried out and shown: its workers, its folder, what it saves and what it prints."""
+
+    jobs: int | None = None
+    out: Path | None = None
+    save_games: bool = False
+    as_json: bool = False
+    quiet: bool = False
+    fresh: bool = False
+    overwrite: bool = False
+    backend: str = "loky"
+    scheduler: str | None = None
+
+
+def run_game(play: GamePlay, options: RunOptions) -> None:
+    """Play ``play.n`` games of ``play.game`` and report them (the body of every per-game command)."""
     from boardlab.experiments.run import RunSpec, folder_lock, open_executor, rule, run_in_folder, shortfall
     from boardlab.experiments.run.chunk import check_playable
     from boardlab.experiments.run.loky import stop_worker_pool
 
     with user_errors():
-        module = get_game(game).module
-        target = parse_precision(precision)
-        chosen = seats_from(module, policy, seats, players)
-        chunk = core.default_chunk(module.INFO, module.POLICIES, chosen) if chunk_size is None else chunk_size
-        if n.strip().lower() == "auto":
+        module = get_game(play.game).module
+        target = parse_precision(play.precision)
+        chosen = seats_from(module, play.policy, play.seats, play.players)
+        chunk = core.default_chunk(module.INFO, module.POLICIES, chosen) if play.chunk_size is None else play.chunk_size
+        if play.n.strip().lower() == "auto":
             if target is None:
                 raise UserError("-n auto needs --precision (e.g. --precision 0.002)")
             n_games = 4 * chunk
         else:
-            n_games = parse_count(n)
-        workers = check_pool(backend, jobs, scheduler)
+            n_games = parse_count(play.n)
+        workers = check_pool(options.backend, options.jobs, options.scheduler)
         if chunk < 1:
             raise UserError(f"--chunk-size {chunk} must be at least 1")
-        if seed < 0:
-            raise UserError(f"--seed {seed} must be zero or positive")
-        if rotate and len(set(chosen)) < 2:
+        if play.seed < 0:
+            raise UserError(f"--seed {play.seed} must be zero or positive")
+        if play.rotate and len(set(chosen)) < 2:
             raise UserError("--rotate needs at least two different policies in --seats")
-        seatings = [chosen[r:] + chosen[:r] for r in range(len(chosen))] if rotate else [chosen]
-        specs = [RunSpec(game, s, n_games, seed, parse_settings(settings), variant, chunk) for s in seatings]
+        seatings = [chosen[r:] + chosen[:r] for r in range(len(chosen))] if play.rotate else [chosen]
+        specs = [
+            RunSpec(play.game, s, n_games, play.seed, parse_settings(list(play.settings)), play.variant, chunk)
+            for s in seatings
+        ]
         for spec in specs:
             check_playable(spec)  # the game's checks of its knobs against the seats, before the folder is made
-        suffix = "-rotate" if rotate else ""
-        run_dir = out if out is not None else Path("runs") / f"{game}-{specs[0].key()}{suffix}"
+        suffix = "-rotate" if play.rotate else ""
+        run_dir = options.out if options.out is not None else Path("runs") / f"{play.game}-{specs[0].key()}{suffix}"
         if run_dir.exists() and not run_dir.is_dir():
             raise UserError(f"cannot write to {run_dir}: not a folder")
         run_dir.mkdir(parents=True, exist_ok=True)
         if not _writable(run_dir):
             raise UserError(f"cannot write to {run_dir}")
-        folders = [run_dir / f"seating-{r}" for r in range(len(specs))] if rotate else [run_dir]
+        folders = [run_dir / f"seating-{r}" for r in range(len(specs))] if play.rotate else [run_dir]
         results, unmet = [], None
-        with folder_lock(run_dir), open_executor(backend, workers, scheduler) as executor:
-            pool = start_workers(workers) if backend == "loky" and workers > 1 else None
+        with folder_lock(run_dir), open_executor(options.backend, workers, options.scheduler) as executor:
+            pool = start_workers(workers) if options.backend == "loky" and workers > 1 else None
             for spec, folder in zip(specs, folders, strict=True):
-                with ProgressBar(n_games, enabled=not (quiet or as_json)) as bar:
+                with ProgressBar(n_games, enabled=not (options.quiet or options.as_json)) as bar:
                     result = run_in_folder(
                         spec,
                         folder,
                         executor,
-                        save_games=save_games,
-                        fresh=fresh,
-                        overwrite=overwrite,
+                        save_games=options.save_games,
+                        fresh=options.fresh,
+                        overwrite=options.overwrite,
                         stop=rule(target),
                         progress=bar.advance,
                         on_target=bar.set_total,
@@ -191,26 +206,26 @@ def run_game(
                     )
                 from boardlab.experiments.output import write_run_folder
 
-                write_run_folder(result, folder, save_games, ["simulate", *sys.argv[1:]], target, pool)
+                write_run_folder(result, folder, options.save_games, ["simulate", *sys.argv[1:]], target, pool)
                 results.append(result)
                 unmet = unmet or shortfall(result.summary, target, chunk)
         stop_worker_pool()  # idle now; stopping the workers here spares the exit a graceful wait for them
         if unmet is not None:
             typer.echo(f"warning: {unmet}", err=True)
-        players = seating.players_line(module, chosen, policy is None and seats is None)
-        note = seating.mixed_note(game, chosen) if not rotate else None
-        if as_json:
+        said = seating.players_line(module, chosen, play.policy is None and play.seats is None)
+        note = seating.mixed_note(play.game, chosen) if not play.rotate else None
+        if options.as_json:
             reached = None if target is None else unmet is None
-            extra = {"precision": target, "precision_reached": reached, "run_dir": str(run_dir), "players": players}
+            extra = {"precision": target, "precision_reached": reached, "run_dir": str(run_dir), "players": said}
             if note:
                 extra["note"] = note
-            if rotate:
+            if play.rotate:
                 emit_json({"seatings": [r.as_json() for r in results], "policies": seating.averaged(results), **extra})
             else:
                 emit_json({**results[0].as_json(), **extra})
-        elif not quiet:
-            typer.echo(players)
-            if rotate:
+        elif not options.quiet:
+            typer.echo(said)
+            if play.rotate:
                 seating.print_rotated(results)
             else:
                 print_summary(results[0])
@@ -285,26 +300,10 @@ def make_game_command(game: str) -> Any:
     ) -> None:
         use_variants_file(variants_file)
         run_game(
-            game,
-            policy,
-            seats,
-            n,
-            players,
-            seed,
-            settings or [],
-            variant,
-            jobs,
-            out,
-            save_games,
-            as_json,
-            quiet,
-            fresh,
-            overwrite,
-            chunk_size,
-            precision,
-            backend,
-            scheduler,
-            rotate,
+            GamePlay(
+                game, policy, seats, n, players, seed, tuple(settings or ()), variant, chunk_size, precision, rotate
+            ),
+            RunOptions(jobs, out, save_games, as_json, quiet, fresh, overwrite, backend, scheduler),
         )
 
     command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."

@@ -10,7 +10,6 @@ the difference of two moves is taken stream by stream, which makes it far tighte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -74,16 +73,16 @@ def searchable(point: Any) -> bool:
     return getattr(point, "searchable", True)
 
 
-def exact(point: Any, seats_module: ModuleType) -> np.ndarray | None:
-    """Every candidate's exact chance to win at row 0 of ``point``, where the game's seats module can say."""
-    exact_of = getattr(seats_module, "exact_values", None)
+def exact(point: Any, seating: Any) -> np.ndarray | None:
+    """Every candidate's exact chance to win at row 0 of ``point``, where the game's seats can say."""
+    exact_of = getattr(seating, "exact_values", None)
     return None if exact_of is None else exact_of(point)
 
 
-def evaluate(point: Any, policy: str, playouts: int, seats_module: ModuleType | None = None) -> Estimate:
+def evaluate(point: Any, policy: str, playouts: int, seating: Any = None) -> Estimate:
     """Every legal move of row 0 of ``point``, played out ``playouts`` times each by ``policy`` in every seat.
 
-    ``seats_module`` (the game's) adds exact values where it offers them (see :func:`exact`).
+    ``seating`` (the game's seats) adds exact values where it offers them (see :func:`exact`).
     """
     moves = np.flatnonzero(point.legal()[0])
     n = len(moves)
@@ -96,4 +95,4 @@ def evaluate(point: Any, policy: str, playouts: int, seats_module: ModuleType | 
     copies.apply(actions)
     winners, _ = copies.play_out([policy] * point.players, source)
     reward = seat_reward(winners, point.seat[rows], point.cooperative).reshape(n, playouts)
-    return Estimate(moves, reward, None if seats_module is None else exact(point, seats_module))
+    return Estimate(moves, reward, None if seating is None else exact(point, seating))

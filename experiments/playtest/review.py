@@ -53,13 +53,13 @@ def judge(setup: Setup, seen: Sequence[Observed], seats: set[int], policy: str, 
             continue
         said = dict(words.moves(point))
         strong = int(point.suggest(policy)[0])
-        exact = hints.exact(point, setup.seats_module) if policy == setup.hint_policy() else None
+        exact = hints.exact(point, setup.seating) if policy == setup.hint_policy() else None
         if exact is not None:
             chance_made, chance_strong = float(exact[decision.move]), float(exact[strong])
             half_made, loss, loss_half = 0.0, chance_strong - chance_made, 0.0
             exact_loss: float | None = loss
         else:
-            estimate = hints.evaluate(point, policy, playouts, setup.seats_module)
+            estimate = hints.evaluate(point, policy, playouts, setup.seating)
             chance_made, half_made = estimate.estimated(decision.move)
             chance_strong, _ = estimate.estimated(strong)
             loss, loss_half = estimate.gain(strong, decision.move) if strong != decision.move else (0.0, 0.0)

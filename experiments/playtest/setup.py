@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from boardlab.engines import core, get_game
+from boardlab.engines.seating import Seating, seating_of
 from boardlab.experiments import validate
 
 HUMAN = "human"  #: the seat name of a person at the terminal
@@ -40,7 +41,7 @@ class Setup:
         if self.variant is not None:
             validate.text(self.variant, "variant")
         module = self.module
-        missing = [m for m in ("seats", "words") if importlib.util.find_spec(f"{module.__name__}.{m}") is None]
+        missing = [m for m in ("decisions", "words") if importlib.util.find_spec(f"{module.__name__}.{m}") is None]
         if missing:
             raise ValueError(f"{self.game} cannot be played at a table yet: it has no {' or '.join(missing)} module")
         core.check_players(module.INFO, len(self.seats))
@@ -53,9 +54,9 @@ class Setup:
         return get_game(self.game).module
 
     @cached_property
-    def seats_module(self) -> ModuleType:
-        """The game's ``seats`` module: its decision points one at a time."""
-        return importlib.import_module(f"{self.module.__name__}.seats")
+    def seating(self) -> Seating:
+        """The game's seats: its decision points one at a time."""
+        return seating_of(self.module)
 
     @cached_property
     def words(self) -> ModuleType:
@@ -96,19 +97,19 @@ class Setup:
         """The game's default playouts per legal move for hints and reviews at this table."""
         from boardlab.engines.expert import default_playouts
 
-        return default_playouts(self.seats_module.HINT_PLAYOUTS, self.players)
+        return default_playouts(self.seating.HINT_PLAYOUTS, self.players)
 
     def ready(self, policy: str) -> str:
         """``policy``, checked at this table: a known policy whose tables are built (or which refuses the table) now."""
         core.resolve_policies(self.module.POLICIES, [policy])
-        (impl,) = self.seats_module.instances(self.params, [policy], self.players)
+        (impl,) = self.seating.instances(self.params, [policy], self.players)
         if hasattr(impl, "prepare"):
             impl.prepare(self.players)
         return policy
 
     def hint_policy(self) -> str:
         """The game's default strong player for hints and reviews at this table."""
-        return self.seats_module.hint_policy(self.params, self.players)
+        return self.seating.hint_policy(self.params, self.players)
 
 
 def check_playouts(count: int, option: str) -> int:

@@ -1,8 +1,8 @@
-"""One game played a decision at a time, through the game's seats module; and one game of a run, observed.
+"""One game played a decision at a time, through the game's seat adapter; and one game of a run, observed.
 
-A game's ``seats`` module wraps each seat's policy so that every decision point goes through a ``decide`` hook
-(see :mod:`engines.pantolino.seats`). Here that hook replays a script of recorded decisions, then hands each
-further decision to a live chooser: a person's terminal, or the seat's policy. The game's dice come from
+A game's seat adapter (``decisions.Seat``, reached through :mod:`engines.seating`) wraps each seat's policy so that
+every decision point goes through a ``decide`` hook. Here that hook replays a script of recorded decisions, then
+hands each further decision to a live chooser: a person's terminal, or the seat's policy. The game's dice come from
 ``SeedSequence(seed)`` alone and a policy's own coin from a stream of its decision's (:class:`GameSource`), so the
 same setup and decisions always give the same game, whether or not a replay asks the policies again.
 """
@@ -62,13 +62,13 @@ def seated(setup: Setup, names: Sequence[str], decide: Any, as_run: bool = False
     A :data:`HUMAN` seat asks and uses the game's rollout policy for whatever is not a decision point; with
     ``as_run`` every seat plays exactly as its policy plays in a run.
     """
-    seats = setup.seats_module
+    seats = setup.seating
     inner_names = [seats.ROLLOUT if n == HUMAN else n for n in names]
     inner = seats.instances(setup.params, inner_names, len(names))
     made: dict[str, object] = {}
     for name, impl in zip(names, inner, strict=True):
         if name not in made:
-            made[name] = seats.watching(impl, decide) if as_run else seats.Seat(impl, decide, name == HUMAN)
+            made[name] = seats.watching(impl, decide) if as_run else seats.seat(impl, decide, name == HUMAN)
     return [made[n] for n in names]
 
 
@@ -143,7 +143,7 @@ def play(
         return np.array([move], dtype=np.int64)
 
     impls = seated(setup, setup.seats, decide)
-    out = setup.seats_module.play(setup.params, impls, 1, source)
+    out = setup.seating.play(setup.params, impls, 1, source)
     scores = [float(x) for x in np.asarray(out["score"])[0]]
     return Played(scores, [bool(w) for w in np.asarray(out["winners"])[0]], log.decisions)
 
@@ -164,5 +164,5 @@ def observe_run_game(setup: Setup, chunk_seed: np.random.SeedSequence, size: int
 
     impls = seated(setup, setup.seats, decide, as_run=True)
     source = core.RandomSource(np.random.default_rng(chunk_seed))
-    setup.seats_module.play(setup.params, impls, size, source)
+    setup.seating.play(setup.params, impls, size, source)
     return seen

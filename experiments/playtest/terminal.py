@@ -181,7 +181,7 @@ class Session:
     def print_hints(self, point: Any, moves: list[tuple[int, str]]) -> None:
         """Every legal move's chance to win for the seat, best first."""
         started = time.perf_counter()
-        seats = self.record.setup.seats_module
+        seats = self.record.setup.seating
         exact = hints.exact(point, seats) if self.hint_policy == self.record.setup.hint_policy() else None
         if exact is not None:
             estimate = hints.Estimate(np.flatnonzero(point.legal()[0]), np.zeros((0, 0)), exact)

@@ -4,12 +4,14 @@ unchanged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from boardlab.engines import core
 from boardlab.engines.cargolino import POLICIES, Params, play, rules
-from boardlab.engines.cargolino.decisions import Point
+from boardlab.engines.cargolino.decisions import Hiding, Point
 from boardlab.engines.cargolino.restrictions import RESTRICTIONS
 from boardlab.engines.restrict import RestrictedSearch, restricted_legal
 from tests.engines.digests import outcome_digest
@@ -92,8 +94,10 @@ def test_where_a_mask_allows_no_legal_move_the_legal_moves_stay() -> None:
 def test_restricted_strong_players_choose_allowed_moves(name: str) -> None:
     step = decision(4)
     (impl,) = core.policy_instances(POLICIES, [name], Params())
-    if hasattr(impl, "hide"):
-        impl.hide = {2: 1.0}  # hide whenever it can: an unrestricted hiding move advances an own snail
+    if isinstance(impl.decide, Hiding):
+        impl.decide = replace(
+            impl.decide, hide={2: 1.0}
+        )  # hide whenever it can: an unrestricted hiding move advances an own snail
     snail, colour = impl.choose(step)
     allowed = restricted_legal(point_at(step), [RESTRICTIONS[name.split("!")[1]]])
     assert allowed[np.arange(len(snail)), snail * 6 + colour].all()
@@ -101,14 +105,14 @@ def test_restricted_strong_players_choose_allowed_moves(name: str) -> None:
 
 def test_the_restricted_expert_searches_restricted_points() -> None:
     (impl,) = core.policy_instances(POLICIES, ["expert:8@learned!never-finish"], Params())
-    assert impl.restrictions == (RESTRICTIONS["never-finish"],) and impl.rollout == "learned"
+    assert impl.decide.restrictions == (RESTRICTIONS["never-finish"],) and impl.decide.searcher.rollout == "learned"
     (free,) = core.policy_instances(POLICIES, ["expert:8"], Params())
-    assert free.restrictions == ()
+    assert free.decide.restrictions == ()
     seen: list[object] = []
     spy = type("Spy", (), {"choose": lambda self, q: seen.append(q) or q.legal().argmax(axis=1)})()
     point = point_at(decision(2))
-    RestrictedSearch(spy, impl.restrictions).choose(point)
-    np.testing.assert_array_equal(seen[0].legal(), restricted_legal(point, impl.restrictions))
+    RestrictedSearch(spy, impl.decide.restrictions).choose(point)
+    np.testing.assert_array_equal(seen[0].legal(), restricted_legal(point, impl.decide.restrictions))
 
 
 def digest(seats: list[str], n: int, seed: int) -> str:

@@ -40,9 +40,9 @@ def test_default_budgets_follow_the_player_count() -> None:
     assert expert.default_playouts(32, 4) == 32
     assert expert.describe_budget(by_players) == "512 with 2 players, 2048 with 3 or more"
     (impl,) = core.policy_instances(PANTOLINO_POLICIES, ["expert"], PantolinoParams())
-    assert [impl.search(k).playouts for k in (2, 3)] == [512, 2048]
+    assert [impl.decide.search(k).playouts for k in (2, 3)] == [512, 2048]
     (impl,) = core.policy_instances(PANTOLINO_POLICIES, ["expert:64"], PantolinoParams())
-    assert [impl.search(k).playouts for k in (2, 3)] == [64, 64]
+    assert [impl.decide.search(k).playouts for k in (2, 3)] == [64, 64]
 
 
 def test_equal_stream_keys_give_equal_chance_whatever_the_batch() -> None:

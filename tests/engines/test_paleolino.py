@@ -15,8 +15,8 @@ from boardlab.engines.checker import check_batch, check_reference
 from boardlab.engines.core import GameStream, ScriptedSource
 from boardlab.engines.paleolino import INFO, POLICIES, Params, play
 from boardlab.engines.paleolino import reference as ref
+from boardlab.engines.paleolino.building import keep_best, keep_order, offers
 from boardlab.engines.paleolino.kernels import CRYSTAL_VALUE
-from boardlab.engines.paleolino.policies import keep_best, keep_order, offers
 from boardlab.engines.paleolino.rules import (
     State,
     Turn,
@@ -532,7 +532,7 @@ def test_determinised_caves_and_cards_agree_with_what_the_table_knows() -> None:
 
 
 def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
-    from boardlab.engines.paleolino.decisions import CAVE, Expert, Point
+    from boardlab.engines.paleolino.decisions import CAVE, Point, expert
 
     params, state = midgame(memory=0.3)
     n = len(state.game)
@@ -542,10 +542,10 @@ def test_expert_choice_never_depends_on_the_hidden_truth() -> None:
     truth.determinise(ScriptedSource.from_seed(2, n, 400))  # another truth the table cannot tell apart
     other.caves[:], other.deck[:] = truth.state.caves, truth.state.deck
     assert not np.array_equal(other.caves, state.caves)
-    expert = Expert(params, 8, POLICIES)
+    searching = expert(params, 8, POLICIES)
     mover = int(state.turn[0]) % 2
     choices = [
-        expert.cave(Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), s, mover, slice(None)))
+        searching.cave(Turn(params, params.tables(2), ScriptedSource(np.zeros((n, 1))), s, mover, slice(None)))
         for s in (state, other)
     ]
     assert np.array_equal(choices[0], choices[1])
@@ -561,13 +561,14 @@ def test_expert_plays_legal_games() -> None:
 
 def test_the_experts_default_budget_grows_when_the_table_remembers_nothing() -> None:
     from boardlab.engines.core import resolve_policies
-    from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS, Expert
+    from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS, expert
 
     plain, bound = resolve_policies(POLICIES, ["expert", "expert:8"])
     assert (plain.arg, bound.arg) == (None, 8)  # no argument: the budget is chosen from the knobs
-    assert Expert(Params(), plain.arg, POLICIES).search.playouts == PLAYOUTS
-    assert Expert(Params(memory=0.0), plain.arg, POLICIES).search.playouts == MEMORYLESS_PLAYOUTS > PLAYOUTS
-    assert Expert(Params(memory=0.0), bound.arg, POLICIES).search.playouts == 8  # expert:N always wins
+    budget = lambda params, arg: expert(params, arg, POLICIES).decide.search(2).playouts  # noqa: E731
+    assert budget(Params(), plain.arg) == PLAYOUTS
+    assert budget(Params(memory=0.0), plain.arg) == MEMORYLESS_PLAYOUTS > PLAYOUTS
+    assert budget(Params(memory=0.0), bound.arg) == 8  # expert:N always wins
     assert f"{MEMORYLESS_PLAYOUTS} with memory=0" in POLICIES["expert"].argument
     with pytest.raises(ValueError, match=r"1\.\.65536"):
         resolve_policies(POLICIES, ["expert:0"])

@@ -156,9 +156,9 @@ def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the shipped model plays out
     params = Params()
     (expert,) = core.policy_instances(POLICIES, ["expert:4@learned"], params)
-    assert expert.search.rollout == "learned" and expert.search.playouts == 4
+    assert expert.decide.rollout == "learned" and expert.decide.search(2).playouts == 4
     assert isinstance(POLICIES["expert"].parse_arg("4@learned"), Rollout)
     expert.prepare(2)
     point = points_at(params, CAVE, turn=3, n=6)
-    chosen = expert.search.choose(point)
+    chosen = expert.decide(point, np.arange(6), point.legal().argmax)
     assert point.legal()[np.arange(6), chosen].all()

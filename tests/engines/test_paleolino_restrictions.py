@@ -12,7 +12,7 @@ from boardlab.engines.paleolino import POLICIES, Params, play
 from boardlab.engines.paleolino.decisions import CAVE, KEEP, Point, keep_options
 from boardlab.engines.paleolino.restrictions import RESTRICTIONS
 from boardlab.engines.paleolino.rules import bag_tables
-from boardlab.engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines.restrict import RestrictedDecide, restricted_legal
 from tests.engines.digests import outcome_digest
 from tests.engines.paleolino_points import points_at
 
@@ -74,11 +74,8 @@ def test_restricted_strong_players_decide_within_the_restriction(strong: str, na
     (impl,) = core.policy_instances(POLICIES, [f"{strong}!{name}"], Params())
     allowed = restricted_legal(point, [RESTRICTIONS[name]])
     assert (allowed.sum(axis=1) < point.legal().sum(axis=1)).any()
-    if strong == "learned":
-        chosen = impl.decide(point, np.arange(len(point.key)), lambda: np.zeros(len(point.key), dtype=np.int64))
-    else:
-        assert isinstance(impl.search, RestrictedSearch)
-        chosen = impl.search.choose(point)
+    assert isinstance(impl.decide, RestrictedDecide)  # the model or the search, either seeing restricted points
+    chosen = impl.decide(point, np.arange(len(point.key)), lambda: np.zeros(len(point.key), dtype=np.int64))
     assert allowed[np.arange(len(chosen)), chosen].all()
 
 

@@ -168,15 +168,15 @@ def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # the playouts' learned seats play the shipped model
     params = Params()
     (expert,) = core.policy_instances(POLICIES, ["expert:4@learned"], params)
-    assert expert.search.rollout == "learned" and expert.search.playouts == 4
+    assert expert.decide.rollout == "learned" and expert.decide.search(2).playouts == 4
     (default,) = core.policy_instances(POLICIES, ["expert:@learned"], params)
-    assert default.search.playouts == POLICIES["expert"].parse_arg(None)
+    assert default.decide.search(2).playouts == POLICIES["expert"].parse_arg(None)
     assert isinstance(POLICIES["expert"].parse_arg("4@learned"), Rollout)
     searched = []
 
     def search_once(point, games, propose):
         if not searched:
-            chosen = expert.search.choose(point)
+            chosen = expert.decide(point, games, propose)
             assert point.legal()[np.arange(len(chosen)), chosen].all()
             searched.append(chosen)
         return propose()

@@ -12,7 +12,7 @@ from boardlab.engines.panots import POLICIES, Params, play
 from boardlab.engines.panots.decisions import Point
 from boardlab.engines.panots.restrictions import RESTRICTIONS
 from boardlab.engines.panots.rules import State, View, open_round, play_round
-from boardlab.engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines.restrict import RestrictedDecide, restricted_legal
 from tests.engines.digests import outcome_digest
 
 
@@ -88,9 +88,9 @@ def test_restricted_strong_players_grab_within_the_restriction(name: str) -> Non
 
 def test_the_restricted_expert_searches_restricted_points() -> None:
     (impl,) = core.policy_instances(POLICIES, ["expert:4!most-placements"], Params())
-    assert isinstance(impl.search, RestrictedSearch) and impl.search.playouts == 4
+    assert isinstance(impl.decide, RestrictedDecide) and impl.decide.search(2).playouts == 4
     (free,) = core.policy_instances(POLICIES, ["expert:4"], Params())
-    assert not isinstance(free.search, RestrictedSearch)
+    assert not isinstance(free.decide, RestrictedDecide)
 
 
 def digest(seats: list[str], n: int, seed: int) -> str:

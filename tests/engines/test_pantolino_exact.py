@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardlab.engines.pantolino import exact, solver
-from boardlab.engines.pantolino.decisions import CHOOSE, KEEP
-from boardlab.engines.pantolino.rules import Params, token_value
-from boardlab.engines.pantolino.seats import Seat, instances, play
+from boardlab.engines import core
+from boardlab.engines.pantolino import POLICIES, exact, solver
+from boardlab.engines.pantolino.decisions import CHOOSE, KEEP, Seat
+from boardlab.engines.pantolino.rules import Params, play_with, token_value
 from boardlab.experiments.playtest import hints
 
 PARAMS = Params(colours=3, dice=3, token_values=(2, 3))  # its table builds in well under a second
@@ -21,8 +21,8 @@ def decisions_of_seat_0() -> list:
             seen.append(point.take(np.zeros(1, dtype=np.int64)))
         return propose()
 
-    seats = [Seat(i, decide, False) for i in instances(PARAMS, ["win-optimal", "win-optimal"], 2)]
-    play(PARAMS, seats, 1, np.random.default_rng(5))
+    seats = [Seat(i, decide, POLICIES, False) for i in core.policy_instances(POLICIES, ["win-optimal"] * 2, PARAMS)]
+    play_with(PARAMS, seats, 1, np.random.default_rng(5))
     return seen
 
 

@@ -193,12 +193,12 @@ def test_the_shipped_model_loads_and_plays(monkeypatch, tmp_path) -> None:
 def test_the_expert_rolls_out_with_learned() -> None:
     params = Params()
     (expert,) = core.policy_instances(POLICIES, ["expert:8@learned"], params)
-    assert expert.search.rollout == "learned" and expert.search.playouts == 8
+    assert expert.decide.rollout == "learned" and expert.decide.search(2).playouts == 8
     (default,) = core.policy_instances(POLICIES, ["expert:@learned"], params)
-    assert default.search.playouts == POLICIES["expert"].parse_arg(None)
+    assert default.decide.search(2).playouts == POLICIES["expert"].parse_arg(None)
     assert isinstance(POLICIES["expert"].parse_arg("8@learned"), Rollout)
     state = midgame(params, 6, 80, seed=7)
     moves = Moves(params, core.RandomSource(np.random.default_rng(8)), state, np.full(6, 1, dtype=np.int64))
     point = Point.at(moves, POLICIES)
-    chosen = expert.search.choose(point)
+    chosen = expert.decide(point, np.arange(6), point.legal().argmax)
     assert point.legal()[np.arange(6), chosen].all()

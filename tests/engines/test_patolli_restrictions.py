@@ -11,7 +11,7 @@ from boardlab.engines.patolli.decisions import ExtraPoint, Point
 from boardlab.engines.patolli.policies import Balanced
 from boardlab.engines.patolli.restrictions import RESTRICTIONS
 from boardlab.engines.patolli.rules import ONE, U64, play_with
-from boardlab.engines.restrict import RestrictedSearch, restricted_legal
+from boardlab.engines.restrict import RestrictedDecide, RestrictedSearch, restricted_legal
 
 
 class Spy(Balanced):
@@ -88,8 +88,8 @@ def test_restricted_strong_players_keep_to_never_capture_in_play() -> None:
 def test_the_restricted_expert_searches_restricted_points() -> None:
     (impl,) = core.policy_instances(POLICIES, ["expert:16!never-capture"], Params())
     point = next(p for p in sampled_points() if RESTRICTIONS["never-capture"].allowed(p)[p.legal()].size)
-    assert isinstance(impl.search, RestrictedSearch) and impl.search.playouts == 16
+    assert isinstance(impl.decide, RestrictedDecide) and impl.decide.search(2).playouts == 16
     seen = []
     spy = type("Spy", (), {"choose": lambda self, q: seen.append(q) or q.legal().argmax(axis=1)})()
-    RestrictedSearch(spy, impl.search.restrictions).choose(point)
+    RestrictedSearch(spy, impl.decide.restrictions).choose(point)
     np.testing.assert_array_equal(seen[0].legal(), restricted_legal(point, [RESTRICTIONS["never-capture"]]))

@@ -1,13 +1,12 @@
-"""Every game's seats module: seats that watch their policy change nothing, and a person's seat is asked."""
+"""Every game's seat adapter: seats that watch their policy change nothing, and a person's seat is asked."""
 
 from __future__ import annotations
-
-import importlib
 
 import numpy as np
 import pytest
 
 from boardlab.engines import get_game
+from boardlab.engines.seating import seating_of
 
 SMALL = {  # knobs for games of seconds
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},
@@ -21,7 +20,7 @@ GAMES = sorted(SMALL)
 
 def setup(game: str):
     module = get_game(game).module
-    seats = importlib.import_module(f"{module.__name__}.seats")
+    seats = seating_of(module)
     return module, seats, module.Params().with_strings(SMALL[game])
 
 
@@ -55,8 +54,17 @@ def test_a_person_is_asked_only_about_their_own_seat(game: str) -> None:
         asked.extend(point.seat.tolist())
         return np.flatnonzero(point.legal()[0])[-1:].repeat(len(games))  # the last legal move
 
-    person = seats.Seat(rollout, ask, True)
-    policy = seats.Seat(seats.instances(params, ["random"], 2)[0], lambda p, g, propose: propose(), False)
+    person = seats.seat(rollout, ask, True)
+    policy = seats.seat(seats.instances(params, ["random"], 2)[0], lambda p, g, propose: propose(), False)
     seats.play(params, [person, policy], 1, np.random.default_rng(4))
     assert asked
     assert set(asked) == {0}
+
+
+def test_a_games_seats_travel_to_worker_processes() -> None:
+    """A setup holding its game's seats is sent to loky workers (cloudpickle): unpickling must not recurse."""
+    import cloudpickle
+
+    seating = seating_of(get_game("patolli").module)
+    again = cloudpickle.loads(cloudpickle.dumps(seating))
+    assert again.ROLLOUT == seating.ROLLOUT and again.module is seating.module

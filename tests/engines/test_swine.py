@@ -10,10 +10,11 @@ import pytest
 from boardlab.analysis.stats import wilson
 from boardlab.engines import core, get_game
 from boardlab.engines.restrict import RestrictedPoint
+from boardlab.engines.seating import seating_of
 
 swine = get_game("swine").module
 solver = importlib.import_module("swine.solver")
-seats = importlib.import_module("swine.seats")
+seats = seating_of(importlib.import_module("swine"))
 words = importlib.import_module("swine.words")
 restrictions = importlib.import_module("swine.restrictions")
 Point = importlib.import_module("swine.decisions").Point

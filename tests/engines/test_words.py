@@ -18,6 +18,7 @@ from boardlab.engines.panots.decisions import Point as PanotsPoint
 from boardlab.engines.pantolino import words as pantolino_words
 from boardlab.engines.patolli import words as patolli_words
 from boardlab.engines.patolli.decisions import Point as PatolliPoint
+from boardlab.engines.seating import seating_of
 
 SMALL = {
     "pantolino": {"colours": "3", "dice": "3", "token_values": "2,3"},
@@ -34,7 +35,7 @@ def points_of(game: str) -> list:
     Where the rollout policy has no say (a Panots placement, a Paleolino build) the person takes the first move.
     """
     module = get_game(game).module
-    seats = importlib.import_module(f"{module.__name__}.seats")
+    seats = seating_of(module)
     params = module.Params().with_strings(SMALL[game])
     seen = []
 
@@ -42,8 +43,8 @@ def points_of(game: str) -> list:
         seen.append(point.take(np.zeros(1, dtype=np.int64)))
         return propose() if getattr(point, "searchable", True) else point.legal().argmax(axis=1)
 
-    me = seats.Seat(seats.instances(params, [seats.ROLLOUT], 2)[0], decide, True)
-    other = seats.Seat(seats.instances(params, ["random"], 2)[0], lambda p, g, propose: propose(), False)
+    me = seats.seat(seats.instances(params, [seats.ROLLOUT], 2)[0], decide, True)
+    other = seats.seat(seats.instances(params, ["random"], 2)[0], lambda p, g, propose: propose(), False)
     seats.play(params, [me, other], 1, np.random.default_rng(7))
     return [p for p in seen if int(p.seat[0]) == 0]
 

@@ -2,27 +2,27 @@
 
 ``python tests/example_game/exact_loss.py GAME POLICY GAMES SEED`` seats POLICY against ``win-optimal`` in each
 seat in turn (GAMES games each) and, at each of POLICY's decisions with a choice, adds the exact chance to win
-it gave up: the best legal candidate's exact value less its move's (``seats.exact_values``). By the performance
+it gave up: the best legal candidate's exact value less its move's (``exact_values``). By the performance
 difference lemma the mean of a game's sum is POLICY's shortfall from the exact player's share against it, in
 expectation; it is far less noisy than counting wins, since most decisions give up nothing. Works for any game
-whose seats module gives ``exact_values`` (Swine, 2-player Pantolino).
+whose seats give ``exact_values`` (Swine, 2-player Pantolino).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 
 import numpy as np
 
 from boardlab.engines import core, get_game
+from boardlab.engines.seating import seating_of
 
 
 def main(game: str, policy: str, n: int, seed: int) -> str:
     """One line: the mean loss per game in points with its 95% interval, and how often the move was not best."""
     module = get_game(game).module
-    seats = importlib.import_module(f"{module.__name__}.seats")
+    seats = seating_of(module)
     params = module.Params()
     loss, off, decisions, start = np.zeros(n), [0], [0], time.time()
 

@@ -1,4 +1,4 @@
-"""Swine's decision points (``engines.core.DecisionPoint``), and the expert that searches them.
+"""Swine's decision points (``engines.core.DecisionPoint``), and the seat adapter every player decides them through.
 
 A :class:`Point` is a batch of positions before a roll that may be declined: candidate 0 holds, 1 rolls (both
 legal once the turn's total is above zero, else rolling only). :meth:`Point.apply` records the decision and
@@ -18,7 +18,9 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import Search
+from boardlab.engines.expert import Budget
+from boardlab.engines.seating import Adapter
+from swine import solver
 from swine.rules import HOLD, ROLL, Params, State, View, decide, outcome, play_on, step
 
 ROLLOUT = "chase"  # the expert's playout policy and default move
@@ -120,12 +122,53 @@ class Point:
         return winners, score
 
 
-class Expert:
-    """``expert``: each hold-or-roll chosen by :class:`~engines.expert.Search` with ``ROLLOUT`` playouts."""
+HINT_PLAYOUTS: Budget = 400  #: hints' playouts per legal move where no exact values are at hand (ours: under 1 s)
+EXACT_POLICY = "win-optimal"  #: hints and reviews play this where the exact solution covers the table
 
-    def __init__(self, params: Params, playouts: int, policies: Mapping[str, Policy]) -> None:
-        self.params, self.policies, self.search = params, policies, Search(playouts, ROLLOUT)
+
+def covered(params: Params, players: int) -> bool:
+    """Whether the exact solution covers ``players`` seats under ``params``."""
+    try:
+        solver.check_supported(params, players)
+    except ValueError:
+        return False
+    return True
+
+
+def hint_policy(params: Params, players: int) -> str:
+    """The default strong player of hints and reviews: ``win-optimal`` where it is exact, else the rollout."""
+    return EXACT_POLICY if covered(params, players) else ROLLOUT
+
+
+def exact_values(point: Point, row: int = 0) -> np.ndarray | None:
+    """Each candidate's exact chance to win at ``row`` (NaN if illegal) where the solution covers it, else None."""
+    if not covered(point.params, point.players):
+        return None
+    seat = int(point.seat[row])
+    score = point.state.score[row]
+    chances = solver.solve(point.params).chances(
+        score[seat : seat + 1], score[1 - seat : 2 - seat], point.state.total[row : row + 1]
+    )[0]
+    return np.where(point.legal()[row], chances, np.nan)
+
+
+class Seat(Adapter):
+    """Swine's one translation from its hook to decision points: every hold-or-roll of a seat.
+
+    At each decision the seat builds the :class:`Point` and returns ``choice(point, games, propose)``: the
+    search's, a person's or a replay's (see :class:`engines.seating.Adapter`; the decide function is held as
+    ``choice`` since the game's own hook is named ``decide``). The public checker reads the points this way.
+    """
+
+    hook = "choice"
 
     def decide(self, view: View) -> np.ndarray:
-        """Roll where the search chooses candidate 1."""
-        return self.search.choose(Point.at(view, self.policies)) == ROLL
+        """Roll where the decide function chooses candidate 1."""
+        point = Point.at(view, self.policies)
+        own = lambda: np.where(self.inner.decide(view), ROLL, HOLD)  # noqa: E731
+        return np.asarray(self.choice(point, view.state.game, self.offer(point, own))) == ROLL
+
+    def forced(self, view: View) -> None:
+        """Show the decide function a turn's compulsory first roll (a point whose one legal candidate is rolling)."""
+        point = Point.at(view, self.policies)
+        self.choice(point, view.state.game, lambda: np.full(len(view.state.game), ROLL))

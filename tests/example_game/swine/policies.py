@@ -11,9 +11,9 @@ from functools import partial
 import numpy as np
 
 from boardlab.engines.core import Policy
-from boardlab.engines.expert import expert_policy
+from boardlab.engines.expert import expert_policy, searching
 from boardlab.engines.restrict import restricting
-from swine.decisions import ROLLOUT, Expert
+from swine.decisions import ROLLOUT, Seat
 from swine.restrictions import RESTRICTIONS, restricted
 from swine.rules import Params, View
 from swine.solver import MAX_TARGET, WinOptimal
@@ -77,5 +77,11 @@ POLICIES: dict[str, Policy] = {
     ),
 }
 POLICIES["expert"] = dataclasses.replace(
-    expert_policy(partial(Expert, policies=POLICIES), ROLLOUT, EXPERT_PLAYOUTS, EXPERT_CHUNK), restrict=RESTRICT
+    expert_policy(
+        partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
+        ROLLOUT,
+        EXPERT_PLAYOUTS,
+        EXPERT_CHUNK,
+    ),
+    restrict=RESTRICT,
 )

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.engines.restrict import RestrictedSearch, Restriction
-from swine.decisions import Expert
+from boardlab.engines.restrict import OnPoints, Restriction
 from swine.rules import Params
 from swine.solver import Rule, WinOptimal
 
@@ -85,12 +84,9 @@ class AllOf:
 def restricted(impl: Any, restrictions: tuple[Restriction, ...]) -> Any:
     """A fresh ``win-optimal`` or ``expert`` implementation that plays under ``restrictions``.
 
-    Not :class:`engines.restrict.OnPoints`: Swine's policies already have a ``decide(view)`` hook (the game's own),
-    which ``OnPoints`` would take for a decision-point hook.
+    The expert is the game's seat adapter, whose decide function :class:`engines.restrict.OnPoints` restricts
+    (the adapter names it: ``choice``, since Swine's own hook is ``decide(view)``).
     """
     if isinstance(impl, WinOptimal):
         return WinOptimal(impl.params, AllOf(tuple(r.unit for r in restrictions)))
-    if isinstance(impl, Expert):
-        impl.search = RestrictedSearch(impl.search, restrictions)
-        return impl
-    raise TypeError(f"{type(impl).__name__} takes no restriction")
+    return OnPoints()(impl, restrictions)
