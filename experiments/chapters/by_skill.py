@@ -59,7 +59,8 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_label(policy), [policy] * skill.PLAYERS, games, seed, min(chunk, cap or chunk, games))
     if not get_game(game).module.INFO.cooperative:
         skill.add_arms(plan, n, seed, chunk)
-        crossplay.add_arms(plan, [STRONG] * skill.PLAYERS, n, seed, chunk)
+        if STRONG in rungs(game) and crossplay.second(game) not in rungs(game):  # a rung already plays it
+            crossplay.add_arms(plan, [STRONG] * skill.PLAYERS, n, seed, chunk)
 
 
 def question(game: str) -> Question:
@@ -182,7 +183,8 @@ def cross_figures(game: str, results: dict[str, RunResult], key: str) -> list[cr
     other = crossplay.second(game)
     labels = [(STRONG, _label(STRONG))]
     if other is not None:
-        labels.append((other, crossplay.label([other] * skill.PLAYERS)))
+        played = _label(other) if other in rungs(game) else crossplay.label([other] * skill.PLAYERS)
+        labels.append((other, played))
     figures = []
     for who, label in labels:
         if label in results:

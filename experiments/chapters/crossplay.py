@@ -27,6 +27,8 @@ BUDGET = 32
 SHARE = 20
 """The second strong player plays 1/SHARE of the strong arm's games (1,000 in a default 20,000-game report:
 within about ±3 points; the expert plays some 25 games a second on one core at 32 playouts)."""
+SLOW_SHARE = 100
+"""The share where the game's expert is slow (the skill ladder's, 200 games in a default report)."""
 LABEL = "cross"
 
 
@@ -37,6 +39,16 @@ def second(game: str) -> str | None:
     """
     budgets = record_of(get_game(game).module).report_budgets
     return f"expert:{min(BUDGET, *budgets)}" if budgets else None
+
+
+def share(game: str) -> int:
+    """The fraction (1/share) of a strong arm's games the second player plays in ``game``.
+
+    :data:`SHARE`, or the skill ladder's expert share where the record's report budget is at most :data:`BUDGET`:
+    such a game declares its expert slow even at few playouts (Panots' expert:16 plays a few games a second).
+    """
+    budgets = record_of(get_game(game).module).report_budgets
+    return SLOW_SHARE if budgets and min(budgets) <= BUDGET else SHARE
 
 
 def seats_of(seats: Sequence[str], other: str, strong: str = STRONG) -> tuple[str, ...]:
@@ -65,17 +77,16 @@ def add_arms(
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
     with_mixed: bool = False,
-    share: int = SHARE,
 ) -> list[str]:
     """Add the cross arms of a strong arm (``seats``, ``n`` games, ``settings``, ``variant``) to ``plan``; their labels.
 
-    Everyone second where ``seats`` has ``learned``, on ``n // share`` games (at least 2) in chunks the expert can
-    take; with ``with_mixed`` at 2 players, the two mixed seatings too. None when the game has no second player.
+    Everyone second where ``seats`` has ``learned``, on ``n //`` :func:`share` games (at least 2) in chunks the
+    expert can take; with ``with_mixed`` at 2 players, the two mixed seatings too. None without a second player.
     """
     other = second(plan.game)
     if other is None or STRONG not in seats:
         return []
-    games = max(2, n // share)
+    games = max(2, n // share(plan.game))
     module = get_game(plan.game).module
     cap = module.POLICIES[other.split(":")[0]].chunk_games or chunk
     seatings = [seats_of(seats, other)]

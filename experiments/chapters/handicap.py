@@ -69,27 +69,29 @@ def cross_edges(results: dict[str, RunResult], handicap: Handicap, game: str) ->
 
 
 def cross_answer(frame: pd.DataFrame, handicap: Handicap, series: Series, twin: Series) -> str:
-    """Whether a learned series' answer holds under the second strong player: the same fair value, edges agreeing.
+    """Whether a learned series' answer holds under the second strong player.
 
-    Where it does, the learned series' answer and "holds under both"; else that the answer depends on who plays,
-    with each player's fair value and edge (no fact stated).
+    It holds where the two players' edges agree (intervals overlap) without a head start and at the learned
+    series' fair value: then the learned series' answer and "holds under both"; else that the answer depends on who
+    plays, with both edges (no fact stated).
     """
-    figures = []
-    for s in (series, twin):
-        rows = frame[frame["play"] == s.name]
-        fair = fair_value(rows)
-        figures.append((int(fair["h"]), crossplay.Figure(s.policy, fair["edge"], fair["low"], fair["high"])))
-    (h_strong, strong), (h_other, other) = figures
-    at_same = frame[(frame["play"] == twin.name) & (frame["h"] == h_strong)].iloc[0]
-    check = crossplay.Figure(twin.policy, at_same["edge"], at_same["low"], at_same["high"])
-    if h_strong == h_other and crossplay.agree(strong, check):
-        return f"{answer(frame, handicap, series)}: holds under both strong players ({other.who} edge there " + (
-            f"{points(*check.interval)} points)"
+
+    def figure(s: Series, h: int) -> crossplay.Figure:
+        row = frame[(frame["play"] == s.name) & (frame["h"] == h)].iloc[0]
+        return crossplay.Figure(f"under {s.policy}", row["edge"], row["low"], row["high"])
+
+    fair = int(fair_value(frame[frame["play"] == series.name])["h"])
+    plain = [figure(series, 0), figure(twin, 0)]
+    there = [figure(series, fair), figure(twin, fair)]
+    if crossplay.holds(plain) and crossplay.holds(there):
+        return f"{answer(frame, handicap, series)}; holds under both strong players ({twin.policy}: edge " + (
+            f"{points(*plain[1].interval)} points without one)"
         )
+    closest = int(fair_value(frame[frame["play"] == twin.name])["h"])
     return (
-        f"{series.name}: the fair head start depends on who plays: {h_strong} {handicap.unit}s for {strong.who} "
-        f"(edge {points(*strong.interval)} points), {h_other} for {other.who} (edge {points(*other.interval)} "
-        f"points; {points(*check.interval)} at {h_strong})"
+        f"{series.name}: the fair head start depends on who plays: without one the first seat's edge is "
+        f"{crossplay.both(plain, lambda *v: f'{points(*v)} points')}; {series.policy} comes closest to fair at {fair} "
+        f"({twin.policy} there: {points(*there[1].interval)}), {twin.policy} at {closest}"
     )
 
 
