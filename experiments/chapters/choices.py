@@ -266,7 +266,8 @@ def choices_page(
 
 def _shown(frame: pd.DataFrame) -> list[str]:
     """A figure's label per row: a heuristic's name, a restriction's own name (the rule, not the restricted player)."""
-    return [p if k == "heuristic" else r for p, k, r in zip(frame["policy"], frame["kind"], frame["restriction"])]
+    rows = zip(frame["policy"], frame["kind"], frame["restriction"], strict=True)
+    return [policy if kind == "heuristic" else rule for policy, kind, rule in rows]
 
 
 def _cost_keys(figure: crossplay.Figure) -> dict[str, float]:
