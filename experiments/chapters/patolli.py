@@ -8,7 +8,9 @@ markers are placed by the players (the heuristics' rule) and the first player is
 roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm. Strong play is the
 learned player (it beats the expert: engines/patolli/README.md): the headline pages, the readings, the starting
 purses and the balance page play it against itself on as many games and state its figure beside the
-heuristic's, saying where it differs.
+heuristic's, saying where it differs. The first-player and head-start pages check it by cross-play
+(:mod:`experiments.chapters.crossplay`): the same figure with two experts, and learned against the expert in both
+seatings; a title states a seat edge only where both strong players show it.
 """
 
 from __future__ import annotations
