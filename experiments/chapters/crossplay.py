@@ -160,10 +160,11 @@ def note(figures: Sequence[Figure]) -> str:
     """How the figures were checked against each other, for the page's notes."""
     if len(figures) == 1:
         return f"Measured under {STRONG} only: this game has no second strong player affordable in a report."
-    verdict = "agree" if holds(figures) else "disagree"
+    other = figures[1]
+    games = f", {other.games:,} games" if other.games else ""
+    apart = "agree: their 95% intervals overlap" if holds(figures) else "disagree: their 95% intervals lie apart"
     return (
-        f"Cross-play: the strong-play figure is measured again with the second strong player ({figures[1].who}) in "
-        f"place of {STRONG}, on fewer games; the two {verdict} (their 95% intervals "
-        f"{'overlap' if verdict == 'agree' else 'lie apart'}). A figure only one strong player shows is a property "
-        "of how that player answers itself, not of the game."
+        f"Cross-play: the strong-play figure is measured again with a second strong player ({other.who}{games}) in "
+        f"place of {STRONG}; the two {apart}. A figure only one strong player shows is a property of how that "
+        "player answers itself, not of the game."
     )
