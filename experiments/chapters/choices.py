@@ -38,11 +38,13 @@ def restrict_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) 
 def cross_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> rp.RestrictPlan | None:
     """The restrictions again under the second strong player (cross-play), on fewer games; None without one.
 
-    Each seating plays ``n // share // (crossplay.share(game) * CROSS_SHARE)`` games (at least 2).
+    Each seating plays ``n // share // (crossplay.share(game) * CROSS_SHARE)`` games (at least 2); a game whose
+    expert is slow even at its report budget (Panots) is not checked (its page says so).
     """
     other = crossplay.second(game)
     module = get_game(game).module
-    if other is None or module.INFO.cooperative or not record_of(module).restrictions:
+    slow = crossplay.share(game) != crossplay.SHARE  # a game whose expert is slow at any budget: not checked
+    if other is None or slow or module.INFO.cooperative or not record_of(module).restrictions:
         return None
     games = max(2, n // share // (crossplay.share(game) * CROSS_SHARE))
     cap = module.POLICIES[other.split(":")[0]].chunk_games or chunk

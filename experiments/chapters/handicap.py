@@ -27,6 +27,7 @@ from boardlab.experiments.run import RunResult
 
 LABEL = HANDICAP_LABEL
 PLAYERS = HANDICAP_PLAYERS
+TWIN_SHARE = 2  # a learned series' twin under the second player plays half its cross-play share: a line of values
 
 
 def question(game: str, handicap: Handicap) -> Question:
@@ -42,7 +43,7 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int, handicap: Handicap) -> N
             settings = ((handicap.knob, str(h)), *series.settings)
             seats = [series.policy] * PLAYERS
             plan.add(handicap.arm(series, h), seats, games, seed, min(chunk, games), None, settings)
-            crossplay.add_arms(plan, seats, games, seed, chunk, settings=settings)
+            crossplay.add_arms(plan, seats, games // TWIN_SHARE, seed, chunk, settings=settings)
 
 
 def crossed(handicap: Handicap, game: str) -> list[tuple[Series, Series]]:
