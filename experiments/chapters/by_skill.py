@@ -142,6 +142,12 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     figures = [] if cooperative else cross_figures(game, results, key)
     if len(figures) > 1:
         title += "; under strong play " + crossplay.claim(words, figures, _edge_fact, points)
+        if (other := crossplay.second(game)) not in order:  # the second player's own row, beside learned's
+            played = results[crossplay.label([other] * skill.PLAYERS)]
+            metrics = played.game_metrics()
+            row = {_column(name): game_metrics.format_value(name, metrics[name]) for name in shown}
+            extra = {"everyone plays": f"{other} (cross-play)", "games": f"{played.summary.n_games:,}", **row}
+            table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True).fillna("—")
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(shown))

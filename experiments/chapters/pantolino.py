@@ -657,6 +657,20 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
             "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
         }
     )
+    if len(figures) > 1:  # the second strong player's 2-player row, beside learned's
+        s = results[crossplay.label([crossplay.second("pantolino")] * 2)].summary
+        extra = [
+            {
+                "players": 2,
+                "everyone plays": f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)",
+                "seat": f"seat {seat}",
+                "win rate": pct(*proportion(int(s.wins[seat]), s.n_games)),
+                "shared wins": f"{100 * float(s.shared_wins[seat]) / s.n_games:.2f}%",
+                "fair share": "50.0%",
+            }
+            for seat in range(2)
+        ]
+        table = pd.concat([table, pd.DataFrame(extra)], ignore_index=True)
     notes = [
         f"Everyone plays {STRONG}, then everyone {LEARNED}; seat 0 moves first. Dashed line: a fair share of wins.",
         f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
