@@ -392,7 +392,8 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
         "square 12 (a check on the board's symmetry, and on the marker order: ours, safe markers from seat 0, "
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
-        "against 50%.",
+        f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
+        "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
         crossplay.note(seat0),
         *(
             [
