@@ -166,7 +166,7 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         "and the strongest rung (two-sided normal test of the two estimates).",
     ]
     if len(figures) > 1:
-        notes.append(crossplay.note(figures))
+        notes.append(crossplay.note(figures, _edge_fact))
     if not cooperative:
         notes.append(
             "Luck at each rung: in the ladder's games between the rung and the one below it (both seatings), how "
@@ -236,7 +236,7 @@ def strong_metrics(
         columns["the edge under strong play"] = (
             "not checked"
             if second is None
-            else ("holds under both" if crossplay.holds(figures or []) else "depends on who plays")
+            else ("holds under both" if crossplay.agreed(figures or [], _edge_fact) else "depends on who plays")
         )
     return columns
 

@@ -134,6 +134,11 @@ def holds(figures: Sequence[Figure]) -> bool:
     return len(figures) > 1 and all(agree(figures[0], f) for f in figures[1:])
 
 
+def agreed(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None) -> bool:
+    """Whether the figures agree (:func:`holds`) and, given ``fact``, support the same fact: a claim stands."""
+    return holds(figures) and (fact is None or len({fact(f) for f in figures}) == 1)
+
+
 def claim(subject: str, figures: Sequence[Figure], fact: Callable[[Figure], str], word: Word = pct) -> str:
     """A title's clause on ``subject`` under strong play, checked under every strong player of ``figures``.
 
@@ -144,7 +149,7 @@ def claim(subject: str, figures: Sequence[Figure], fact: Callable[[Figure], str]
     if len(figures) == 1:
         return f"{fact(figures[0])} {figures[0].who} ({word(*figures[0].interval)}; not checked under a second player)"
     shown = both(figures, word)
-    if holds(figures) and len({fact(f) for f in figures}) == 1:
+    if agreed(figures, fact):
         return f"{fact(figures[0])}: holds under both strong players ({shown})"
     return f"{subject} depends on who plays: {shown}"
 
@@ -156,15 +161,20 @@ def rows(subject: str, figures: Sequence[Figure], word: Word = pct) -> list[dict
     ]
 
 
-def note(figures: Sequence[Figure]) -> str:
-    """How the figures were checked against each other, for the page's notes."""
+def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None) -> str:
+    """How the figures were checked against each other (and, given ``fact``, whether they support it alike)."""
     if len(figures) == 1:
         return f"Measured under {STRONG} only: this game has no second strong player affordable in a report."
     other = figures[1]
     games = f", {other.games:,} games" if other.games else ""
-    apart = "agree: their 95% intervals overlap" if holds(figures) else "disagree: their 95% intervals lie apart"
+    if agreed(figures, fact):
+        verdict = "agree: their 95% intervals overlap" + (" and support the same answer" if fact else "")
+    elif holds(figures):
+        verdict = "overlap but support different answers, so the page states neither"
+    else:
+        verdict = "disagree: their 95% intervals lie apart"
     return (
         f"Cross-play: the strong-play figure is measured again with a second strong player ({other.who}{games}) in "
-        f"place of {STRONG}; the two {apart}. A figure only one strong player shows is a property of how that "
+        f"place of {STRONG}; the two {verdict}. A figure only one strong player shows is a property of how that "
         "player answers itself, not of the game."
     )

@@ -676,7 +676,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
         f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play "
         f"{STRONG}.",
-        crossplay.note(figures),
+        crossplay.note(figures, _first_fact),
     ]
     other = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
     other_first = proportion(int(other.wins[0]), other.n_games)

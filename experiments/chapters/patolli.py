@@ -394,7 +394,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
         "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
-        crossplay.note(seat0),
+        crossplay.note(seat0, _fair_or_not("seat 0")),
         *(
             [
                 f"Mixed seatings ({STRONG} against {other}): "

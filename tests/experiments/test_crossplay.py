@@ -37,6 +37,8 @@ def test_two_agreeing_figures_state_the_fact_and_say_it_holds_under_both() -> No
     # agreeing intervals but different facts (one clears 50%, one does not) still state none
     split = [Figure("learned", 0.56, 0.53, 0.59), Figure("expert", 0.52, 0.49, 0.55)]
     assert "depends on who plays" in crossplay.claim("seat 0's share", split, fact)
+    assert "support different answers, so the page states neither" in crossplay.note(split, fact)
+    assert "agree: their 95% intervals overlap and support the same answer" in crossplay.note(figures, fact)
 
 
 def test_the_cross_arms_replace_every_learned_seat_and_add_both_mixed_seatings() -> None:
