@@ -5,11 +5,12 @@ own size unless told, so the command can size its progress bar) and ``build(n_ga
 Chapter`` (gets its arms' results from ``play``, played for it or looked up among a whole book's, and writes the
 pages); a chapter is a list of questions (:class:`~experiments.chapters.common.Question`: label, arms, answer). A
 registered game has one when this package has a module named by its id (:func:`chapter_games`; ``balance``,
-``skill``, ``by_skill``, ``choices``, ``decisions``, ``handicap``, ``generic`` and ``common`` are the questions and
-helpers chapters share: the front page's
-lines come from ``common.front_page``, numbers are worded by :mod:`analysis.wording`); ``simulate report GAME`` writes
-``reports/GAME.pdf`` from it, or from the generic chapter (:mod:`experiments.chapters.generic`) for a game without
-one. ``simulate report all`` builds the games with a chapter of their own.
+``skill``, ``by_skill``, ``choices``, ``decisions``, ``handicap``, ``generic``, ``crossplay`` and ``common`` are the
+questions and helpers chapters share (``crossplay``: a strong-play figure checked under a second strong player;
+the front page's lines come from ``common.front_page``, numbers are worded by :mod:`analysis.wording`);
+``simulate report GAME`` writes ``reports/GAME.pdf`` from it, or from the generic chapter
+(:mod:`experiments.chapters.generic`) for a game without one. ``simulate report all`` builds the games with a
+chapter of their own.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from boardlab.analysis.names import display
 from boardlab.engines import get_game
 from boardlab.engines.record import Balance, Tuning, record_of
 from boardlab.experiments import tune as tn
-from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters import crossplay, verdict
 from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
@@ -67,6 +67,7 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 plan.add(label, strong_seats(chosen), games, seed, min(chunk, games), settings=tuple(point.items()))
     if chosen.strong is not None:
         plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)
+        crossplay.add_arms(plan, strong_seats(chosen), n, seed, chunk)  # the default rules under a second player
 
 
 def question(game: str, share: int = 1) -> Question:
@@ -174,6 +175,12 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             same = "the same setting" if named and top[1] == best[1] else top[1]
             instead = " instead" if named and top[1] != best[1] else ""
             headline += f"{same} comes closest{instead} ({game_metrics.format_value(target.metric, top[2])})"
+        figures = cross_figures(results, game, chosen, target.metric)
+        if len(figures) > 1:
+            headline += "; at the default rules " + crossplay.claim(
+                _words(target.metric), figures, _aimed(target), lambda *v: _worded_value(target.metric, *v)
+            )
+            notes.append(crossplay.note(figures, _aimed(target)))
         strong_rows = [
             {"rules": f"default rules, everyone {chosen.strong}", **_cells(columns, strong_base)},
             *(
@@ -236,6 +243,36 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         meaning=f"The settings are tuned for a designer asking {question.ask} The rules' metrics are beside them.",
     )
     return page, headline
+
+
+def cross_figures(results: dict[str, RunResult], game: str, chosen: Balance, metric: str) -> list[crossplay.Figure]:
+    """``metric`` at the default rules with everyone strong, then with everyone the second strong player."""
+    figures = []
+    other = crossplay.second(game)
+    labels = [(str(chosen.strong), _label(game, "strong default rules"))]
+    if other is not None:
+        labels.append((other, crossplay.label(crossplay.seats_of(strong_seats(chosen), other))))
+    for who, label in labels:
+        if label in results:
+            v = results[label].game_metrics()[metric]
+            figures.append(crossplay.Figure(f"everyone {who}", v.value, v.low, v.high, results[label].summary.n_games))
+    return figures
+
+
+def _worded_value(metric: str, value: float, low: float, high: float) -> str:
+    return game_metrics.format_value(metric, game_metrics.Value(value, low, high))
+
+
+def _aimed(target: Any) -> Callable[[crossplay.Figure], str]:
+    """The fact a figure supports about the target: within reach of it, above it or below it."""
+
+    def fact(f: crossplay.Figure) -> str:
+        words = _words(target.metric)
+        if f.low <= target.high and target.low <= f.high:
+            return f"{words} is on target within its interval"
+        return f"{words} is {'above' if f.low > target.high else 'below'} the target"
+
+    return fact
 
 
 def _ranked(results: dict[str, RunResult], game: str, question: Tuning, target: Any, tag: str) -> list[tuple]:

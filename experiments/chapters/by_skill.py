@@ -26,7 +26,7 @@ from boardlab.analysis.wording import pct, points
 from boardlab.engines import get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import ladder as lad
-from boardlab.experiments.chapters import skill
+from boardlab.experiments.chapters import crossplay, skill
 from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
@@ -59,6 +59,8 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_label(policy), [policy] * skill.PLAYERS, games, seed, min(chunk, cap or chunk, games))
     if not get_game(game).module.INFO.cooperative:
         skill.add_arms(plan, n, seed, chunk)
+        if STRONG in rungs(game) and crossplay.second(game) not in rungs(game):  # a rung already plays it
+            crossplay.add_arms(plan, [STRONG] * skill.PLAYERS, n, seed, chunk)
 
 
 def question(game: str) -> Question:
@@ -137,6 +139,16 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         )
     )
 
+    figures = [] if cooperative else cross_figures(game, results, key)
+    if len(figures) > 1:
+        title += "; under strong play " + crossplay.claim(words, figures, _edge_fact, points)
+        if (other := crossplay.second(game)) not in order:  # the second player's own row, beside learned's
+            played = results[crossplay.label([other] * skill.PLAYERS)]
+            metrics = played.game_metrics()
+            row = {_column(name): game_metrics.format_value(name, metrics[name]) for name in shown}
+            extra = {"everyone plays": f"{other} (cross-play)", "games": f"{played.summary.n_games:,}", **row}
+            table = pd.concat([table, pd.DataFrame([extra])], ignore_index=True).fillna("—")
+
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(shown))
         for ax, name in zip(axes, shown, strict=True):
@@ -153,6 +165,8 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         + " 95% intervals; searching rungs play fewer games (the games column). The title compares the weakest "
         "and the strongest rung (two-sided normal test of the two estimates).",
     ]
+    if len(figures) > 1:
+        notes.append(crossplay.note(figures, _edge_fact))
     if not cooperative:
         notes.append(
             "Luck at each rung: in the ladder's games between the rung and the one below it (both seatings), how "
@@ -165,21 +179,48 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
         else "If the rows differ, the rules are not as fair, decisive or long between beginners as between experts."
     )
     short = "Difficulty by skill" if cooperative else "Balance by skill"
-    page = Page(title, draw, table, notes, short=short, meaning=meaning, metrics=strong_metrics(measured, key))
+    metrics = strong_metrics(measured, key, figures)
+    page = Page(title, draw, table, notes, short=short, meaning=meaning, metrics=metrics)
     return page, title
 
 
-def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, str]:
+def cross_figures(game: str, results: dict[str, RunResult], key: str) -> list[crossplay.Figure]:
+    """``key`` with everyone :data:`STRONG`, then with everyone the second strong player (where both played)."""
+    other = crossplay.second(game)
+    labels = [(STRONG, _label(STRONG))]
+    if other is not None:
+        played = _label(other) if other in rungs(game) else crossplay.label([other] * skill.PLAYERS)
+        labels.append((other, played))
+    figures = []
+    for who, label in labels:
+        if label in results:
+            v = results[label].game_metrics()[key]
+            figures.append(crossplay.Figure(f"everyone {who}", v.value, v.low, v.high, results[label].summary.n_games))
+    return figures
+
+
+def _edge_fact(f: crossplay.Figure) -> str:
+    """What an edge supports: the first player is favoured, is behind, or is even within the interval."""
+    if f.low <= 0 <= f.high:
+        return "the first player has no detectable edge"
+    return f"the first player is {'favoured' if f.value > 0 else 'behind'}"
+
+
+def strong_metrics(
+    measured: dict[str, dict[str, Any]], key: str, figures: list[crossplay.Figure] | None = None
+) -> dict[str, str]:
     """The comparison columns under the same strong play in every game: everyone :data:`STRONG` (none without it).
 
     ``key`` is the page's balance metric (the first player's edge, or the table's win rate in a cooperative game).
+    With ``figures`` (the edge under :data:`STRONG`, then under the second strong player: cross-play) the second
+    player's edge follows, and whether the two agree.
     """
     if STRONG not in measured:
         return {}
     under, mine = f"everyone {STRONG}", measured[STRONG]
     balance = mine[key]
     turns = mine["duration"]
-    return {
+    columns = {
         (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first player's edge, points"): (
             pct(balance.value, balance.low, balance.high)
             if key == "table_win_rate"
@@ -187,6 +228,17 @@ def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, s
         ),
         f"{under}: turns per game": f"{turns.value:.1f} ({turns.low:.1f}–{turns.high:.1f})",
     }
+    if key != "table_win_rate":
+        second = figures[1] if figures and len(figures) > 1 else None
+        columns["second strong player: first player's edge, points"] = (
+            "— (none affordable)" if second is None else f"{points(*second.interval)} ({second.who})"
+        )
+        columns["the edge under strong play"] = (
+            "not checked"
+            if second is None
+            else ("holds under both" if crossplay.agreed(figures or [], _edge_fact) else "depends on who plays")
+        )
+    return columns
 
 
 def _column(metric: str) -> str:

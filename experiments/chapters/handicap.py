@@ -21,11 +21,13 @@ from boardlab.analysis import plots
 from boardlab.analysis.book import Page
 from boardlab.analysis.wording import points
 from boardlab.engines.record import HANDICAP_LABEL, HANDICAP_PLAYERS, Handicap, Series
+from boardlab.experiments.chapters import crossplay
 from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
 LABEL = HANDICAP_LABEL
 PLAYERS = HANDICAP_PLAYERS
+TWIN_SHARE = 2  # a learned series' twin under the second player plays half its cross-play share: a line of values
 
 
 def question(game: str, handicap: Handicap) -> Question:
@@ -34,13 +36,64 @@ def question(game: str, handicap: Handicap) -> Question:
 
 
 def add_arms(plan: Plan, n: int, seed: int, chunk: int, handicap: Handicap) -> None:
-    """Every value of every series, ``n / share`` games each."""
+    """Every value of every series, ``n / share`` games each; a learned series again under the second strong player."""
     games = max(1, n // handicap.share)
     for series in handicap.series:
         for h in series.values:
             settings = ((handicap.knob, str(h)), *series.settings)
             seats = [series.policy] * PLAYERS
             plan.add(handicap.arm(series, h), seats, games, seed, min(chunk, games), None, settings)
+            crossplay.add_arms(plan, seats, games // TWIN_SHARE, seed, chunk, settings=settings)
+
+
+def crossed(handicap: Handicap, game: str) -> list[tuple[Series, Series]]:
+    """Each learned series with its twin under the second strong player (the same values and knobs)."""
+    other = crossplay.second(game)
+    if other is None:
+        return []
+    return [
+        (s, Series(f"{s.name}, checked by {other}", other, s.values, s.settings))
+        for s in handicap.series
+        if s.policy == crossplay.STRONG
+    ]
+
+
+def cross_edges(results: dict[str, RunResult], handicap: Handicap, game: str) -> pd.DataFrame:
+    """The first seat's edge under the second strong player, per crossed series and value (as :func:`edges`)."""
+    rows = []
+    for series, twin in crossed(handicap, game):
+        for h in series.values:
+            arm = crossplay.label([twin.policy] * PLAYERS, ((handicap.knob, str(h)), *series.settings))
+            edge = results[arm].game_metrics()["first_seat_advantage"]
+            rows.append({"play": twin.name, "h": h, "edge": edge.value, "low": edge.low, "high": edge.high})
+    return pd.DataFrame(rows, columns=["play", "h", "edge", "low", "high"])
+
+
+def cross_answer(frame: pd.DataFrame, handicap: Handicap, series: Series, twin: Series) -> str:
+    """Whether a learned series' answer holds under the second strong player.
+
+    It holds where the two players' edges agree (intervals overlap) without a head start and at the learned
+    series' fair value: then the learned series' answer and "holds under both"; else that the answer depends on who
+    plays, with both edges (no fact stated).
+    """
+
+    def figure(s: Series, h: int) -> crossplay.Figure:
+        row = frame[(frame["play"] == s.name) & (frame["h"] == h)].iloc[0]
+        return crossplay.Figure(f"under {s.policy}", row["edge"], row["low"], row["high"])
+
+    fair = int(fair_value(frame[frame["play"] == series.name])["h"])
+    plain = [figure(series, 0), figure(twin, 0)]
+    there = [figure(series, fair), figure(twin, fair)]
+    if crossplay.holds(plain) and crossplay.holds(there):
+        return f"{answer(frame, handicap, series)}; holds under both strong players ({twin.policy}: edge " + (
+            f"{points(*plain[1].interval)} points without one)"
+        )
+    closest = int(fair_value(frame[frame["play"] == twin.name])["h"])
+    return (
+        f"{series.name}: the fair head start depends on who plays: without one the first seat's edge is "
+        f"{crossplay.both(plain, lambda *v: f'{points(*v)} points')}; {series.policy} comes closest to fair at {fair} "
+        f"({twin.policy} there: {points(*there[1].interval)}), {twin.policy} at {closest}"
+    )
 
 
 def page_maker(game: str, handicap: Handicap) -> Callable[[dict[str, RunResult]], tuple[Page, str]]:
@@ -89,9 +142,17 @@ def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
 def handicap_page(results: dict[str, RunResult], handicap: Handicap, game: str) -> tuple[Page, str]:
     """What head start makes the seats fair? The first seat's edge against each value, per series."""
     frame = edges(results, handicap)
-    answers = [answer(frame, handicap, series) for series in handicap.series]
+    twins = dict(crossed(handicap, game))
+    frame = pd.concat([frame, cross_edges(results, handicap, game)], ignore_index=True) if twins else frame
+    answers = [
+        cross_answer(frame, handicap, series, twins[series]) if series in twins else answer(frame, handicap, series)
+        for series in handicap.series
+    ]
     title = f"{handicap.question} " + "; ".join(answers)
     counts = {series.name: results[handicap.arm(series, 0)].summary.n_games for series in handicap.series}
+    for s, twin in twins.items():
+        arm = crossplay.label([twin.policy] * PLAYERS, ((handicap.knob, "0"), *s.settings))
+        counts[twin.name] = results[arm].summary.n_games
     sizes = (
         f"{next(iter(counts.values())):,} games a value"
         if len(set(counts.values())) == 1
@@ -121,6 +182,15 @@ def handicap_page(results: dict[str, RunResult], handicap: Handicap, game: str) 
         + "; ".join(handicap.command(game, series) for series in handicap.series)
         + ".",
         *handicap.notes,
+        *(
+            [
+                f"Cross-play: each {crossplay.STRONG} line is played again by {crossplay.second(game)} at the same "
+                "values (fewer games); a fair value is stated as a fact only where both strong players give it and "
+                "their edges there agree within the intervals."
+            ]
+            if twins
+            else []
+        ),
     ]
     page = Page(
         title,

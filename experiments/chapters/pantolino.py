@@ -20,7 +20,7 @@ from boardlab.analysis.wording import pct, points
 from boardlab.engines import core
 from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
 from boardlab.engines.pantolino.rules import play_turns
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, skill
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, skill
 from boardlab.experiments.chapters.common import (
     Plan,
     Play,
@@ -104,6 +104,7 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(f"base rules {k} learned symmetric", [LEARNED] * k, n, seed, chunk)
     knobs = (("token_values", OTHER_TOKENS),)
     plan.add(f"tokens {OTHER_TOKENS} 2 symmetric", [STRONG] * 2, n, seed, chunk, settings=knobs)
+    crossplay.add_arms(plan, [LEARNED] * 2, n, seed, chunk)  # the learned figure checked under the expert
 
 
 def _head_starts(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -625,6 +626,9 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         f"{pct(strong_first['rate'], strong_first['low'], strong_first['high'])} when both play {LEARNED} "
         "(a fair share is 50%)"
     )
+    figures = cross_figures(results)
+    if len(figures) > 1:
+        title += "; " + crossplay.claim("the first player's share under strong play", figures, _first_fact)
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
@@ -653,11 +657,26 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
             "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
         }
     )
+    if len(figures) > 1:  # the second strong player's 2-player row, beside learned's
+        s = results[crossplay.label([crossplay.second("pantolino")] * 2)].summary
+        extra = [
+            {
+                "players": 2,
+                "everyone plays": f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)",
+                "seat": f"seat {seat}",
+                "win rate": pct(*proportion(int(s.wins[seat]), s.n_games)),
+                "shared wins": f"{100 * float(s.shared_wins[seat]) / s.n_games:.2f}%",
+                "fair share": "50.0%",
+            }
+            for seat in range(2)
+        ]
+        table = pd.concat([table, pd.DataFrame(extra)], ignore_index=True)
     notes = [
         f"Everyone plays {STRONG}, then everyone {LEARNED}; seat 0 moves first. Dashed line: a fair share of wins.",
         f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
         f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play "
         f"{STRONG}.",
+        crossplay.note(figures, _first_fact),
     ]
     other = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
     other_first = proportion(int(other.wins[0]), other.n_games)
@@ -681,6 +700,26 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         title, draw, table, notes, short="First-player advantage", meaning=meaning, depends_on={"token_values": effect}
     )
     return page, title
+
+
+def cross_figures(results: dict[str, RunResult]) -> list[crossplay.Figure]:
+    """Seat 0's wins at 2 players when both play learned, then when both play the second strong player."""
+    labels = [(f"both {LEARNED}", "base rules 2 learned symmetric")]
+    if (other := crossplay.second("pantolino")) is not None:
+        labels.append((f"both {other}", crossplay.label([other] * 2)))
+    figures = []
+    for who, label in labels:
+        if label in results:
+            s = results[label].summary
+            figures.append(crossplay.Figure(who, *proportion(int(s.wins[0]), s.n_games), s.n_games))
+    return figures
+
+
+def _first_fact(f: crossplay.Figure) -> str:
+    """What seat 0's share supports: it wins more than half, less, or an even share within its interval."""
+    if f.low <= 0.5 <= f.high:
+        return "the first player has no detectable edge under strong play"
+    return f"the first player wins {'more' if f.value > 0.5 else 'less'} than half under strong play"
 
 
 # --- 6. fair compensation: a head start for the second seat -----------------------------------------------------

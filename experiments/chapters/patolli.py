@@ -8,7 +8,9 @@ markers are placed by the players (the heuristics' rule) and the first player is
 roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm. Strong play is the
 learned player (it beats the expert: engines/patolli/README.md): the headline pages, the readings, the starting
 purses and the balance page play it against itself on as many games and state its figure beside the
-heuristic's, saying where it differs.
+heuristic's, saying where it differs. The first-player and head-start pages check it by cross-play
+(:mod:`experiments.chapters.crossplay`): the same figure with two experts, and learned against the expert in both
+seatings; a title states a seat edge only where both strong players show it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.wording import p_value, pct
 from boardlab.engines.patolli import INFO, POLICIES, Params
 from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, handicap, skill
 from boardlab.experiments.chapters.common import (
     Plan,
     Play,
@@ -169,7 +171,7 @@ DECISIONS_GAMES = 2  # the decisions page: ~33 CPU-s a game (each marker placeme
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
     """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
     return [
-        Question("first player", _self_play, first_player_page),
+        Question("first player", _first_player_arms, first_player_page),
         Question("policies", _tournament, policies_page),
         Question("markers", _layouts, markers_page),
         Question("bankruptcy", _self_play, bankruptcy_page),
@@ -277,11 +279,66 @@ def _p_half(rate: float, n: int) -> float:
 # --- 1. first-player advantage --------------------------------------------------------------------------------
 
 
-def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
-    """The first player's and seat 0's win rate, each policy against itself."""
+def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each policy against itself, and the strong arm again under the second strong player and mixed (cross-play)."""
+    _self_play(plan, n, seed, chunk)
+    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, with_mixed=True)
+
+
+def strong_figures(results: dict[str, RunResult], which: str) -> list[crossplay.Figure]:
+    """``which`` ("first player" or "seat 0") wins, two strong players of each kind against each other."""
+    other = crossplay.second("patolli")
+    played = [(_two(STRONG), results[_h2h(STRONG, STRONG)])]
+    if other is not None and (label := crossplay.label([other] * 2)) in results:
+        played.append((_two(other), results[label]))
+    figures = []
+    for who, result in played:
+        s = result.summary
+        wins = int(s.sums["first_won"]) if which == "first player" else int(s.wins[0])
+        figures.append(crossplay.Figure(f"between {who}", *proportion(wins, s.n_games), s.n_games))
+    return figures
+
+
+def _mixed_rows(results: dict[str, RunResult]) -> list[dict[str, str]]:
+    """The learned player against the second strong player in each seat: its share of the wins, with interval."""
+    other = crossplay.second("patolli")
     rows = []
-    for p in SELF_PLAY:
-        s = results[_h2h(p, p)].summary
+    for seating in crossplay.mixed(other) if other else ():
+        label = crossplay.label(seating)
+        if label not in results:
+            continue
+        s, seat = results[label].summary, seating.index(STRONG)
+        rows.append(
+            {
+                "strong play": f"{seating[0]} (seat 0) against {seating[1]} (seat 1)",
+                "games": f"{s.n_games:,}",
+                f"{STRONG} wins": pct(*proportion(int(s.wins[seat]), s.n_games)),
+                "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
+            }
+        )
+    return rows
+
+
+def _fair_or_not(seat: str) -> Any:
+    """The fact a seat's win rate supports: it wins more than half, less, or an even share within its interval."""
+
+    def fact(f: crossplay.Figure) -> str:
+        if f.low <= 0.5 <= f.high:
+            return f"{seat} has no detectable edge"
+        return f"{seat} wins {'more' if f.value > 0.5 else 'less'} than half"
+
+    return fact
+
+
+def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
+    """The first player's and seat 0's win rate, each policy against itself; strong play checked by cross-play."""
+    rows = []
+    played = [(p, results[_h2h(p, p)].summary) for p in SELF_PLAY]
+    other = crossplay.second("patolli")
+    cross = crossplay.label([other] * 2) if other else None
+    if cross in results:
+        played.append((other, results[cross].summary))
+    for p, s in played:
         first = _first(s)
         seat0 = proportion(int(s.wins[0]), s.n_games)
         for who, r in (("first player", first), ("seat 0", seat0)):
@@ -295,17 +352,11 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     else:
         edge = 100 * (ref["rate"] - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
-    strong = frame[(frame["policy"] == STRONG) & (frame["who"] == "first player")].iloc[0]
-    title += f"; between {_two(STRONG)} {pct(strong['rate'], strong['low'], strong['high'])}"
-    if _differs(strong, ref):
-        title += f", {_moved(strong['rate'] - ref['rate'])}: strong play changes the first player's edge"
-    seat0 = frame[(frame["policy"] == STRONG) & (frame["who"] == "seat 0")].iloc[0]
-    if not seat0["low"] <= 0.5 <= seat0["high"]:  # the marker order (ours) gives seat 0 the last bad-luck marker
-        title += (
-            f"; but seat 0, who places the first safe and the last bad-luck marker, wins "
-            f"{pct(seat0['rate'], seat0['low'], seat0['high'])} between {_two(STRONG)}: under strong play the "
-            "marker order decides the game"
-        )
+    first, seat0 = strong_figures(results, "first player"), strong_figures(results, "seat 0")
+    title += "; under strong play " + crossplay.claim(
+        "the first player's share", first, _fair_or_not("the first player")
+    )
+    title += "; " + crossplay.claim("seat 0's share", seat0, _fair_or_not("seat 0"))
 
     def draw(fig: Any) -> None:
         plots.interval_bars(
@@ -335,13 +386,25 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             for p, part in frame.groupby("policy", sort=False)
         ]
     )
+    mixed = _mixed_rows(results)
     notes = [
         "Each policy against itself, markers placed by the players, the first player chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
         "square 12 (a check on the board's symmetry, and on the marker order: ours, safe markers from seat 0, "
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
-        "(engines/patolli/README.md): the edge is in the markers the model places, trained against random ones."
+        "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
+        crossplay.note(seat0, _fair_or_not("seat 0")),
+        *(
+            [
+                f"Mixed seatings ({STRONG} against {other}): "
+                + "; ".join(f"{r['strong play']}: {STRONG} wins {r[f'{STRONG} wins']} of {r['games']}" for r in mixed)
+                + f". A seat edge of the game would show in both seatings; an edge only {STRONG} against itself "
+                "shows is how its model answers its own marker play."
+            ]
+            if mixed
+            else []
+        ),
     ]
     return Page(_fit(title), draw, table, notes), title
 

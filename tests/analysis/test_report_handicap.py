@@ -21,7 +21,9 @@ def test_every_value_of_every_series_is_an_arm_with_its_knobs() -> None:
     plan = Plan("panots")
     handicap.add_arms(plan, 100, 7, 50, H)
     assert [a.label for a in plan.arms][:3] == [f"handicap greedy head_start={h}" for h in range(3)]
-    assert len(plan.arms) == 7 and {a.spec.n_games for a in plan.arms} == {100}
+    *own, cross = plan.arms  # the learned series again under the second strong player (cross-play), fewer games
+    assert len(own) == 7 and {a.spec.n_games for a in own} == {100}
+    assert cross.spec.seats == ("expert:16",) * 2 and cross.spec.settings == (("head_start", "0"),)
     fixed = [a for a in plan.arms if "seat order" in a.label]
     assert [a.spec.settings for a in fixed] == [(("head_start", str(h)), ("grab_order", "seat")) for h in range(3)]
     assert H.command("panots", FIXED).endswith(

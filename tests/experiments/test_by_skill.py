@@ -47,7 +47,15 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
 def test_a_competitive_game_gives_report_all_its_first_player_s_edge_under_strong_play() -> None:
     page, _, _ = built("pantolino", 100)
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
-    assert list(page.metrics) == ["everyone learned: first player's edge, points", "everyone learned: turns per game"]
+    assert list(page.metrics) == [
+        "everyone learned: first player's edge, points",
+        "everyone learned: turns per game",
+        "second strong player: first player's edge, points",  # cross-play: the expert's edge beside learned's
+        "the edge under strong play",
+    ]
+    assert page.metrics["second strong player: first player's edge, points"].endswith("(everyone expert:32)")
+    assert page.metrics["the edge under strong play"] in ("holds under both", "depends on who plays")
+    assert "expert:32 (cross-play)" in set(page.table["everyone plays"])  # its own row, beside learned's
     edge = page.metrics["everyone learned: first player's edge, points"]
     assert float(edge.split()[0]) == pytest.approx(float(learned["first player's edge"].split("%")[0]), abs=0.051)
     assert edge.startswith("+")  # the first seat leads by far
