@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.engines import get_game
+from boardlab.engines import core, get_game
 from boardlab.experiments import validate
 from boardlab.experiments.playtest import hints, table
 from boardlab.experiments.playtest.setup import Setup, check_playouts
@@ -129,7 +129,7 @@ class Explained:
 def request(
     game: str,
     players: int | None = None,
-    strong: str = STRONG,
+    strong: str | None = None,
     heuristic: str | None = None,
     seed: int = 0,
     games: Sequence[int] = (0,),
@@ -144,7 +144,8 @@ def request(
     """
     module = get_game(validate.text(game, "game")).module
     count = max(module.INFO.min_players, 2) if players is None else validate.whole(players, "players", 1)
-    setup = Setup(game, (validate.text(strong, "strong"),) * count, validate.whole(seed, "seed"), settings, variant)
+    strong = core.default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
+    setup = Setup(game, (strong,) * count, validate.whole(seed, "seed"), settings, variant)
     chosen = setup.seating.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:
         raise ValueError(f"--heuristic {chosen} is the strong player; name another policy")

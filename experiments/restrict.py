@@ -141,7 +141,7 @@ def plan_restrict(
     players: int | None = None,
     n_games: int = DEFAULT_GAMES,
     seed: int = 0,
-    strong: str = STRONG,
+    strong: str | None = None,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
     with_heuristics: bool = True,
@@ -157,7 +157,7 @@ def plan_restrict(
     """
     module, players = check_game(game, players)
     names = chosen_restrictions(module, restrictions)
-    strong = validate.text(strong, "strong")
+    strong = core.default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
     if MARK in strong:
         raise ValueError(f"--strong {strong!r} must be an unrestricted policy (restrictions are what is measured)")
     (policy,) = core.resolve_policies(module.POLICIES, [strong])
@@ -465,7 +465,7 @@ def restrict(
     players: int | None = None,
     n_games: int = DEFAULT_GAMES,
     seed: int = 0,
-    strong: str = STRONG,
+    strong: str | None = None,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
     runner: Runner | None = None,

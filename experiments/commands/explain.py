@@ -34,7 +34,10 @@ def explain_command(
     players: Annotated[
         int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
     ] = None,
-    strong: Annotated[str, typer.Option(help="The strong player, in every seat.")] = "learned",
+    strong: Annotated[
+        str | None,
+        typer.Option(help="The strong player, in every seat (default: learned where the game has one, else expert)."),
+    ] = None,
     heuristic: Annotated[
         str | None, typer.Option(help="The heuristic compared (default: the game's strongest, its rollout policy).")
     ] = None,
@@ -70,7 +73,7 @@ def explain_command(
             game, players, strong, heuristic, seed, numbers, playouts, parse_settings(settings or []), variant
         )
         if not (quiet or as_json):
-            typer.echo(f"playing {len(numbers)} game(s) of {game} with {strong} in every seat …", err=True)
+            typer.echo(f"playing {len(numbers)} game(s) of {game} with {asked.strong} in every seat …", err=True)
         with open_executor(backend, min(workers, len(numbers)), scheduler) as executor:
             result = ex.explain(asked, executor)
     if as_json:

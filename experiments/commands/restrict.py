@@ -39,7 +39,12 @@ def restrict_command(
     ] = None,
     n: Annotated[str, typer.Option("-n", "--games", help="Games per seating (default 10000).")] = "10000",
     seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
-    strong: Annotated[str, typer.Option(help="The strong player restricted and played against.")] = "learned",
+    strong: Annotated[
+        str | None,
+        typer.Option(
+            help="The strong player restricted and played against (default: learned if the game has one, else expert)."
+        ),
+    ] = None,
     settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
     variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     jobs: Jobs = None,
