@@ -31,6 +31,9 @@ from boardlab.analysis.style import (
 __all__ = ["GREYS", "LINESTYLES", "MARKERS", "heatmap", "interval_bars", "interval_lines", "rating_intervals"]
 
 
+CHAR_EMS = 0.55  # average width of a label's character, in font sizes
+
+
 def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
     return fig if fig is not None else plt.figure(figsize=size, layout="constrained")
 
@@ -104,11 +107,27 @@ def interval_bars(
     if reference is not None:
         ax.axhline(reference, color=INK, linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+    slant_crowded_ticks(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if hue:
         ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8, loc="best")
     return fig
+
+
+def slant_crowded_ticks(ax: Any, room: float = 0.8) -> None:
+    """Slant the x tick labels when the longest would take more than ``room`` of its share of the axes' width.
+
+    The width is the axes' before the layout trims it, and a label's width an estimate from its characters.
+    """
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    if not labels:
+        return
+    width = ax.get_window_extent().width / ax.get_figure(root=True).dpi
+    longest = max(len(t.get_text()) for t in labels) * labels[0].get_fontsize() * CHAR_EMS / 72
+    if longest > room * width / len(labels):
+        for t in labels:
+            t.set(rotation=30, ha="right", rotation_mode="anchor")
 
 
 def interval_lines(

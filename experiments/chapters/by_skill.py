@@ -22,7 +22,7 @@ import pandas as pd
 
 from boardlab.analysis import game_metrics, plots
 from boardlab.analysis.book import Page
-from boardlab.analysis.wording import pct, points
+from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import ladder as lad
@@ -178,14 +178,14 @@ def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, s
         return {}
     under, mine = f"everyone {STRONG}", measured[STRONG]
     balance = mine[key]
-    turns = mine["duration"]
+    length = mine["duration"]
     return {
         (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first player's edge, points"): (
             pct(balance.value, balance.low, balance.high)
             if key == "table_win_rate"
             else points(balance.value, balance.low, balance.high)
         ),
-        f"{under}: turns per game": f"{turns.value:.1f} ({turns.low:.1f}–{turns.high:.1f})",
+        f"{under}: rounds per game": interval(length.value, length.low, length.high),
     }
 
 

@@ -37,7 +37,7 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     assert page.short == "Difficulty by skill" and "how hard the game is for beginners and for experts" in page.meaning
     assert "by the table's win rate" in page.notes[0]
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
-    assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: turns per game"]
+    assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: rounds per game"]
     wins, turns = page.metrics.values()  # report all compares the games under the same strong play
     assert float(wins.split("%")[0]) == pytest.approx(float(learned["table's win rate"].split("%")[0]), abs=0.051)
     length = float(learned["game's length in turns"].split()[0])
@@ -47,7 +47,7 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
 def test_a_competitive_game_gives_report_all_its_first_player_s_edge_under_strong_play() -> None:
     page, _, _ = built("pantolino", 100)
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
-    assert list(page.metrics) == ["everyone learned: first player's edge, points", "everyone learned: turns per game"]
+    assert list(page.metrics) == ["everyone learned: first player's edge, points", "everyone learned: rounds per game"]
     edge = page.metrics["everyone learned: first player's edge, points"]
     assert float(edge.split()[0]) == pytest.approx(float(learned["first player's edge"].split("%")[0]), abs=0.051)
     assert edge.startswith("+")  # the first seat leads by far
