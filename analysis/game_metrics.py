@@ -62,7 +62,7 @@ class Definition:
 
 DEFINITIONS: dict[str, Definition] = {
     "first_seat_advantage": Definition(
-        "first seat's share of wins minus the fair share", "competitive", True, "the first player's edge"
+        "first seat's share of wins minus the fair share", "competitive", True, "the first seat's edge"
     ),
     "max_seat_advantage": Definition(
         "largest seat advantage (signed)", "competitive", True, "the largest edge of any seat"

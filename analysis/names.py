@@ -15,7 +15,7 @@ from typing import Any
 
 NAMES: dict[str, str] = {
     # the game metrics (analysis.game_metrics)
-    "first_seat_advantage": "first player's edge",
+    "first_seat_advantage": "first seat's edge",
     "max_seat_advantage": "largest edge of any seat",
     "seat_advantage": "seat's edge",
     "decisiveness": "games with one winner",

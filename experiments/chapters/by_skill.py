@@ -3,7 +3,7 @@
 Balance measured at every rung of the skill ladder (Duersch, Lambrecht and Oechssler 2020 measure skill and chance
 across player pools; a game can be fair between beginners and lopsided between experts): every policy the ladder
 plays (``random``, the heuristics, ``learned``, ``win-optimal`` where it plays, the expert at the report's budget)
-against itself at the ladder's table size, with the first player's edge, the share of games with one winner and the
+against itself at the ladder's table size, with the first seat's edge, the share of games with one winner and the
 length, each with its 95% interval; and, from the ladder's own games (the skill question's arms, played once), the
 luck at each rung: how often the weaker of two neighbouring rungs (in rating order) wins. Rungs are ordered by the
 ladder's ratings. A cooperative game has no seats to balance and no ladder: it asks how hard the game is for
@@ -172,7 +172,7 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
 def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, str]:
     """The comparison columns under the same strong play in every game: everyone :data:`STRONG` (none without it).
 
-    ``key`` is the page's balance metric (the first player's edge, or the table's win rate in a cooperative game).
+    ``key`` is the page's balance metric (the first seat's edge, or the table's win rate in a cooperative game).
     """
     if STRONG not in measured:
         return {}
@@ -180,7 +180,7 @@ def strong_metrics(measured: dict[str, dict[str, Any]], key: str) -> dict[str, s
     balance = mine[key]
     length = mine["duration"]
     return {
-        (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first player's edge, points"): (
+        (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first seat's edge, points"): (
             pct(balance.value, balance.low, balance.high)
             if key == "table_win_rate"
             else points(balance.value, balance.low, balance.high)

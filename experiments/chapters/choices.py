@@ -118,7 +118,7 @@ def choices_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple[
             "restriction": [r["restriction"] for r in rows],
             f"{result.who} …": [r["does"] for r in rows],
             share_column(result): [rp.describe_share(r) for r in rows],
-            "cost, points (95% CI)": [cost_text(r) for r in rows],
+            "cost, points (95% interval)": [cost_text(r) for r in rows],
             "verdict": [r["verdict"] for r in rows],
         }
     )
@@ -166,7 +166,7 @@ def dominant_page(results: dict[str, RunResult], plan: rp.RestrictPlan) -> tuple
             "policy (simplest first)": [r["policy"] for r in rows],
             f"{result.who} …": [r["does"] for r in rows],
             share_column(result): [rp.describe_share(r) for r in rows],
-            "behind strong play, points (95% CI)": [cost_text(r) for r in rows],
+            "behind strong play, points (95% interval)": [cost_text(r) for r in rows],
             f"within {100 * rp.WITHIN:.0f} points": ["yes" if r["cost"] <= rp.WITHIN else "no" for r in rows],
         }
     )

@@ -88,6 +88,8 @@ def print_summary(result: Any) -> None:
             lines.append(f"{metric.label}: {shares}")
         elif metric.kind == "seat":
             lines.append(f"{metric.label} per game, by seat: " + ", ".join(f"{v:.3f}" for v in value))
+        elif metric.label.startswith("games "):  # one 0/1 value per game: a share of the games
+            lines.append(f"{metric.label}: {format_interval(value, *metrics[name + '_ci'], percent=True)}")
         else:
             lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
     for line in lines:

@@ -192,3 +192,19 @@ def test_a_name_means_one_thing_in_every_game_and_the_list_shows_what_tune_accep
             else:
                 with pytest.raises(tune.TuneError):
                     tune.parse_target(game, f"{name}=1", listed)
+
+
+def test_a_run_prints_lengths_in_rounds_and_turns_and_shares_of_games_as_shares(tmp_path: Path) -> None:
+    """Patolli's roll-off prints as the share of games seat 1 moved first, not as a mean seat number."""
+    from typer.testing import CliRunner
+
+    from boardlab.experiments.cli import app
+
+    printed = CliRunner().invoke(app, ["patolli", "-p", "random", "-n", "300", "--jobs", "1", "--out", str(tmp_path)])
+    assert printed.exit_code == 0, printed.output
+    text = " ".join(printed.output.split())
+    assert "mean game length: " in text and " rounds, " in text and " turns" in text
+    assert "games in which seat 1 moved first (the roll-off's or the knob's choice): " in text
+    share = text.split("games in which seat 1 moved first (the roll-off's or the knob's choice): ")[1].split()[0]
+    assert share.endswith("%") and 20 < float(share[:-1]) < 80
+    assert "seat that moved first per game" not in text

@@ -25,7 +25,7 @@ def test_every_rung_plays_itself_and_the_ladder_gives_the_luck_between_neighbour
     assert sorted(table["everyone plays"]) == sorted(rungs) and table["everyone plays"].iloc[0] == "random"
     assert table["weaker of it and the rung below wins"].iloc[0] == "—"  # the weakest rung has none below
     assert table["weaker of it and the rung below wins"].iloc[1:].str.endswith(")").all()  # "31.0% (27.1–35.2)"
-    assert "the first player's edge is" in title.lower() and "when everyone plays random" in title
+    assert "the first seat's edge is" in title.lower() and "when everyone plays random" in title
     assert "first_seat_advantage" not in title
 
 
@@ -47,9 +47,9 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
 def test_a_competitive_game_gives_report_all_its_first_player_s_edge_under_strong_play() -> None:
     page, _, _ = built("pantolino", 100)
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
-    assert list(page.metrics) == ["everyone learned: first player's edge, points", "everyone learned: rounds per game"]
-    edge = page.metrics["everyone learned: first player's edge, points"]
-    assert float(edge.split()[0]) == pytest.approx(float(learned["first player's edge"].split("%")[0]), abs=0.051)
+    assert list(page.metrics) == ["everyone learned: first seat's edge, points", "everyone learned: rounds per game"]
+    edge = page.metrics["everyone learned: first seat's edge, points"]
+    assert float(edge.split()[0]) == pytest.approx(float(learned["first seat's edge"].split("%")[0]), abs=0.051)
     assert edge.startswith("+")  # the first seat leads by far
 
 
