@@ -19,6 +19,10 @@ from boardlab.analysis.style import INK, policy_style
 OTHER = "#9a9a9a"  #: the moves neither player chose
 VIEW_WIDTH = 62  #: characters of a line of the position's words before it wraps
 MOST_MOVES = 14  #: moves drawn per position at most (their labels stay apart at the figure's font)
+VIEW_SIZE = 6.0  #: points of the position's words, smaller when they would not fit in :data:`MOST_WORDS` of the height
+MOST_WORDS = 0.55  #: the share of a panel's height its title and words may take
+LINE = 1.25  #: a monospace line's height in font sizes
+TITLE_POINTS = 16.0  #: points from the panel's top to its words (the bold title)
 
 
 @dataclass(frozen=True)
@@ -49,11 +53,15 @@ def draw_positions(fig: Any, panels: Sequence[Panel], strong: str, heuristic: st
     """The panels side by side in ``fig``, each position's words above its moves' chances to win (in %)."""
     for sub, whole in zip(fig.subfigures(1, len(panels), squeeze=False)[0], panels, strict=True):
         panel, left_out = _thinned(whole)
-        words, chart = sub.subplots(2, 1, height_ratios=[0.8, 2.0])
-        words.axis("off")  # room for the words, written from the panel's left edge (the chart's labels shift it)
         lines = [part for line in panel.view for part in textwrap.wrap(line, VIEW_WIDTH, subsequent_indent="    ")]
+        height = sub.bbox.height / sub.dpi  # inches
+        size = min(VIEW_SIZE, MOST_WORDS * height * 72 / (LINE * max(len(lines), 1) + TITLE_POINTS))
+        share = min(MOST_WORDS, (LINE * len(lines) * size + TITLE_POINTS) / 72 / height + 0.04)
+        words, chart = sub.subplots(2, 1, height_ratios=[max(share, 0.22), 1 - max(share, 0.22)])
+        words.axis("off")  # room for the words, written from the panel's left edge (the chart's labels shift it)
         sub.text(0.02, 0.99, panel.title, fontsize=8.5, weight="bold", va="top", color=INK)
-        sub.text(0.02, 0.93, "\n".join(lines), family="monospace", fontsize=6, va="top", color=INK)
+        top = 0.99 - TITLE_POINTS / 72 / height
+        sub.text(0.02, top, "\n".join(lines), family="monospace", fontsize=size, va="top", color=INK)
         ys = list(range(len(panel.moves)))[::-1]
         colours = [OTHER] * len(ys)
         colours[panel.strong] = policy_style(strong).color
@@ -70,7 +78,7 @@ def draw_positions(fig: Any, panels: Sequence[Panel], strong: str, heuristic: st
         chart.set_yticks(ys, labels, fontsize=5.5)
         for tick, colour in zip(chart.get_yticklabels(), colours, strict=True):
             tick.set_color(INK if colour == OTHER else colour)
-        more = f"; {left_out} other moves with lower chances not drawn" if left_out else ""
+        more = f"\n{left_out} less likely moves not drawn" if left_out else ""
         chart.set_xlabel(f"chance to win, % (95% interval){more}", fontsize=7)
         chart.tick_params(axis="x", labelsize=6.5)
         chart.grid(axis="x", alpha=0.3)

@@ -81,4 +81,6 @@ def humanize(fig: Any) -> None:
 def _tick(formatter: Any, wrap: int, x: float, pos: int | None = None) -> str:
     """A word tick label worded, and wrapped to ``wrap`` characters a line when ``wrap``."""
     text = display(str(formatter(x, pos)))
-    return "\n".join(textwrap.wrap(text, wrap)) if wrap and len(text) > wrap else text
+    if not wrap:
+        return text
+    return "\n".join(part for line in text.splitlines() for part in textwrap.wrap(line, wrap) or [""])

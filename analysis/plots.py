@@ -107,7 +107,6 @@ def interval_bars(
     if reference is not None:
         ax.axhline(reference, color=INK, linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(xs)), [str(v) for v in xs])
-    slant_crowded_ticks(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if hue:
@@ -118,13 +117,15 @@ def interval_bars(
 def slant_crowded_ticks(ax: Any, room: float = 0.8) -> None:
     """Slant the x tick labels when the longest would take more than ``room`` of its share of the axes' width.
 
-    The width is the axes' before the layout trims it, and a label's width an estimate from its characters.
+    The width is the axes' before the layout trims it, and a label's width an estimate from the characters of its
+    longest line. A report's sheet asks this of every axes once its labels are worded (:func:`names.humanize`).
     """
     labels = [t for t in ax.get_xticklabels() if t.get_text()]
-    if not labels:
+    if not labels or labels[0].get_rotation() != 0:
         return
     width = ax.get_window_extent().width / ax.get_figure(root=True).dpi
-    longest = max(len(t.get_text()) for t in labels) * labels[0].get_fontsize() * CHAR_EMS / 72
+    chars = max(len(line) for t in labels for line in t.get_text().splitlines())
+    longest = chars * labels[0].get_fontsize() * CHAR_EMS / 72
     if longest > room * width / len(labels):
         for t in labels:
             t.set(rotation=30, ha="right", rotation_mode="anchor")

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from boardlab.analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
+from boardlab.analysis import glossary, plots  # plots selects the Agg backend before pyplot is used
 from boardlab.analysis.book import TITLE_CHARS, Book, Page, Report, about_parts, flat
 from boardlab.analysis.files import atomic_write
 from boardlab.analysis.names import display, humanize
@@ -308,6 +308,7 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
     A title longer than two lines keeps its headline on top and reads on, smaller, under it.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
     fig = plt.figure(figsize=A4_LANDSCAPE, layout="constrained")
     fig.get_layout_engine().set(rect=(0, FOOTER_INCHES / A4_LANDSCAPE[1], 1, 1 - FOOTER_INCHES / A4_LANDSCAPE[1]))
@@ -337,6 +338,8 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
         top.suptitle("\n".join(textwrap.wrap(detail, 150)), fontsize=10, color="#333333")
     page.draw(top)
     humanize(top)
+    for ax in top.findobj(Axes):
+        plots.slant_crowded_ticks(ax)
     if below == 0:
         return fig
     if table is not None:
