@@ -336,6 +336,7 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
         top, bottom = fig.subfigures(2, 1, height_ratios=[max(A4_LANDSCAPE[1] - 1.0 - below, 2.5), below])
     if detail:
         top.suptitle("\n".join(textwrap.wrap(detail, 150)), fontsize=10, color="#333333")
+        top = top.subfigures(1, 1)  # a figure's legend "outside upper" then stays under the detail, not on it
     page.draw(top)
     humanize(top)
     for ax in top.findobj(Axes):

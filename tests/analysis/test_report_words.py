@@ -31,6 +31,8 @@ def _draw(fig) -> None:
     frame["lo"], frame["hi"] = frame["value"] - 0.05, frame["value"] + 0.05
     ylabel = "games won by a player trailing at mid-game, as a share of all the games played (fraction)"
     plots.interval_bars(frame, "metric", "value", "lo", "hi", "policy", ylabel, "skill_depth", fig=fig)
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=2)  # as Patolli's readings page: under the title
 
 
 def _pages() -> list[Page]:
