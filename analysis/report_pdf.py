@@ -274,7 +274,9 @@ def _table(ax: Any, frame: Any) -> None:
         bbox=[0, 0, 1, 1],
     )
     table.auto_set_font_size(False)
-    table.set_fontsize(7.5 if len(frame.columns) > 7 or len(frame) > TIGHT_ROWS else 8.5)
+    size = 7.5 if len(frame.columns) > 7 or len(frame) > TIGHT_ROWS else 8.5
+    inches = ax.get_window_extent().width / ax.get_figure(root=True).dpi
+    table.set_fontsize(min(size, inches * 72 / (sum(widths) * CHAR_WIDTH)))  # a long table's text fits its cells
     for (row, _), c in table.get_celld().items():
         c.set_edgecolor("#999999")
         if row == 0:
