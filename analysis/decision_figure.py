@@ -20,9 +20,10 @@ OTHER = "#9a9a9a"  #: the moves neither player chose
 VIEW_WIDTH = 62  #: characters of a line of the position's words before it wraps
 MOST_MOVES = 14  #: moves drawn per position at most (their labels stay apart at the figure's font)
 VIEW_SIZE = 6.0  #: points of the position's words, smaller when they would not fit in :data:`MOST_WORDS` of the height
-MOST_WORDS = 0.55  #: the share of a panel's height its title and words may take
+MOST_WORDS = 0.6  #: the share of a panel's height its title and words may take
 LINE = 1.25  #: a monospace line's height in font sizes
 TITLE_POINTS = 16.0  #: points from the panel's top to its words (the bold title)
+LAID_OUT = 0.7  #: the share of a panel's height left once the layout has placed the page's titles above it
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,9 @@ def draw_positions(fig: Any, panels: Sequence[Panel], strong: str, heuristic: st
     for sub, whole in zip(fig.subfigures(1, len(panels), squeeze=False)[0], panels, strict=True):
         panel, left_out = _thinned(whole)
         lines = [part for line in panel.view for part in textwrap.wrap(line, VIEW_WIDTH, subsequent_indent="    ")]
-        height = sub.bbox.height / sub.dpi  # inches
-        size = min(VIEW_SIZE, MOST_WORDS * height * 72 / (LINE * max(len(lines), 1) + TITLE_POINTS))
-        share = min(MOST_WORDS, (LINE * len(lines) * size + TITLE_POINTS) / 72 / height + 0.04)
+        height = LAID_OUT * sub.bbox.height / sub.dpi  # inches, once the page's titles have taken theirs
+        size = min(VIEW_SIZE, (MOST_WORDS * height * 72 - TITLE_POINTS) / (LINE * max(len(lines), 1)))
+        share = min(MOST_WORDS, (LINE * len(lines) * size + TITLE_POINTS) / 72 / height + 0.06)
         words, chart = sub.subplots(2, 1, height_ratios=[max(share, 0.22), 1 - max(share, 0.22)])
         words.axis("off")  # room for the words, written from the panel's left edge (the chart's labels shift it)
         sub.text(0.02, 0.99, panel.title, fontsize=8.5, weight="bold", va="top", color=INK)

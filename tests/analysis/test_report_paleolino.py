@@ -86,7 +86,7 @@ def test_each_page_title_answers_its_question(report) -> None:
     *pages, by_skill, balance, choices, dominant, decides = texts[1:]
     by_skill, choices, dominant, decides = (" ".join(t.split()) for t in (by_skill, choices, dominant, decides))
     assert "The table's win rate is" in by_skill and "when everyone plays random" in by_skill
-    assert "learned" in by_skill and "game's length in turns" in by_skill and "seat" not in by_skill
+    assert "learned" in by_skill and "game's length in rounds" in by_skill and "seat" not in by_skill
     assert "Which decisions matter? learned and planner part at" in decides and "the table wins" in decides
     assert "of the table's chance to win per game" in decides and "chips expected" in decides  # never a seat's
     assert "Which choices matter?" in choices and "A table where every player" in choices

@@ -32,7 +32,7 @@ def test_every_rung_plays_itself_and_the_ladder_gives_the_luck_between_neighbour
 def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     page, title, labels = built("paleolino", 40)
     assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
-    assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
+    assert list(page.table.columns)[2:] == ["table's win rate", "game's length in rounds"]
     assert title.startswith("The table's win rate is") and "when everyone plays random" in title
     assert page.short == "Difficulty by skill" and "how hard the game is for beginners and for experts" in page.meaning
     assert "by the table's win rate" in page.notes[0]
@@ -40,7 +40,7 @@ def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: rounds per game"]
     wins, turns = page.metrics.values()  # report all compares the games under the same strong play
     assert float(wins.split("%")[0]) == pytest.approx(float(learned["table's win rate"].split("%")[0]), abs=0.051)
-    length = float(learned["game's length in turns"].split()[0])
+    length = float(learned["game's length in rounds"].split()[0])
     assert turns.split()[0] == f"{length:.1f}"
 
 
