@@ -69,8 +69,8 @@ DEFINITIONS: dict[str, Definition] = {
     ),
     "decisiveness": Definition("games with a single winner", "competitive", True, "the share of games with one winner"),
     "table_win_rate": Definition("games the table wins together", "cooperative", True, "the table's win rate"),
-    "duration": Definition("rounds per game (every seat's turn once)", "any", False, "the game's length in rounds"),
-    "turns": Definition("turns per game (each seat's turn counts one)", "turns", False, "the game's length in turns"),
+    "duration": Definition("rounds per game (every player's turn once)", "any", False, "the game's length in rounds"),
+    "turns": Definition("turns per game (each player's turn counts one)", "turns", False, "the game's length in turns"),
     "drama": Definition(
         "games won by a player trailing at mid-game", "rounds", True, "the share of games won from behind"
     ),
