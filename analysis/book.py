@@ -202,7 +202,7 @@ def split_title(title: str, width: int = TITLE_CHARS, lines: int = TITLE_LINES) 
             cut = fitting[-1]
             head, rest = text[:cut].rstrip(), text[cut + 1 :].strip()
             return head, rest
-    head = " ".join(textwrap.wrap(text, width)[:lines])
+    head = " ".join(textwrap.wrap(text, width - 2)[:lines])  # room for the " …" that says it reads on
     return head + " …", "… " + text[len(head) :].strip()
 
 

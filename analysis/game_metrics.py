@@ -12,7 +12,10 @@ Every run measures, from its chunk summaries (:class:`analysis.summary.Summary`)
   read the other way).
 - ``table_win_rate`` (cooperative games only): the share of games the table wins together, the difficulty a
   cooperative designer tunes (Wilson interval). A competitive game has no table win.
-- ``duration``: the mean game length in turns (Browne's and Ludii's *Duration*).
+- ``duration``: the mean game length in rounds (Browne's and Ludii's *Duration*), in every game: a round is every
+  seat's turn once, so a game of ``t`` seats' turns at ``P`` seats lasts ``ceil(t / P)`` rounds (its last round
+  may end early). ``turns``: the mean number of seats' turns per game, beside it in a game whose engine counts
+  each seat's turn (all but those whose ``INFO.turns_are_rounds``: every seat moves in one turn, as in Panots).
 - ``drama``: the share of games won by a player who trailed at mid-game, i.e. whose score at the end of round
   ``⌊R/2⌋`` of a game of ``R`` rounds was below the highest (Browne's *drama*: how often the eventual winner
   was behind; Ludii's *Drama*), and ``lead_changes``: how often per game the sole leader at a round's end
@@ -51,21 +54,23 @@ class Definition:
     """A game metric: its label, what it needs, and whether it is a share (of games) or a mean."""
 
     label: str
-    needs: str  # "any"; "competitive": not cooperative; "cooperative"; "rounds": the mid-game columns; "ladder"
+    needs: str  # "any"; "competitive": not cooperative; "cooperative"; "rounds": the mid-game columns; "ladder";
+    # "turns": an engine counting each seat's turn apart (not INFO.turns_are_rounds)
     share: bool  # a share of games (0..1), compared in absolute points; else a count compared relatively
     words: str  # what a title calls it, in plain words
 
 
 DEFINITIONS: dict[str, Definition] = {
     "first_seat_advantage": Definition(
-        "first seat's share of wins minus the fair share", "competitive", True, "the first player's edge"
+        "first seat's share of wins minus the fair share", "competitive", True, "the first seat's edge"
     ),
     "max_seat_advantage": Definition(
         "largest seat advantage (signed)", "competitive", True, "the largest edge of any seat"
     ),
     "decisiveness": Definition("games with a single winner", "competitive", True, "the share of games with one winner"),
     "table_win_rate": Definition("games the table wins together", "cooperative", True, "the table's win rate"),
-    "duration": Definition("turns per game", "any", False, "the game's length in turns"),
+    "duration": Definition("rounds per game (every player's turn once)", "any", False, "the game's length in rounds"),
+    "turns": Definition("turns per game (each player's turn counts one)", "turns", False, "the game's length in turns"),
     "drama": Definition(
         "games won by a player trailing at mid-game", "rounds", True, "the share of games won from behind"
     ),
@@ -123,11 +128,15 @@ def accumulate(outcome: Mapping[str, np.ndarray], cooperative: bool) -> dict[str
     return out
 
 
-def compute(summary: Any, cooperative: bool) -> dict[str, Value | list[Value]]:
-    """Every game metric a run of this game defines, from its merged summary (absent: not in the result)."""
+def compute(summary: Any, cooperative: bool, turns_are_rounds: bool = False) -> dict[str, Value | list[Value]]:
+    """Every game metric a run of this game defines, from its merged summary (absent: not in the result).
+
+    ``turns_are_rounds``: the game's ``INFO.turns_are_rounds`` (its turns are rounds: no separate ``turns``).
+    """
     n = summary.n_games
-    mean, low, high = summary.mean_turns()
-    out: dict[str, Value | list[Value]] = {"duration": Value(mean, low, high)}
+    out: dict[str, Value | list[Value]] = {"duration": Value(*summary.mean_rounds(turns_are_rounds))}
+    if not turns_are_rounds:
+        out["turns"] = Value(*summary.mean_turns())
     if cooperative:  # every seat wins or loses with the table: seat 0's wins are the table's
         out["table_win_rate"] = _share(int(summary.wins[0] + summary.shared_wins[0]), n)
         return out

@@ -122,7 +122,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "seat",
         r"\bseats?\b",
-        "A position in the turn order: seat 0 moves first, seat 1 second, and so on.",
+        "A place at the table, numbered from 0. Seat 0, the first seat, takes the first turn unless the rules "
+        "draw lots for it (Patolli's roll-off); the other seats follow in order.",
     ),
 )
 

@@ -15,7 +15,7 @@ from typing import Any
 
 NAMES: dict[str, str] = {
     # the game metrics (analysis.game_metrics)
-    "first_seat_advantage": "first player's edge",
+    "first_seat_advantage": "first seat's edge",
     "max_seat_advantage": "largest edge of any seat",
     "seat_advantage": "seat's edge",
     "decisiveness": "games with one winner",
@@ -81,4 +81,6 @@ def humanize(fig: Any) -> None:
 def _tick(formatter: Any, wrap: int, x: float, pos: int | None = None) -> str:
     """A word tick label worded, and wrapped to ``wrap`` characters a line when ``wrap``."""
     text = display(str(formatter(x, pos)))
-    return "\n".join(textwrap.wrap(text, wrap)) if wrap and len(text) > wrap else text
+    if not wrap:
+        return text
+    return "\n".join(part for line in text.splitlines() for part in textwrap.wrap(line, wrap) or [""])

@@ -31,6 +31,9 @@ from boardlab.analysis.style import (
 __all__ = ["GREYS", "LINESTYLES", "MARKERS", "heatmap", "interval_bars", "interval_lines", "rating_intervals"]
 
 
+CHAR_EMS = 0.55  # average width of a label's character, in font sizes
+
+
 def _figure(fig: Any, size: tuple[float, float] = (7, 4)) -> Any:
     return fig if fig is not None else plt.figure(figsize=size, layout="constrained")
 
@@ -109,6 +112,26 @@ def interval_bars(
     if hue:
         ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8, loc="best")
     return fig
+
+
+def slant_crowded_ticks(ax: Any, room: float = 0.8) -> None:
+    """Slant the x tick labels when the longest would take more than ``room`` of its share of the axes' width.
+
+    Slanted labels (these or a page's own) end at their tick, so the last one stays on the sheet.
+
+    The width is the axes' before the layout trims it, and a label's width an estimate from the characters of its
+    longest line. A report's sheet asks this of every axes once its labels are worded (:func:`names.humanize`).
+    """
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    if not labels:
+        return
+    width = ax.get_window_extent().width / ax.get_figure(root=True).dpi
+    chars = max(len(line) for t in labels for line in t.get_text().splitlines())
+    longest = chars * labels[0].get_fontsize() * CHAR_EMS / 72
+    slanted = labels[0].get_rotation() not in (0.0, 90.0)  # a page may slant its own: they end at their ticks too
+    if slanted or longest > room * width / len(labels):
+        for t in labels:
+            t.set(rotation=t.get_rotation() if slanted else 30, ha="right", rotation_mode="anchor")
 
 
 def interval_lines(

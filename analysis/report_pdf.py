@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from boardlab.analysis import glossary, plots  # noqa: F401  (plots selects the Agg backend before pyplot is used)
+from boardlab.analysis import glossary, plots  # plots selects the Agg backend before pyplot is used
 from boardlab.analysis.book import TITLE_CHARS, Book, Page, Report, about_parts, flat
 from boardlab.analysis.files import atomic_write
 from boardlab.analysis.names import display, humanize
@@ -274,7 +274,9 @@ def _table(ax: Any, frame: Any) -> None:
         bbox=[0, 0, 1, 1],
     )
     table.auto_set_font_size(False)
-    table.set_fontsize(7.5 if len(frame.columns) > 7 or len(frame) > TIGHT_ROWS else 8.5)
+    size = 7.5 if len(frame.columns) > 7 or len(frame) > TIGHT_ROWS else 8.5
+    inches = ax.get_window_extent().width / ax.get_figure(root=True).dpi
+    table.set_fontsize(min(size, inches * 72 / (sum(widths) * CHAR_WIDTH)))  # a long table's text fits its cells
     for (row, _), c in table.get_celld().items():
         c.set_edgecolor("#999999")
         if row == 0:
@@ -308,6 +310,7 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
     A title longer than two lines keeps its headline on top and reads on, smaller, under it.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
     fig = plt.figure(figsize=A4_LANDSCAPE, layout="constrained")
     fig.get_layout_engine().set(rect=(0, FOOTER_INCHES / A4_LANDSCAPE[1], 1, 1 - FOOTER_INCHES / A4_LANDSCAPE[1]))
@@ -335,8 +338,11 @@ def question_sheet(page: Page, number: int, front: int, glossary_page: int | Non
         top, bottom = fig.subfigures(2, 1, height_ratios=[max(A4_LANDSCAPE[1] - 1.0 - below, 2.5), below])
     if detail:
         top.suptitle("\n".join(textwrap.wrap(detail, 150)), fontsize=10, color="#333333")
+        top = top.subfigures(1, 1)  # a figure's legend "outside upper" then stays under the detail, not on it
     page.draw(top)
     humanize(top)
+    for ax in top.findobj(Axes):
+        plots.slant_crowded_ticks(ax)
     if below == 0:
         return fig
     if table is not None:

@@ -157,6 +157,20 @@ class Summary:
         )
         return float(mean), float(low), float(high)
 
+    def mean_rounds(self, turns_are_rounds: bool = False) -> tuple[float, float, float]:
+        """Mean game length in rounds and its 95% interval.
+
+        A game of ``t`` seats' turns lasts ``ceil(t / players)`` rounds (its last round may be cut short), unless
+        the game counts rounds as its turns (``turns_are_rounds``).
+        """
+        per = 1 if turns_are_rounds else self.players
+        t = np.arange(len(self.turns_hist))
+        rounds = -(-t // per)
+        mean, low, high = stats.mean_interval(
+            (rounds * self.turns_hist).sum(), (rounds * rounds * self.turns_hist).sum(), self.n_games
+        )
+        return float(mean), float(low), float(high)
+
     def metric_mean(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Mean of a game or seat metric per game (per defined value for float metrics), with its 95% interval."""
         return stats.mean_interval(self.sums[name], self.squares[name], self.counts.get(name, self.n_games))

@@ -45,6 +45,8 @@ class GameInfo:
     #: enough that the slowest shipped policy plays a chunk in seconds (chunks are what cores share)
     chunk_games: int
     cooperative: bool = False  #: the table wins or loses together (winner -1 = all win, -2 = all lose)
+    #: the outcome's ``turns`` column counts rounds (every seat moves in each), not each seat's turn apart
+    turns_are_rounds: bool = False
 
 
 @dataclass(frozen=True, slots=True)

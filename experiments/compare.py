@@ -14,6 +14,7 @@ import numpy as np
 
 from boardlab.analysis import stats
 from boardlab.analysis.tables import json_ready
+from boardlab.analysis.wording import pct
 from boardlab.engines import core, get_game
 from boardlab.experiments import validate
 from boardlab.experiments.output import provenance
@@ -73,10 +74,10 @@ class Tournament:
         return pd.DataFrame(rows)
 
     def display(self) -> Any:
-        """The matrix as text cells ``rate [low, high]``."""
+        """The matrix as text cells ``rate (low–high)``."""
         frame = self.rates().copy().astype(object)
         for r in self.long().itertuples():
-            frame.loc[r.policy, r.opponent] = f"{100 * r.win_rate:.1f}% [{100 * r.win_lo:.1f}, {100 * r.win_hi:.1f}]"
+            frame.loc[r.policy, r.opponent] = pct(r.win_rate, r.win_lo, r.win_hi)
         for p in self.policies:
             frame.loc[p, p] = "—"
         return frame.reset_index(names="policy")

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.analysis.wording import pct, points
 from boardlab.engines import core, get_game
 from boardlab.experiments import validate
 from boardlab.experiments.playtest import hints, table
@@ -260,19 +261,17 @@ def headline(p: Position, strong: str, heuristic: str) -> str:
     return (
         f"game {p.game}, turn {p.turn}, seat {p.seat}: gap {signed(p.gap)} points ({strong} "
         f"{percent(chances[0])} against {heuristic} {percent(chances[1])}{', exact' if exact else ''}); "
-        f"paired playouts {signed(p.estimated_gap)} points, 95% interval {signed(low)} to {signed(high)}"
+        f"paired playouts {points(p.estimated_gap, low, high)} points (95% interval)"
     )
 
 
 def describe(p: Position, strong: str, heuristic: str) -> list[str]:
     """The position in words, every move's chance to win (interval; exact beside it), the two moves, and why."""
     width = max(len(c.words) for c in p.candidates)
-    chances = [
-        f"{percent(c.chance)} [{percent(max(0.0, c.chance - c.half))}, {percent(min(1.0, c.chance + c.half))}]"
-        for c in p.candidates
-    ]
-    column = max(len("chance to win [95% CI]"), *map(len, chances))
-    rows = [f"  {'move':<{width}}  {'chance to win [95% CI]':<{column}}{'   exact' if p.exact_gap is not None else ''}"]
+    chances = [pct(c.chance, max(0.0, c.chance - c.half), min(1.0, c.chance + c.half)) for c in p.candidates]
+    head = "chance to win (95% interval)"
+    column = max(len(head), *map(len, chances))
+    rows = [f"  {'move':<{width}}  {head:<{column}}{'   exact' if p.exact_gap is not None else ''}"]
     for c, chance in zip(p.candidates, chances, strict=True):
         marks = [name for name, move in ((strong, p.strong), (heuristic, p.heuristic)) if move == c.move]
         exact = "" if c.exact is None else f"  {percent(c.exact):>6}"

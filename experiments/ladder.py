@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.analysis import game_metrics, ratings
+from boardlab.analysis.wording import pct
 from boardlab.engines import core, get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import validate
@@ -233,18 +234,18 @@ class Ladder:
         )  # fmt: skip
 
     def chain_text(self) -> str:
-        """``random → greedy (71.2% [69.8, 72.6]) → …``."""
+        """``random → greedy (71.2% (69.8–72.6)) → …``."""
         if not self.chain:
             return f"{ratings_anchor(self.policies)} (no policy beats it by the margin)"
         steps = [self.chain[0].weaker]
         for c in self.chain:
-            steps.append(f"{c.stronger} ({100 * c.rate:.1f}% [{100 * c.low:.1f}, {100 * c.high:.1f}])")
+            steps.append(f"{c.stronger} ({pct(c.rate, c.low, c.high)})")
         return " → ".join(steps)
 
     def luck_text(self) -> str:
         """The luck share with its interval, in words."""
         share, low, high = self.luck
-        return f"the weaker policy of a pair wins {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of games"
+        return f"the weaker policy of a pair wins {pct(share, low, high)} of games"
 
     def game_metrics(self) -> dict[str, Any]:
         """``skill_depth`` and ``luck_share`` under the game metrics' names (:mod:`analysis.game_metrics`)."""

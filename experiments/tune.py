@@ -245,6 +245,8 @@ def parse_target(game: str, text: str, defined: Sequence[str]) -> Target:
     if name not in defined:
         if definition is not None and definition.needs == "cooperative":
             why = "the game is not cooperative: no table wins or loses together"
+        elif name == "turns":
+            why = "its turns are rounds, in which every seat moves: aim at duration"
         elif module.INFO.cooperative:
             why = "the game is cooperative"
         else:
@@ -282,7 +284,7 @@ def defined_metrics(
     probe = [core.unprepared_policy(module.POLICIES)] * len(seats)
     spec = RunSpec(game, tuple(probe), 1, 0, settings, variant, 1)
     outcome = module.play(spec.params, probe, 0, np.random.default_rng(0))
-    has = {"duration"}
+    has = {"duration"} | (set() if module.INFO.turns_are_rounds else {"turns"})
     if module.INFO.cooperative:
         has.add("table_win_rate")
     else:

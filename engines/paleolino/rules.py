@@ -69,7 +69,7 @@ are ours (``ours``, the default: 3 singles, 6 doubles, 6 triples; ``cheap``: 3 /
 ``lumpy``: as ``ours`` with three single-resource triples)."""
 
 METRICS: dict[str, Metric] = {
-    "won": Metric("game", "the table built every village slot"),
+    "won": Metric("game", "games in which the table built every village slot"),
     "inventions": Metric("game", "inventions built"),
     "wasted": Metric("game", "chips dumped into the pit unused"),
     "crystals_used": Metric("game", "crystals spent on inventions"),

@@ -54,6 +54,7 @@ INFO = GameInfo(
     turn_cap=10,
     score_label="VP",
     chunk_games=1_000,
+    turns_are_rounds=True,
 )
 
 METRICS: dict[str, Metric] = {

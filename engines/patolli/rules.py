@@ -45,7 +45,7 @@ ONE = np.uint64(1)
 METRICS: dict[str, Metric] = {
     "win_reason": Metric("counts", "how the game ended", ("all buttons finished", "opponent bankrupt", "turn cap")),
     "capped": Metric("game", "games stopped at the turn cap"),
-    "first_player": Metric("game", "seat that moved first"),
+    "first_player": Metric("game", "games in which seat 1 moved first (the roll-off's or the knob's choice)"),
     "first_won": Metric("game", "games won alone by the seat that moved first"),
     "captures": Metric("seat", "opponent buttons captured"),
     "paid_skip": Metric("seat", "tokens paid for turns with no legal move"),

@@ -328,4 +328,4 @@ def _draw_metrics(fig: Any, rows: dict[str, RunResult]) -> None:
             if isinstance(d := r.game_metrics()["duration"], game_metrics.Value)
         ]
     )
-    plots.interval_bars(frame, "rules", "value", "low", "high", None, "turns per game", "rules", fig=fig)
+    plots.interval_bars(frame, "rules", "value", "low", "high", None, "rounds per game", "rules", fig=fig)

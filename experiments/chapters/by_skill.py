@@ -3,7 +3,7 @@
 Balance measured at every rung of the skill ladder (Duersch, Lambrecht and Oechssler 2020 measure skill and chance
 across player pools; a game can be fair between beginners and lopsided between experts): every policy the ladder
 plays (``random``, the heuristics, ``learned``, ``win-optimal`` where it plays, the expert at the report's budget)
-against itself at the ladder's table size, with the first player's edge, the share of games with one winner and the
+against itself at the ladder's table size, with the first seat's edge, the share of games with one winner and the
 length, each with its 95% interval; and, from the ladder's own games (the skill question's arms, played once), the
 luck at each rung: how often the weaker of two neighbouring rungs (in rating order) wins. Rungs are ordered by the
 ladder's ratings. A cooperative game has no seats to balance and no ladder: it asks how hard the game is for
@@ -22,7 +22,7 @@ import pandas as pd
 
 from boardlab.analysis import game_metrics, plots
 from boardlab.analysis.book import Page
-from boardlab.analysis.wording import pct, points
+from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import ladder as lad
@@ -200,10 +200,10 @@ def cross_figures(game: str, results: dict[str, RunResult], key: str) -> list[cr
 
 
 def _edge_fact(f: crossplay.Figure) -> str:
-    """What an edge supports: the first player is favoured, is behind, or is even within the interval."""
+    """What an edge supports: the first seat is favoured, is behind, or is even within the interval."""
     if f.low <= 0 <= f.high:
-        return "the first player has no detectable edge"
-    return f"the first player is {'favoured' if f.value > 0 else 'behind'}"
+        return "the first seat has no detectable edge"
+    return f"the first seat is {'favoured' if f.value > 0 else 'behind'}"
 
 
 def strong_metrics(
@@ -211,7 +211,7 @@ def strong_metrics(
 ) -> dict[str, str]:
     """The comparison columns under the same strong play in every game: everyone :data:`STRONG` (none without it).
 
-    ``key`` is the page's balance metric (the first player's edge, or the table's win rate in a cooperative game).
+    ``key`` is the page's balance metric (the first seat's edge, or the table's win rate in a cooperative game).
     With ``figures`` (the edge under :data:`STRONG`, then under the second strong player: cross-play) the second
     player's edge follows, and whether the two agree.
     """
@@ -219,18 +219,18 @@ def strong_metrics(
         return {}
     under, mine = f"everyone {STRONG}", measured[STRONG]
     balance = mine[key]
-    turns = mine["duration"]
+    length = mine["duration"]
     columns = {
-        (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first player's edge, points"): (
+        (f"{under}: table wins" if key == "table_win_rate" else f"{under}: first seat's edge, points"): (
             pct(balance.value, balance.low, balance.high)
             if key == "table_win_rate"
             else points(balance.value, balance.low, balance.high)
         ),
-        f"{under}: turns per game": f"{turns.value:.1f} ({turns.low:.1f}–{turns.high:.1f})",
+        f"{under}: rounds per game": interval(length.value, length.low, length.high),
     }
     if key != "table_win_rate":
         second = figures[1] if figures and len(figures) > 1 else None
-        columns["second strong player: first player's edge, points"] = (
+        columns["second strong player: first seat's edge, points"] = (
             "— (none affordable)" if second is None else f"{points(*second.interval)} ({second.who})"
         )
         columns["the edge under strong play"] = (

@@ -17,7 +17,7 @@ import pandas as pd
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.summary import Summary
-from boardlab.analysis.wording import p_value, pct, points
+from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
 from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
@@ -488,9 +488,9 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             if len(worse)
             else "The oracle gains or holds its own at every player count."
         ),
-        "Detective belief at race end (mean probability on the true owner of each snail not held; uniform prior in "
-        "brackets), one detective among selfish players: "
-        + ", ".join(f"{k}p {a:.3f} ± {h - a:.3f} ({p:.2f})" for k, a, lo, h, p in acc)
+        "Detective belief at race end (mean probability on the true owner of each snail not held, with its 95% "
+        "interval; then the uniform prior's), one detective among selfish players: "
+        + ", ".join(f"{k}p {interval(a, lo, h, 3)}, prior {p:.2f}" for k, a, lo, h, p in acc)
         + ".",
     ]
     return Page(title, draw, table, notes), title
@@ -708,7 +708,7 @@ def _pivot(frame: pd.DataFrame, first: str) -> pd.DataFrame:
     for name, part in frame.groupby("board", sort=False):
         row: dict[str, Any] = {first: str(name).split(" (")[0]}
         for r in part.itertuples(index=False):
-            row[f"{r.players}p edge"] = f"{100 * r.edge:+.1f} ± {100 * (r.edge_hi - r.edge):.1f}"
+            row[f"{r.players}p edge"] = points(r.edge, r.edge_lo, r.edge_hi)
         four = part[part["players"] == 4].iloc[0]
         row["4p turns/race"] = f"{four['turns']:.2f}"
         row["4p shared"] = f"{100 * four['shared']:.1f}%"
@@ -764,7 +764,7 @@ def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"Everyone plays {BASE}. Every track repeats the colour cycle purple, blue, red, green, yellow, white; "
         "shells are 3/2/1 by thirds (the 12-space track is the short-track variant). Edge: seat 0's sole-win rate "
-        "minus the mean seat's, percentage points ± 95% half-width. Shared: games still tied after the tie-break.",
+        "minus the mean seat's, percentage points (95% interval). Shared: games still tied after the tie-break.",
     ]
     return Page(title, draw, _pivot(frame, "track"), notes), title
 
@@ -831,7 +831,7 @@ def shells_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "and the finish; graded: one shell fewer every 3 spaces (9 on the start, 2 on spaces 22-24, 1 on the "
         "finish). Adding a constant to every value or scaling them all changes no ranking"
         + (": 5/3/1 (= 2 × 3/2/1 − 1) plays exactly the same games (not drawn)." if same else ".")
-        + " Edge: seat 0's sole-win rate minus the mean seat's, points ± 95% half-width. Mean race length differs "
+        + " Edge: seat 0's sole-win rate minus the mean seat's, points (95% interval). Mean race length differs "
         f"by at most {steady:.2f} turns between scales at any player count.",
     ]
     return Page(title, draw, _pivot(frame, "shells"), notes), title

@@ -217,7 +217,7 @@ def choices_page(
             "restriction": [r["restriction"] for r in rows],
             f"{result.who} …": [r["does"] for r in rows],
             share_column(result): [rp.describe_share(r) for r in rows],
-            "cost, points (95% CI)": [cost_text(r) for r in rows],
+            "cost, points (95% interval)": [cost_text(r) for r in rows],
             "verdict": [r["verdict"] for r in rows],
             **(
                 {f"cost under {cross.strong}": [cost_text(_cost_keys(seconds[r["restriction"]])) for r in rows]}
@@ -292,7 +292,7 @@ def dominant_page(
             ],
             f"{result.who} …": [r["does"] for r in rows],
             share_column(result): [rp.describe_share(r) for r in rows],
-            "behind strong play, points (95% CI)": [cost_text(r) for r in rows],
+            "behind strong play, points (95% interval)": [cost_text(r) for r in rows],
             f"within {100 * rp.WITHIN:.0f} points": ["yes" if r["cost"] <= rp.WITHIN else "no" for r in rows],
         }
     )

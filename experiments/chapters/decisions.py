@@ -104,7 +104,7 @@ def decisions_page(
             f"{strong}'s move": [p.candidate(p.strong).words for p in shown],
             f"{heuristic}'s move": [p.candidate(p.heuristic).words for p in shown],
             "gap, points": [f"{ex.signed(p.gap)}{' (exact)' if p.exact_gap is not None else ''}" for p in shown],
-            "paired playouts, points (95% CI)": [
+            "paired playouts, points (95% interval)": [
                 f"{ex.signed(p.estimated_gap)} ({ex.signed(p.gap_low)} to {ex.signed(p.gap_high)})" for p in shown
             ],
         }

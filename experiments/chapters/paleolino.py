@@ -23,7 +23,7 @@ import pandas as pd
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.summary import Summary
-from boardlab.analysis.wording import p_clause, p_value, pct
+from boardlab.analysis.wording import p_clause, p_value, pct, points
 from boardlab.engines import core
 from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
@@ -377,7 +377,8 @@ def _points(a: pd.Series, b: pd.Series) -> str:
     """``a`` minus ``b`` in percentage points, with a 95% interval (independent normal approximation)."""
     diff = a["rate"] - b["rate"]
     se = np.sqrt(a["rate"] * (1 - a["rate"]) / a["n"] + b["rate"] * (1 - b["rate"]) / b["n"])
-    return f"{100 * diff:+.1f} pts (±{100 * stats.Z95 * se:.1f})"
+    half = stats.Z95 * se
+    return f"{points(diff, diff - half, diff + half)} pts"
 
 
 def _p(a: pd.Series, b: pd.Series) -> float:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from boardlab.analysis import game_metrics, plots, stats
 from boardlab.analysis.book import Page
-from boardlab.analysis.wording import pct, points
+from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import core
 from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
 from boardlab.engines.pantolino.rules import play_turns
@@ -239,7 +239,7 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
                 "head-to-head win rate": pct(*rate),
                 "boots per game": f"{boots[p][0] / boots[p][1]:.2f}",
                 "turn value, exact": "—" if exact.get(p) is None else f"{float(exact[p]):.4f}",
-                "turn value, MC": "—" if v is None else f"{v.mean():.4f} ± {half:.4f}",
+                "turn value, MC": "—" if v is None else interval(v.mean(), v.mean() - half, v.mean() + half, 4),
                 "regret vs turn-optimal, exact": "—" if exact.get(p) is None else f"{float(top_exact - exact[p]):.4f}",
                 "regret vs turn-optimal, MC": "—" if v is None else f"{optimal_mc - v.mean():.4f}",
             }
@@ -260,7 +260,7 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "win-optimal keeps dice and picks tokens to maximise the chance of winning the game; turn-optimal "
         "maximises the token taken this turn.",
         "Turn value: expected boots of the token taken on a first turn (full supply); exact values come from "
-        "the Markov chain over dice multisets, MC from 100,000 sampled turns (±: 95% half-width).",
+        "the Markov chain over dice multisets, MC from 100,000 sampled turns (95% intervals).",
     ]
     meaning = (
         f"How dice are kept decides games: the best rule beats {rival} {pct(*beat)} of the time, so a change "
@@ -497,9 +497,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             "mode": both["mode"],
             "strong player": both["strong"],
             "players": both["players"],
-            "strong-weak gap": [
-                f"{100 * g:.1f} ± {100 * (h - g):.1f} pts" for g, h in zip(both["gap"], both["gap_hi"], strict=True)
-            ],
+            "strong-weak gap, pts": [points(*r) for r in both[["gap", "gap_lo", "gap_hi"]].to_numpy()],
             "comeback rate": [
                 pct(*r) for r in both[["comeback", "comeback_lo", "comeback_hi"]].itertuples(index=False)
             ],

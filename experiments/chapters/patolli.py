@@ -768,9 +768,9 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     title = (
         f"How a reading ends the game: with free overshoot skips {REFERENCE} games last "
         f"{free['turns'] - base['turns']:+.0f} turns and end by bankruptcy {100 * free['bankrupt']:.0f}% of the "
-        f"time instead of {100 * base['bankrupt']:.0f}% ({STRONG} players: "
+        f"time instead of {100 * base['bankrupt']:.0f}%; between {_two(STRONG)} "
         f"{100 * strong.loc['free overshoot', 'bankrupt']:.0f}% instead of "
-        f"{100 * strong.loc['base rules', 'bankrupt']:.0f}%); "
+        f"{100 * strong.loc['base rules', 'bankrupt']:.0f}%; "
         f"capture-proof grey corners move bankruptcy to {100 * grey['bankrupt']:.0f}%"
     )
     moved, strong_moved = _moved_first(changes, tuple(RULES)), _moved_first(strong_changes, STRONG_RULES)

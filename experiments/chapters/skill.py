@@ -18,7 +18,7 @@ import pandas as pd
 
 from boardlab.analysis import plots, ratings
 from boardlab.analysis.book import Page
-from boardlab.analysis.wording import pct
+from boardlab.analysis.wording import interval, pct
 from boardlab.engines import get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import ladder as lad
@@ -102,7 +102,8 @@ def skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             result.ratings, "policy", members, fig=fig, xlabel="rating (Elo points vs random; filled: on the chain)"
         )
 
-    metrics = comparison_metrics(result, [results[arm.label].summary for *_, arm in arms])
+    rounds = get_game(game).module.INFO.turns_are_rounds
+    metrics = comparison_metrics(result, [results[arm.label].summary for *_, arm in arms], rounds)
     meaning = (
         f"The longer the chain, the more a player can improve by learning; a weaker policy winning {pct(*result.luck)}"
         " of its games is the share of luck a designer trades against it."
@@ -129,21 +130,22 @@ def best_rated_text(rated: pd.DataFrame) -> str:
     return f"No policy is rated detectably best: the intervals of {first} and {second} overlap."
 
 
-def comparison_metrics(result: Any, summaries: list[Any]) -> dict[str, str]:
+def comparison_metrics(result: Any, summaries: list[Any], turns_are_rounds: bool = False) -> dict[str, str]:
     """What the page measured that compares across games (``simulate report all``), worded with intervals.
 
     Balance and length pool every ladder game (each pair in both seatings, so policies cancel between seats);
-    skill depth is the chain and the best rating; luck is how often the weaker of two policies wins.
+    length is in rounds, whatever the game counts as a turn (``turns_are_rounds``: the game's own flag); skill
+    depth is the chain and the best rating; luck is how often the weaker of two policies wins.
     """
     pooled = reduce(lambda a, b: a.merge(b), summaries)
     first = proportion(round(float(pooled.wins[0] + pooled.shared_wins[0] / 2)), pooled.n_games)
-    turns = pooled.mean_turns()
+    rounds = pooled.mean_rounds(turns_are_rounds)
     rated = result.ratings.sort_values("rating", ascending=False)
     best = rated.iloc[0]
     named = best_rated(rated) is not None
     return {
         "balance: seat 0 wins": pct(*first),
-        "length: turns per game": f"{turns[0]:.1f} ({turns[1]:.1f}–{turns[2]:.1f})",
+        "length: rounds per game": interval(*rounds),
         "skill depth: chain steps": str(len(result.chain)),
         "best policy, Elo vs random": ("" if named else "none detectably; highest: ")
         + f"{best['policy']} {best['rating']:+.0f} ({best['rating_lo']:+.0f} to {best['rating_hi']:+.0f})",

@@ -69,7 +69,7 @@ def tournament_command(
     if as_json:
         emit_json({"game": game, "pairs": frame_records(result.long()), "written": [str(p) for p in paths]})
         return
-    print_frame(result.display(), f"{game}: win rate of row policy against column policy (95% CI)")
+    print_frame(result.display(), f"{game}: win rate of row policy against column policy (95% interval)")
     typer.echo(f"written: {', '.join(str(p) for p in paths)}")
 
 

@@ -86,7 +86,7 @@ def ladder_command(
     shown = result.ratings.sort_values("rating", ascending=False)[
         ["policy", "rating", "rating_lo", "rating_hi", "score", "games"]
     ]
-    print_frame(shown, f"{game}, {count} players: Bradley–Terry ratings in Elo points vs random (95% CI)")
+    print_frame(shown, f"{game}, {count} players: Bradley–Terry ratings in Elo points vs random (95% interval)")
     pairs = result.pairs[["policy", "opponent", "games", "win_rate", "win_lo", "win_hi", "weaker", "weaker_win_rate"]]
     print_frame(pairs, f"{game}: win rate of policy against opponent; how often the weaker one wins")
     for line in result.lines():

@@ -72,8 +72,15 @@ def print_summary(result: Any) -> None:
         console.print(
             f"the table wins {format_interval(share, float(low), float(high), True)} of games", highlight=False
         )
-    metrics = result.metrics()
-    lines = [f"mean game length: {format_interval(metrics['mean_turns'], *metrics['mean_turns_ci'])} turns"]
+    metrics, length = result.metrics(), result.game_metrics()
+    lines = [
+        "mean game length: "
+        + ", ".join(
+            f"{format_interval(v.value, v.low, v.high)} {unit}"
+            for unit, v in (("rounds", length["duration"]), ("turns", length.get("turns")))
+            if v is not None
+        )
+    ]
     for name, metric in module.METRICS.items():
         value = metrics[name]
         if metric.kind == "counts":
@@ -82,6 +89,8 @@ def print_summary(result: Any) -> None:
             lines.append(f"{metric.label}: {shares}")
         elif metric.kind == "seat":
             lines.append(f"{metric.label} per game, by seat: " + ", ".join(f"{v:.3f}" for v in value))
+        elif metric.label.startswith("games "):  # one 0/1 value per game: a share of the games
+            lines.append(f"{metric.label}: {format_interval(value, *metrics[name + '_ci'], percent=True)}")
         else:
             lines.append(f"{metric.label} per game: {format_interval(value, *metrics[name + '_ci'])}")
     for line in lines:

@@ -59,7 +59,7 @@ def restrict_command(
     scheduler: Scheduler = None,
     as_json: AsJson = False,
 ) -> None:
-    """Each restriction's cost in win share (95% CI), ranked, and the simplest policy within 2 points of strong play."""
+    """Each restriction's cost in wins (95% interval), ranked; the simplest policy within 2 points of strong play."""
     use_variants_file(variants_file)
     with user_errors():
         from boardlab.experiments import restrict as rp
@@ -91,7 +91,7 @@ def restrict_command(
     print_frame(
         shown,
         f"{game}, {result.players} players: cost of each restriction of {result.strong} in points of {result.unit} "
-        f"({result.yardstick}; 95% CI), costliest first",
+        f"({result.yardstick}; 95% interval), costliest first",
     )
     for line in result.lines():
         typer.echo(line)

@@ -146,13 +146,13 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
     def said(row: dict[str, Any]) -> str:
         shown = ", ".join(f"{k}={v}" for k, v in row["setting"].items())
         low, high = row["objective"]["ci"]
-        distance = f"{row['objective']['value']:.4g} [{low:.4g}, {high:.4g}]"
+        distance = f"{row['objective']['value']:.4g} ({low:.4g}–{high:.4g})"
         return f"{shown} (trial {row['trial']}, {row['games']:,} games; distance from the targets {distance})"
 
     for v in best["targets"]:
         word = "reached" if v["reached"] else "MISSED"
         console.print(
-            f"target {v['target']}: {word}: {v['value']:.4g} [{v['ci'][0]:.4g}, {v['ci'][1]:.4g}] "
+            f"target {v['target']}: {word}: {v['value']:.4g} ({v['ci'][0]:.4g}–{v['ci'][1]:.4g}) "
             f"(tolerance {v['tolerance']:.4g})",
             highlight=False,
         )

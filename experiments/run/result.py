@@ -62,7 +62,8 @@ class RunResult:
         """The game metrics this game defines (:mod:`analysis.game_metrics`): name -> value with its interval."""
         from boardlab.analysis import game_metrics
 
-        return game_metrics.compute(self.summary, self.spec.module.INFO.cooperative)
+        info = self.spec.module.INFO
+        return game_metrics.compute(self.summary, info.cooperative, info.turns_are_rounds)
 
     def metrics(self) -> dict[str, Any]:
         """Game-specific numbers: means with intervals, per-seat means, count fractions; and the game metrics."""

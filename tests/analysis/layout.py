@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from boardlab.analysis import report_pdf
-from boardlab.analysis.book import TITLE_LINES, Book, Page, Report
+from boardlab.analysis.book import TITLE_LINES, Page
+from boardlab.analysis.report import write_report
 
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 """A ``snake_case`` identifier."""
@@ -70,24 +73,57 @@ def problems(fig: Any, draw: Callable[[], Any] | None = None) -> list[str]:
     return out
 
 
-def write_checked(path: Path, heading: str, front: Sequence[tuple[str, str]], pages: Sequence[Page]) -> list[str]:
-    """Write a chapter's PDF as :func:`analysis.report.write_report` does, checking every sheet as it is saved.
+@dataclass
+class Checked:
+    """What :func:`checked_drawing` saw: the sheets drawn and the :func:`problems` of each, prefixed by its page."""
 
-    Returns the layout :func:`problems` of every sheet, each prefixed by its page number.
+    sheets: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
+
+
+@contextmanager
+def checked_drawing() -> Iterator[Checked]:
+    """For the block, every PDF sheet a report draws in this process is checked as it is saved.
+
+    Sheets are numbered in the order they are drawn (a report drawn here, one part after the other, numbers them
+    as its pages). Reports drawn on other processes are not seen: build them with one job.
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
     from matplotlib.backends.backend_pdf import PdfPages
 
-    book, raw, out = Book([Report(heading, front, pages)]), io.BytesIO(), []
-    with (
-        sns.axes_style("whitegrid"),
-        sns.plotting_context("paper", font_scale=1.15),
-        PdfPages(raw, metadata={"Creator": "boardlab", "CreationDate": None}) as pdf,
-    ):
-        for number, (draw, _, _) in enumerate(report_pdf.sheets(book), start=1):
-            fig = draw()
-            out += [f"p. {number}: {p}" for p in problems(fig, lambda fig=fig: pdf.savefig(fig))]
-            plt.close(fig)
-    report_pdf.write(path, book, [raw.getvalue()])
-    return out
+    seen = Checked()
+    original = report_pdf.draw_sheets
+
+    def checking(drawers: Sequence[Callable[[], Any]]) -> bytes:
+        raw = io.BytesIO()
+        with (
+            sns.axes_style("whitegrid"),
+            sns.plotting_context("paper", font_scale=1.15),
+            PdfPages(raw, metadata={"Creator": "boardlab", "CreationDate": None}) as pdf,
+        ):
+            for draw in drawers:
+                fig = draw()
+                seen.sheets += 1
+                seen.problems += [f"p. {seen.sheets}: {p}" for p in problems(fig, lambda fig=fig: pdf.savefig(fig))]
+                plt.close(fig)
+        return raw.getvalue()
+
+    report_pdf.draw_sheets = checking  # type: ignore[assignment]
+    try:
+        yield seen
+    finally:
+        report_pdf.draw_sheets = original  # type: ignore[assignment]
+
+
+def write_checked(path: Path, heading: str, front: Sequence[tuple[str, str]], pages: Sequence[Page]) -> list[str]:
+    """Write a chapter's PDF as :func:`analysis.report.write_report` does, checking every sheet as it is saved.
+
+    Returns the layout :func:`problems` of every sheet, each prefixed by its page number.
+    """
+    with checked_drawing() as seen:
+        write_report(path, heading, front, pages)
+    return seen.problems

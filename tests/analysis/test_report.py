@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from boardlab.experiments.cli import app
 from tests.analysis import browser
+from tests.analysis.layout import checked_drawing
 
 runner = CliRunner()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -29,25 +30,38 @@ LINKS_AND_FIGURES = """(() => {
 
 
 @pytest.fixture(scope="module")
-def two_builds(tmp_path_factory):
+def checked(tmp_path_factory):
     """A report built from scratch, and one rebuilt from a copy of its saved chunks (its arms are not replayed).
 
     That the arms' results are the same for any job count is the run loop's tests' (and ``report all``'s from
-    scratch in ``test_report_book``); here the rebuild checks the rendering and the chunk store's round trip.
+    scratch in ``test_report_book``); here the rebuild checks the rendering and the chunk store's round trip. The
+    rebuild draws its pages on this one process, each sheet's layout checked as it is saved (same bytes as the
+    first build's, drawn on two).
     """
     folder = tmp_path_factory.mktemp("report")
     paths = []
-    for name in ("a.pdf", "b.pdf"):
+    for name, jobs in (("a.pdf", "2"), ("b.pdf", "1")):
         if name == "b.pdf":
             shutil.copytree(folder / "a.chunks", folder / "b.chunks")
-        result = runner.invoke(
-            app,
-            ["report", "pantolino", "-n", "600", "--jobs", "2", "--quiet", "--out", str(folder / name)],
-            env={"SOURCE_DATE_EPOCH": "1767225600"},
-        )
+        with checked_drawing() as layout:
+            result = runner.invoke(
+                app,
+                ["report", "pantolino", "-n", "600", "--jobs", jobs, "--quiet", "--out", str(folder / name)],
+                env={"SOURCE_DATE_EPOCH": "1767225600"},
+            )
         assert result.exit_code == 0, result.output
         paths.append(folder / name)
-    return paths, result.stdout
+    return paths, result.stdout, layout
+
+
+@pytest.fixture(scope="module")
+def two_builds(checked):
+    return checked[:2]
+
+
+def test_every_page_lays_out_cleanly(checked) -> None:
+    layout = checked[2]
+    assert layout.sheets == 14 and layout.problems == [], layout  # the rebuild drew every sheet here
 
 
 def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
@@ -65,8 +79,8 @@ def test_report_has_a_front_page_and_one_page_per_question(two_builds) -> None:
     head_start = " ".join(texts[6].split())
     assert "head start the second seat is fair, ±" in head_start and "win-optimal (exact)" in head_start
     assert "Skill matters" in texts[7] and "Luck share" in texts[7] and "policies: random" in texts[7]
-    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
-    assert "the first player's edge is" in texts[9] and (
+    assert "The first seat's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first seat's edge is" in texts[9] and (
         "comes closest to 0" in texts[9] or "detectably closer to 0" in texts[9]
     )
     assert "Which choices matter?" in texts[10] and "never keeps a joker" in texts[10]

@@ -135,7 +135,7 @@ def test_report_all_builds_one_book_comparing_the_games_and_builds_reproducibly(
     assert len(reader.pages) == 1 + 3 + 3 + 1
     overview = " ".join(reader.pages[0].extract_text().split())
     assert "Pantolino" in overview and "Paleolino" in overview and "luck" in overview and "2026%" in overview
-    assert "length: turns per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played
+    assert "length: rounds per game" in overview and "(cooperative)" in overview  # Paleolino's ladder, played
 
 
 def test_report_all_plays_every_chapter_on_one_pool_and_each_chunk_once(tmp_path, fake_chapters, monkeypatch) -> None:

@@ -40,8 +40,8 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "short track" in texts[5] and "edge" in texts[5]
     assert "Shell shape" in texts[6] and "5/3/1" in texts[6] and "seat edge" in texts[6]
     assert "skill" in texts[7].lower()
-    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
-    assert "the first player's edge is" in texts[9] and "races=" in texts[9]
+    assert "The first seat's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first seat's edge is" in texts[9] and "races=" in texts[9]
     assert "What head start makes the seats fair?" in texts[10] and "detective" in texts[10] and "learned" in texts[10]
     assert "Which choices matter?" in texts[11] and "A player who" in texts[11] and "own snail" in texts[11]
     assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]

@@ -47,3 +47,25 @@ def test_playouts_scale_with_the_chapter_s_games_within_their_bounds() -> None:
     assert [decisions.playouts_for(n) for n in (100, 600, 1_000, 4_000, 20_000)] == [20, 30, 50, 200, 200]
     assert decisions.playouts_for(20_000, 100) == 100 and decisions.playouts_for(100, 10) == 10
     assert decisions.question(GAME, 600, SEED).answer.keywords["playouts"] == 30
+
+
+def test_a_position_with_many_moves_and_long_words_is_drawn_without_overlaps() -> None:
+    """Patolli's marker placement: 52 legal squares; Panots's view: a dozen lines. The figure keeps the two
+    players' moves and the likeliest others, says how many it left out, and fits the words above the chart."""
+    from boardlab.analysis.decision_figure import MOST_MOVES, Panel, draw_positions
+    from tests.analysis.layout import problems
+
+    moves = [f"put a safe marker on square {i}" for i in range(52)]
+    chance = [0.3 + 0.004 * i for i in range(52)]
+    view = [f"Objective {i}: surrounded (2 VP) with blue, red, yellow and flower cards " * 2 for i in range(14)]
+    panel = Panel("#1: game 0, turn 3, seat 1: gap +7.0 points", view, moves, chance,
+                  [c - 0.1 for c in chance], [c + 0.1 for c in chance], None, 3, 40)  # fmt: skip
+    fig = plt.figure(figsize=(11.69 / 3, 5.5), layout="constrained")  # one of a page's three panels
+    draw_positions(fig, [panel], "learned", "balanced")
+    assert problems(fig) == []
+    (chart,) = [ax for ax in fig.axes if ax.get_xlabel()]
+    labels = [t.get_text() for t in chart.get_yticklabels()]
+    assert len(labels) == MOST_MOVES and "put a safe marker on square 51" in labels
+    assert {"put a safe marker on square 3  [learned]", "put a safe marker on square 40  [balanced]"} <= set(labels)
+    assert "38 less likely moves not drawn" in chart.get_xlabel()
+    plt.close(fig)

@@ -9,20 +9,33 @@ from boardlab.analysis.report import write_report
 from boardlab.experiments.chapters import paleolino
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
+from tests.analysis.layout import checked_drawing
 
 N = 400
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, monkeypatch_module):
+def checked(tmp_path_factory, monkeypatch_module):
+    """The chapter, its pages' texts, and the layout problems of its sheets."""
     monkeypatch_module.setenv("SOURCE_DATE_EPOCH", "1767225600")
     chapter = paleolino.build(N, None, 2026, two_jobs())
-    path = write_report(
-        tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
-    )
+    with checked_drawing() as layout:
+        path = write_report(
+            tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
+        )
     *texts, glossary = [page.extract_text() for page in PdfReader(path).pages]
     assert glossary.startswith("Glossary")
-    return chapter, texts
+    return chapter, texts, layout
+
+
+@pytest.fixture(scope="module")
+def report(checked):
+    return checked[:2]
+
+
+def test_every_page_lays_out_cleanly(checked) -> None:
+    layout = checked[2]
+    assert layout.sheets == 16 and layout.problems == [], layout  # no overlapping, clipped or identifier text
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +86,7 @@ def test_each_page_title_answers_its_question(report) -> None:
     *pages, by_skill, balance, choices, dominant, decides = texts[1:]
     by_skill, choices, dominant, decides = (" ".join(t.split()) for t in (by_skill, choices, dominant, decides))
     assert "The table's win rate is" in by_skill and "when everyone plays random" in by_skill
-    assert "learned" in by_skill and "game's length in turns" in by_skill and "seat" not in by_skill
+    assert "learned" in by_skill and "game's length in rounds" in by_skill and "seat" not in by_skill
     assert "Which decisions matter? learned and planner part at" in decides and "the table wins" in decides
     assert "of the table's chance to win per game" in decides and "chips expected" in decides  # never a seat's
     assert "Which choices matter?" in choices and "A table where every player" in choices

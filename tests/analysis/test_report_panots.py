@@ -9,20 +9,33 @@ from boardlab.analysis.report import write_report
 from boardlab.experiments.chapters import panots
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
+from tests.analysis.layout import checked_drawing
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def checked(tmp_path_factory):
+    """The chapter, its PDF, and the layout problems of its sheets."""
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
         chapter = panots.build(n_games=3_000, seed=2026, play=two_jobs())  # 300 games per table
-        path = write_report(
-            tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
-        )
+        with checked_drawing() as layout:
+            path = write_report(
+                tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
+            )
     finally:
         mp.undo()
-    return chapter, path
+    return chapter, path, layout
+
+
+@pytest.fixture(scope="module")
+def built(checked):
+    return checked[:2]
+
+
+def test_every_page_lays_out_cleanly(checked) -> None:
+    layout = checked[2]
+    assert layout.sheets == 15 and layout.problems == [], layout  # no overlapping, clipped or identifier text
 
 
 def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
@@ -42,8 +55,8 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "A greedy player scores" in texts[5] and "with 7" in texts[5] and "planner players score" in texts[5]
     assert "Playing solo" in texts[6] and "master or legend" in texts[6] and "planner" in texts[6]
     assert "Skill matters" in texts[7] and "expert:16" in texts[7]
-    assert "The first player's edge is" in texts[8] and "when everyone plays random" in texts[8]
-    assert "the first player's edge is" in texts[9] and "cards_per_player=" in texts[9]
+    assert "The first seat's edge is" in texts[8] and "when everyone plays random" in texts[8]
+    assert "the first seat's edge is" in texts[9] and "cards_per_player=" in texts[9]
     assert "What head start makes the second seat fair?" in texts[10] and "grabbing in seat order" in texts[10]
     assert "Which choices matter?" in texts[11] and "A player who" in texts[11]
     assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]

@@ -11,24 +11,37 @@ from boardlab.engines.patolli import Params, play
 from boardlab.experiments.chapters import patolli
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
+from tests.analysis.layout import checked_drawing
 
 
 @pytest.fixture(scope="module")
-def pdf_texts(tmp_path_factory) -> list[str]:
+def checked(tmp_path_factory) -> tuple[list[str], list[str]]:
+    """The texts of the PDF's pages before the glossary, and the layout problems of its sheets."""
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
         chapter = patolli.build(n_games=200, seed=2026, play=two_jobs())
-        path = write_report(
-            tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
-        )
+        with checked_drawing() as layout:
+            path = write_report(
+                tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
+            )
     finally:
         monkeypatch.undo()
     assert len(chapter.headlines) == 14
     # titles glue their lines with non-breaking spaces; read them back as plain text
     *texts, glossary = [" ".join(page.extract_text().replace("\xa0", " ").split()) for page in PdfReader(path).pages]
     assert glossary.startswith("Glossary")
-    return texts
+    return texts, layout
+
+
+@pytest.fixture(scope="module")
+def pdf_texts(checked) -> list[str]:
+    return checked[0]
+
+
+def test_every_page_lays_out_cleanly(checked) -> None:
+    layout = checked[1]
+    assert layout.sheets == 16 and layout.problems == [], layout  # no overlapping, clipped or identifier text
 
 
 def test_front_page_says_what_was_run(pdf_texts) -> None:
@@ -53,9 +66,9 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
     assert "grey extra always" in variants and "restricted markers" in variants and "learned vs learned" in variants
     assert "The starting purse decides how games end" in tokens and "40" in tokens
     assert "Skill matters" in skill and "Skill chain" in skill and "expert" in skill
-    assert "The first player's edge is" in by_skill and "everyone plays" in by_skill
+    assert "The first seat's edge is" in by_skill and "everyone plays" in by_skill
     assert (
-        "the first player's edge is" in balance
+        "the first seat's edge is" in balance
         and "tokens=" in balance
         and ("comes closest to 0" in balance or "detectably closer to 0" in balance)
     )

@@ -31,6 +31,8 @@ def _draw(fig) -> None:
     frame["lo"], frame["hi"] = frame["value"] - 0.05, frame["value"] + 0.05
     ylabel = "games won by a player trailing at mid-game, as a share of all the games played (fraction)"
     plots.interval_bars(frame, "metric", "value", "lo", "hi", "policy", ylabel, "skill_depth", fig=fig)
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=2)  # as Patolli's readings page: under the title
 
 
 def _pages() -> list[Page]:
@@ -54,7 +56,7 @@ def test_a_long_title_keeps_two_lines_of_headline_and_reads_on_under_it() -> Non
 
 
 def test_identifiers_read_as_words() -> None:
-    assert display("first_seat_advantage") == "first player's edge"
+    assert display("first_seat_advantage") == "first seat's edge"
     assert display("learned!largest-token") == "learned (largest-token)"
     assert display("tune token_values=2,3") == "tune token values=2,3"
 
@@ -65,7 +67,7 @@ def test_every_sheet_lays_out_cleanly_and_the_pdf_says_what_it_cut_and_ends_with
     texts = [" ".join(p.extract_text().split()) for p in PdfReader(pdf).pages]
     first = texts[1]
     assert "… 14 more rows in this report's HTML twin" in first and "So what: How fair the rules are." in first
-    assert "first player's edge" in first and not SNAKE.search(first.split("… 14")[0])
+    assert "first seat's edge" in first and not SNAKE.search(first.split("… 14")[0])
     assert "Explained in the glossary (p. 4)" in first and "Markov chain" in first
     assert texts[-1].startswith("Glossary") and "Markov chain" in texts[-1]
 

@@ -31,7 +31,7 @@ def test_pantolino_page_ranks_the_grid_and_lists_every_variant(cheap: None) -> N
     assert rules[0] == "default rules" and all(f"variant {v}" in rules for v in VARIANTS)
     assert sum(r.startswith("tuned #") for r in rules) == 3
     assert (
-        "the first player's edge is" in headline
+        "the first seat's edge is" in headline
         and "first_seat_advantage" not in headline
         and "none comes detectably closer to 0 than the rest (250 games each; about 1,800 games each" in headline
     )

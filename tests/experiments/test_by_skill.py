@@ -25,22 +25,22 @@ def test_every_rung_plays_itself_and_the_ladder_gives_the_luck_between_neighbour
     assert sorted(table["everyone plays"]) == sorted(rungs) and table["everyone plays"].iloc[0] == "random"
     assert table["weaker of it and the rung below wins"].iloc[0] == "—"  # the weakest rung has none below
     assert table["weaker of it and the rung below wins"].iloc[1:].str.endswith(")").all()  # "31.0% (27.1–35.2)"
-    assert "the first player's edge is" in title.lower() and "when everyone plays random" in title
+    assert "the first seat's edge is" in title.lower() and "when everyone plays random" in title
     assert "first_seat_advantage" not in title
 
 
 def test_a_cooperative_game_ranks_its_rungs_by_the_tables_win_rate() -> None:
     page, title, labels = built("paleolino", 40)
     assert not any(label.startswith(skill.LABEL) for label in labels)  # no ladder: the table wins together
-    assert list(page.table.columns)[2:] == ["table's win rate", "game's length in turns"]
+    assert list(page.table.columns)[2:] == ["table's win rate", "game's length in rounds"]
     assert title.startswith("The table's win rate is") and "when everyone plays random" in title
     assert page.short == "Difficulty by skill" and "how hard the game is for beginners and for experts" in page.meaning
     assert "by the table's win rate" in page.notes[0]
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
-    assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: turns per game"]
+    assert list(page.metrics) == ["everyone learned: table wins", "everyone learned: rounds per game"]
     wins, turns = page.metrics.values()  # report all compares the games under the same strong play
     assert float(wins.split("%")[0]) == pytest.approx(float(learned["table's win rate"].split("%")[0]), abs=0.051)
-    length = float(learned["game's length in turns"].split()[0])
+    length = float(learned["game's length in rounds"].split()[0])
     assert turns.split()[0] == f"{length:.1f}"
 
 
@@ -48,16 +48,16 @@ def test_a_competitive_game_gives_report_all_its_first_player_s_edge_under_stron
     page, _, _ = built("pantolino", 100)
     learned = page.table[page.table["everyone plays"] == by_skill.STRONG].iloc[0]
     assert list(page.metrics) == [
-        "everyone learned: first player's edge, points",
-        "everyone learned: turns per game",
-        "second strong player: first player's edge, points",  # cross-play: the expert's edge beside learned's
+        "everyone learned: first seat's edge, points",
+        "everyone learned: rounds per game",
+        "second strong player: first seat's edge, points",  # cross-play: the expert's edge beside learned's
         "the edge under strong play",
     ]
-    assert page.metrics["second strong player: first player's edge, points"].endswith("(everyone expert:32)")
+    assert page.metrics["second strong player: first seat's edge, points"].endswith("(everyone expert:32)")
     assert page.metrics["the edge under strong play"] in ("holds under both", "depends on who plays")
     assert "expert:32 (cross-play)" in set(page.table["everyone plays"])  # its own row, beside learned's
-    edge = page.metrics["everyone learned: first player's edge, points"]
-    assert float(edge.split()[0]) == pytest.approx(float(learned["first player's edge"].split("%")[0]), abs=0.051)
+    edge = page.metrics["everyone learned: first seat's edge, points"]
+    assert float(edge.split()[0]) == pytest.approx(float(learned["first seat's edge"].split("%")[0]), abs=0.051)
     assert edge.startswith("+")  # the first seat leads by far
 
 

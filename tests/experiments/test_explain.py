@@ -21,7 +21,7 @@ from tests.experiments.test_playtest_review import exact_token_values  # read fr
 SMALL = (("colours", "3"), ("dice", "4"), ("token_values", "2,3,4"))  # 27 boots: its exact table builds in seconds
 SIMULATE = str(Path(sys.executable).with_name("simulate"))
 SMALL_ARGS = [arg for knob, value in SMALL for arg in ("--set", f"{knob}={value}")]
-ROW = re.compile(r"^\s+(.+?)\s{2,}([\d.]+)% \[([\d.]+)%, ([\d.]+)%\]\s+([\d.]+)%(?:\s+<- (.+))?$")
+ROW = re.compile(r"^\s+(.+?)\s{2,}([\d.]+)% \(([\d.]+)–([\d.]+)\)\s+([\d.]+)%(?:\s+<- (.+))?$")
 # win-optimal and turn-optimal differ at 7 decisions of this game; the top three are two token choices (gaps 5.5
 # and 4.9 points) and a keep (0.4). 95% intervals: by chance about 1 candidate in 20 falls outside (measured: 653 of 670
 # over 111 positions of 12 games of seed 7, mean z +0.05), so a seed's top three (23 candidates) can miss; this one's
