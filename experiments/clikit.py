@@ -20,8 +20,8 @@ from boardlab.engines.steps import Step
 from boardlab.experiments import interrupts, validate
 
 
-class UserError(Exception):
-    """Bad input: printed as one line, exit code 2."""
+class UserError(ValueError):
+    """Bad input: printed as one line, exit code 2 (a ValueError, so every command's handler of bad input takes it)."""
 
 
 RESUME_HINT = "interrupted: finished chunks are saved; run the same command again to resume"
@@ -74,6 +74,12 @@ def interrupt_message(on_interrupt: str, kept_before: int = 0) -> str:
     if on_interrupt == RESUME_HINT and chunks_kept() <= kept_before:
         return NOTHING_SAVED
     return on_interrupt
+
+
+def check_seed(seed: int) -> None:
+    """A root seed is a whole number of at least zero (numpy's seed sequences take no negative entropy)."""
+    if seed < 0:
+        raise UserError(f"--seed {seed} must be zero or positive")
 
 
 def check_pool(backend: str, jobs: int | None, scheduler: str | None) -> int:

@@ -13,6 +13,7 @@ from boardlab.experiments.clikit import (
     Scheduler,
     UserError,
     check_pool,
+    check_seed,
     emit_json,
     parse_settings,
     user_errors,
@@ -65,8 +66,7 @@ def explain_command(
             raise UserError(f"--games {count} is out of range; allowed 1..{ex.MAX_GAMES}")
         if top < 1:
             raise UserError(f"--top {top} must be at least 1")
-        if seed < 0:
-            raise UserError(f"--seed {seed} must be zero or positive")
+        check_seed(seed)
         workers = check_pool(backend, jobs, scheduler)
         numbers = (game_number,) if game_number is not None else tuple(range(count))
         asked = ex.request(

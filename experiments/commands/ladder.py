@@ -14,9 +14,9 @@ from boardlab.experiments.clikit import (
     Jobs,
     Quiet,
     Scheduler,
-    UserError,
     VariantsFile,
     check_pool,
+    check_seed,
     emit_json,
     folder_option,
     frame_records,
@@ -62,8 +62,7 @@ def ladder_command(
         n_games = parse_count(n)
         chosen = None if budgets is None else lad.parse_budgets(budgets)
         check_pool(backend, jobs, scheduler)
-        if seed < 0:
-            raise UserError(f"--seed {seed} must be zero or positive")
+        check_seed(seed)
         plan = lad.plan_ladder(game, players, n_games, chosen, seed, None, parse_settings(settings or []), variant)
         count = plan.players
         folder = out or Path("runs") / f"{game}-ladder"

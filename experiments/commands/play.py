@@ -21,6 +21,7 @@ from boardlab.experiments.clikit import (
     UserError,
     VariantsFile,
     check_pool,
+    check_seed,
     emit_json,
     folder_option,
     parse_count,
@@ -172,8 +173,7 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
         workers = check_pool(options.backend, options.jobs, options.scheduler)
         if chunk < 1:
             raise UserError(f"--chunk-size {chunk} must be at least 1")
-        if play.seed < 0:
-            raise UserError(f"--seed {play.seed} must be zero or positive")
+        check_seed(play.seed)
         if play.rotate and len(set(chosen)) < 2:
             raise UserError("--rotate needs at least two different policies in --seats")
         seatings = [chosen[r:] + chosen[:r] for r in range(len(chosen))] if play.rotate else [chosen]

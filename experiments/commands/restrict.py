@@ -18,6 +18,7 @@ from boardlab.experiments.clikit import (
     UserError,
     VariantsFile,
     check_pool,
+    check_seed,
     emit_json,
     folder_option,
     parse_count,
@@ -70,8 +71,7 @@ def restrict_command(
             raise UserError("--restrictions names no restriction; give a comma-separated list or all")
         n_games = parse_count(n)
         check_pool(backend, jobs, scheduler)
-        if seed < 0:
-            raise UserError(f"--seed {seed} must be zero or positive")
+        check_seed(seed)
         plan = rp.plan_restrict(game, names, players, n_games, seed, strong, parse_settings(settings or []), variant)
         folder = out or Path("runs") / f"{game}-restrict"
         with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:

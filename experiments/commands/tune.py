@@ -14,9 +14,9 @@ from boardlab.experiments.clikit import (
     Fresh,
     Jobs,
     Scheduler,
-    UserError,
     VariantsFile,
     check_pool,
+    check_seed,
     emit_json,
     folder_option,
     parse_count,
@@ -90,8 +90,7 @@ def tune_command(
         variants.check_key(variants.check_name(game, name))
         chosen = seats_from(module, policy, seats, players)
         fixed = parse_settings(settings or [])
-        if seed < 0:
-            raise UserError(f"--seed {seed} must be zero or positive")
+        check_seed(seed)
         games = parse_count(n)
         knobs = tuple(tn.parse_vary(game, text) for text in vary)
         playable = tn.check_trials(game, knobs, fixed, variant)

@@ -16,6 +16,7 @@ import typer
 
 from boardlab.engines import available_games, get_game
 from boardlab.experiments import validate
+from boardlab.experiments.clikit import check_seed
 
 Settings = Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")]
 Variant = Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")]
@@ -105,8 +106,7 @@ def play(
             chosen = tuple(validate.items(seats, "--seats"))
             if HUMAN not in chosen:
                 raise ValueError(f"--seats {seats} has no human seat; name at least one seat 'human'")
-            if seed < 0:
-                raise ValueError(f"--seed {seed} must be zero or positive")
+            check_seed(seed)
             saved = records.Record(Setup(game, chosen, seed, _settings(settings), variant))
             path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
             if path.exists():

@@ -481,3 +481,23 @@ def test_help_texts_carry_no_source_markup() -> None:
     for name in [*COMMANDS, *available_games()]:
         shown = invoke(name, "--help").output
         assert "``" not in shown and ":func:" not in shown and ":class:" not in shown, name
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["pantolino", "-n", "100", "--out"],
+        ["ladder", "pantolino", "--out"],
+        ["restrict", "pantolino", "--out"],
+        ["explain", "pantolino", "--game", "0", "--top"],  # it writes no file: its last option is --top 1
+        ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "duration=10", "--out"],
+        ["play", "pantolino", "--seats", "human,greedy", "--save"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_negative_seed_is_one_line_and_exit_2_in_every_command(command: list[str], tmp_path: Path) -> None:
+    last = "1" if command[0] == "explain" else str(tmp_path / "o")
+    result = invoke(*command, last, "--seed", "-1")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == "error: --seed -1 must be zero or positive"
+    assert not (tmp_path / "o").exists()
