@@ -11,15 +11,13 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import mkdocs_gen_files
 import typer
 
-from boardlab.analysis import game_metrics, names
+from boardlab.analysis import game_metrics, glossary, names
 from boardlab.engines import get_game
 from boardlab.experiments.cli import app
 from boardlab.experiments.commands import listing
@@ -110,7 +108,8 @@ def game_page(game: str) -> str:
         "| policy | what it does | argument (`policy:ARG`) |",
         "|---|---|---|",
     ]
-    lines += [f"| `{p['policy']}` | {cell(p['description'])} | {cell(p['argument'] or 'none')} |" for p in facts["policies"]]
+    for p in facts["policies"]:
+        lines.append(f"| `{p['policy']}` | {cell(p['description'])} | {cell(p['argument'] or 'none')} |")
     lines += [
         "",
         "## Knobs (`--set knob=value`)",
@@ -120,10 +119,9 @@ def game_page(game: str) -> str:
         "| knob | default | allowed | meaning | source of the default |",
         "|---|---|---|---|---|",
     ]
-    lines += [
-        f"| `{k['knob']}` | `{k['default']}` | {cell(k['allowed'])} | {cell(k['meaning'])} | {cell(k['source'] or 'not declared')} |"
-        for k in facts["knobs"]
-    ]
+    for k in facts["knobs"]:
+        source = cell(k["source"] or "not declared")
+        lines.append(f"| `{k['knob']}` | `{k['default']}` | {cell(k['allowed'])} | {cell(k['meaning'])} | {source} |")
     lines += ["", "## Variants (`--variant NAME`)", ""]
     if facts["variants"]:
         lines += ["| variant | sets |", "|---|---|"]
@@ -138,17 +136,21 @@ def game_page(game: str) -> str:
             "",
             "## Restrictions (`POLICY!NAME`)",
             "",
-            f"Taken by: {', '.join(f'`{p}`' for p in facts['restrictable'])}. `simulate restrict {game}` measures each.",
+            f"Taken by: {', '.join(f'`{p}`' for p in facts['restrictable'])}. "
+            f"`simulate restrict {game}` measures each.",
             "",
             "| restriction | a player who … | exists when |",
             "|---|---|---|",
         ]
-        lines += [f"| `{r['restriction']}` | {cell(r['does'])} | {cell(r['needs'] or 'always')} |" for r in facts["restrictions"]]
+        for r in facts["restrictions"]:
+            lines.append(f"| `{r['restriction']}` | {cell(r['does'])} | {cell(r['needs'] or 'always')} |")
     lines += [
         "",
         "## Metrics",
         "",
-        "A tuning target can name: " + ", ".join(f"`{t}`" for t in facts["targets"]) + " (see [Metrics](../metrics.md)).",
+        "A tuning target can name: "
+        + ", ".join(f"`{t}`" for t in facts["targets"])
+        + " (see [Metrics](../metrics.md)).",
         "",
     ]
     own = module.METRICS
@@ -179,9 +181,8 @@ def metrics_page() -> str:
     ]
     for name, d in game_metrics.DEFINITIONS.items():
         kind = "share of games" if d.share else "mean per game"
-        lines.append(f"| `{name}` | {cell(names.NAMES.get(name, d.words))} | {cell(d.label)} | {needs[d.needs]} | {kind} |")
-    from boardlab.analysis import glossary
-
+        words = cell(names.NAMES.get(name, d.words))
+        lines.append(f"| `{name}` | {words} | {cell(d.label)} | {needs[d.needs]} | {kind} |")
     lines += ["", "## Terms the reports use", "", "The glossary printed at the end of every report.", ""]
     for term in glossary.TERMS:
         lines += [f"**{term.name}**", f": {term.meaning}", ""]
