@@ -5,12 +5,14 @@
   knobs (default, allowed values, source), variants, restrictions and metrics, from the game's own records;
 - ``reference/metrics.md``: the game metrics with their definitions and the words the reports use;
 - ``developer/games/GAME.md``: each game's README (its engineering notes), read from the game's folder;
-- ``gallery/*.md``: the figures of a small run of each game (see :func:`gallery`).
+- ``gallery/GAME.md``: the figures of a small seeded run and tournament of each built-in game (see :func:`gallery`).
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import mkdocs_gen_files
 import typer
 
 from boardlab.analysis import game_metrics, glossary, names
-from boardlab.engines import get_game
+from boardlab.engines import BUILT_IN, get_game
 from boardlab.experiments.cli import app
 from boardlab.experiments.commands import listing
 
@@ -197,6 +199,44 @@ def games_index(games: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+STRONG = ("expert", "learned", "win-optimal", "oracle", "exploit")
+"""Policies the gallery's tournaments leave out: search, trained or exact players, slow or trained on first use."""
+GALLERY = ROOT / "build" / "docs-gallery"
+"""The gallery's run folders: kept between builds, so a second build resumes them in seconds."""
+
+
+def simulate(*args: str) -> None:
+    """Run ``simulate ARGS`` in this interpreter's environment; a failure fails the build."""
+    cli = "from boardlab.experiments.cli import main; main()"
+    subprocess.run([sys.executable, "-c", cli, *args], check=True, capture_output=True, cwd=ROOT)
+
+
+def gallery(game: str) -> str:
+    """``gallery/GAME.md``: the figures of a small seeded run and a tournament of the game's simple policies."""
+    module = get_game(game).module
+    folder = GALLERY / game
+    simulate(game, "-n", "2000", "--seed", "2026", "--out", str(folder / "run"), "--quiet")
+    simple = [p for p in module.POLICIES if not any(p.startswith(s) for s in STRONG)][:4]
+    simulate("tournament", game, "--policies", ",".join(simple), "-n", "500", "--out", str(folder / "tournament"))
+    lines = [
+        f"# {module.INFO.name}",
+        "",
+        f"Figures of a small run, made when this site was built: `simulate {game} -n 2000 --seed 2026` (the "
+        f"game's default player in every seat) and `simulate tournament {game} --policies {','.join(simple)} "
+        "-n 500`. With so few games the intervals are wide; the report (`simulate report "
+        f"{game}`) plays 20,000 games per comparison and adds the pages with strong players.",
+        "",
+    ]
+    figures = sorted((folder / "run").glob("*.png")) + sorted((folder / "tournament").glob("*.png"))
+    for png in figures:
+        target = f"gallery/{game}/{png.parent.name}-{png.name}"
+        with mkdocs_gen_files.open(target, "wb") as handle:
+            handle.write(png.read_bytes())
+        title = png.stem.replace("_", " ")
+        lines += [f"## {png.parent.name}: {title}", "", f"![{title}]({game}/{png.parent.name}-{png.name})", ""]
+    return "\n".join(lines) + "\n"
+
+
 def write(path: str, text: str) -> None:
     """Write one generated page."""
     with mkdocs_gen_files.open(path, "w") as handle:
@@ -211,6 +251,8 @@ def main() -> None:
         write(f"reference/games/{game}.md", game_page(game))
     write("reference/games/index.md", games_index(games))
     write("reference/metrics.md", metrics_page())
+    for game in BUILT_IN:
+        write(f"gallery/{game}.md", gallery(game))
     for game in games:
         readme = Path(get_game(game).module.__file__).parent / "README.md"
         if readme.exists():  # a game's engineering notes, read from its folder (not copied)
