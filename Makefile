@@ -37,10 +37,10 @@ golden: install
 	$(BIN)/python -m tests.golden.regenerate
 
 # The documentation site, site/index.html (docs/, mkdocs.yml); its packages are the `docs` extra, installed here only
-docs: install $(VENV)/.docs-installed
+docs: $(VENV)/.docs-installed
 	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
 
-$(VENV)/.docs-installed: pyproject.toml
+$(VENV)/.docs-installed: $(STAMP)
 	$(BIN)/pip install --quiet -e ".[test,cluster,docs]"
 	touch $@
 
