@@ -83,8 +83,8 @@ def rules_summary(module: Any) -> str:
     if not readme.exists():
         return "This game ships no rules summary."
     sections = re.split(r"^## ", readme.read_text(encoding="utf-8"), flags=re.MULTILINE)
-    if len(sections) < 2:
-        return "This game ships no rules summary."
+    if len(sections) < 2:  # a README of one section: the rules are its text under the title
+        return sections[0].partition("\n")[2].strip() or "This game ships no rules summary."
     heading, _, body = sections[1].partition("\n")
     return f"### {heading.strip()}\n\n" + re.sub(r"^### ", "#### ", body.strip(), flags=re.MULTILINE)
 
