@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
-
 LAYERS = {"engines": "engines", "experiments": "experiments", "analysis": "analysis"}
 
 
-def on_config(config: Any) -> Any:
-    """Rebuild ``build/docs-api/boardlab`` from the project's folders (links, so it never goes stale)."""
-    root = Path(config.config_file_path).resolve().parent
+def on_startup(command: str, dirty: bool) -> None:
+    """Rebuild ``build/docs-api/boardlab`` from the project's folders (links, so it never goes stale).
+
+    At start-up, before any plugin reads its configuration: mkdocstrings drops a search path that does not exist.
+    """
+    root = Path(__file__).resolve().parent.parent
     tree = root / "build" / "docs-api" / "boardlab"
     if tree.exists():
         shutil.rmtree(tree)
@@ -27,4 +28,3 @@ def on_config(config: Any) -> Any:
             (tree / item.name).symlink_to(item)
     for name, folder in LAYERS.items():
         (tree / name).symlink_to(root / folder, target_is_directory=True)
-    return config
