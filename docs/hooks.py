@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+
 LAYERS = {"engines": "engines", "experiments": "experiments", "analysis": "analysis"}
 
 
