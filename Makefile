@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 N ?= 1e6
 
-.PHONY: install demo test bench lint report golden clean
+.PHONY: install demo test bench lint report golden docs clean
 
 install: $(STAMP)
 
@@ -36,5 +36,13 @@ report: install
 golden: install
 	$(BIN)/python -m tests.golden.regenerate
 
+# The documentation site, site/index.html (docs/, mkdocs.yml); its packages are the `docs` extra, installed here only
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
+
+$(VENV)/.docs-installed: $(STAMP)
+	$(BIN)/pip install --quiet -e ".[test,cluster,docs]"
+	touch $@
+
 clean:
-	rm -rf $(VENV) runs/* reports/*.pdf reports/*.html reports/*.chunks test-artifacts .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) site runs/* reports/*.pdf reports/*.html reports/*.chunks test-artifacts .pytest_cache .ruff_cache build *.egg-info
