@@ -170,6 +170,7 @@ def metrics_page() -> str:
         "cooperative": "cooperative games",
         "rounds": "games whose engine records the mid-game standings",
         "ladder": "a skill ladder (`simulate ladder`)",
+        "turns": "games where each player's turn is counted apart (every built-in game but Panots)",
     }
     lines = [
         "# Metrics",
