@@ -123,7 +123,7 @@ TERMS: tuple[Term, ...] = (
         "seat",
         r"\bseats?\b",
         "A place at the table, numbered from 0. Seat 0, the first seat, takes the first turn unless the rules "
-        "draw lots for it (Patolli's roll-off); the other seats follow in order.",
+        "draw lots for it (a roll-off); the other seats follow in order.",
     ),
 )
 

@@ -439,18 +439,6 @@ def rank_winners(score: np.ndarray, tiebreak: np.ndarray | None = None) -> tuple
 EXPLOIT = "exploit"  #: ``exploit@P`` names the exploiter of ``P`` (see :attr:`Policy.exploit`)
 
 
-STRONG_PREFERENCE = ("learned", "expert")
-"""The default strong player of commands that need one: the first of these a game offers."""
-
-
-def default_strong(policies: Mapping[str, Policy]) -> str:
-    """The strong player a command uses when none is named: ``learned`` where the game has one, else ``expert``."""
-    for name in STRONG_PREFERENCE:
-        if name in policies:
-            return name
-    raise ValueError(f"this game offers no strong player ({' or '.join(STRONG_PREFERENCE)}); name one with --strong")
-
-
 def resolve_policies(policies: Mapping[str, Policy], names: Sequence[str]) -> list[Policy]:
     """Look up seat policies by name (``name`` or ``name:argument``, then ``!restriction``s), binding any argument.
 

@@ -216,3 +216,15 @@ def restricting(restrictions: Mapping[str, Restriction], wrap: Wrap) -> Callable
 def name_of(policy: str, restrictions: Sequence[str]) -> str:
     """``policy!a!b``: the policy name of ``policy`` under ``restrictions`` (none: ``policy`` itself)."""
     return MARK.join((policy, *restrictions))
+
+
+STRONG_PREFERENCE = ("learned", "expert")
+"""The default strong player of commands that need one: the first of these a game offers."""
+
+
+def default_strong(policies: Mapping[str, Policy]) -> str:
+    """The strong player a command uses when none is named: ``learned`` where the game has one, else ``expert``."""
+    for name in STRONG_PREFERENCE:
+        if name in policies:
+            return name
+    raise ValueError(f"this game offers no strong player ({' or '.join(STRONG_PREFERENCE)}); name one with --strong")

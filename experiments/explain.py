@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from boardlab.analysis.wording import pct, points
-from boardlab.engines import core, get_game
+from boardlab.engines import get_game
+from boardlab.engines.restrict import default_strong
 from boardlab.experiments import validate
 from boardlab.experiments.playtest import hints, table
 from boardlab.experiments.playtest.setup import Setup, check_playouts
@@ -145,7 +146,7 @@ def request(
     """
     module = get_game(validate.text(game, "game")).module
     count = max(module.INFO.min_players, 2) if players is None else validate.whole(players, "players", 1)
-    strong = core.default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
+    strong = default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
     setup = Setup(game, (strong,) * count, validate.whole(seed, "seed"), settings, variant)
     chosen = setup.seating.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:

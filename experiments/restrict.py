@@ -40,7 +40,7 @@ from boardlab.analysis.game_metrics import POINTS, PREFIX
 from boardlab.analysis.wording import pct
 from boardlab.engines import core, get_game
 from boardlab.engines.record import record_of
-from boardlab.engines.restrict import MARK, name_of
+from boardlab.engines.restrict import MARK, default_strong, name_of
 from boardlab.experiments import validate
 from boardlab.experiments.ladder import ANCHOR, is_heuristic
 from boardlab.experiments.output import package_versions
@@ -157,7 +157,7 @@ def plan_restrict(
     """
     module, players = check_game(game, players)
     names = chosen_restrictions(module, restrictions)
-    strong = core.default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
+    strong = default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
     if MARK in strong:
         raise ValueError(f"--strong {strong!r} must be an unrestricted policy (restrictions are what is measured)")
     (policy,) = core.resolve_policies(module.POLICIES, [strong])

@@ -104,9 +104,9 @@ class GenericChapter:
         return bool(record_of(module).restrictions) and strong is not None and strong.restrict is not None
 
     def explains(self) -> bool:
-        """Whether the game declares what the decisions page needs: words, seats, a strong player, 2 players."""
+        """Whether the game declares what the decisions page needs (words, decision points, a strong player)."""
         module = self.module
-        declared = all(importlib.util.find_spec(f"{module.__name__}.{part}") for part in ("seats", "words"))
+        declared = all(importlib.util.find_spec(f"{module.__name__}.{part}") for part in ("decisions", "words"))
         return declared and ex.STRONG in module.POLICIES and module.INFO.min_players <= decisions.PLAYERS
 
     def _chunk(self, n: int, chunk: int | None) -> int:

@@ -205,7 +205,8 @@ def test_the_expert_rolls_out_with_learned() -> None:
     params = Params()
     assert isinstance(POLICIES["expert"].parse_arg("2@learned"), Rollout)
     (expert,) = core.policy_instances(POLICIES, ["expert:2@learned"], params)
-    assert expert.rollout == "learned" and expert.playouts == 2
+    search = expert.decide.searcher  # the belief expert's decide function hides or searches
+    assert search.rollout == "learned" and search.search(2).playouts == 2
     step = seat0_decision(2, False, expert, turns=20, n=4)
     snail, colour = expert.choose(step)
     assert ((step.legal[np.arange(4), snail] >> colour) & 1).all()

@@ -13,7 +13,7 @@ from boardlab.engines.expert import Search
 from boardlab.engines.learned.choice import choose
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.record import record_of
-from boardlab.engines.restrict import RestrictedPoint, Restriction, parse_names, restricted_legal
+from boardlab.engines.restrict import RestrictedPoint, Restriction, default_strong, parse_names, restricted_legal
 
 CANDIDATES = 4
 
@@ -105,19 +105,22 @@ def test_restricted_names_resolve_in_the_declared_order_and_bad_ones_are_refused
     for game in restricted_games():
         module = get_game(game).module
         names = list(record_of(module).restrictions)
-        (one,) = core.resolve_policies(module.POLICIES, [f"learned!{names[0]}"])
-        assert one.name == f"learned!{names[0]}"
+        strong = default_strong(module.POLICIES)  # learned, or the expert in a game without one (Swine)
+        (one,) = core.resolve_policies(module.POLICIES, [f"{strong}!{names[0]}"])
+        assert one.name == f"{strong}!{names[0]}"
         if len(names) > 1:
-            (two,) = core.resolve_policies(module.POLICIES, [f"learned!{names[1]}!{names[0]}"])
-            assert two.name == f"learned!{names[0]}!{names[1]}"  # canonical: the same player has one name
-        (expert,) = core.resolve_policies(module.POLICIES, [f"expert:8@learned!{names[0]}"])
-        assert expert.name == f"expert:8@learned!{names[0]}" and expert.chunk_games is not None
+            (two,) = core.resolve_policies(module.POLICIES, [f"{strong}!{names[1]}!{names[0]}"])
+            assert two.name == f"{strong}!{names[0]}!{names[1]}"  # canonical: the same player has one name
+        if strong == "learned":
+            (expert,) = core.resolve_policies(module.POLICIES, [f"expert:8@learned!{names[0]}"])
+            assert expert.name == f"expert:8@learned!{names[0]}" and expert.chunk_games is not None
         with pytest.raises(ValueError, match="did you mean"):
-            core.resolve_policies(module.POLICIES, [f"learned!{names[0]}x"])
+            core.resolve_policies(module.POLICIES, [f"{strong}!{names[0]}x"])
         with pytest.raises(ValueError, match="takes no restriction"):
             core.resolve_policies(module.POLICIES, [f"random!{names[0]}"])
         with pytest.raises(ValueError, match="twice"):
-            core.resolve_policies(module.POLICIES, [f"learned!{names[0]}!{names[0]}"])
+            core.resolve_policies(module.POLICIES, [f"{strong}!{names[0]}!{names[0]}"])
+    assert "swine" in restricted_games()  # the worked example restricts its expert
 
 
 def test_parse_names_keeps_the_declared_order() -> None:
