@@ -81,8 +81,6 @@ DEFINITIONS: dict[str, Definition] = {
     ),
 }
 """Every scalar game metric by name (``seat_advantage`` is the per-seat form of the advantages)."""
-RUN_METRICS = tuple(name for name, d in DEFINITIONS.items() if d.needs != "ladder")
-"""The metrics every run measures (the ladder's come from a ladder)."""
 
 
 @dataclass(frozen=True)
