@@ -152,6 +152,5 @@ def obtain(
 ) -> tuple[ValueModel, Path, str]:
     """:func:`engines.learned.store.obtain` for Patolli: ``(model, path, "shipped" | "cached" | "trained")``."""
     key = model_key(params, players, player, settings)
-    return store.obtain(
-        sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
-    )
+    request = store.Request(sampler(player), key, params, players, settings, SHIPPED)
+    return store.obtain(request, say, mapper, progress, retrain, explicit)
