@@ -67,6 +67,9 @@ class Spec:
     margin: float | Mapping[int, float] = 0.0  #: keep the baseline's move unless another is valued this above it
     unit_choice: Unit | None = None  #: the game's own choice (default: :func:`engines.learned.choice.choose`)
     record: Record | None = None  #: the game's own hook into self-play's decisions (default: the recorder)
+    #: self-play's model rounds decide by the game's own choice (``unit_choice``), not the generic one (ours: off,
+    #: which keeps the older games' models)
+    plays_unit: bool = False
     selfplay: type = selfplay.SelfPlay  #: self-play's sampler class (``SearchPlay`` for expert iteration)
     #: the game's own sampler for a table's training (default: :attr:`selfplay` over :class:`Table`)
     sampler: Callable[[type, Settings], training.Sampler] | None = None
@@ -107,8 +110,26 @@ class Table:
 
     def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> object:
         """A ``player`` whose every decision is ``recorder``'s (through the game's own hook, if any)."""
-        record = self.player.spec.record
-        return self.player(params, decide=recorder if record is None else partial(record, recorder, params))
+        spec: Spec = self.player.spec
+        if spec.record is not None:
+            return self.player(params, decide=partial(spec.record, recorder, params))
+        if not spec.plays_unit or spec.unit_choice is None:
+            return self.player(params, decide=recorder)
+        seat: Any = None
+
+        def unit(point: Any, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+            """The recorder's exploration and records over the game's own choice (the model's, from round 1)."""
+            model = recorder.model
+            if model is None:
+                return recorder(point, games, propose)
+            recorder.model = None  # the recorder then takes ``propose()``: here the game's own choice
+            try:
+                return recorder(point, games, lambda: spec.unit_choice(seat, point, model, propose))
+            finally:
+                recorder.model = model
+
+        seat = self.player(params, decide=unit)
+        return seat
 
     def searching_seat(self, params: Params, players: int, recorder: searchplay.SearchRecorder, model: Model) -> object:
         """A ``player`` deciding through ``recorder``, whose decision points play ``learned`` out with ``model``."""
