@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,7 +21,7 @@ import numpy as np
 from boardlab.engines import cachedir, core
 from boardlab.engines.core import Params
 from boardlab.engines.expert import by_table_size
-from boardlab.engines.learned import ntuple, searchplay, selfplay, store, training
+from boardlab.engines.learned import cache, ntuple, searchplay, selfplay, store, training
 from boardlab.engines.learned.choice import choose
 from boardlab.engines.learned.model import checksum
 from boardlab.engines.learned.training import Model, Settings
@@ -189,15 +189,24 @@ def request(player: type, params: Params, players: int, settings: Settings | Non
     return store.Request(sampler(player, chosen), key, params, players, chosen, player.spec.shipped, tuples)
 
 
-@lru_cache(maxsize=64)
-def playing_model(player: type, params: Params, players: int, cache: Path) -> Model:
+def playing_model(player: type, params: Params, players: int) -> Model:
     """The model ``player`` plays at ``players`` seats: shipped, cached or trained now (said on stderr).
 
-    Kept for the process (``cache`` is the cache folder, part of the memo): a search builds fresh seats for its
+    Kept for the process by its file's name, shipped folder and cache folder: a search builds fresh seats for its
     playouts, which must not read the file each time.
     """
-    say = lambda text: print(text, file=sys.stderr)  # noqa: E731
-    return store.obtain(request(player, params, players), say)[0]
+    wanted = request(player, params, players)
+    memo = (cache.file_name(wanted.key), wanted.shipped, cachedir.cache_dir())
+    if memo not in _LOADED:
+        say = lambda text: print(text, file=sys.stderr)  # noqa: E731
+        if len(_LOADED) >= MEMO:
+            _LOADED.clear()
+        _LOADED[memo] = store.obtain(wanted, say)[0]
+    return _LOADED[memo]
+
+
+MEMO = 64  #: models kept for the process at most
+_LOADED: dict[tuple[str, Path | None, Path], Model] = {}
 
 
 class Lifecycle:
@@ -240,7 +249,7 @@ class Lifecycle:
     def prepare(self, players: int) -> None:
         """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
         if players not in self.models:
-            self.models[players] = playing_model(type(self), self.params, players, cachedir.cache_dir())
+            self.models[players] = playing_model(type(self), self.params, players)
 
     def fingerprint(self, players: int) -> str:
         """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
