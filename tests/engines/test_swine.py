@@ -131,3 +131,19 @@ def test_learned_is_a_spec_on_the_shared_lifecycle() -> None:
     player = swine.POLICIES["learned"].impl
     assert issubclass(player, lifecycle.Learned) and player.spec is learned.SPEC
     assert store.obtain(lifecycle.request(player, swine.Params(), 2))[2] == "shipped"
+
+
+def test_self_play_decides_by_the_games_own_unit_where_the_spec_says_so() -> None:
+    """``plays_unit``: self-play's model rounds bank a won game as the player does (the generic choice would roll)."""
+    from boardlab.engines.learned import lifecycle, selfplay
+    from boardlab.engines.learned.model import ValueModel
+
+    certain = ValueModel((np.zeros((5, 1), np.float32),), (np.full(1, 2.0, np.float32),))
+    player = swine.POLICIES["learned"].impl
+    recorder = selfplay.Recorder(certain, 1.0, 0.0, np.random.default_rng(0))
+    seat = lifecycle.Table(player).seat(swine.Params(), 2, recorder)
+    state = swine.State.start(2, 2)
+    state.score[:, 0], state.total[:] = 40, [5, 20]
+    point = Point(swine.Params(), swine.POLICIES, state, np.arange(2, dtype=np.uint64))
+    np.testing.assert_array_equal(seat.choice(point, np.arange(2), lambda: np.zeros(2, np.int64)), [1, 0])
+    assert len(recorder.features) == 1 and recorder.model is certain  # recorded, and the recorder left as it was
