@@ -28,9 +28,8 @@ COMMANDS = {  #: Typer command functions: one parameter per command-line option
     "experiments/playtest/commands.py": ("play", "review"),
 }
 LONG_MODULES = {"experiments/tune.py"}  #: still to split
-WIDE_FUNCTIONS = {  #: still to narrow (the learned lifecycle's obtain is issue 60's item 2)
+WIDE_FUNCTIONS = {  #: still to narrow
     "engines/learned/exploit.py": ("paired", "obtain"),
-    "engines/patolli/learned.py": ("obtain",),
     "experiments/chapters/cargolino.py": ("_rotated",),
     "experiments/chapters/common.py": ("front_page",),
     "experiments/compare.py": ("tournament",),
