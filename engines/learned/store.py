@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,30 +73,39 @@ def training_allowed() -> bool:
     return value != "0"
 
 
+@dataclass(frozen=True)
+class Request:
+    """A model asked for: what trains it, its key, the table, the settings, the shipped folder and its n-tuples."""
+
+    sampler: Sampler
+    key: Mapping[str, Any]
+    params: Params
+    players: int
+    settings: Settings
+    shipped: Path | None = None  #: the folder of the game's shipped models (None: none ship)
+    tuples: ntuple.Spec | None = None  #: an n-tuple model's tuples (None: a network)
+
+
 def obtain(
-    sampler: Sampler,
-    key: Mapping[str, Any],
-    params: Params,
-    players: int,
-    settings: Settings,
-    shipped: Path | None = None,
+    request: Request,
     say: Callable[[str], None] | None = None,
     mapper: Mapper = serial,
     progress: Progress | None = None,
     retrain: bool = False,
     explicit: bool = False,
-    tuples: ntuple.Spec | None = None,
 ) -> tuple[Model, Path, str]:
-    """The model for ``key``: ``(model, path, how)``, ``how`` being ``"shipped"``, ``"cached"`` or ``"trained"``.
+    """The model ``request`` asks for: ``(model, path, how)``, ``how`` ``"shipped"``, ``"cached"`` or ``"trained"``.
 
-    A shipped file (in the folder ``shipped``) or a cached one is used if its key matches and it checks out;
-    otherwise the model is trained (``say`` is told why first) and cached, unless training is off and the
+    A shipped file (in the folder ``request.shipped``) or a cached one is used if its key matches and it checks
+    out; otherwise the model is trained (``say`` is told why first) and cached, unless training is off and the
     training was not asked for ``explicit``-ly (``simulate train`` always trains). An n-tuple model (its
     ``settings.family``) is read and trained over the game's ``tuples``.
 
     Raises:
         ModelMissing: when training is needed but turned off (one line naming the remedy).
     """
+    sampler, key, params, players = request.sampler, request.key, request.params, request.players
+    settings, shipped, tuples = request.settings, request.shipped, request.tuples
     name = cache.file_name(key)
     path = cachedir.cache_dir() / name
     width, outputs = sampler.n_features(params, players), sampler.n_outputs(players)

@@ -12,38 +12,30 @@ grabs, later rounds the model so far; targets are the seat's share of the win (s
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from boardlab.engines import core
-from boardlab.engines.core import Policy
-from boardlab.engines.learned import searchplay, selfplay, store, training
+from boardlab.engines.learned import lifecycle, searchplay, selfplay, training
 from boardlab.engines.learned.choice import choose, searched_candidates, where_chosen
-from boardlab.engines.learned.model import ValueModel, checksum
+from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.panots import features
 from boardlab.engines.panots.decisions import Point, Seat
 from boardlab.engines.panots.rules import INFO, Params, play_with
 
-FEATURES = 1  #: bump when the features change: every cached or shipped model is refused and retrained
-UNIT = 2  #: bump when the decisions the model drives change (training plays them): 2, the last round played out
 SETTINGS = training.Settings(games=60_000, rounds=3, hidden=(64,), epochs=12, sweeps=1, chunk_games=2_000)
 SEAT_GAMES = 120_000  #: self-play games times seats (ours): 60,000 two-player games, 30,000 four-player ones
-KEEP = 0.5  #: share of real choices recorded as samples (ours: a game's positions are correlated)
-LAM = 0.7  #: λ of the backed-up targets (ours; see the README)
-EXPLORE = 0.05  #: share of real choices made at random in self-play (ours)
 SEARCH_ROUNDS = 2  #: expert-iteration rounds after self-play, 2 players (ours: a third bought nothing, README)
 SEARCH = {"search_games": 5_000, "search_playouts": 8}  #: games per such round, playouts per candidate (ours)
 SEARCH_SHARE = 0.1  #: share of real choices valued by search in an expert-iteration round (ours)
 SOLO_SCALE = 50.0  #: solo targets are the VP over this, clipped to 1 (ours: solo scores stay well below 50)
-SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
-def settings_for(players: int) -> training.Settings:
+def settings_for(params: Params, players: int) -> training.Settings:
     """The training of a table of ``players``: ``SEAT_GAMES`` seat-games (solo: as two players), in thousands.
 
     Two players then add ``SEARCH_ROUNDS`` rounds of expert iteration (``SEARCH``); solo has no win to search
@@ -53,108 +45,28 @@ def settings_for(players: int) -> training.Settings:
     return replace(games, search_rounds=SEARCH_ROUNDS, **SEARCH) if players == 2 else games
 
 
-class Learned(Seat):
-    """``learned``: each grab's legal card with the best-valued resulting position; the baseline places and swaps.
+class Grabbing(Seat):
+    """Panots's seat as the learned player is: it wraps the baseline, which lays every card and swaps."""
 
-    It is the game's seat deciding by the model, wrapping the baseline, which proposes.
-
-    ``baseline`` (a policy name; round 0 of training grabs as it does, and it lays every card) and ``policies``
-    (the registry names resolve in) are set by the registry, so this module needs none. ``decide`` replaces the
-    model's choice (self-play records through it); by default the model for the table decides.
-    """
-
-    baseline: str
-    policies: Mapping[str, Policy]
     values = True  #: the view holds every seat's best gains (the features read the opponents')
-
-    def __init__(
-        self, params: Params, models: dict[int, ValueModel] | None = None, decide: selfplay.Decide | None = None
-    ) -> None:
-        """Play ``params``; the model is loaded (or trained) on first use unless given."""
-        (base,) = core.policy_instances(self.policies, [self.baseline], params)
-        super().__init__(base, decide or self.best, self.policies)
-        self.params = params
-        self.models = dict(models or {})
 
     @property
     def mode(self) -> int:
         """The baseline's valuation: the view values this seat's cards as the baseline does."""
         return self.inner.mode
 
-    @staticmethod
-    def settings(params: Params, players: int) -> training.Settings:
-        """How the model ``learned`` plays is trained (``simulate train``'s default; one table size, any knobs)."""
-        return settings_for(players)
 
-    @classmethod
-    def train(
-        cls,
-        params: Params,
-        players: int,
-        settings: training.Settings,
-        mapper: training.Mapper = training.serial,
-        progress: training.Progress | None = None,
-        retrain: bool = False,
-    ) -> tuple[ValueModel, Path, str]:
-        """The model for ``settings`` (``simulate train``): cached, or trained now; ``(model, path, how)``.
+def best(seat: Any, point: Point, model: ValueModel, propose: Callable[[], np.ndarray]) -> np.ndarray:
+    """The model's choice at ``point`` (see :func:`engines.learned.choice.choose`); the last round played out.
 
-        ``simulate train`` sets only the games, the seed and the expert-iteration games (which it scales with the
-        self-play games); the other settings stay Panots's own.
-        """
-        base = settings_for(players)
-        chosen = replace(base, games=settings.games, seed=settings.seed, search_games=settings.search_games)
-        return obtain(params, players, cls, chosen, None, mapper, progress, retrain, True)
-
-    def prepare(self, players: int) -> None:
-        """Load the model for ``players``, or train it now (saying so on stderr) unless training is off."""
-        if players not in self.models:
-            say = lambda text: print(text, file=sys.stderr)  # noqa: E731
-            self.models[players] = obtain(self.params, players, type(self), settings_for(players), say)[0]
-
-    def fingerprint(self, players: int) -> str:
-        """SHA-256 of the model bytes ``players`` seats play with: saved chunks of another model are not reused."""
-        self.prepare(players)
-        return checksum(self.models[players].to_bytes())
-
-    def best(self, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
-        """The model's choice at ``point`` (see :func:`engines.learned.choice.choose`); the last round played out.
-
-        In the last round, with a rival, each legal card of a row with a choice is played out once with the
-        baseline in every seat (the rest of the round: later grabs, placements, swaps, the final score), the best
-        result taken, ties by the model (:func:`engines.learned.choice.searched_candidates`). Nothing is hidden
-        there and the baseline is deterministic, so one playout is exact; solo keeps the model (its value is the
-        VP, not the win).
-        """
-        self.prepare(point.players)
-        model = self.models[point.players]
-        if point.players == 1 or point.state.round < self.params.cards_per_player - 1:
-            return choose(point, model)
-        return where_chosen(point, lambda sub, _: searched_candidates(sub, model, self.baseline, 1))
-
-
-@dataclass(frozen=True)
-class Table:
-    """Self-play seating (:class:`engines.learned.selfplay.Table`): ``player`` grabbing through a recorder."""
-
-    player: type[Learned]
-
-    def seat(self, params: Params, players: int, recorder: selfplay.Recorder) -> Learned:
-        """A ``player`` whose every grab is ``recorder``'s."""
-        return self.player(params, decide=recorder)
-
-    def searching_seat(
-        self, params: Params, players: int, recorder: searchplay.SearchRecorder, model: ValueModel
-    ) -> Learned:
-        """A ``player`` grabbing through ``recorder``, whose decision points play ``learned`` out with ``model``."""
-        seat = self.player(params, decide=recorder)
-        registry = self.player.policies
-        rollout = replace(registry[searchplay.ROLLOUT], impl=partial(self.player, models={players: model}))
-        seat.policies = {**registry, searchplay.ROLLOUT: rollout}
-        return seat
-
-    def play(self, params: Params, seats: Sequence[object], n_games: int, source: core.Source) -> core.Outcome:
-        """The batched engine."""
-        return play_with(params, seats, n_games, source)
+    In the last round, with a rival, each legal card of a row with a choice is played out once with the baseline
+    in every seat (the rest of the round: later grabs, placements, swaps, the final score), the best result taken,
+    ties by the model (:func:`engines.learned.choice.searched_candidates`). Nothing is hidden there and the
+    baseline is deterministic, so one playout is exact; solo keeps the model (its value is the VP, not the win).
+    """
+    if point.players == 1 or point.state.round < seat.params.cards_per_player - 1:
+        return choose(point, model)
+    return where_chosen(point, lambda sub, _: searched_candidates(sub, model, seat.baseline, 1))
 
 
 @dataclass(frozen=True)
@@ -179,34 +91,27 @@ class SelfPlay(searchplay.SearchPlay):
         return records.features, records.returns, records
 
 
-def sampler(player: type[Learned]) -> SelfPlay:
-    """Self-play for ``player``'s training."""
-    return SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE, SEARCH_SHARE)
+def keyed(players: int, settings: training.Settings) -> dict[str, float]:
+    """Sampling constants only some trainings read: solo's scale, expert iteration's searched share."""
+    solo = {"solo_scale": SOLO_SCALE} if players == 1 else {}
+    return solo | ({"search_share": SEARCH_SHARE} if settings.search_rounds else {})
 
 
-def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
-    """Everything that determines a model's bytes."""
-    sampling = {"baseline": player.baseline, "keep": KEEP, "lambda": LAM, "explore": EXPLORE}
-    if players == 1:
-        sampling["solo_scale"] = SOLO_SCALE
-    if settings.search_rounds:
-        sampling["search_share"] = SEARCH_SHARE
-    return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
-
-
-def obtain(
-    params: Params,
-    players: int,
-    player: type[Learned],
-    settings: training.Settings,
-    say: Callable[[str], None] | None = None,
-    mapper: training.Mapper = training.serial,
-    progress: training.Progress | None = None,
-    retrain: bool = False,
-    explicit: bool = False,
-) -> tuple[ValueModel, Path, str]:
-    """:func:`engines.learned.store.obtain` for Panots: ``(model, path, "shipped" | "cached" | "trained")``."""
-    key = model_key(params, players, player, settings)
-    return store.obtain(
-        sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
-    )
+SPEC = lifecycle.Spec(
+    info=INFO,
+    n_features=features.n_features,
+    features=1,
+    unit=2,  #: 2: the last round played out
+    settings=settings_for,
+    shipped=Path(__file__).parent / "models",
+    play=play_with,
+    #: half of real choices recorded (a game's positions are correlated), λ 0.7, 5% explored, a tenth of real
+    #: choices searched in an expert-iteration round (ours)
+    sampling=lifecycle.Sampling(keep=0.5, lam=0.7, explore=0.05, keyed=keyed, search_share=SEARCH_SHARE),
+    seat=Grabbing,
+    wraps=True,
+    unit_choice=best,
+    selfplay=SelfPlay,
+    trains=("games", "seed", "search_games"),  #: expert iteration's games scale with the self-play games
+)
+Learned = lifecycle.player(SPEC, __name__)

@@ -11,12 +11,13 @@ import pytest
 from boardlab.engines import core, expert
 from boardlab.engines.cargolino import POLICIES, Params, decisions, features, learned, rules
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import cache, training
+from boardlab.engines.learned import cache, lifecycle, store, training
 from boardlab.engines.learned.choice import Featured, best_candidates, choose, guarded_candidates
 from boardlab.engines.learned.model import ValueModel
 
 Player = POLICIES["learned"].impl
-TINY = replace(learned.SETTINGS[2], games=40, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=20)
+SPEC = learned.SPEC
+TINY = replace(SPEC.settings[2], games=40, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=20)
 
 
 def random_model(params: Params, players: int, seed: int = 0) -> ValueModel:
@@ -125,9 +126,9 @@ def test_with_a_margin_the_baseline_moves_unless_the_model_clearly_prefers_anoth
     got = guarded_candidates(point, model, default, margin)
     np.testing.assert_array_equal(got, np.where(value(best) > value(default) + margin, best, default))
     assert (got == best).any() and (got != best).any()
-    assert learned.MARGIN[2] == 0 and learned.MARGIN[4] > 0 and learned.MARGIN[6] > 0  # 2 players: the model's best
+    assert SPEC.margin[2] == 0 and SPEC.margin[4] > 0 and SPEC.margin[6] > 0  # 2 players: the model's best
     chosen = learner.choose(step)  # the player: the detective's move unless the model clearly prefers another
-    want = guarded_candidates(point, model, default, learned.MARGIN[4])
+    want = guarded_candidates(point, model, default, SPEC.margin[4])
     np.testing.assert_array_equal(chosen[0] * 6 + chosen[1], want)
 
 
@@ -153,7 +154,7 @@ def test_every_choice_is_legal_and_the_model_decides() -> None:
 
 
 def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
-    params, sampler = Params(), learned.sampler(Player)
+    params, sampler = Params(), lifecycle.sampler(Player)
 
     def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as workers would
         return reversed([function(*args) for args in reversed(jobs)])
@@ -164,21 +165,21 @@ def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
 
 
 def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
-    key = learned.model_key(Params(), 2, Player, learned.SETTINGS[2])
-    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
-    assert key["training"] == learned.SETTINGS[2].as_key() and key["sampling"]["lambda"] == learned.LAM
+    key = lifecycle.model_key(Player, Params(), 2, SPEC.settings[2])
+    assert key["features"] == SPEC.features and key["unit"] == SPEC.unit
+    assert key["training"] == SPEC.settings[2].as_key() and key["sampling"]["lambda"] == SPEC.sampling.lam
     assert key["sampling"]["baseline"] == "detective"
-    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS[2], epochs=3)) != key
-    assert learned.model_key(Params(races=3), 2, Player, learned.SETTINGS[2]) != key
-    assert Player.settings(Params(), 3) == learned.SETTINGS[2] and Player.settings(Params(), 5) == learned.SETTINGS[4]
+    assert lifecycle.model_key(Player, Params(), 2, replace(SPEC.settings[2], epochs=3)) != key
+    assert lifecycle.model_key(Player, Params(races=3), 2, SPEC.settings[2]) != key
+    assert Player.settings(Params(), 3) == SPEC.settings[2] and Player.settings(Params(), 5) == SPEC.settings[4]
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_the_shipped_models_load(players: int, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
-    model, path, how = learned.obtain(Params(), players, Player, Player.settings(Params(), players))
-    assert how == "shipped" and path.parent == learned.SHIPPED
+    model, path, how = store.obtain(lifecycle.request(Player, Params(), players, Player.settings(Params(), players)))
+    assert how == "shipped" and path.parent == SPEC.shipped
     assert model.n_features == features.n_features(Params(), players)
 
 
@@ -187,18 +188,18 @@ def test_a_corrupt_or_foreign_model_is_refused(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
     params = Params()
     settings = Player.settings(params, 2)
-    _, path, _ = learned.obtain(params, 2, Player, settings)
+    _, path, _ = store.obtain(lifecycle.request(Player, params, 2, settings))
     shipped = tmp_path / "shipped"
     shipped.mkdir()
     blob = bytearray(path.read_bytes())
     blob[-10] ^= 0xFF
     (shipped / path.name).write_bytes(bytes(blob))
-    monkeypatch.setattr(learned, "SHIPPED", shipped)
+    monkeypatch.setattr(Player, "spec", replace(SPEC, shipped=shipped))
     with pytest.raises(ValueError, match=r"unusable .*checksum mismatch"):
-        learned.obtain(params, 2, Player, settings)
-    shutil.copy(path, shipped / cache.file_name(learned.model_key(Params(races=1), 2, Player, settings)))
+        store.obtain(lifecycle.request(Player, params, 2, settings))
+    shutil.copy(path, shipped / cache.file_name(lifecycle.model_key(Player, Params(races=1), 2, settings)))
     with pytest.raises(ValueError, match=r"unusable .*another setting"):
-        learned.obtain(Params(races=1), 2, Player, settings)
+        store.obtain(lifecycle.request(Player, Params(races=1), 2, settings))
 
 
 def test_the_expert_rolls_out_with_learned() -> None:

@@ -133,19 +133,19 @@ def test_inference_zeroes_negligible_weights_and_keeps_the_file_s_weights() -> N
 def test_the_store_trains_once_rebuilds_corrupt_files_and_refuses_when_told(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     said = []
-    model, path, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
+    model, path, how = store.obtain(store.Request(Toy(), KEY, Params(), 2, SMALL), say=said.append)
     assert how == "trained" and len(said) == 1 and path.parent == tmp_path
-    assert store.obtain(Toy(), KEY, Params(), 2, SMALL)[2] == "cached"
+    assert store.obtain(store.Request(Toy(), KEY, Params(), 2, SMALL))[2] == "cached"
     shipped = tmp_path / "shipped"
     shipped.mkdir()
     (shipped / path.name).write_bytes(path.read_bytes())
-    assert store.obtain(Toy(), KEY, Params(), 2, SMALL, shipped=shipped)[2] == "shipped"
+    assert store.obtain(store.Request(Toy(), KEY, Params(), 2, SMALL, shipped=shipped))[2] == "shipped"
     path.write_bytes(b"corrupt")
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0 forbids training; run `simulate train toy"):
-        store.obtain(Toy(), KEY, Params(), 2, SMALL)
+        store.obtain(store.Request(Toy(), KEY, Params(), 2, SMALL))
     monkeypatch.delenv("BOARDLAB_TRAIN")
-    rebuilt, _, how = store.obtain(Toy(), KEY, Params(), 2, SMALL, say=said.append)
+    rebuilt, _, how = store.obtain(store.Request(Toy(), KEY, Params(), 2, SMALL), say=said.append)
     assert how == "trained" and rebuilt.to_bytes() == model.to_bytes()
     assert "unusable (not a learned-model file)" in said[-1]
 
@@ -162,7 +162,7 @@ def test_the_store_refuses_a_bad_training_switch_or_an_unusable_cache_before_tra
     for typo in ("maybe", "no", "2"):
         monkeypatch.setenv("BOARDLAB_TRAIN", typo)
         with pytest.raises(ValueError, match=rf"^BOARDLAB_TRAIN='{typo}' must be 0 \(no training\) or 1"):
-            store.obtain(NoTraining(), KEY, Params(), 2, SMALL)
+            store.obtain(store.Request(NoTraining(), KEY, Params(), 2, SMALL))
     monkeypatch.setenv("BOARDLAB_TRAIN", "1")
     blocker = tmp_path / "a-file"
     blocker.write_text("in the way")
@@ -171,7 +171,7 @@ def test_the_store_refuses_a_bad_training_switch_or_an_unusable_cache_before_tra
     with pytest.raises(
         ValueError, match=r"^the cache folder .*a-file/models cannot be used \(.+\); set BOARDLAB_CACHE"
     ):
-        store.obtain(NoTraining(), KEY, Params(), 2, SMALL, say=said.append)
+        store.obtain(store.Request(NoTraining(), KEY, Params(), 2, SMALL), say=said.append)
     assert said == []  # nothing announced: no training started
 
 

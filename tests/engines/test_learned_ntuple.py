@@ -152,11 +152,11 @@ def test_the_store_keys_reads_and_rebuilds_an_n_tuple_model(tmp_path, monkeypatc
     mlp = store.model_key(INFO, Params(), 2, 1, 1, replace(SMALL, family="mlp"))
     assert "tuples" not in mlp and "family" not in mlp["training"] and "ridge" not in mlp["training"]
     said: list[str] = []
-    model, path, how = store.obtain(Steps(), key, Params(), 2, SMALL, say=said.append, tuples=SPEC)
+    model, path, how = store.obtain(store.Request(Steps(), key, Params(), 2, SMALL, tuples=SPEC), say=said.append)
     assert how == "trained" and len(said) == 1
-    again, _, how = store.obtain(Steps(), key, Params(), 2, SMALL, tuples=SPEC)
+    again, _, how = store.obtain(store.Request(Steps(), key, Params(), 2, SMALL, tuples=SPEC))
     assert how == "cached" and again.to_bytes() == model.to_bytes()
     path.write_bytes(path.read_bytes()[:-10])
-    rebuilt, _, how = store.obtain(Steps(), key, Params(), 2, SMALL, say=said.append, tuples=SPEC)
+    rebuilt, _, how = store.obtain(store.Request(Steps(), key, Params(), 2, SMALL, tuples=SPEC), say=said.append)
     assert how == "trained" and "unusable" in said[-1] and "\n" not in said[-1]
     assert rebuilt.to_bytes() == model.to_bytes()

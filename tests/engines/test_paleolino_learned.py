@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from boardlab.engines import core
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import cache, training
+from boardlab.engines.learned import cache, lifecycle, store, training
 from boardlab.engines.learned.choice import Featured
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.paleolino import POLICIES, Params, features, learned
@@ -22,7 +22,8 @@ from boardlab.experiments.cli import app
 from tests.engines.paleolino_points import points_at
 
 Player = POLICIES["learned"].impl
-TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
+SPEC = learned.SPEC
+TINY = replace(SPEC.settings, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
 SHIPPED_MEMORY = (0.0, 1.0)  #: the 2-player models that ship
 
 
@@ -97,7 +98,7 @@ def test_the_model_decides_and_differs_between_models() -> None:
 
 
 def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
-    params, sampler = Params(memory=0.5), learned.sampler(Player)
+    params, sampler = Params(memory=0.5), lifecycle.sampler(Player)
 
     def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as workers would
         return reversed([function(*args) for args in reversed(jobs)])
@@ -119,11 +120,11 @@ def test_simulate_train_gives_the_same_bytes_for_jobs_1_and_2(tmp_path: Path, mo
 
 
 def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
-    key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
-    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
-    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["samples"] == learned.SAMPLES
-    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
-    assert learned.model_key(Params(memory=0.0), 2, Player, learned.SETTINGS) != key
+    key = lifecycle.model_key(Player, Params(), 2, SPEC.settings)
+    assert key["features"] == SPEC.features and key["unit"] == SPEC.unit
+    assert key["training"] == SPEC.settings.as_key() and key["sampling"]["samples"] == learned.SAMPLES
+    assert lifecycle.model_key(Player, Params(), 2, replace(SPEC.settings, epochs=3)) != key
+    assert lifecycle.model_key(Player, Params(memory=0.0), 2, SPEC.settings) != key
 
 
 @pytest.mark.parametrize("memory", SHIPPED_MEMORY)
@@ -131,25 +132,25 @@ def test_the_shipped_models_load_and_play(memory: float, monkeypatch, tmp_path) 
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     params = Params(memory=memory)
-    model, path, how = learned.obtain(params, 2, Player, learned.SETTINGS)
-    assert how == "shipped" and path.parent == learned.SHIPPED
+    model, path, how = store.obtain(lifecycle.request(Player, params, 2, SPEC.settings))
+    assert how == "shipped" and path.parent == SPEC.shipped
     out = play_with(params, [Player(params, {2: model})] * 2, 300, np.random.default_rng(6))
     assert out["won"].mean() > 0.25  # a random table wins about 15%
     with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
-        learned.obtain(Params(memory=0.3), 2, Player, learned.SETTINGS)
+        store.obtain(lifecycle.request(Player, Params(memory=0.3), 2, SPEC.settings))
 
 
 def test_a_corrupt_shipped_model_is_refused(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
     params = Params()
-    key = learned.model_key(params, 2, Player, learned.SETTINGS)
-    blob = bytearray((learned.SHIPPED / cache.file_name(key)).read_bytes())
+    key = lifecycle.model_key(Player, params, 2, SPEC.settings)
+    blob = bytearray((SPEC.shipped / cache.file_name(key)).read_bytes())
     blob[-100] ^= 0xFF
     (tmp_path / cache.file_name(key)).write_bytes(bytes(blob))
-    monkeypatch.setattr(learned, "SHIPPED", tmp_path)
+    monkeypatch.setattr(Player, "spec", replace(SPEC, shipped=tmp_path))
     with pytest.raises(ValueError, match=r"unusable .*checksum"):
-        learned.obtain(params, 2, Player, learned.SETTINGS)
+        store.obtain(lifecycle.request(Player, params, 2, SPEC.settings))
 
 
 def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from boardlab.engines import core, expert
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import choice, searchplay, training
+from boardlab.engines.learned import choice, lifecycle, searchplay, store, training
 from boardlab.engines.learned.choice import Featured
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.panots import POLICIES, Params, features, learned
@@ -17,6 +17,7 @@ from boardlab.engines.panots.decisions import Point
 from boardlab.engines.panots.rules import VARIANTS, State, open_round, play_round, play_with
 
 Player = POLICIES["learned"].impl
+SPEC = learned.SPEC
 TINY = replace(learned.SETTINGS, games=24, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=12)
 MAJORITY = Params().with_strings(VARIANTS["second-faces"])  # the majority face up
 SHIPPED = [(2, Params()), (4, Params()), (2, MAJORITY), (4, MAJORITY)]
@@ -99,10 +100,10 @@ def test_one_and_seven_players_play_legal_grabs(players: int) -> None:
 
 def test_solo_targets_are_the_score_and_two_player_targets_the_win_share() -> None:
     params = Params(cards_per_player=3)
-    one = learned.sampler(Player).samples(params, 1, None, 20, np.random.default_rng(5))
+    one = lifecycle.sampler(Player).samples(params, 1, None, 20, np.random.default_rng(5))
     assert one[1].min() >= 0 and one[1].max() <= 1 and len(np.unique(one[1])) > 2  # not one win share
-    two = learned.sampler(Player).samples(params, 2, None, 20, np.random.default_rng(5))
-    assert set(np.unique(two[1])) <= {0.0, 0.5, 1.0} or learned.LAM < 1
+    two = lifecycle.sampler(Player).samples(params, 2, None, 20, np.random.default_rng(5))
+    assert set(np.unique(two[1])) <= {0.0, 0.5, 1.0} or SPEC.sampling.lam < 1
 
 
 def test_the_model_decides_and_differs_from_the_baseline() -> None:
@@ -117,7 +118,7 @@ def test_the_model_decides_and_differs_from_the_baseline() -> None:
 
 
 def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
-    params, sampler = Params(cards_per_player=4), learned.sampler(Player)
+    params, sampler = Params(cards_per_player=4), lifecycle.sampler(Player)
 
     def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as two workers might
         return reversed([function(*args) for args in reversed(jobs)])
@@ -128,28 +129,28 @@ def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
 
 
 def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
-    key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
-    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
-    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == learned.LAM
+    key = lifecycle.model_key(Player, Params(), 2, learned.SETTINGS)
+    assert key["features"] == SPEC.features and key["unit"] == SPEC.unit
+    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == SPEC.sampling.lam
     assert key["sampling"]["baseline"] == "planner"
-    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
-    assert learned.model_key(MAJORITY, 2, Player, learned.SETTINGS) != key
-    assert "solo_scale" in learned.model_key(Params(), 1, Player, learned.SETTINGS)["sampling"]
+    assert lifecycle.model_key(Player, Params(), 2, replace(learned.SETTINGS, epochs=3)) != key
+    assert lifecycle.model_key(Player, MAJORITY, 2, learned.SETTINGS) != key
+    assert "solo_scale" in lifecycle.model_key(Player, Params(), 1, learned.SETTINGS)["sampling"]
 
 
 @pytest.mark.parametrize(("players", "params"), SHIPPED, ids=["2p", "4p", "2p-majority", "4p-majority"])
 def test_the_shipped_models_load(players: int, params: Params, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
-    model, path, how = learned.obtain(params, players, Player, learned.settings_for(players))
-    assert how == "shipped" and path.parent == learned.SHIPPED and model.n_features == features.N_FEATURES
+    model, path, how = store.obtain(lifecycle.request(Player, params, players, learned.settings_for(Params(), players)))
+    assert how == "shipped" and path.parent == SPEC.shipped and model.n_features == features.N_FEATURES
 
 
 def test_a_shipped_model_plays_and_a_corrupt_one_is_refused(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
     params = Params()
-    model, path, _ = learned.obtain(params, 2, Player, learned.settings_for(2))
+    model, path, _ = store.obtain(lifecycle.request(Player, params, 2, learned.settings_for(Params(), 2)))
     (rival,) = core.policy_instances(POLICIES, ["greedy"], params)
     out = play_with(params, [Player(params, {2: model}), rival], 200, np.random.default_rng(7))
     assert out["winners"][:, 0].mean() > 0.6
@@ -157,11 +158,11 @@ def test_a_shipped_model_plays_and_a_corrupt_one_is_refused(monkeypatch, tmp_pat
     blob[-20] ^= 0xFF
     (tmp_path / "shipped").mkdir()
     (tmp_path / "shipped" / path.name).write_bytes(bytes(blob))
-    monkeypatch.setattr(learned, "SHIPPED", tmp_path / "shipped")
+    monkeypatch.setattr(Player, "spec", replace(SPEC, shipped=tmp_path / "shipped"))
     with pytest.raises(ValueError, match=r"unusable.*BOARDLAB_TRAIN=0"):
-        learned.obtain(params, 2, Player, learned.settings_for(2))
+        store.obtain(lifecycle.request(Player, params, 2, learned.settings_for(Params(), 2)))
     with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
-        learned.obtain(Params(cards_per_player=9), 2, Player, learned.settings_for(2))
+        store.obtain(lifecycle.request(Player, Params(cards_per_player=9), 2, learned.settings_for(Params(), 2)))
 
 
 def test_the_expert_rolls_out_with_learned(monkeypatch) -> None:
@@ -206,7 +207,7 @@ def test_every_seat_is_valued_as_the_planner_values_it_whoever_plays() -> None:
 
 def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_training() -> None:
     params, model = Params(cards_per_player=4), random_model(3)
-    sampler = learned.sampler(Player)
+    sampler = lifecycle.sampler(Player)
     recorder = searchplay.SearchRecorder(model, 1.0, 2, np.random.default_rng(0))
     expected = []  # per searched point: the search's values and the model's, of every legal candidate
 
@@ -242,8 +243,8 @@ def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_t
         == (sum(v.size - np.isnan(v).sum() for v, _ in expected), features.N_FEATURES)
     )
     tiny = replace(TINY, search_rounds=1, search_games=6, search_playouts=2)
-    assert learned.model_key(params, 2, Player, tiny)["sampling"]["search_share"] == learned.SEARCH_SHARE
-    assert "search_share" not in learned.model_key(params, 2, Player, TINY)["sampling"]
+    assert lifecycle.model_key(Player, params, 2, tiny)["sampling"]["search_share"] == learned.SEARCH_SHARE
+    assert "search_share" not in lifecycle.model_key(Player, params, 2, TINY)["sampling"]
 
     def backwards(function, jobs):
         return reversed([function(*args) for args in reversed(jobs)])
@@ -254,8 +255,8 @@ def test_expert_iteration_values_every_candidate_by_playouts_with_the_model_in_t
 
 def test_train_takes_the_games_seed_and_search_games_and_keeps_the_rest(monkeypatch) -> None:
     asked = []
-    monkeypatch.setattr(learned, "obtain", lambda params, players, player, settings, *rest: asked.append(settings))
-    default = learned.settings_for(2)
+    monkeypatch.setattr(store, "obtain", lambda request, *rest: asked.append(request.settings))
+    default = learned.settings_for(Params(), 2)
     Player.train(Params(), 2, replace(default, games=6_000, seed=3, search_games=500, epochs=default.epochs + 1))
     assert asked == [replace(default, games=6_000, seed=3, search_games=500)]  # the epochs stay Panots's own
 

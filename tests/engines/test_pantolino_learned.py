@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from boardlab.engines import core
-from boardlab.engines.learned import cache, training
+from boardlab.engines.learned import cache, lifecycle, training
 from boardlab.engines.learned.choice import Featured, best_candidates
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.pantolino import POLICIES, Params, decisions, keepdp, learned, solver
+from boardlab.engines.pantolino import selfplay as pantolino_selfplay
 from boardlab.engines.pantolino.rules import (
     State,
     Turn,
@@ -182,8 +183,8 @@ def test_backups_of_chunks_in_blocks_are_the_rows_backed_up_in_order(monkeypatch
     sampler = learned.SelfPlay(POLICIES["turn-optimal"].impl)
     parts = [sampler.samples(params, 2, None, 20, np.random.default_rng(s))[2] for s in (1, 2)]
     model = random_model(learned.n_features(params, 2))
-    whole = sampler.backup(params, 2, model, learned.concat_states(parts))
-    monkeypatch.setattr(learned, "BACKUP_ROWS", 7)
+    whole = sampler.backup(params, 2, model, pantolino_selfplay.concat_states(parts))
+    monkeypatch.setattr(pantolino_selfplay, "BACKUP_ROWS", 7)
     calls = []
 
     def mapper(function, jobs):
@@ -237,17 +238,21 @@ def test_learned_plays_whole_games_with_a_given_model() -> None:
 
 
 def test_shipped_models_are_what_the_current_code_would_train_and_check_out() -> None:
-    files = sorted(learned.SHIPPED.glob("*.model"))
-    assert any(f.name == cache.file_name(learned.model_key(Params(), 2)) for f in files)  # the default game
+    files = sorted(learned.SPEC.shipped.glob("*.model"))
+    assert any(
+        f.name == cache.file_name(lifecycle.model_key(learned.Learned, Params(), 2)) for f in files
+    )  # the default game
     for path in files:
         header = json.loads(path.read_bytes().partition(b"\n")[0])
         params = Params(**{k: tuple(v) if isinstance(v, list) else v for k, v in header["key"]["knobs"].items()})
         players = header["key"]["players"]
-        key = learned.model_key(params, players)  # today's game version, features, format and training
+        key = lifecycle.model_key(
+            learned.Learned, params, players
+        )  # today's game version, features, format and training
         assert path.name == cache.file_name(key), f"{path.name} is stale: retrain it with `simulate train`"
-        sampler = POLICIES["learned"].impl.samples_from(learned.settings_for(params, players))
+        sampler = lifecycle.sampler(POLICIES["learned"].impl, learned.settings_for(params, players))
         width, outputs = learned.n_features(params, players), sampler.n_outputs(players)
-        cache.load(path, key, width, outputs, learned.model_tuples(params, players))
+        cache.load(path, key, width, outputs, learned.SPEC.model_tuples(params, players))
 
 
 SMALL = {"colours": "3"}  # 9 tokens, 27 boots: the exact 2-player table builds in a second
@@ -349,7 +354,7 @@ def test_settings_whose_games_last_many_turns_train_on_at_most_the_positions_bud
 
 
 def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_network() -> None:
-    base = learned.model_key(Params(), 2)
+    base = lifecycle.model_key(learned.Learned, Params(), 2)
     assert base["format"] == "ntuple-2" and base["tuples"] == learned.tuples_for(Params(), 2).digest()
     widest = {"colours": "6", "dice": "6", "token_values": "1,2,3,4,5,6"}  # 29,910,672 cells: past even float32's
     for knobs, players in [
@@ -359,8 +364,8 @@ def test_two_player_base_games_play_an_n_tuple_network_and_the_others_the_networ
         (widest, 2),
     ]:
         params = Params().with_strings(knobs)
-        key = learned.model_key(params, players)
-        assert learned.model_tuples(params, players) is None and "tuples" not in key
+        key = lifecycle.model_key(learned.Learned, params, players)
+        assert learned.SPEC.model_tuples(params, players) is None and "tuples" not in key
         assert key["training"] == replace(learned.settings_for(params, players), family=training.MLP).as_key()
     for knobs in [{"colours": "7"}, {"head_start": "6"}, {"colours": "4", "token_values": "1,2,3,4"}]:
         spec = learned.tuples_for(Params().with_strings(knobs), 2)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from boardlab.engines.learned import cache, training
+from boardlab.engines.learned import cache, lifecycle, training
 from boardlab.engines.pantolino import POLICIES, Params, learned, response, teacher
 from boardlab.engines.pantolino.heuristics import TurnOptimal
 from boardlab.engines.pantolino.rules import play_with, token_colour, token_value
@@ -88,10 +88,10 @@ def test_three_solvable_players_are_taught_and_the_rest_learn_by_self_play() -> 
     assert not learned.settings_for(Params(escaping_boots=True), 3).teacher
     assert not learned.settings_for(Params(colours=6), 3).teacher  # 119,877,472 positions: too many to solve
     player = POLICIES["learned"].impl
-    assert isinstance(player.samples_from(learned.SETTINGS_TAUGHT), teacher.Taught)
-    assert isinstance(player.samples_from(learned.SETTINGS_MANY), learned.SelfPlay)
-    assert learned.model_key(Params(), 3)["training"]["teacher"] == learned.TEACHER
-    assert "teacher" not in learned.model_key(Params(), 4)["training"]
+    assert isinstance(lifecycle.sampler(player, learned.SETTINGS_TAUGHT), teacher.Taught)
+    assert isinstance(lifecycle.sampler(player, learned.SETTINGS_MANY), learned.SelfPlay)
+    assert lifecycle.model_key(learned.Learned, Params(), 3)["training"]["teacher"] == learned.TEACHER
+    assert "teacher" not in lifecycle.model_key(learned.Learned, Params(), 4)["training"]
     with pytest.raises(ValueError, match="3 players and the base game"):
         teacher.Taught(TurnOptimal).samples(Params(escaping_boots=True), 3, None, 10, np.random.default_rng(0))
 
@@ -113,5 +113,5 @@ def test_training_caches_a_one_output_model_whose_bytes_do_not_depend_on_the_wor
 
     again, _, how = player.train(SMALL, 3, settings, mapper=like_fresh_workers, retrain=True)
     assert how == "trained" and again.to_bytes() == model.to_bytes()
-    key = learned.model_key(SMALL, 3, settings)
+    key = lifecycle.model_key(learned.Learned, SMALL, 3, settings)
     assert cache.load(path, key, learned.n_features(SMALL, 3), 1).to_bytes() == model.to_bytes()

@@ -9,7 +9,7 @@ import pytest
 
 from boardlab.engines import core
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import training
+from boardlab.engines.learned import lifecycle, store, training
 from boardlab.engines.learned.choice import Featured, choose
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.patolli import POLICIES, Params, features, learned, reference
@@ -17,7 +17,8 @@ from boardlab.engines.patolli.decisions import ExtraPoint, MarkerPoint, Point
 from boardlab.engines.patolli.rules import INFO, VARIANTS, Moves, State, grey_squares, play_with, start, step
 
 Player = POLICIES["learned"].impl
-TINY = replace(learned.SETTINGS, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
+SPEC = learned.SPEC
+TINY = replace(SPEC.settings, games=60, rounds=2, hidden=(4,), epochs=1, sweeps=1, chunk_games=30)
 
 
 def random_model(params: Params, seed: int = 0) -> ValueModel:
@@ -159,7 +160,7 @@ def test_the_model_decides_and_differs_from_the_baseline() -> None:
 
 
 def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
-    params, sampler = Params(), learned.sampler(Player)
+    params, sampler = Params(), lifecycle.sampler(Player)
 
     def backwards(function, jobs):  # runs the chunks in reverse and yields them in order, as workers would
         return reversed([function(*args) for args in reversed(jobs)])
@@ -170,24 +171,24 @@ def test_same_seed_same_model_bytes_with_tiny_settings() -> None:
 
 
 def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
-    key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
-    assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
-    assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == learned.LAM
-    assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
-    assert learned.model_key(Params(tokens=12), 2, Player, learned.SETTINGS) != key
+    key = lifecycle.model_key(Player, Params(), 2, SPEC.settings)
+    assert key["features"] == SPEC.features and key["unit"] == SPEC.unit
+    assert key["training"] == SPEC.settings.as_key() and key["sampling"]["lambda"] == SPEC.sampling.lam
+    assert lifecycle.model_key(Player, Params(), 2, replace(SPEC.settings, epochs=3)) != key
+    assert lifecycle.model_key(Player, Params(tokens=12), 2, SPEC.settings) != key
 
 
 def test_the_shipped_model_loads_and_plays(monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BOARDLAB_TRAIN", "0")
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
     params = Params()
-    model, path, how = learned.obtain(params, 2, Player, learned.SETTINGS)
-    assert how == "shipped" and path.parent == learned.SHIPPED
+    model, path, how = store.obtain(lifecycle.request(Player, params, 2, SPEC.settings))
+    assert how == "shipped" and path.parent == SPEC.shipped
     (rival,) = core.policy_instances(POLICIES, ["runner"], params)
     out = play_with(params, [Player(params, {2: model}), rival], 300, np.random.default_rng(6))
     assert out["winners"][:, 0].mean() > 0.6
     with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
-        learned.obtain(Params(tokens=11), 2, Player, learned.SETTINGS)
+        store.obtain(lifecycle.request(Player, Params(tokens=11), 2, SPEC.settings))
 
 
 def test_the_expert_rolls_out_with_learned() -> None:

@@ -108,3 +108,42 @@ def test_mid_scores_and_lead_changes_follow_the_rounds() -> None:
     assert out["score"].tolist() == [[30, 24]] and out["turns"].tolist() == [7]
     assert out["mid_score"].tolist() == [[12, 24]]  # 7 turns are 4 rounds: round 2's end
     assert out["lead_changes"].tolist() == [1]  # no sole leader, seat 1, none, seat 0
+
+
+def test_learned_banks_a_won_game_where_its_model_values_both_moves_as_a_win() -> None:
+    """The unit is terminal-aware: a model clipped at 1 ties hold and roll; a hold that reaches the target wins."""
+    from boardlab.engines.learned.model import ValueModel
+
+    certain = ValueModel((np.zeros((5, 1), np.float32),), (np.full(1, 2.0, np.float32),))  # every position: 1
+    player = swine.POLICIES["learned"].impl(swine.Params(), {2: certain})
+    state = swine.State.start(3, 2)
+    state.score[:, 0], state.total[:] = 40, [5, 10, 20]  # 45 short of 50; 50 and 60 reach it
+    point = Point(swine.Params(), swine.POLICIES, state, np.arange(3, dtype=np.uint64))
+    chosen = player.best(point, np.arange(3), lambda: np.zeros(3, np.int64))
+    np.testing.assert_array_equal(chosen, [1, 0, 0])  # roll on (a tie goes to rolling), then bank the win
+
+
+def test_learned_is_a_spec_on_the_shared_lifecycle() -> None:
+    """Swine declares a spec only: its learned seat is the lifecycle's, its shipped 2-player model loads."""
+    from boardlab.engines.learned import lifecycle, store
+
+    learned = importlib.import_module("swine.learned")
+    player = swine.POLICIES["learned"].impl
+    assert issubclass(player, lifecycle.Learned) and player.spec is learned.SPEC
+    assert store.obtain(lifecycle.request(player, swine.Params(), 2))[2] == "shipped"
+
+
+def test_self_play_decides_by_the_games_own_unit_where_the_spec_says_so() -> None:
+    """``plays_unit``: self-play's model rounds bank a won game as the player does (the generic choice would roll)."""
+    from boardlab.engines.learned import lifecycle, selfplay
+    from boardlab.engines.learned.model import ValueModel
+
+    certain = ValueModel((np.zeros((5, 1), np.float32),), (np.full(1, 2.0, np.float32),))
+    player = swine.POLICIES["learned"].impl
+    recorder = selfplay.Recorder(certain, 1.0, 0.0, np.random.default_rng(0))
+    seat = lifecycle.Table(player).seat(swine.Params(), 2, recorder)
+    state = swine.State.start(2, 2)
+    state.score[:, 0], state.total[:] = 40, [5, 20]
+    point = Point(swine.Params(), swine.POLICIES, state, np.arange(2, dtype=np.uint64))
+    np.testing.assert_array_equal(seat.choice(point, np.arange(2), lambda: np.zeros(2, np.int64)), [1, 0])
+    assert len(recorder.features) == 1 and recorder.model is certain  # recorded, and the recorder left as it was

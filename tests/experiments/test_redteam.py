@@ -509,7 +509,7 @@ RUN_LEARNED = ["pantolino", "--seats", "learned,greedy", "--set", "rolls=2", "-n
 @pytest.fixture
 def model_path(tmp_path: Path, monkeypatch) -> Path:
     """The cache path of the 2-player rolls=2 Pantolino model (none shipped) in an empty cache; no training."""
-    from boardlab.engines.learned import cache, store
+    from boardlab.engines.learned import cache, lifecycle, store
     from boardlab.engines.pantolino import learned, rules
 
     monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
@@ -520,7 +520,9 @@ def model_path(tmp_path: Path, monkeypatch) -> Path:
 
     monkeypatch.setattr(store, "train", never)
     params = rules.Params(rolls=2)
-    key = learned.model_key(params, 2, learned.resolved(params, 2, learned.settings_for(params, 2)))
+    key = lifecycle.model_key(
+        learned.Learned, params, 2, learned.SPEC.resolved(params, 2, learned.settings_for(params, 2))
+    )
     return tmp_path / "cache" / cache.file_name(key)
 
 
@@ -599,7 +601,7 @@ def test_a_second_training_of_one_setting_waits_for_the_first_then_uses_its_mode
     holder = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT)
     fcntl.flock(holder, fcntl.LOCK_EX)  # the first training, in "another process"
     found: list = []
-    second = threading.Thread(target=lambda: found.append(store.obtain(Sampler(), key, None, 2, None)))
+    second = threading.Thread(target=lambda: found.append(store.obtain(store.Request(Sampler(), key, None, 2, None))))
     second.start()
     second.join(1.0)
     assert second.is_alive() and any("waiting for another process training" in line for line in lines)

@@ -67,7 +67,7 @@ def test_tournament_sweep_ladder_and_tune(tmp_path: Path) -> None:
     sweep = command(f"sweep {GAME} --set target=30,80 --policy chase -n 200", "s")
     assert {r["value"] for r in sweep["rows"]} == {"30", "80"}
     ladder = command(f"ladder {GAME} -n 40 --budgets 4", "l")
-    rungs = {"random", "hold-at-20", "hold-at-10", "chase", "win-optimal", "expert:4"}
+    rungs = {"random", "hold-at-20", "hold-at-10", "chase", "win-optimal", "learned", "expert:4"}
     assert {r["policy"] for r in ladder["ratings"]} == rungs
     tune = command(
         f"tune {GAME} --policy chase --vary target=20..80 --target first_seat_advantage=0 --trials 2 -n 400 "

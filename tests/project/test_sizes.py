@@ -27,15 +27,9 @@ COMMANDS = {  #: Typer command functions: one parameter per command-line option
     "experiments/commands/tune.py": ("tune_command",),
     "experiments/playtest/commands.py": ("play", "review"),
 }
-LONG_MODULES = {"engines/pantolino/learned.py", "experiments/tune.py"}  #: still to split
-WIDE_FUNCTIONS = {  #: still to narrow (the learned lifecycle's obtain is issue 60's item 2)
-    "engines/cargolino/learned.py": ("obtain",),
+LONG_MODULES = {"experiments/tune.py"}  #: still to split
+WIDE_FUNCTIONS = {  #: still to narrow
     "engines/learned/exploit.py": ("paired", "obtain"),
-    "engines/learned/store.py": ("obtain",),
-    "engines/paleolino/learned.py": ("obtain",),
-    "engines/panots/learned.py": ("obtain",),
-    "engines/pantolino/learned.py": ("obtain",),
-    "engines/patolli/learned.py": ("obtain",),
     "experiments/chapters/cargolino.py": ("_rotated",),
     "experiments/chapters/common.py": ("front_page",),
     "experiments/compare.py": ("tournament",),

@@ -13,6 +13,7 @@ import numpy as np
 from boardlab.engines.core import Policy
 from boardlab.engines.expert import expert_policy, searching
 from boardlab.engines.restrict import restricting
+from swine import learned
 from swine.decisions import ROLLOUT, Seat
 from swine.restrictions import RESTRICTIONS, restricted
 from swine.rules import Params, View
@@ -76,6 +77,22 @@ POLICIES: dict[str, Policy] = {
         restrict=RESTRICT,
     ),
 }
+
+
+class LearnedPlayer(learned.Learned):
+    """``learned``: round 0 of its training plays ``chase``; decision points resolve names in ``POLICIES``."""
+
+    baseline = "chase"
+    policies = POLICIES
+
+
+POLICIES["learned"] = Policy(
+    "learned",
+    "a value network of the position after holding and after rolling; the better is played (a hold that wins, "
+    "always). The 2-player model ships; other settings train by self-play on first use, in seconds.",
+    LearnedPlayer,
+    restrict=RESTRICT,
+)
 POLICIES["expert"] = dataclasses.replace(
     expert_policy(
         partial(searching, seat=Seat, rollout=ROLLOUT, defaults=EXPERT_PLAYOUTS, policies=POLICIES),
