@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from boardlab.engines import core
 from boardlab.engines.cachedir import cache_dir, cached_array, key_digest
@@ -111,40 +112,72 @@ class PolicySolver(solver.Solver):
         self.tolerance = TOLERANCE
         self.sparse = keepdp.Sparse.of(self.tables)
 
-    def follow(self, w: np.ndarray, companions: np.ndarray) -> np.ndarray:
-        """``companions`` ``(rows, F, K)`` per last throw, followed through the keeps that maximise ``w``.
+    def follow(self, w: np.ndarray, companion: np.ndarray) -> np.ndarray:
+        """Expected ``w`` and ``companion`` (each ``(rows, F)``, per last throw) under the keeps that maximise ``w``.
 
-        Returns their expected values from the turn's first roll, ``(rows, K)``.
+        Returns ``(rows, 2)``: their values from the turn's first roll.
         """
-        for _ in range(1, self.tables.rolls):
-            companions = keepdp.advance_companions(w, companions, self.sparse)
-            w = keepdp.advance(w, self.sparse)
-        return keepdp.first_roll(companions, self.sparse)
+        sparse = self.sparse
+        return _turn(
+            w,
+            companion,
+            sparse.start,
+            sparse.throw,
+            sparse.chance,
+            sparse.options,
+            sparse.first_roll,
+            self.tables.rolls,
+        )
 
     def optimise_turn(self, fit: np.ndarray, stay: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
         """:meth:`solver.Solver.optimise_turn`'s value and chance of fitting nothing (the keeps are not kept)."""
         nothing = np.isneginf(fit)
         value = np.where(nothing, stay[:, None], fit)
-        out = self.follow(value, np.stack([value, nothing.astype(np.float64)], axis=2))
+        out = self.follow(value, nothing.astype(np.float64))
         return out[:, 0], out[:, 1], None
+
+    def policy_take(self, supply: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The policy's values of taking each token ``(rows, T)`` (-inf where absent) and of taking nothing."""
+        tokens = np.arange(self.n_tokens)
+        present = ((supply[:, None] >> tokens) & 1).astype(bool)
+        after = supply[:, None] & ~(np.int64(1) << tokens)
+        column = np.clip(self.offset + d[:, None] + self.value, 0, 2 * self.total)
+        take = np.where(present, self.policy[after, column] + self.tiebreak * self.value, -np.inf)
+        return take, self.policy[supply, self.offset + d]
 
     def tabled_turn(self, supply: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The tabulated policy's turn: its value of each last throw and its token per last throw, ``(rows, F)``.
 
         Its keeps maximise the first (:meth:`follow_turn` takes it in place of the keeps).
         """
-        tokens = np.arange(self.n_tokens)
-        present = ((supply[:, None] >> tokens) & 1).astype(bool)
-        after = supply[:, None] & ~(np.int64(1) << tokens)
-        column = np.clip(self.offset + d[:, None] + self.value, 0, 2 * self.total)
-        take = np.where(present, self.policy[after, column] + self.tiebreak * self.value, -np.inf)
-        stay = self.policy[supply, self.offset + d]
+        take, stay = self.policy_take(supply, d)
         terminal = keepdp.terminal_values(take, stay, self.colour, self.value, self.sparse.eff)
         return terminal, solver.pick_token(take[:, None, :], self.fits[None])
 
     def follow_turn(self, keeps: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Expected value of ``last`` ``(rows, F)`` when the policy keeps to maximise ``keeps`` (its throw values)."""
-        return self.follow(keeps, last[:, :, None])[:, 0]
+        return self.follow(keeps, last)[:, 1]
+
+
+@njit(cache=True, nogil=True)
+def _turn(w, companion, start, throw, chance, options, first, rolls):  # pragma: no cover - compiled
+    """:meth:`PolicySolver.follow`: ``keepdp.advance`` and ``advance_companions`` per roll, then the first roll."""
+    n, f_count = w.shape
+    k_count = len(start) - 1
+    out = np.empty((n, 2))
+    ew, ec = np.empty(k_count), np.empty(k_count)
+    for b in range(n):
+        vw, vc = w[b].copy(), companion[b].copy()
+        for _ in range(1, rolls):
+            for k in range(k_count):
+                ew[k] = keepdp._expect(vw, k, start, throw, chance)
+                ec[k] = keepdp._expect(vc, k, start, throw, chance)
+            for f in range(f_count):  # w as keepdp.advance gives it (the best value), so keeps tie as in play
+                k, vw[f] = keepdp._best_option(f, ew, options)
+                vc[f] = ec[k]
+        out[b, 0] = keepdp._expect(vw, first, start, throw, chance)
+        out[b, 1] = keepdp._expect(vc, first, start, throw, chance)
+    return out
 
 
 @dataclass(frozen=True)
