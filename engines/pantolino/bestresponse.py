@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -216,16 +217,25 @@ def exploitability(params: Params, table: np.ndarray, tiebreak: float = 0.0) -> 
     return Exploitability((float(own), float(1.0 - own)), (float(pair[0]), float(1.0 - pair[1])))
 
 
+def exploitability_path(params: Params, impl: object) -> Path:
+    """The cache file of ``learned``'s exact exploitability for these knobs and its model (implementation ``impl``)."""
+    knobs = {"knobs": params.as_dict(), "model": impl.fingerprint(2), "format": FORMAT, "engine": INFO.version}
+    return cache_dir() / f"pantolino-exploitability-{key_digest(knobs)}.npy"
+
+
+def learned_impl(params: Params) -> object:
+    """``learned``'s implementation for these knobs (its shipped or cached model)."""
+    from boardlab.engines.pantolino.policies import POLICIES
+
+    return core.instantiate(POLICIES["learned"], params)
+
+
 def learned_exploitability(params: Params, impl: object | None = None) -> Exploitability:
     """``learned``'s exact exploitability for these knobs (its shipped or cached model; ``impl`` to give one).
 
     Computed once per model and knobs and cached (the four shares), like the solver's tables.
     """
-    from boardlab.engines.pantolino.policies import POLICIES
-
-    impl = core.instantiate(POLICIES["learned"], params) if impl is None else impl
-    knobs = {"knobs": params.as_dict(), "model": impl.fingerprint(2), "format": FORMAT, "engine": INFO.version}
-    path = cache_dir() / f"pantolino-exploitability-{key_digest(knobs)}.npy"
+    impl = learned_impl(params) if impl is None else impl
 
     def compute() -> np.ndarray:
         exact = exploitability(params, policy_table(params, learned_valuer(params, impl)), impl.boots_tiebreak)
@@ -235,5 +245,5 @@ def learned_exploitability(params: Params, impl: object | None = None) -> Exploi
         ok = array.shape == (4,) and array.dtype == np.float64 and bool(((array >= 0) & (array <= 1)).all())
         return None if ok else "not four shares"
 
-    shares = cached_array(path, compute, check, "exact exploitability cache")
+    shares = cached_array(exploitability_path(params, impl), compute, check, "exact exploitability cache")
     return Exploitability((float(shares[0]), float(shares[1])), (float(shares[2]), float(shares[3])))
