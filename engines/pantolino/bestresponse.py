@@ -208,13 +208,39 @@ class Exploitability:
         }
 
 
-def exploitability(params: Params, table: np.ndarray, tiebreak: float = 0.0) -> Exploitability:
-    """The exact :class:`Exploitability` of the policy tabulated in ``table`` (two backward inductions)."""
+def best_response(params: Params, table: np.ndarray, tiebreak: float = 0.0) -> np.ndarray:
+    """Values ``(2, supplies, differences)`` of the best reply (``[0]``) and the policy (``[1]``) facing each other.
+
+    Entry ``[m, S, d + total]`` is the chance of the one to move (:meth:`solver.Solver.solve`'s layout).
+    """
+    return PolicySolver(params, (solver.OPTIMISE, solver.TABLED), table, tiebreak).solve()
+
+
+def exploitability(
+    params: Params, table: np.ndarray, tiebreak: float = 0.0, pair: np.ndarray | None = None
+) -> Exploitability:
+    """The exact :class:`Exploitability` of the policy tabulated in ``table`` (two backward inductions).
+
+    ``pair``: the :func:`best_response` values when already solved.
+    """
     check_supported(params)
     full, offset = (1 << params.n_tokens) - 1, int(token_value(params).sum())
     own = PolicySolver(params, (solver.TABLED,), table, tiebreak).solve()[0, full, offset]
-    pair = PolicySolver(params, (solver.OPTIMISE, solver.TABLED), table, tiebreak).solve()[:, full, offset]
-    return Exploitability((float(own), float(1.0 - own)), (float(pair[0]), float(1.0 - pair[1])))
+    start = (best_response(params, table, tiebreak) if pair is None else pair)[:, full, offset]
+    return Exploitability((float(own), float(1.0 - own)), (float(start[0]), float(1.0 - start[1])))
+
+
+def responder(params: Params, pair: np.ndarray) -> object:
+    """A player of the exact best response whose :func:`best_response` values are ``pair``.
+
+    It is ``win-optimal``'s turn with the policy's values in place of the equilibrium's: keeps and token maximise
+    one less the policy's chance as the next mover, exactly as the best reply of the solve plays.
+    """
+    from boardlab.engines.pantolino.policies import WinOptimal
+
+    player = WinOptimal(params)
+    player.solver.table = pair[1:2]  # the cached equilibrium is never read
+    return player
 
 
 def exploitability_path(params: Params, impl: object) -> Path:

@@ -85,3 +85,26 @@ def test_best_response_beats_every_fixed_reply(cache: None) -> None:
 def test_head_start_is_refused() -> None:
     with pytest.raises(ValueError, match="head_start"):
         bestresponse.check_supported(Params(head_start=2))
+
+
+def test_the_best_response_played_wins_its_exact_share(cache: None) -> None:
+    """Monte Carlo: the best response and the lead-only policy as players (win-optimal's turn on their tables)."""
+    from boardlab.engines.pantolino.policies import WinOptimal
+    from boardlab.engines.pantolino.rules import play_with
+
+    total = sum(SMALL.token_values) * SMALL.colours
+    lead_table = bestresponse.policy_table(SMALL, lambda supply, own, rival: 0.5 + (own - rival) / (2 * total))
+    pair = bestresponse.best_response(SMALL, lead_table)
+    exact = bestresponse.exploitability(SMALL, lead_table, pair=pair)
+    lead = WinOptimal(SMALL)
+    lead.solver.table = (1.0 - lead_table[:, ::-1])[None]  # its value to move: one less the rival's just after
+    best = bestresponse.responder(SMALL, pair)
+    n = 4000
+    for seats, expected in (
+        ([best, lead], exact.best[0]),
+        ([lead, best], 1 - exact.best[1]),
+        ([lead, lead], exact.own[0]),
+    ):
+        winners = play_with(SMALL, seats, n, np.random.default_rng(5), metrics=False)["winners"].astype(float)
+        share = (winners[:, 0] / winners.sum(axis=1)).mean()
+        assert abs(share - expected) < 3.5 * np.sqrt(expected * (1 - expected) / n)
