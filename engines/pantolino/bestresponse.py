@@ -11,10 +11,14 @@ solver's backward induction gives its exact self-play value and the exact value 
 (``optimise`` against it). The best response's gain over the policy's own share in each seat is the policy's
 exploitability (seat-averaged: OpenSpiel's NashConv halved for a 2-player zero-sum game).
 
-The learned unit breaks exact ties among keeps by its own order (:mod:`engines.pantolino.keepdp`), the solver by
-its own (more dice, then the smaller code); both value a token with the same tiny boots tie-break. So the figures
-are exact for the policy as tabulated, which differs from ``learned`` only where two keeps' values tie exactly
-(mostly where the game is decided either way: not checked position by position).
+Every turn, the policy's and the best reply's, goes through the learned unit's own sparse keep programme
+(:mod:`engines.pantolino.keepdp`: the same kernels, keeps tied within 1e-12 going to more dice, then the smaller
+code, as in play and in the solver), so the tabulated policy keeps and takes exactly as ``learned`` does, up to
+rounding in the last bits (the shipped 2-player model's exact first-seat share in self-play, 64.92%, agrees with
+the 64.8% and 65.4% of ``simulate exploit``'s 20,000 games a seat). The solver's dense products took about 40 minutes of CPU for
+``learned``'s best response; these kernels about two (:func:`learned_exploitability`, 123 s CPU for both solves and
+the model's 1.2 million values on a loaded 2-core machine). The best response can be played
+(:func:`responder`).
 """
 
 from __future__ import annotations
