@@ -32,7 +32,7 @@ VariantsFile = Annotated[
     Path | None, typer.Option("--variants-file", help="A TOML file of named variants (see `simulate tune`).")
 ]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines; the result is still printed.")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
 Backend = Annotated[str, typer.Option(help="loky (this machine) or dask (a Dask cluster).")]

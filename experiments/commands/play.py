@@ -17,6 +17,7 @@ from boardlab.experiments.clikit import (
     Fresh,
     Jobs,
     ProgressBar,
+    Quiet,
     Scheduler,
     UserError,
     VariantsFile,
@@ -232,7 +233,7 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
                 emit_json({"seatings": [r.as_json() for r in results], "policies": seating.averaged(results), **extra})
             else:
                 emit_json({**results[0].as_json(), **extra})
-        elif not options.quiet:
+        else:  # --quiet hides the progress only: the result is what was asked for
             typer.echo(said)
             if play.rotate:
                 seating.print_rotated(results)
@@ -289,7 +290,7 @@ def make_game_command(game: str) -> Any:
         ] = None,
         save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
         as_json: AsJson = False,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
+        quiet: Quiet = False,
         fresh: Fresh = False,
         overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
         chunk_size: Annotated[

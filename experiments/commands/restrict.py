@@ -80,19 +80,7 @@ def restrict_command(
     if as_json:
         emit_json({**result.as_json(), "written": [str(p) for p in paths]})
         return
-    if quiet:
-        return
-    shown = result.table.assign(
-        share=100 * result.table["share"],
-        cost=100 * result.table["cost"],
-        cost_lo=100 * result.table["cost_lo"],
-        cost_hi=100 * result.table["cost_hi"],
-    )[["policy", "kind", "games", "share", "cost", "cost_lo", "cost_hi", "verdict"]]
-    print_frame(
-        shown,
-        f"{game}, {result.players} players: cost of each restriction of {result.strong} in points of {result.unit} "
-        f"({result.yardstick}; 95% interval), costliest first",
-    )
+    print_frame(result.display(), result.title())
     for line in result.lines():
         typer.echo(line)
     typer.echo(f"written: {', '.join(str(p) for p in paths)}")

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from boardlab.engines.steps import silenced
 from boardlab.experiments.clikit import (
     AsJson,
     Backend,
@@ -45,7 +46,7 @@ def train_command(
     as_json: AsJson = False,
 ) -> None:
     """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
-    with user_errors(INTERRUPTED):
+    with user_errors(INTERRUPTED), silenced(quiet):
         count = None if games is None else parse_count(games, "--games")
         knobs = parse_settings(settings or [])
         job = training(game, players, knobs, variant, count, seed)
@@ -53,5 +54,5 @@ def train_command(
             result = train_model(job, jobs, bar.advance, retrain, backend, scheduler)
     if as_json:
         emit_json(result.as_dict())
-    elif not quiet:
+    else:
         typer.echo(f"{result.how}: {result.path} ({result.seconds:.1f} s)")

@@ -66,7 +66,9 @@ def tune_command(
         Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-tune).")
     ] = None,
     as_json: AsJson = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no tables.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No line per trial as it ends; the result is still printed.")
+    ] = False,
     fresh: Fresh = False,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
@@ -129,7 +131,7 @@ def tune_command(
         variant_file = folder / variants.FILE_NAME
     if as_json:
         emit_json({**tn.summary(result), "variants_file": str(variant_file)})
-    elif not quiet:
+    else:
         print_tune_result(result, name, variant_file)
 
 

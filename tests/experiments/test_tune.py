@@ -278,6 +278,7 @@ def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) ->
     ]
     result = runner.invoke(app, [*args, "-n", "200", "-j", "1", "--quiet", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output  # was refused: --chunk-size 2500 (the default) above -n 200
+    assert "target first_seat_advantage=0: " in result.stdout and "trial 0:" not in result.output  # --quiet
     assert pd.read_csv(tmp_path / "trials.csv")["games"].eq(200).all()
     assert sorted(p.name for p in (tmp_path / "chunks").glob("*/chunk-*")) == ["chunk-000000-200.ckpt"] * 2
     given = runner.invoke(app, [*args, "-n", "200", "--chunk-size", "300", "--out", str(tmp_path / "b")])
