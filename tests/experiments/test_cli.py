@@ -489,6 +489,7 @@ def test_help_texts_carry_no_source_markup() -> None:
     [
         ["pantolino", "-n", "100", "--out"],
         ["ladder", "pantolino", "--out"],
+        ["tournament", "pantolino", "--policies", "greedy,random", "--out"],
         ["restrict", "pantolino", "--out"],
         ["explain", "pantolino", "--game", "0", "--top"],  # it writes no file: its last option is --top 1
         ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "duration=10", "--out"],
