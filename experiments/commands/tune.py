@@ -125,6 +125,7 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
     from rich.console import Console
 
     from boardlab.analysis import game_metrics
+    from boardlab.experiments import tune as tn
 
     console = Console(width=max(110, Console().width))
     best, base = result.best, result.baseline
@@ -137,11 +138,7 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
 
     for v in best["targets"]:
         word = "reached" if v["reached"] else "MISSED"
-        console.print(
-            f"target {v['target']}: {word}: {v['value']:.4g} ({v['ci'][0]:.4g}–{v['ci'][1]:.4g}) "
-            f"(tolerance {v['tolerance']:.4g})",
-            highlight=False,
-        )
+        console.print(f"target {v['target']}: {word}: {tn.worded(v)} (tolerance {v['tolerance']:.4g})", highlight=False)
     if missed := result.missed():
         console.print(f"{missed[0].upper()}{missed[1:]}; the closest setting: {said(best)}", highlight=False)
     else:
