@@ -9,12 +9,25 @@ step's own bar.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import IO
 
 EVERY = 30.0  #: seconds between two progress lines when stderr is not a terminal (the demo's promise)
+_SILENCED = [0]  #: how many :func:`silenced` blocks are open in this process
+
+
+@contextlib.contextmanager
+def silenced(quiet: bool = True) -> Iterator[None]:
+    """With ``quiet`` (a command's ``--quiet``), no step in this process prints a line until the block ends."""
+    _SILENCED[0] += quiet
+    try:
+        yield
+    finally:
+        _SILENCED[0] -= quiet
 
 
 def duration(seconds: float) -> str:
@@ -108,6 +121,8 @@ class Step:
         return f"{self.done:,}{unit} done, {elapsed} so far"
 
     def _say(self, line: str) -> None:
+        if _SILENCED[0]:
+            return
         try:
             self.stream.write(line + "\n")
             self.stream.flush()

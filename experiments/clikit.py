@@ -6,9 +6,13 @@ Heavy libraries are imported inside the functions so that ``simulate --help`` an
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import json
 import re
-from collections.abc import Iterator
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +20,7 @@ import typer
 
 from boardlab.engines import core
 from boardlab.engines.record import default_policy
-from boardlab.engines.steps import Step
+from boardlab.engines.steps import Step, silenced
 from boardlab.experiments import interrupts, validate
 
 
@@ -32,7 +36,6 @@ VariantsFile = Annotated[
     Path | None, typer.Option("--variants-file", help="A TOML file of named variants (see `simulate tune`).")
 ]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Processes (default: all cores).")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="Ignore saved chunks and start over.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
 Backend = Annotated[str, typer.Option(help="loky (this machine) or dask (a Dask cluster).")]
@@ -40,6 +43,116 @@ Scheduler = Annotated[
     str | None,
     typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)."),
 ]
+
+
+HELP = {
+    "players": "Seats per game (default: the game's minimum, at least 2).",
+    "n": "Games per seating.",
+    "seed": "Root seed shared by every seating.",
+    "settings": "knob=value (repeatable).",
+    "variant": "A named variant.",
+    "out": "Folder for the run's files.",
+    "quiet": "No progress lines; the result is still printed.",
+}
+"""The shared options' help where a command does not word its own (:func:`shared_options`)."""
+
+
+@dataclass(frozen=True)
+class Common:
+    """The options the commands share, as one value (:func:`shared_options`).
+
+    Those a command does not take stay at their defaults.
+    """
+
+    players: int | None = None
+    n: str = ""
+    seed: int = 0
+    settings: list[str] | None = None
+    variant: str | None = None
+    jobs: int | None = None
+    out: Path | None = None
+    quiet: bool = False
+    fresh: bool = False
+    variants_file: Path | None = None
+    backend: str = "loky"
+    scheduler: str | None = None
+    as_json: bool = False
+
+    @property
+    def knobs(self) -> tuple[tuple[str, str], ...]:
+        """The ``--set`` pairs, checked (bad ones: :class:`UserError`)."""
+        return parse_settings(self.settings or [])
+
+    @property
+    def shown(self) -> bool:
+        """Whether progress is shown: neither ``--quiet`` nor ``--json``."""
+        return not (self.quiet or self.as_json)
+
+
+def _typer_options(helps: dict[str, str], n_default: str) -> dict[str, tuple[Any, Any]]:
+    """Every shared option: name -> (its Typer annotation, its default), worded with ``helps``."""
+    words = HELP | helps
+    return {
+        "players": (Annotated[int | None, typer.Option(help=words["players"])], None),
+        "n": (Annotated[str, typer.Option("-n", "--games", help=words["n"])], n_default),
+        "seed": (Annotated[int, typer.Option(help=words["seed"])], 0),
+        "settings": (Annotated[list[str] | None, typer.Option("--set", help=words["settings"])], None),
+        "variant": (Annotated[str | None, typer.Option(help=words["variant"])], None),
+        "jobs": (Jobs, None),
+        "out": (Annotated[Path | None, typer.Option(parser=folder_option, help=words["out"])], None),
+        "quiet": (Annotated[bool, typer.Option("--quiet", "-q", help=words["quiet"])], False),
+        "fresh": (Fresh, False),
+        "variants_file": (VariantsFile, None),
+        "backend": (Backend, "loky"),
+        "scheduler": (Scheduler, None),
+        "as_json": (AsJson, False),
+    }
+
+
+PLAYING = ("players", "n", "seed", "settings", "variant", "jobs", "out", "quiet", "fresh", "variants_file",
+           "backend", "scheduler", "as_json")  # fmt: skip
+"""The option set of every command that plays games into a folder (game runs, tournament, ladder, restrict, tune)."""
+FOLDER = ("jobs", "out", "quiet", "fresh", "backend", "scheduler", "as_json")
+"""The option set of the commands that play what a file or chapter declares into a folder (report, experiment)."""
+TRAINING = ("players", "settings", "variant", "seed", "jobs", "backend", "scheduler", "quiet", "as_json")
+"""The option set of the commands that train a player (train, exploit)."""
+
+
+def shared_options(names: tuple[str, ...] = PLAYING, n_default: str = "20000", **helps: str) -> Callable[..., Any]:
+    """Give a command the shared options ``names`` after its own, handed to it as one ``common: Common``.
+
+    ``helps`` words an option for this command (default :data:`HELP`), ``n_default`` is ``-n``'s default. Before the
+    command runs: the ``--variants-file`` is loaded, ``--seed`` checked (one line, exit 2), and with ``--quiet`` no
+    long step prints a progress line until it ends.
+    """
+    options = {name: spec for name, spec in _typer_options(helps, n_default).items() if name in names}
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        hints = typing.get_type_hints(command, include_extras=True)
+        own = [
+            p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
+            for p in inspect.signature(command).parameters.values()
+            if p.name != "common"
+        ]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+            for name, (annotation, default) in options.items()
+        ]
+
+        @functools.wraps(command)
+        def run(**given: Any) -> Any:
+            common = Common(**{name: given.pop(name) for name in options})
+            use_variants_file(common.variants_file)
+            with user_errors("interrupted"):
+                check_seed(common.seed)
+            with silenced(common.quiet):
+                return command(**given, common=common)
+
+        run.__signature__ = inspect.Signature([*own, *added], return_annotation=None)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in (*own, *added)}
+        return run
+
+    return wrap
 
 
 @contextlib.contextmanager

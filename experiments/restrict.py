@@ -37,7 +37,8 @@ from typing import Any
 
 from boardlab.analysis import stats
 from boardlab.analysis.game_metrics import POINTS, PREFIX
-from boardlab.analysis.wording import pct
+from boardlab.analysis.names import display as worded
+from boardlab.analysis.wording import pct, points
 from boardlab.engines import core, get_game
 from boardlab.engines.record import record_of
 from boardlab.engines.restrict import MARK, default_strong, name_of
@@ -320,6 +321,29 @@ class Choices:
             "skipped": self.skipped,
             **self.settings,
         }
+
+    def display(self) -> Any:
+        """The table as a reader sees it: worded headers, each value with its interval written ``value (low–high)``."""
+        import pandas as pd
+
+        rows = self.table.to_dict(orient="records")
+        return pd.DataFrame(
+            {
+                "policy": [worded(r["policy"]) for r in rows],
+                "its player": [r["does"] for r in rows],
+                "games": [f"{r['games']:,}" for r in rows],
+                f"{self.unit} (95% interval)": [describe_share(r) for r in rows],
+                "cost in points (95% interval)": [points(r["cost"], r["cost_lo"], r["cost_hi"]) for r in rows],
+                "verdict": [r["verdict"] for r in rows],
+            }
+        )
+
+    def title(self) -> str:
+        """The displayed table's title: what the costs are of, measured from what, in which order."""
+        return (
+            f"{get_game(self.game).module.INFO.name}, {self.players} players: what each restriction of {self.strong} "
+            f"costs in points of {self.unit} ({self.yardstick}), costliest first, then the named policies"
+        )
 
     def save(self, folder: Path) -> list[Path]:
         """Write ``choices.csv``, ``choices.parquet`` and ``run.json`` into ``folder``; the set is replaced whole."""

@@ -478,9 +478,7 @@ class TuneResult:
         missed = [v for v in self.best["targets"] if not v["reached"]]
         if not missed:
             return ""
-        what = "; ".join(
-            f"{v['target']} (closest: {v['value']:.4g} [{v['ci'][0]:.4g}, {v['ci'][1]:.4g}])" for v in missed
-        )
+        what = "; ".join(f"{v['target']} (closest: {worded(v)})" for v in missed)
         every = "no target was" if len(missed) == len(self.best["targets"]) else "not every target was"
         return f"{every} reached with these knobs: {what}"
 
@@ -498,6 +496,16 @@ class TuneResult:
         if missed := self.missed():
             note = f"CLOSEST SETTING ONLY: {missed}\n{note}"
         return variants.render(self.spec.game, {name: settings}, {name: note})
+
+
+def worded(target: dict[str, Any]) -> str:
+    """A target's measured value and 95% interval as the reports write it: ``-12.8% (-13.7 to -11.8)``."""
+    from boardlab.analysis import game_metrics
+
+    low, high = target["ci"]
+    if target["metric"] in game_metrics.DEFINITIONS:
+        return game_metrics.format_value(target["metric"], game_metrics.Value(target["value"], low, high))
+    return f"{target['value']:.4g} ({low:.4g}–{high:.4g})"
 
 
 def _owner() -> str:

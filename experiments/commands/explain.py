@@ -7,15 +7,11 @@ from typing import Annotated
 import typer
 
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Jobs,
-    Scheduler,
+    Common,
     UserError,
     check_pool,
-    check_seed,
     emit_json,
-    parse_settings,
+    shared_options,
     user_errors,
 )
 
@@ -23,17 +19,19 @@ GAMES = 5  #: games played by default (ours: about 12 CPU-seconds of 2-player Pa
 TOP = 5  #: positions shown by default
 
 
+@shared_options(
+    ("seed", "players", "settings", "variant", "as_json", "quiet", "jobs", "backend", "scheduler"),
+    seed="Root seed: game G is played from SeedSequence(seed, spawn_key=(G,)).",
+    variant="A named variant (see `simulate list GAME`).",
+    quiet="One line per position; no progress.",
+)
 def explain_command(
     game: Annotated[str, typer.Argument(help="The game.")],
-    seed: Annotated[int, typer.Option(help="Root seed: game G is played from SeedSequence(seed, spawn_key=(G,)).")] = 0,
     game_number: Annotated[
         int | None, typer.Option("--game", help="Explain this game only (its number, from 0).")
     ] = None,
     games: Annotated[
         int | None, typer.Option(help=f"Play games 0..N-1 and show the top positions of all (default {GAMES}).")
-    ] = None,
-    players: Annotated[
-        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
     ] = None,
     strong: Annotated[
         str | None,
@@ -44,15 +42,11 @@ def explain_command(
     ] = None,
     top: Annotated[int, typer.Option(help="Positions shown, the largest gaps first.")] = TOP,
     playouts: Annotated[int, typer.Option(help="Playouts per legal move (paired: the same streams).")] = 200,
-    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
-    variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
-    as_json: AsJson = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="One line per position; no progress.")] = False,
-    jobs: Jobs = None,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
+    *,
+    common: Common,
 ) -> None:
     """The positions where the strong move and the heuristic's differ most in the chance to win, and why."""
+    o, seed, quiet = common, common.seed, common.quiet
     with user_errors(on_interrupt="interrupted"):
         from boardlab.experiments import explain as ex
         from boardlab.experiments.run import open_executor
@@ -66,17 +60,14 @@ def explain_command(
             raise UserError(f"--games {count} is out of range; allowed 1..{ex.MAX_GAMES}")
         if top < 1:
             raise UserError(f"--top {top} must be at least 1")
-        check_seed(seed)
-        workers = check_pool(backend, jobs, scheduler)
+        workers = check_pool(o.backend, o.jobs, o.scheduler)
         numbers = (game_number,) if game_number is not None else tuple(range(count))
-        asked = ex.request(
-            game, players, strong, heuristic, seed, numbers, playouts, parse_settings(settings or []), variant
-        )
-        if not (quiet or as_json):
+        asked = ex.request(game, o.players, strong, heuristic, seed, numbers, playouts, o.knobs, o.variant)
+        if o.shown:
             typer.echo(f"playing {len(numbers)} game(s) of {game} with {asked.strong} in every seat …", err=True)
-        with open_executor(backend, min(workers, len(numbers)), scheduler) as executor:
+        with open_executor(o.backend, min(workers, len(numbers)), o.scheduler) as executor:
             result = ex.explain(asked, executor)
-    if as_json:
+    if o.as_json:
         emit_json(result.as_json(top))
         return
     r = result.request

@@ -8,68 +8,47 @@ from typing import Annotated
 import typer
 
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Fresh,
-    Jobs,
-    Quiet,
-    Scheduler,
-    VariantsFile,
+    Common,
     check_pool,
-    check_seed,
     emit_json,
-    folder_option,
     frame_records,
     parse_count,
-    parse_settings,
     print_frame,
     progress_total,
-    use_variants_file,
+    shared_options,
     user_errors,
 )
 
 
+@shared_options(
+    n_default="2000",
+    n="Games per seating (default 2000).",
+    out="Folder for the tables and the PNG (default: runs/GAME-ladder).",
+)
 def ladder_command(
     game: Annotated[str, typer.Argument(help="The game.")],
-    players: Annotated[
-        int | None, typer.Option(help="Seats per game (default: the game's minimum, at least 2).")
-    ] = None,
-    n: Annotated[str, typer.Option("-n", "--games", help="Games per seating (default 2000).")] = "2000",
     budgets: Annotated[
         str | None, typer.Option(help="The expert's search budgets, e.g. 4,16,64 (default: the game's).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Root seed shared by every seating.")] = 0,
-    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
-    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
-    jobs: Jobs = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(parser=folder_option, help="Folder for the tables and the PNG (default: runs/GAME-ladder)."),
-    ] = None,
-    quiet: Quiet = False,
-    fresh: Fresh = False,
-    variants_file: VariantsFile = None,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
-    as_json: AsJson = False,
+    *,
+    common: Common,
 ) -> None:
     """Rate every policy of a game against every other: ratings with 95% intervals, skill chain, luck share."""
-    use_variants_file(variants_file)
+    o = common
     with user_errors():
         from boardlab.experiments import ladder as lad
         from boardlab.experiments.run import folder_lock, open_runner
 
-        n_games = parse_count(n)
+        n_games = parse_count(o.n)
         chosen = None if budgets is None else lad.parse_budgets(budgets)
-        check_pool(backend, jobs, scheduler)
-        check_seed(seed)
-        plan = lad.plan_ladder(game, players, n_games, chosen, seed, None, parse_settings(settings or []), variant)
+        check_pool(o.backend, o.jobs, o.scheduler)
+        plan = lad.plan_ladder(game, o.players, n_games, chosen, o.seed, None, o.knobs, o.variant)
         count = plan.players
-        folder = out or Path("runs") / f"{game}-ladder"
-        with folder_lock(folder), open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner:
-            result = lad.play_ladder(plan, runner, lambda total: progress_total(total, quiet or as_json))
+        folder = o.out or Path("runs") / f"{game}-ladder"
+        with folder_lock(folder), open_runner(folder / "chunks", o.fresh, o.backend, o.jobs, o.scheduler) as runner:
+            result = lad.play_ladder(plan, runner, lambda total: progress_total(total, not o.shown))
             paths = result.save(folder)
-    if as_json:
+    if o.as_json:
         emit_json(
             {
                 "game": game,

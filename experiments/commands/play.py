@@ -12,23 +12,16 @@ import typer
 from boardlab.engines import core, get_game
 from boardlab.engines.record import default_policy
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Fresh,
-    Jobs,
+    Common,
     ProgressBar,
-    Scheduler,
     UserError,
-    VariantsFile,
     check_pool,
-    check_seed,
     emit_json,
-    folder_option,
     parse_count,
     parse_precision,
     parse_settings,
     seats_from,
-    use_variants_file,
+    shared_options,
     user_errors,
 )
 from boardlab.experiments.commands import seating
@@ -173,7 +166,6 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
         workers = check_pool(options.backend, options.jobs, options.scheduler)
         if chunk < 1:
             raise UserError(f"--chunk-size {chunk} must be at least 1")
-        check_seed(play.seed)
         if play.rotate and len(set(chosen)) < 2:
             raise UserError("--rotate needs at least two different policies in --seats")
         seatings = [chosen[r:] + chosen[:r] for r in range(len(chosen))] if play.rotate else [chosen]
@@ -232,7 +224,7 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
                 emit_json({"seatings": [r.as_json() for r in results], "policies": seating.averaged(results), **extra})
             else:
                 emit_json({**results[0].as_json(), **extra})
-        elif not options.quiet:
+        else:  # --quiet hides the progress only: the result is what was asked for
             typer.echo(said)
             if play.rotate:
                 seating.print_rotated(results)
@@ -270,35 +262,28 @@ class GameCommand(typer.core.TyperCommand):
 def make_game_command(game: str) -> Any:
     """The ``simulate GAME`` command of one registered game (the same options for every game)."""
 
+    @shared_options(
+        n_default="1e5",
+        players="Number of seats (with --policy).",
+        n="Games: 1e6, 1_000_000, 1000000, or auto.",
+        seed="Root seed; the same seed gives the same games.",
+        variant="A named variant (see `simulate list GAME`).",
+        out="Run folder (default: runs/GAME-<hash>).",
+    )
     def command(
         policy: Annotated[
             str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's, see below).")
         ] = None,
         seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat, e.g. greedy,random.")] = None,
-        n: Annotated[str, typer.Option("-n", "--games", help="Games: 1e6, 1_000_000, 1000000, or auto.")] = "1e5",
         precision: Annotated[
             str | None, typer.Option(help="Add games until every win rate's 95% half-width is at most this.")
         ] = None,
-        players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
-        seed: Annotated[int, typer.Option(help="Root seed; the same seed gives the same games.")] = 0,
-        settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
-        variant: Annotated[str | None, typer.Option(help="A named variant (see `simulate list GAME`).")] = None,
-        jobs: Jobs = None,
-        out: Annotated[
-            Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-<hash>).")
-        ] = None,
         save_games: Annotated[bool, typer.Option("--save-games", help="Also write games.parquet.")] = False,
-        as_json: AsJson = False,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
-        fresh: Fresh = False,
         overwrite: Annotated[bool, typer.Option(help="Replace checkpoints of a different run.")] = False,
         chunk_size: Annotated[
             int | None,
             typer.Option(help="Games per chunk (part of the seeding); default: the game's, see `simulate list GAME`."),
         ] = None,
-        backend: Backend = "loky",
-        scheduler: Scheduler = None,
-        variants_file: VariantsFile = None,
         rotate: Annotated[
             bool,
             typer.Option(
@@ -306,13 +291,14 @@ def make_game_command(game: str) -> Any:
                 help="Play every rotation of --seats (same seed each) and give each policy's seat-averaged share.",
             ),
         ] = False,
+        *,
+        common: Common,
     ) -> None:
-        use_variants_file(variants_file)
+        o = common
+        settings = tuple(o.settings or ())
+        play = GamePlay(game, policy, seats, o.n, o.players, o.seed, settings, o.variant, chunk_size, precision, rotate)
         run_game(
-            GamePlay(
-                game, policy, seats, n, players, seed, tuple(settings or ()), variant, chunk_size, precision, rotate
-            ),
-            RunOptions(jobs, out, save_games, as_json, quiet, fresh, overwrite, backend, scheduler),
+            play, RunOptions(o.jobs, o.out, save_games, o.as_json, o.quiet, o.fresh, overwrite, o.backend, o.scheduler)
         )
 
     command.__doc__ = f"Play {game} games and summarise them (see `simulate list {game}`)."

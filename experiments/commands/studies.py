@@ -9,27 +9,24 @@ from typing import Annotated
 import typer
 
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Fresh,
-    Jobs,
-    Quiet,
-    Scheduler,
+    FOLDER,
+    Common,
     UserError,
     check_pool,
     emit_json,
-    folder_option,
     frame_records,
     parse_count,
     parse_precision,
     print_frame,
     progress_total,
+    shared_options,
     user_errors,
 )
 
 REPORT_GAMES, REPORT_SEED = "20000", 2026  #: a chapter's games per arm and root seed unless given (ours)
 
 
+@shared_options(FOLDER, out="PDF path (default: reports/<name>.pdf; the HTML twin beside it).")
 def report_command(
     target: Annotated[
         str, typer.Argument(help="A game with a report chapter, 'all' (every chapter in one book), or a study file.")
@@ -41,26 +38,19 @@ def report_command(
     seed: Annotated[
         int | None, typer.Option(help="Root seed shared by every arm (default 2026; a study file sets its own).")
     ] = None,
-    jobs: Jobs = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(parser=folder_option, help="PDF path (default: reports/<name>.pdf; the HTML twin beside it)."),
-    ] = None,
-    quiet: Quiet = False,
-    fresh: Fresh = False,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
-    as_json: AsJson = False,
+    *,
+    common: Common,
 ) -> None:
     """Write a multi-page PDF report answering a game's design questions (or one study's), and its HTML twin.
 
     "all" writes every chapter into one PDF and HTML behind a page comparing the games. Finished chunks are
     kept next to the PDF (in NAME.chunks/), so a stopped report resumes.
     """
+    o = common
     with user_errors():
         n_games = parse_count(REPORT_GAMES if n is None else n)
         target_precision = parse_precision(precision)
-        check_pool(backend, jobs, scheduler)
+        check_pool(o.backend, o.jobs, o.scheduler)
         from boardlab.analysis.book import build_date, html_path
         from boardlab.experiments.reporting import build_report, is_chapter, report_path
         from boardlab.experiments.run import open_runner
@@ -68,12 +58,12 @@ def report_command(
         if not is_chapter(target) and (n is not None or seed is not None):
             raise UserError(f"{target} is a study: its file sets the games and the seed (give --precision, or edit it)")
 
-        if out is not None and (out.suffix.lower() != ".pdf" or out.is_dir()):
-            raise UserError(f"--out {out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
+        if o.out is not None and (o.out.suffix.lower() != ".pdf" or o.out.is_dir()):
+            raise UserError(f"--out {o.out} must name the PDF file (ending in .pdf); its HTML twin goes beside it")
         build_date()  # a bad SOURCE_DATE_EPOCH is refused now, not after every arm is played
         named = report_path(target)  # a study file is read (and its arms checked) before any folder is made
-        pdf = out or named
-        with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), fresh, backend, jobs, scheduler) as runner:
+        pdf = o.out or named
+        with open_runner(pdf.with_name(f"{pdf.stem}.chunks"), o.fresh, o.backend, o.jobs, o.scheduler) as runner:
             path, headlines, warnings = build_report(
                 target,
                 n_games,
@@ -81,11 +71,11 @@ def report_command(
                 REPORT_SEED if seed is None else seed,
                 runner,
                 pdf,
-                lambda total: progress_total(total, quiet or as_json),
+                lambda total: progress_total(total, not o.shown),
             )
     for line in warnings:
         typer.echo(f"warning: {line}", err=True)
-    if as_json:
+    if o.as_json:
         emit_json(
             {"headlines": list(headlines), "report": str(path), "html": str(html_path(path)), "warnings": warnings}
         )
@@ -96,18 +86,15 @@ def report_command(
     typer.echo(f"html: {html_path(path)}")
 
 
+@shared_options(FOLDER, out="Folder for the study's tables.")
 def experiment_command(
     file: Annotated[str, typer.Argument(help="A study file (TOML), or the name of a shipped study.")],
     precision: Annotated[str | None, typer.Option(help="Override the study's precision target.")] = None,
-    jobs: Jobs = None,
-    out: Annotated[Path | None, typer.Option(parser=folder_option, help="Folder for the study's tables.")] = None,
-    quiet: Quiet = False,
-    fresh: Fresh = False,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
-    as_json: AsJson = False,
+    *,
+    common: Common,
 ) -> None:
     """Run a declarative study: its arms side by side, compared with the first arm on common random numbers."""
+    o = common
     with user_errors():
         from boardlab.analysis.files import replacing_together
         from boardlab.experiments.run import folder_lock, open_runner
@@ -116,13 +103,13 @@ def experiment_command(
 
         study = load_study(resolve_study(file))
         target = parse_precision(precision)
-        check_pool(backend, jobs, scheduler)
+        check_pool(o.backend, o.jobs, o.scheduler)
         total = sum(a.spec.n_games for a in study.arms)
-        folder = out or Path("runs") / f"study-{study.name}"
+        folder = o.out or Path("runs") / f"study-{study.name}"
         with (
             folder_lock(folder),
-            progress_total(total, quiet or as_json) as bar,
-            open_runner(folder / "chunks", fresh, backend, jobs, scheduler) as runner,
+            progress_total(total, not o.shown) as bar,
+            open_runner(folder / "chunks", o.fresh, o.backend, o.jobs, o.scheduler) as runner,
         ):
             result = run_study(study, runner, target, bar.advance)
             table = result.table(study.metrics)
@@ -134,7 +121,7 @@ def experiment_command(
     for arm, unmet in result.shortfalls(target):
         typer.echo(f"warning: arm '{arm.label}': {unmet}", err=True)
     written = [str(folder / "arms.csv"), str(folder / "comparisons.csv"), str(folder / "study.json")]
-    if as_json:
+    if o.as_json:
         emit_json(
             {
                 "study": study.name,

@@ -7,15 +7,12 @@ from typing import Annotated
 import typer
 
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Jobs,
+    TRAINING,
+    Common,
     ProgressBar,
-    Quiet,
-    Scheduler,
     emit_json,
     parse_count,
-    parse_settings,
+    shared_options,
     user_errors,
 )
 from boardlab.experiments.train import MAX_GAMES_FACTOR, train_model, training
@@ -23,11 +20,9 @@ from boardlab.experiments.train import MAX_GAMES_FACTOR, train_model, training
 INTERRUPTED = "interrupted: a training keeps nothing until it ends; run the same command again to train from the start"
 
 
+@shared_options(TRAINING, players="Seats (default: the game's minimum).", seed="Root seed of the self-play chunks.")
 def train_command(
     game: Annotated[str, typer.Argument(help="The game.")],
-    players: Annotated[int | None, typer.Option(help="Seats (default: the game's minimum).")] = None,
-    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value (repeatable).")] = None,
-    variant: Annotated[str | None, typer.Option(help="A named variant.")] = None,
     games: Annotated[
         str | None,
         typer.Option(
@@ -36,22 +31,18 @@ def train_command(
             "times it).",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Root seed of the self-play chunks.")] = 0,
-    jobs: Jobs = None,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
     retrain: Annotated[bool, typer.Option("--retrain", help="Train even if the model is cached.")] = False,
-    quiet: Quiet = False,
-    as_json: AsJson = False,
+    *,
+    common: Common,
 ) -> None:
     """Train a game's learned model for one setting, or find it cached (`learned` seats use it)."""
+    o = common
     with user_errors(INTERRUPTED):
         count = None if games is None else parse_count(games, "--games")
-        knobs = parse_settings(settings or [])
-        job = training(game, players, knobs, variant, count, seed)
-        with ProgressBar(job.progress_games, enabled=not quiet and not as_json) as bar:
-            result = train_model(job, jobs, bar.advance, retrain, backend, scheduler)
-    if as_json:
+        job = training(game, o.players, o.knobs, o.variant, count, o.seed)
+        with ProgressBar(job.progress_games, enabled=o.shown) as bar:
+            result = train_model(job, o.jobs, bar.advance, retrain, o.backend, o.scheduler)
+    if o.as_json:
         emit_json(result.as_dict())
-    elif not quiet:
+    else:
         typer.echo(f"{result.how}: {result.path} ({result.seconds:.1f} s)")

@@ -9,25 +9,26 @@ import typer
 
 from boardlab.engines import get_game
 from boardlab.experiments.clikit import (
-    AsJson,
-    Backend,
-    Fresh,
-    Jobs,
-    Scheduler,
-    VariantsFile,
+    Common,
     check_pool,
-    check_seed,
     emit_json,
-    folder_option,
     parse_count,
-    parse_settings,
     seats_from,
-    use_variants_file,
+    shared_options,
     user_errors,
 )
 from boardlab.experiments.commands.play import print_game_metrics
 
 
+@shared_options(
+    players="Number of seats (with --policy).",
+    settings="knob=value kept fixed (repeatable).",
+    variant="A named variant to start from.",
+    n="Games of a trial played in full.",
+    seed="Root seed: every trial plays chunk i from the same seed.",
+    out="Run folder (default: runs/GAME-tune).",
+    quiet="No line per trial as it ends; the result is still printed.",
+)
 def tune_command(
     game: Annotated[str, typer.Argument(help="The game.")],
     vary: Annotated[list[str], typer.Option("--vary", help="knob=lo..hi or knob=a,b,c to search (repeatable).")],
@@ -43,33 +44,20 @@ def tune_command(
         str | None, typer.Option("--policy", "-p", help="Policy for every seat (default: the game's default player).")
     ] = None,
     seats: Annotated[str | None, typer.Option(help="Comma-separated policy per seat.")] = None,
-    players: Annotated[int | None, typer.Option(help="Number of seats (with --policy).")] = None,
-    settings: Annotated[list[str] | None, typer.Option("--set", help="knob=value kept fixed (repeatable).")] = None,
-    variant: Annotated[str | None, typer.Option(help="A named variant to start from.")] = None,
-    variants_file: VariantsFile = None,
-    n: Annotated[str, typer.Option("-n", "--games", help="Games of a trial played in full.")] = "20000",
     chunk_size: Annotated[
         int | None,
         typer.Option(help="Games per chunk: the step at which trials are compared (default 2500, at most -n)."),
     ] = None,
     trials: Annotated[int, typer.Option(help="Trials in all (a resumed run counts those done).")] = 40,
     max_games: Annotated[str, typer.Option(help="Games in all, each setting's chunks counted once.")] = "1e9",
-    seed: Annotated[int, typer.Option(help="Root seed: every trial plays chunk i from the same seed.")] = 0,
     name: Annotated[
         str, typer.Option(help="Variant name the best setting is written under (letters, digits, - and _).")
     ] = "tuned",
     storage: Annotated[
         str | None, typer.Option(help="Optuna storage URL to share one study (default: study.db in --out).")
     ] = None,
-    jobs: Jobs = None,
-    out: Annotated[
-        Path | None, typer.Option(parser=folder_option, help="Run folder (default: runs/GAME-tune).")
-    ] = None,
-    as_json: AsJson = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no tables.")] = False,
-    fresh: Fresh = False,
-    backend: Backend = "loky",
-    scheduler: Scheduler = None,
+    *,
+    common: Common,
 ) -> None:
     """Search knob settings whose game metrics come closest to targets (Optuna; resumable; see README).
 
@@ -80,7 +68,7 @@ def tune_command(
     written to variants.toml as variant --name; when a target was missed, the file and the output say so first
     ("CLOSEST SETTING ONLY"), so check that line before using the variant.
     """
-    use_variants_file(variants_file)
+    o = common
     with user_errors():
         from boardlab.experiments import tune as tn
         from boardlab.experiments import variants
@@ -88,13 +76,12 @@ def tune_command(
 
         module = get_game(game).module
         variants.check_key(variants.check_name(game, name))
-        chosen = seats_from(module, policy, seats, players)
-        fixed = parse_settings(settings or [])
-        check_seed(seed)
-        games = parse_count(n)
+        chosen = seats_from(module, policy, seats, o.players)
+        fixed = o.knobs
+        games = parse_count(o.n)
         knobs = tuple(tn.parse_vary(game, text) for text in vary)
-        playable = tn.check_trials(game, knobs, fixed, variant)
-        defined = tn.defined_metrics(game, chosen, (*fixed, *playable), variant)
+        playable = tn.check_trials(game, knobs, fixed, o.variant)
+        defined = tn.defined_metrics(game, chosen, (*fixed, *playable), o.variant)
         targets = tuple(tn.parse_target(game, text, defined) for text in target)
         spec = tn.TuneSpec(
             game,
@@ -102,19 +89,19 @@ def tune_command(
             knobs,
             targets,
             fixed,
-            variant,
-            seed,
+            o.variant,
+            o.seed,
             games,
             min(tn.DEFAULT_CHUNK, games) if chunk_size is None else chunk_size,
             trials,
             parse_count(max_games, "--max-games"),
         )
-        folder = out or Path("runs") / f"{game}-tune"
+        folder = o.out or Path("runs") / f"{game}-tune"
         tn.storage_url(storage, folder)
-        check_pool(backend, jobs, scheduler)
+        check_pool(o.backend, o.jobs, o.scheduler)
 
         def say(row: dict[str, Any]) -> None:
-            if not (quiet or as_json):
+            if o.shown:
                 shown = ", ".join(f"{k}={v}" for k, v in row["setting"].items())
                 value = row["objective"]
                 typer.echo(
@@ -124,12 +111,12 @@ def tune_command(
                     err=True,
                 )
 
-        with open_executor(backend, jobs, scheduler) as executor:
-            result = tn.tune(spec, folder, executor, storage, fresh, say, name)
+        with open_executor(o.backend, o.jobs, o.scheduler) as executor:
+            result = tn.tune(spec, folder, executor, storage, o.fresh, say, name)
         variant_file = folder / variants.FILE_NAME
-    if as_json:
+    if o.as_json:
         emit_json({**tn.summary(result), "variants_file": str(variant_file)})
-    elif not quiet:
+    else:
         print_tune_result(result, name, variant_file)
 
 
@@ -138,6 +125,7 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
     from rich.console import Console
 
     from boardlab.analysis import game_metrics
+    from boardlab.experiments import tune as tn
 
     console = Console(width=max(110, Console().width))
     best, base = result.best, result.baseline
@@ -150,11 +138,7 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
 
     for v in best["targets"]:
         word = "reached" if v["reached"] else "MISSED"
-        console.print(
-            f"target {v['target']}: {word}: {v['value']:.4g} ({v['ci'][0]:.4g}–{v['ci'][1]:.4g}) "
-            f"(tolerance {v['tolerance']:.4g})",
-            highlight=False,
-        )
+        console.print(f"target {v['target']}: {word}: {tn.worded(v)} (tolerance {v['tolerance']:.4g})", highlight=False)
     if missed := result.missed():
         console.print(f"{missed[0].upper()}{missed[1:]}; the closest setting: {said(best)}", highlight=False)
     else:

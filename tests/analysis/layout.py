@@ -20,6 +20,8 @@ VERBATIM = ("notes", "code")
 """Texts that may name identifiers: notes (commands, files) and the front page's knobs as typed on the command line."""
 
 SLACK = 1.0  # pixels two boxes may share (antialiasing of touching boxes)
+NOTES_POINTS = 8.0
+"""The notes' font size on a question sheet (:func:`analysis.report_pdf.question_sheet`): text the PDF check skips."""
 
 
 def drawn_texts(fig: Any, draw: Callable[[], Any] | None = None) -> tuple[list[tuple[Any, Any]], Any]:
@@ -73,6 +75,51 @@ def problems(fig: Any, draw: Callable[[], Any] | None = None) -> list[str]:
     return out
 
 
+def text_runs(sheet: Any) -> list[tuple[float, str]]:
+    """A PDF page's text as the PDF holds it: runs of consecutive pieces in one font size, ``(size, text)``."""
+    runs: list[tuple[float, list[str]]] = []
+
+    def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
+        size = round(float(size), 2)
+        if runs and runs[-1][0] == size:
+            runs[-1][1].append(text)
+        else:
+            runs.append((size, [text]))
+
+    sheet.extract_text(visitor_text=visit)
+    return [(size, "".join(parts)) for size, parts in runs]
+
+
+def pdf_problems(raw: bytes, pages: Sequence[Page | None], first: int = 0) -> list[str]:
+    """What the PDF's own text shows wrong, sheet by sheet (``pages[k]``: the question sheet ``k`` draws, or None).
+
+    Each problem is prefixed by its page number, the PDF's sheets numbered from ``first + 1``.
+
+    On a question sheet: a ``snake_case`` identifier in any text but the notes (titles, axes, ticks, legends,
+    table headers and cells), and a table cut to :data:`~analysis.report_pdf.MAX_TABLE_ROWS` rows without the
+    line saying how many more there are.
+    """
+    from pypdf import PdfReader
+
+    out = []
+    for k, (sheet, page) in enumerate(zip(PdfReader(io.BytesIO(raw)).pages, pages, strict=True)):
+        if page is None:
+            continue
+        runs = text_runs(sheet)
+        out += [f"p. {first + k + 1}: identifier in the PDF: {text.strip()!r}" for size, text in runs
+                if size != NOTES_POINTS and SNAKE.search(text)]  # fmt: skip
+        cut = report_pdf.more_rows(page.table) if page.table is not None else ""
+        if cut and cut not in " ".join(" ".join(text for _, text in runs).split()):
+            out.append(f"p. {first + k + 1}: a table cut to {report_pdf.MAX_TABLE_ROWS} rows without {cut!r}")
+    return out
+
+
+def question_of(draw: Any) -> Page | None:
+    """The page a sheet's drawer draws when it draws a question sheet (see :func:`analysis.report_pdf.sheets`)."""
+    args = getattr(draw, "args", ())
+    return args[args.index(report_pdf.question_sheet) + 1] if report_pdf.question_sheet in args else None
+
+
 @dataclass
 class Checked:
     """What :func:`checked_drawing` saw: the sheets drawn and the :func:`problems` of each, prefixed by its page."""
@@ -86,7 +133,9 @@ class Checked:
 
 @contextmanager
 def checked_drawing() -> Iterator[Checked]:
-    """For the block, every PDF sheet a report draws in this process is checked as it is saved.
+    """For the block, every PDF sheet a report draws in this process is checked as it is saved, and as the PDF reads.
+
+    The drawing's :func:`problems`, then the PDF text's (:func:`pdf_problems`: what a reader's PDF tool finds).
 
     Sheets are numbered in the order they are drawn (a report drawn here, one part after the other, numbers them
     as its pages). Reports drawn on other processes are not seen: build them with one job.
@@ -99,7 +148,7 @@ def checked_drawing() -> Iterator[Checked]:
     original = report_pdf.draw_sheets
 
     def checking(drawers: Sequence[Callable[[], Any]]) -> bytes:
-        raw = io.BytesIO()
+        raw, first = io.BytesIO(), seen.sheets
         with (
             sns.axes_style("whitegrid"),
             sns.plotting_context("paper", font_scale=1.15),
@@ -110,6 +159,7 @@ def checked_drawing() -> Iterator[Checked]:
                 seen.sheets += 1
                 seen.problems += [f"p. {seen.sheets}: {p}" for p in problems(fig, lambda fig=fig: pdf.savefig(fig))]
                 plt.close(fig)
+        seen.problems += pdf_problems(raw.getvalue(), [question_of(draw) for draw in drawers], first)
         return raw.getvalue()
 
     report_pdf.draw_sheets = checking  # type: ignore[assignment]

@@ -130,6 +130,7 @@ def test_list_describes_games_and_a_game() -> None:
 def test_a_run_is_chunked_by_the_games_own_size(tmp_path: Path) -> None:
     result = invoke("panots", "--policy", "greedy", "-n", "2500", "--jobs", "1", "--quiet", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
+    assert "players: greedy in every seat" in result.stdout and "game metrics" in result.stdout  # --quiet: no bar only
     assert json.loads((tmp_path / "run.json").read_text())["chunk_size"] == 1000
     assert len(list((tmp_path / "chunks").glob("chunk-*.ckpt"))) == 3
 
@@ -488,6 +489,7 @@ def test_help_texts_carry_no_source_markup() -> None:
     [
         ["pantolino", "-n", "100", "--out"],
         ["ladder", "pantolino", "--out"],
+        ["tournament", "pantolino", "--policies", "greedy,random", "--out"],
         ["restrict", "pantolino", "--out"],
         ["explain", "pantolino", "--game", "0", "--top"],  # it writes no file: its last option is --top 1
         ["tune", "pantolino", "--vary", "rolls=2,3", "--target", "duration=10", "--out"],

@@ -4,6 +4,7 @@ input, --json, resume, the same output with 1 or 2 jobs, and the chunk identity 
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -66,13 +67,24 @@ def test_one_and_two_jobs_give_the_same_table_and_a_second_run_resumes(tmp_path)
     for jobs, folder in (("1", "one"), ("2", "two")):
         result = runner.invoke(app, [*SMALL, "--jobs", jobs, "--out", str(tmp_path / folder)])
         assert result.exit_code == 0, result.output
+        shown = result.stdout.split("written:")[0]  # --quiet hides the progress only: the table is the answer
+        assert "costliest first" in shown and "A player who" in shown, shown
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b|95% CI", shown), shown  # worded headers, no identifier
     one, two = ((tmp_path / f / "choices.csv").read_bytes() for f in ("one", "two"))
     assert one == two
     plan = rp.plan_restrict(GAME, ["never-keep-joker", "largest-token"], n_games=40)
     with open_runner(tmp_path / "one" / "chunks", False, "loky", 1) as again:
         played = again.play([arm.spec for _, arm in plan.arms])
     assert all(r.chunks_resumed == len(r.spec.chunks()) for r in played)
-    assert rp.analyse(plan, played).table.to_csv(index=False).encode() == one
+    choices = rp.analyse(plan, played)
+    assert choices.table.to_csv(index=False).encode() == one
+    shown = choices.display()  # each value with its interval as every page writes it: "value (low–high)"
+    assert list(shown.columns) == [
+        "policy", "its player", "games", "win share (95% interval)", "cost in points (95% interval)", "verdict"
+    ]  # fmt: skip
+    row = shown[shown["policy"] == "learned (largest-token)"].iloc[0]
+    assert re.fullmatch(r"\d+\.\d% \(-?\d+\.\d–\d+\.\d\)", row["win share (95% interval)"]), row
+    assert re.fullmatch(r"[+-]\d+\.\d \([+-]\d+\.\d to [+-]\d+\.\d\)", row["cost in points (95% interval)"]), row
 
 
 def test_a_restricted_seat_is_part_of_the_chunk_identity() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -208,7 +209,8 @@ def test_cli_prints_the_best_setting_and_writes_the_winner_as_a_variant(tmp_path
     ]
     result = runner.invoke(app, [*args, "--chunk-size", "300", "--trials", "4", "-j", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "target first_seat_advantage=0: MISSED" in result.output  # keep-jokers' first seat: +7.7 points at best
+    assert "target first_seat_advantage=0: MISSED: +" in result.output  # keep-jokers' first seat: +7.7 points at best
+    assert re.search(r"closest: \+\d+\.\d% \(\+\d+\.\d to \+\d+\.\d\)\)", result.output)  # as the reports write it
     assert "No target was reached with these knobs" in result.output and "the setting you started from" in result.output
     written = (out / "variants.toml").read_text()
     assert written.startswith("# CLOSEST SETTING ONLY: no target was reached") and '[pantolino."tuned"]' in written
@@ -278,6 +280,7 @@ def test_fewer_games_than_the_default_chunk_play_in_one_chunk(tmp_path: Path) ->
     ]
     result = runner.invoke(app, [*args, "-n", "200", "-j", "1", "--quiet", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output  # was refused: --chunk-size 2500 (the default) above -n 200
+    assert "target first_seat_advantage=0: " in result.stdout and "trial 0:" not in result.output  # --quiet
     assert pd.read_csv(tmp_path / "trials.csv")["games"].eq(200).all()
     assert sorted(p.name for p in (tmp_path / "chunks").glob("*/chunk-*")) == ["chunk-000000-200.ckpt"] * 2
     given = runner.invoke(app, [*args, "-n", "200", "--chunk-size", "300", "--out", str(tmp_path / "b")])
