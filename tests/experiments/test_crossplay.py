@@ -12,6 +12,8 @@ from boardlab.engines.record import Handicap, Series
 from boardlab.experiments import restrict as rp
 from boardlab.experiments.chapters import choices, crossplay, handicap, patolli
 from boardlab.experiments.chapters.common import Plan
+from boardlab.experiments.run import RunSpec
+from boardlab.experiments.spec import Arm
 
 Figure = crossplay.Figure
 
@@ -121,3 +123,44 @@ def test_the_dominant_strategy_is_a_rule_in_words_checked_under_the_second_playe
     row = result.restrictions().to_dict(orient="records")[0]
     assert "holds under both" in choices.checked_finding(row, agrees["never-x"], result)  # never needed, twice
     assert "depends on who plays" in choices.checked_finding(row, costs["never-x"], result)
+
+
+@pytest.fixture(scope="module")
+def patolli_results() -> dict:
+    """Every arm of Patolli's strong-play pages and of its front page's strength line, all one tiny real run."""
+    from boardlab.experiments.chapters import skill
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("patolli")
+    for add in (patolli._strong_play, patolli._readings, patolli._first_player_arms, skill.add_arms):
+        add(plan, 400, 3, 20)
+    (one,) = local_play()([Arm("one", RunSpec("patolli", ("learned",) * 2, 20, 3, chunk_size=20))])
+    return {arm.label: one for arm in plan.arms}
+
+
+@pytest.mark.parametrize("page", [patolli.bankruptcy_page, patolli.length_page, patolli.variants_page])
+def test_patolli_s_bankruptcy_length_and_readings_quote_the_second_strong_player_beside_learned(
+    patolli_results, page
+) -> None:
+    other = crossplay.second("patolli")
+    _, title = page(patolli_results)
+    assert f"two {other} players" in title and "not checked" not in title
+    without = {k: v for k, v in patolli_results.items() if not k.startswith(crossplay.LABEL)}
+    made, title = page(without)
+    assert "not checked under a second strong player" in title and f"two {other}" not in title
+    assert any("Measured under learned only" in n for n in made.notes)
+
+
+def test_patolli_s_readings_play_the_second_player_on_fewer_games() -> None:
+    plan = Plan("patolli")
+    patolli._readings(plan, 20_000, 1, 400)
+    cross = {a.label: a.spec.n_games for a in plan.arms if a.label.startswith(crossplay.LABEL)}
+    assert sorted(cross.values()) == [250, 250, 1000] and len(cross) == len(patolli.STRONG_RULES)
+
+
+def test_patolli_s_front_page_quotes_learned_s_measured_share_against_the_expert(patolli_results) -> None:
+    one = next(iter(patolli_results.values())).summary
+    line = patolli._strength(patolli_results)
+    won = int(one.wins[0] + one.wins[1])  # learned in seat 0 of one arm and seat 1 of the other: the same games
+    assert f"{100 * won / (2 * one.n_games):.1f}% " in line and f"of {2 * one.n_games:,} games against" in line
+    assert "56%" not in line and "in this report's games" in line
