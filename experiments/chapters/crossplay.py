@@ -194,10 +194,10 @@ def rows(subject: str, figures: Sequence[Figure], word: Word = pct) -> list[dict
     ]
 
 
-def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None) -> str:
+def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None, strong: str = STRONG) -> str:
     """How the figures were checked against each other (and, given ``fact``, whether they support it alike)."""
     if len(figures) == 1:
-        return f"Measured under {STRONG} only: this game has no second strong player affordable in a report."
+        return f"Measured under {strong} only: this game has no second strong player affordable in a report."
     other = figures[1]
     games = f", {other.games:,} games" if other.games else ""
     if agreed(figures, fact):
@@ -208,6 +208,6 @@ def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None)
         verdict = "disagree: their 95% intervals lie apart"
     return (
         f"Cross-play: the strong-play figure is measured again with a second strong player ({other.who}{games}) in "
-        f"place of {STRONG}; the two {verdict}. A figure only one strong player shows is a property of how that "
+        f"place of {strong}; the two {verdict}. A figure only one strong player shows is a property of how that "
         "player answers itself, not of the game."
     )

@@ -10,7 +10,7 @@ import pytest
 
 from boardlab.engines.record import Handicap, Series
 from boardlab.experiments import restrict as rp
-from boardlab.experiments.chapters import choices, crossplay, handicap, patolli
+from boardlab.experiments.chapters import choices, crossplay, handicap, pantolino, patolli
 from boardlab.experiments.chapters.common import Plan
 from boardlab.experiments.run import RunSpec
 from boardlab.experiments.spec import Arm
@@ -164,3 +164,40 @@ def test_patolli_s_front_page_quotes_learned_s_measured_share_against_the_expert
     won = int(one.wins[0] + one.wins[1])  # learned in seat 0 of one arm and seat 1 of the other: the same games
     assert f"{100 * won / (2 * one.n_games):.1f}% " in line and f"of {2 * one.n_games:,} games against" in line
     assert "56%" not in line and "in this report's games" in line
+
+
+@pytest.fixture(scope="module")
+def pantolino_results() -> dict:
+    """Every arm of Pantolino's jokers, escaping-boots and no-token pages: one tiny real run per table size."""
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("pantolino")
+    for add in (pantolino._jokers, pantolino._modes, pantolino._no_token, pantolino._seats):
+        add(plan, 400, 3, 20)
+    sizes = sorted({len(arm.spec.seats) for arm in plan.arms})
+    played = local_play()([Arm(f"{k}", RunSpec("pantolino", ("random",) * k, 10, 3, chunk_size=10)) for k in sizes])
+    one = dict(zip(sizes, played, strict=True))
+    return {arm.label: one[len(arm.spec.seats)] for arm in plan.arms}
+
+
+@pytest.mark.parametrize("page", [pantolino.joker_page, pantolino.escaping_page, pantolino.no_token_page])
+def test_pantolino_s_strong_rows_quote_the_second_strong_player_beside_them(pantolino_results, page) -> None:
+    from boardlab.engines.pantolino import Params
+
+    other = crossplay.second("pantolino")
+    made, title = page(pantolino_results, Params(), 3)
+    assert other in title and "not checked" not in title
+    assert other in made.table.to_string() and any(n.startswith("Cross-play") for n in made.notes)
+    without = {k: v for k, v in pantolino_results.items() if not k.startswith(crossplay.LABEL)}
+    made, title = page(without, Params(), 3)
+    assert "not checked under a second strong player" in title and other not in made.table.to_string()
+
+
+def test_pantolino_s_secondary_cross_arms_play_a_quarter_of_the_headline_s() -> None:
+    plan = Plan("pantolino")
+    for add in (pantolino._jokers, pantolino._modes, pantolino._no_token, pantolino._seats):
+        add(plan, 20_000, 1, 400)
+    cross = [a for a in plan.arms if a.label.startswith(crossplay.LABEL)]
+    headline = crossplay.label([crossplay.second("pantolino")] * 2)  # the seats page's, shared with the no-token's
+    assert {a.spec.n_games for a in cross if a.label != headline} == {250} and len(cross) == 6 + 4 + 2
+    assert next(a for a in cross if a.label == headline).spec.n_games == 1000
