@@ -202,3 +202,26 @@ def test_pantolino_s_secondary_cross_arms_play_a_quarter_of_the_headline_s() -> 
     assert sorted(a.spec.n_games for a in cross if a.label != headline) == [125] * 4 + [250] * 3
     assert len(cross) == 2 + 4 + 2  # the default joker faces in both seatings; the gaps' four; the no-token's two
     assert next(a for a in cross if a.label == headline).spec.n_games == 1000
+
+
+def test_panots_s_seat_page_checks_its_two_player_tables_and_the_faces_page_says_it_is_not_checked() -> None:
+    from boardlab.experiments.chapters import panots
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("panots")
+    panots._seats(plan, 400, 3, 20)
+    panots._everyone(plan, 400, 3, 20, (panots.STRONG, panots.BASE), (4,))
+    other = crossplay.second("panots")
+    cross = [a for a in plan.arms if a.label.startswith(crossplay.LABEL)]
+    assert [a.spec.seats for a in cross] == [(other, other)] * 2 and {a.spec.n_games for a in cross} == {4}
+    sizes = sorted({len(arm.spec.seats) for arm in plan.arms})
+    played = local_play()([Arm(f"{k}", RunSpec("panots", ("greedy",) * k, 4, 3, chunk_size=4)) for k in sizes])
+    one = dict(zip(sizes, played, strict=True))
+    results = {arm.label: one[len(arm.spec.seats)] for arm in plan.arms}
+    page, title = panots.seat_page(results)
+    assert f"everyone {other} (they agree)" in title and "not checked under a second strong player at 4" in title
+    assert (page.table[f"seat 0 wins ({other})"] != "—").sum() == 2  # the 2-player rows, both grab orders
+    _, title = panots.seat_page({k: v for k, v in results.items() if k not in {a.label for a in cross}})
+    assert "everyone planner (not checked under a second strong player)" in title
+    page, title = panots.faces_page(results)
+    assert "not checked under a second strong player" in title and page.notes[-1].startswith("Not checked")
