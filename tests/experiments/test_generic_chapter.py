@@ -6,9 +6,61 @@ from boardlab.experiments.chapters import verdict
 from boardlab.experiments.chapters.generic import GenericChapter
 
 
-def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need() -> None:
+def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need(monkeypatch) -> None:
     assert GenericChapter("pantolino").restricts() and GenericChapter("pantolino").explains()
-    assert not GenericChapter("swine").restricts() and not GenericChapter("swine").explains()
+    swine = GenericChapter("swine")  # no learned model: its expert is the strong player, spelled as the ladder does
+    assert swine.strong() == "expert:64" and swine.restricts() and swine.explains()
+    labels = [q.label for q in swine.questions(100, 1, 50)]
+    assert {"choices", "choices: dominant strategy", "decisions"} <= set(labels)
+    assert swine.choices_share() == 80  # the searching strong player's restricted play: 250 games a seating
+    from boardlab.engines import get_game
+
+    module = get_game("swine").module
+    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in module.POLICIES.items() if k != "expert"})
+    assert swine.strong() is None and not swine.restricts() and not swine.explains()
+
+
+def test_an_argument_policy_appears_under_one_name(monkeypatch) -> None:
+    import dataclasses
+
+    from boardlab.engines import get_game
+    from boardlab.engines.record import record_of
+
+    module = get_game("swine").module  # the ladder's expert rung at its default budget: the strong player too
+    monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), report_budgets=(64,)))
+    names = {s.split("!")[0] for arm in GenericChapter("swine").plan(2_000, 1).arms for s in arm.spec.seats}
+    assert "expert:64" in names and "expert" not in names
+
+
+def test_the_length_page_counts_rounds_with_turns_beside() -> None:
+    from boardlab.experiments.chapters.common import local_play
+    from boardlab.experiments.run import RunSpec
+    from boardlab.experiments.spec import Arm
+
+    chapter = GenericChapter("swine")
+    arms = [Arm(f"table {k}", RunSpec("swine", ("chase",) * k, 20, 1, chunk_size=20)) for k in chapter.tables()]
+    results = dict(zip([a.label for a in arms], local_play()(arms), strict=True))
+    page, title = chapter.length_page(results)
+    two = results["table 2"].summary
+    rounds, turns = two.mean_rounds()[0], two.mean_turns()[0]
+    assert f"2 players {rounds:.1f} rounds (" in title and f"; {turns:.1f} turns)" in title and rounds < turns
+    assert list(page.table.columns) == ["players", "mean rounds", "10% / median / 90% (rounds)", "mean turns"]
+
+
+def test_the_top_rung_is_the_strongest_only_when_its_rating_clears_the_next() -> None:
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from boardlab.experiments.chapters import by_skill
+
+    def ladder(second_high: float) -> SimpleNamespace:
+        rows = [("expert", 300, 250, 350), ("chase", 240, 200, second_high), ("random", 0, 0, 0)]
+        return SimpleNamespace(ratings=pd.DataFrame(rows, columns=["policy", "rating", "rating_lo", "rating_hi"]))
+
+    order = ["random", "chase", "expert"]
+    assert by_skill._top(order, ladder(245), {}) == "the strongest"
+    assert by_skill._top(order, ladder(260), {}) == "the highest rated (not detectably above chase)"
 
 
 def test_a_verdict_needs_intervals_apart_and_says_how_many_games_would_tell() -> None:
