@@ -346,12 +346,15 @@ class GenericChapter:
         best, second = mean.index[0], mean.index[1]
         share, games, (low, high) = _share(pairs, best, second)
         if low > 0.5:  # paired: the same dice in both seat orders; the best is named only when it clears its rival
-            worst = matrix.loc[best].drop(best).idxmin()
+            others = matrix.loc[best].drop(best).sort_values(kind="stable").index.tolist()  # closest first
+            worst = others[0]
             theirs, games, (low, high) = _share(pairs, worst, best)
-            title = (
-                f"Head to head: {best} takes the most wins against the others; its closest opponent, {worst}, "
-                f"still gets {pct(theirs, low, high)} of their games"
-            )
+            title = f"Head to head: {best} takes the most wins against the others; "
+            if len(others) > 1 and not _clears_above((low, high), _share(pairs, others[1], best)[2]):
+                title += f"its closest opponents, {worst} and {others[1]}, are not detectably apart: {worst} "
+            else:
+                title += f"its closest opponent, {worst}, still "
+            title += f"gets {pct(theirs, low, high)} of their games"
         else:
             needed = verdict.games_to_tell(games, abs(share - 0.5), (high - low) / 2)
             title = (
@@ -377,6 +380,11 @@ class GenericChapter:
             short="Head to head",
         )
         return page, title
+
+
+def _clears_above(top: tuple[float, float], runner_up: tuple[float, float]) -> bool:
+    """Whether a share's interval lies above the runner-up's (larger is better: the negated intervals are compared)."""
+    return verdict.clears((-top[1], -top[0]), (-runner_up[1], -runner_up[0]))
 
 
 def _share(pairs: pd.DataFrame, policy: str, opponent: str) -> tuple[float, int, tuple[float, float]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters import handicap, verdict
 from boardlab.experiments.chapters.generic import GenericChapter
 
 
@@ -97,3 +97,47 @@ def test_a_declared_handicap_adds_its_page(monkeypatch) -> None:
     monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), handicap=declared))
     assert GenericChapter("swine").handicap() == declared
     assert "handicap" in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
+
+
+def test_head_to_head_names_one_closest_opponent_only_when_its_share_clears_the_next(monkeypatch) -> None:
+    import pandas as pd
+
+    from boardlab.experiments.chapters import generic
+
+    def page(chase_points: int) -> str:
+        rows = [  # expert beats everyone; chase and hold-at-20 get close to it, hold-at-10 and random do not
+            ("expert", "chase", 2000, 2000 - chase_points),
+            ("expert", "hold-at-20", 2000, 1200),
+            ("expert", "hold-at-10", 2000, 1500),
+            ("expert", "random", 2000, 1900),
+            ("chase", "hold-at-20", 2000, 1000),
+            ("chase", "hold-at-10", 2000, 1200),
+            ("chase", "random", 2000, 1800),
+            ("hold-at-20", "hold-at-10", 2000, 1200),
+            ("hold-at-20", "random", 2000, 1800),
+            ("hold-at-10", "random", 2000, 1700),
+        ]
+        frame = pd.DataFrame(rows, columns=["policy", "opponent", "games", "points"])
+        monkeypatch.setattr(generic.lad, "pairs_table", lambda arms, results: frame)
+        policies = ["random", "hold-at-20", "hold-at-10", "chase", "expert"]
+        monkeypatch.setattr(generic.skill, "ladder_arms", lambda *a: (policies, [], []))
+        return GenericChapter("swine").head_to_head_page({})[1]
+
+    assert "its closest opponents, chase and hold-at-20, are not detectably apart" in page(850)
+    assert "its closest opponent, chase, still gets 47.5%" in page(950)
+
+
+def test_the_head_start_closest_to_fair_is_hedged_when_the_next_is_as_close() -> None:
+    import pandas as pd
+
+    from boardlab.engines.record import Handicap, Series
+
+    series = Series("chase", "chase", (0, 5, 10))
+    cap = Handicap("target", "point", "the target moves", (series,), "0..10")
+
+    def frame(edge_at_10: float) -> pd.DataFrame:
+        rows = [(0, 0.2), (5, 0.08), (10, edge_at_10)]
+        return pd.DataFrame([{"play": "chase", "h": h, "edge": e, "low": e - 0.03, "high": e + 0.03} for h, e in rows])
+
+    assert "comes closest to fair, though not detectably closer than 10" in handicap.answer(frame(-0.1), cap, series)
+    assert "comes closest to fair (the first" in handicap.answer(frame(-0.2), cap, series)
