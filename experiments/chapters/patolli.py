@@ -759,13 +759,13 @@ def _moved_first(changes: dict[str, dict[str, float]], among: tuple[str, ...]) -
 
 
 def _second_readings(results: dict[str, RunResult]) -> dict[str, dict[str, Any]]:
-    """Per strong reading the second strong player played: its summary's turns, bankruptcy and first-player share."""
+    """Per strong reading the second strong player played: its summary and its share of games ended by bankruptcy."""
     out = {}
     for name in STRONG_RULES:
         cross = crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name])
         if cross is not None:
             s = cross.summary
-            out[name] = {"s": s, "turns": s.mean_turns()[0], "bankrupt": _reason(s, BANKRUPT)[0], "first": _first(s)[0]}
+            out[name] = {"s": s, "bankrupt": _reason(s, BANKRUPT)[0]}
     return out
 
 
@@ -781,15 +781,18 @@ def _second_note(strong: pd.DataFrame, second: dict[str, dict[str, Any]]) -> str
     """Cross-play of the readings: each strong reading's bankruptcy share under both strong players."""
     if not second:
         return f"Measured under {STRONG} only: no second strong player is affordable in this report."
-    figures = []
+    other, shown = crossplay.second("patolli"), []
     for name, x in second.items():
         e, s = strong.loc[name], x["s"]
-        learned = crossplay.Figure(_two(STRONG), e["bankrupt"], e["bankrupt_lo"], e["bankrupt_hi"])
-        other = crossplay.Figure(_two(str(crossplay.second("patolli"))), *_reason(s, BANKRUPT), s.n_games)
-        figures.append(f"{name}: {crossplay.beside([learned, other])}")
+        figures = [
+            crossplay.Figure(STRONG, e["bankrupt"], e["bankrupt_lo"], e["bankrupt_hi"]),
+            crossplay.Figure(str(other), *_reason(s, BANKRUPT), s.n_games),
+        ]
+        verdict = "they agree" if crossplay.holds(figures) else "it depends on who plays"
+        shown.append(f"{name} {100 * e['bankrupt']:.0f}% and {100 * x['bankrupt']:.0f}% ({verdict})")
     return (
-        f"Cross-play: the readings {STRONG} plays are played again by {crossplay.second('patolli')} in both seats "
-        f"(fewer games; the last column). Games ended by bankruptcy: " + "; ".join(figures) + "."
+        f"Cross-play: {other} plays the readings {STRONG} plays, in both seats on fewer games; games ended by "
+        f"bankruptcy, {STRONG} then {other}: " + "; ".join(shown) + " (95% intervals compared)."
     )
 
 
@@ -843,13 +846,6 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 else f"{e['turns']:.0f} turns, {100 * e['bankrupt']:.0f}% bankrupt, first {100 * e['first']:.0f}%",
             }
         )
-        if second:
-            x = second.get(name)
-            rows[-1][f"{crossplay.second('patolli')} vs {crossplay.second('patolli')}"] = (
-                "—"
-                if x is None
-                else f"{x['turns']:.0f} turns, {100 * x['bankrupt']:.0f}% bankrupt, first {100 * x['first']:.0f}%"
-            )
     free, grey, base = ref.loc["free overshoot"], ref.loc["grey safe"], ref.loc["base rules"]
     title = (
         f"How a reading ends the game: with free overshoot skips {REFERENCE} games last "
@@ -875,7 +871,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             axes,
             (
                 ("turns", "mean game length (turns)"),
-                ("bankrupt", "games ended by bankruptcy (fraction)"),
+                ("bankrupt", "ended by bankruptcy (fraction)"),
                 ("first", "first player's win rate (fraction)"),
             ),
             strict=True,
