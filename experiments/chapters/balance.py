@@ -76,7 +76,7 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
                     seed,
                     min(chunk, games),
                     settings=tuple(point.items()),
-                    fewer=CROSS_FEWER,
+                    check=crossplay.Check(fewer=CROSS_FEWER),
                 )
     if chosen.strong is not None:
         plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)

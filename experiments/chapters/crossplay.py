@@ -73,6 +73,15 @@ FEWER = 4
 report: within about ±6 points), so a report checks every strong-play figure without doubling its time."""
 
 
+@dataclass(frozen=True)
+class Check:
+    """How a strong arm is checked: which seats the second player takes, on how many fewer games, mixed or not."""
+
+    strong: str = STRONG  #: the seats the second strong player takes over
+    fewer: int = 1  #: a secondary figure's cross arms play this many times fewer games (:data:`FEWER`)
+    with_mixed: bool = False  #: at 2 players, the two mixed seatings too
+
+
 def add_arms(
     plan: Plan,
     seats: Sequence[str],
@@ -82,16 +91,16 @@ def add_arms(
     *,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
-    with_mixed: bool = False,
-    strong: str = STRONG,
-    fewer: int = 1,
+    check: Check = Check(),
 ) -> list[str]:
     """Add the cross arms of a strong arm (``seats``, ``n`` games, ``settings``, ``variant``) to ``plan``; their labels.
 
-    Everyone second where ``seats`` has ``strong`` (``learned``, or the strong heuristic a page measures), on ``n
-    //`` :func:`share` games (``fewer`` times fewer for a secondary figure: :data:`FEWER`; at least 2) in chunks the
-    expert can take; with ``with_mixed`` at 2 players, the two mixed seatings too. None without a second player.
+    Everyone second where ``seats`` has ``check.strong`` (``learned``, or the strong heuristic a page measures), on
+    ``n //`` :func:`share` games (``check.fewer`` times fewer for a secondary figure: :data:`FEWER`; at least 2) in
+    chunks the expert can take; with ``check.with_mixed`` at 2 players, the two mixed seatings too. None without a
+    second player.
     """
+    strong, fewer, with_mixed = check.strong, check.fewer, check.with_mixed
     other = second(plan.game)
     if other is None or strong not in seats:
         return []

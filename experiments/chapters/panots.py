@@ -114,7 +114,7 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """
     _everyone(plan, n, seed, chunk, (BASE, STRONG), SEAT_COUNTS, tuple(ORDERS))
     for order in ORDERS:
-        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=ORDERS[order], strong=STRONG)
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=ORDERS[order], check=crossplay.Check(STRONG))
 
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:

@@ -71,7 +71,9 @@ def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(f"jokers {jokers} learned-first", [LEARNED, REROLL], n, seed, chunk, settings=knobs)
         plan.add(f"jokers {jokers} learned-second", [REROLL, LEARNED], n, seed, chunk, settings=knobs)
         for seats in ([LEARNED, REROLL], [REROLL, LEARNED]) if jokers == Params().joker_faces else ():
-            crossplay.add_arms(plan, seats, n, seed, chunk, settings=knobs, fewer=crossplay.FEWER)  # the headline's
+            crossplay.add_arms(
+                plan, seats, n, seed, chunk, settings=knobs, check=crossplay.Check(fewer=crossplay.FEWER)
+            )  # the headline's
 
 
 def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -92,7 +94,9 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 seats = [WEAK] * 2
                 seats[seat] = LEARNED
                 plan.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
-                crossplay.add_arms(plan, seats, n, seed, chunk, variant=variant, fewer=2 * crossplay.FEWER)
+                crossplay.add_arms(
+                    plan, seats, n, seed, chunk, variant=variant, check=crossplay.Check(fewer=2 * crossplay.FEWER)
+                )
 
 
 def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -102,7 +106,7 @@ def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
     for k in PLAYER_COUNTS:
         plan.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
     for variant, fewer in ((None, 1), ("remove-smallest", crossplay.FEWER)):  # 2 players under the expert too
-        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=variant, strong=STRONG, fewer=fewer)
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=variant, check=crossplay.Check(STRONG, fewer))
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:

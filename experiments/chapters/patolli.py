@@ -160,7 +160,7 @@ def _readings(plan: Plan, n: int, seed: int, chunk: int) -> None:
     for name in STRONG_RULES:
         plan.add(_rule(name, STRONG), [STRONG] * 2, n, seed, chunk, settings=RULES[name])
         fewer = 1 if name == "base rules" else crossplay.FEWER  # the base rules' cross arm is the headline's
-        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, settings=RULES[name], fewer=fewer)
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, settings=RULES[name], check=crossplay.Check(fewer=fewer))
 
 
 def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -323,7 +323,7 @@ def _p_half(rate: float, n: int) -> float:
 def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Each policy against itself, and the strong arm again under the second strong player and mixed (cross-play)."""
     _self_play(plan, n, seed, chunk)
-    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, with_mixed=True)
+    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, check=crossplay.Check(with_mixed=True))
 
 
 def strong_figures(results: dict[str, RunResult], which: str) -> list[crossplay.Figure]:

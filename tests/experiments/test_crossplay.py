@@ -45,7 +45,7 @@ def test_two_agreeing_figures_state_the_fact_and_say_it_holds_under_both() -> No
 
 def test_the_cross_arms_replace_every_learned_seat_and_add_both_mixed_seatings() -> None:
     plan = Plan("patolli")
-    labels = crossplay.add_arms(plan, ["learned", "learned"], 20_000, 1, 400, with_mixed=True)
+    labels = crossplay.add_arms(plan, ["learned", "learned"], 20_000, 1, 400, check=crossplay.Check(with_mixed=True))
     other = crossplay.second("patolli")
     assert [a.spec.seats for a in plan.arms] == [(other, other), ("learned", other), (other, "learned")]
     assert {a.spec.n_games for a in plan.arms} == {20_000 // crossplay.SHARE} and labels == [a.label for a in plan.arms]
