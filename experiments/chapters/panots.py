@@ -670,10 +670,6 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 # --- 4. scores by player count --------------------------------------------------------------------------------
 
 
-def _quantile(hist: np.ndarray, q: float) -> int:
-    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))
-
-
 def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
     rows = []
@@ -689,9 +685,9 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "low": low,
                 "high": high,
                 "sd": sd,
-                "p10": _quantile(hist, 0.1),
-                "p50": _quantile(hist, 0.5),
-                "p90": _quantile(hist, 0.9),
+                "p10": stats.histogram_quantile(hist, 0.1),
+                "p50": stats.histogram_quantile(hist, 0.5),
+                "p90": stats.histogram_quantile(hist, 0.9),
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
                 "discarded": int(s.sums["discarded"].sum()),
                 "swapped": int(s.sums["swapped"].sum()),
