@@ -156,3 +156,8 @@ def two_proportion_p_value(k1: int, n1: int, k2: int, n2: int) -> float:
 def games_for_half_width(half_width: float, p: float = 0.5) -> int:
     """Games needed for a proportion near ``p`` to have a 95% half-width of ``half_width``."""
     return math.ceil(Z95 * Z95 * p * (1 - p) / (half_width * half_width))
+
+
+def histogram_quantile(hist: np.ndarray, q: float) -> int:
+    """The smallest bin (a game length) whose cumulative count reaches ``q`` of the histogram's total."""
+    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))

@@ -30,6 +30,10 @@ from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
 LABEL = "balance"
+CROSS_FEWER = 4
+"""The tuning grid under the second strong player plays 1/(crossplay.share * CROSS_FEWER) of a setting's games
+(62 a setting in a default Pantolino report: nine settings, about a minute of the expert on one core): enough to
+say whether it names the same setting clearly, or how many games would tell."""
 
 
 def setup(game: str) -> Balance:
@@ -65,6 +69,15 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
             if chosen.strong is not None:
                 label = _label(game, f"strong tune {chosen.question.describe(point)}")
                 plan.add(label, strong_seats(chosen), games, seed, min(chunk, games), settings=tuple(point.items()))
+                crossplay.add_arms(  # the grid again under the second strong player, on fewer games
+                    plan,
+                    strong_seats(chosen),
+                    games,
+                    seed,
+                    min(chunk, games),
+                    settings=tuple(point.items()),
+                    check=crossplay.Check(fewer=CROSS_FEWER),
+                )
     if chosen.strong is not None:
         plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)
         crossplay.add_arms(plan, strong_seats(chosen), n, seed, chunk)  # the default rules under a second player
@@ -175,6 +188,7 @@ def balance_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
             same = "the same setting" if named and top[1] == best[1] else top[1]
             instead = " instead" if named and top[1] != best[1] else ""
             headline += f"{same} comes closest{instead} ({game_metrics.format_value(target.metric, top[2])})"
+        headline += _second_grid(results, game, question, target, chosen, top[1] if closest(strong_ranked) else None)
         figures = cross_figures(results, game, chosen, target.metric)
         if len(figures) > 1:
             headline += "; at the default rules " + crossplay.claim(
@@ -275,12 +289,37 @@ def _aimed(target: Any) -> Callable[[crossplay.Figure], str]:
     return fact
 
 
+def _second_grid(
+    results: dict[str, RunResult], game: str, question: Tuning, target: Any, chosen: Balance, named: str | None
+) -> str:
+    """The headline's clause on the grid under the second strong player: the setting it puts closest, if any."""
+    other = crossplay.second(game)
+
+    def find(point: dict[str, str], _text: str) -> RunResult | None:
+        settings = tuple(point.items())
+        return crossplay.result_of(results, game, strong_seats(chosen), settings)
+
+    if other is None or any(find(point, "") is None for point in _points(question)):
+        return " (the grid not checked under a second strong player)"
+    ranked = _rank(question, target, find)
+    if not closest(ranked):
+        either = " either" if named is None else ""
+        return f"; under {other} no setting comes detectably closer{either} ({undecided(ranked)})"
+    agrees = "the same setting" if ranked[0][1] == named else ranked[0][1]
+    return f"; under {other} {agrees} comes closest ({game_metrics.format_value(target.metric, ranked[0][2])})"
+
+
 def _ranked(results: dict[str, RunResult], game: str, question: Tuning, target: Any, tag: str) -> list[tuple]:
     """The question's settings, closest to the target first: (objective, text, value, result, short) each."""
+    return _rank(question, target, lambda _point, text: results[_label(game, f"{tag} {text}")])
+
+
+def _rank(question: Tuning, target: Any, find: Callable[[dict[str, str], str], Any]) -> list[tuple]:
+    """The settings ranked from their results (``find(point, text)``), closest to the target first."""
     ranked = []
     for point in _points(question):
         text = question.describe(point)
-        result = results[_label(game, f"{tag} {text}")]
+        result = find(point, text)
         metrics = tn.measure(result, [target])
         ranked.append((tn.objective(metrics, [target]), text, metrics[target.metric], result, question.short(point)))
     ranked.sort(key=lambda r: r[0].value)

@@ -26,7 +26,7 @@ from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import get_game
 from boardlab.engines.record import record_of
 from boardlab.experiments import ladder as lad
-from boardlab.experiments.chapters import crossplay, skill
+from boardlab.experiments.chapters import crossplay, skill, verdict
 from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
@@ -80,6 +80,19 @@ def _order(game: str, results: dict[str, RunResult]) -> tuple[list[str], Any]:
     return sorted(policies, key=lambda p: rating[p]), ladder
 
 
+def _top(order: list[str], ladder: Any, measured: dict[str, dict[str, Any]]) -> str:
+    """How the title names the top rung: "the strongest" only where it clears the next (rating, or table win rate)."""
+    if ladder is not None:
+        rated = ladder.ratings.sort_values("rating", ascending=False)
+        clear = skill.best_rated(rated) == order[-1]
+    elif len(order) > 1:  # larger is better: compare the negated intervals (smaller is better)
+        below, top = (measured[p]["table_win_rate"] for p in order[-2:])
+        clear = verdict.clears((-top.high, -top.low), (-below.high, -below.low))
+    else:
+        clear = True
+    return "the strongest" if clear else f"the highest rated (not detectably above {order[-2]})"
+
+
 def _neighbour_luck(ladder: Any, order: list[str]) -> dict[str, tuple[float, float, float]]:
     """Per rung above the first: how often the weaker of it and the rung below wins their games, with interval."""
     pairs = ladder.pairs
@@ -130,7 +143,8 @@ def by_skill_page(results: dict[str, RunResult], game: str) -> tuple[Page, str]:
     words = game_metrics.DEFINITIONS[key].words
     title = (
         f"{words[0].upper() + words[1:]} is {game_metrics.format_value(key, weakest)} when everyone plays "
-        f"{order[0]} and {game_metrics.format_value(key, strongest)} when everyone plays {order[-1]}, the strongest: "
+        f"{order[0]} and {game_metrics.format_value(key, strongest)} when everyone plays {order[-1]}, "
+        f"{_top(order, ladder, measured)}: "
         + (
             f"it {'grows' if change > 0 else 'shrinks'} with skill by {100 * abs(change):.1f} points (the change: "
             f"{points(change, *_change_interval(weakest, strongest))})"

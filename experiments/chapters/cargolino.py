@@ -283,10 +283,6 @@ def _race_turns(s: Summary) -> tuple[float, float, float]:
     return mean / 2, low / 2, high / 2
 
 
-def _quantile(hist: np.ndarray, q: float) -> int:
-    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))
-
-
 # --- 1. seat advantage ----------------------------------------------------------------------------------------
 
 
@@ -626,7 +622,9 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "race 2 turns": f"{races[2][0]:.2f} ({races[2][1]:.2f}–{races[2][2]:.2f})",
                 "turns per race": f"{per_race[0]:.2f} ({per_race[1]:.2f}–{per_race[2]:.2f})",
                 "rounds per race": f"{per_race[0] / k:.1f}",
-                "game turns, 10th–90th pct": f"{_quantile(s.turns_hist, 0.1)}–{_quantile(s.turns_hist, 0.9)}",
+                "game turns, 10th–90th pct": "–".join(
+                    str(stats.histogram_quantile(s.turns_hist, q)) for q in (0.1, 0.9)
+                ),
             }
         )
     frame = pd.DataFrame(rows)

@@ -29,10 +29,15 @@ CROSS = "cross choices"
 CROSS_SHARE = 2  # the second strong player's restrictions: 250 games per seating in a default report (±4 points)
 
 
-def restrict_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> rp.RestrictPlan:
-    """The restricted play the pages read (labels depend only on the game's restrictions and policies)."""
+def restrict_plan(
+    game: str, n: int, seed: int, chunk: int, share: int = SHARE, strong: str | None = None
+) -> rp.RestrictPlan:
+    """The restricted play the pages read (labels depend only on the game's restrictions and policies).
+
+    ``strong``: the strong player as the chapter spells it (default: the game's, ``learned`` else the expert).
+    """
     games = max(1, n // share)
-    return rp.plan_restrict(game, None, PLAYERS, games, seed, label=LABEL, chunk=min(chunk, games))
+    return rp.plan_restrict(game, None, PLAYERS, games, seed, strong=strong, label=LABEL, chunk=min(chunk, games))
 
 
 def cross_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> rp.RestrictPlan | None:
@@ -61,12 +66,15 @@ def add_arms(
         plan.add(arm.label, arm.spec.seats, arm.spec.n_games, seed, arm.spec.chunk_size)
 
 
-def questions(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> list[Question]:
+def questions(
+    game: str, n: int, seed: int, chunk: int, share: int = SHARE, strong: str | None = None
+) -> list[Question]:
     """The two questions of restricted play sized by a chapter's ``n``, ``seed`` and ``chunk``; one set of arms.
 
-    Each seating plays ``n // share`` games (a slow game's chapter may play fewer).
+    Each seating plays ``n // share`` games (a slow game's chapter may play fewer); ``strong`` as in
+    :func:`restrict_plan`.
     """
-    planned = restrict_plan(game, n, seed, chunk, share)
+    planned = restrict_plan(game, n, seed, chunk, share, strong)
     cross = cross_plan(game, n, seed, chunk, share)
     arms = partial(add_arms, planned=planned, cross=cross)
     return [

@@ -12,8 +12,9 @@ is always shown beside the first (:func:`claim` words both; :func:`rows` puts th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from boardlab.analysis.wording import pct
 from boardlab.engines import get_game
@@ -67,6 +68,20 @@ def mixed(other: str, strong: str = STRONG) -> tuple[tuple[str, str], tuple[str,
     return (strong, other), (other, strong)
 
 
+FEWER = 4
+"""A page's secondary figures (rows beside its headline) play 1/FEWER of a cross arm's games (250 in a default
+report: within about ±6 points), so a report checks every strong-play figure without doubling its time."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """How a strong arm is checked: which seats the second player takes, on how many fewer games, mixed or not."""
+
+    strong: str = STRONG  #: the seats the second strong player takes over
+    fewer: int = 1  #: a secondary figure's cross arms play this many times fewer games (:data:`FEWER`)
+    with_mixed: bool = False  #: at 2 players, the two mixed seatings too
+
+
 def add_arms(
     plan: Plan,
     seats: Sequence[str],
@@ -76,28 +91,44 @@ def add_arms(
     *,
     settings: tuple[tuple[str, str], ...] = (),
     variant: str | None = None,
-    with_mixed: bool = False,
+    check: Check = Check(),
 ) -> list[str]:
     """Add the cross arms of a strong arm (``seats``, ``n`` games, ``settings``, ``variant``) to ``plan``; their labels.
 
-    Everyone second where ``seats`` has ``learned``, on ``n //`` :func:`share` games (at least 2) in chunks the
-    expert can take; with ``with_mixed`` at 2 players, the two mixed seatings too. None without a second player.
+    Everyone second where ``seats`` has ``check.strong`` (``learned``, or the strong heuristic a page measures), on
+    ``n //`` :func:`share` games (``check.fewer`` times fewer for a secondary figure: :data:`FEWER`; at least 2) in
+    chunks the expert can take; with ``check.with_mixed`` at 2 players, the two mixed seatings too. None without a
+    second player.
     """
+    strong, fewer, with_mixed = check.strong, check.fewer, check.with_mixed
     other = second(plan.game)
-    if other is None or STRONG not in seats:
+    if other is None or strong not in seats:
         return []
-    games = max(2, n // share(plan.game))
+    games = max(2, n // (share(plan.game) * fewer))
     module = get_game(plan.game).module
     cap = module.POLICIES[other.split(":")[0]].chunk_games or chunk
-    seatings = [seats_of(seats, other)]
+    seatings = [seats_of(seats, other, strong)]
     if with_mixed and len(seats) == 2:
-        seatings += list(mixed(other))
+        seatings += list(mixed(other, strong))
     labels = []
     for seating in seatings:
         name = label(seating, settings, variant)
         plan.add(name, seating, games, seed, min(chunk, cap, games), variant, settings)
         labels.append(name)
     return labels
+
+
+def result_of(
+    results: Mapping[str, Any],
+    game: str,
+    seats: Sequence[str],
+    settings: tuple[tuple[str, str], ...] = (),
+    variant: str | None = None,
+    strong: str = STRONG,
+) -> Any:
+    """The cross arm's result of a strong arm (as :func:`add_arms` named it), or None where none was played."""
+    other = second(game)
+    return None if other is None else results.get(label(seats_of(seats, other, strong), settings, variant))
 
 
 @dataclass(frozen=True)
@@ -154,6 +185,17 @@ def claim(subject: str, figures: Sequence[Figure], fact: Callable[[Figure], str]
     return f"{subject} depends on who plays: {shown}"
 
 
+def beside(figures: Sequence[Figure], word: Word = pct) -> str:
+    """A title's clause quoting a strong figure with the second player's beside it, and whether they agree.
+
+    ``"62.0% (61.3–62.7) between two learned players, 55.0% (52.0–58.0) between two expert:32 players (they
+    agree)"``; a lone figure says it was "not checked under a second strong player".
+    """
+    if len(figures) == 1:
+        return f"{word(*figures[0].interval)} {figures[0].who} (not checked under a second strong player)"
+    return f"{both(figures, word)} ({'they agree' if holds(figures) else 'it depends on who plays'})"
+
+
 def rows(subject: str, figures: Sequence[Figure], word: Word = pct) -> list[dict[str, str]]:
     """The page's table rows: each strong player's figure beside the others, with its games."""
     return [
@@ -161,10 +203,10 @@ def rows(subject: str, figures: Sequence[Figure], word: Word = pct) -> list[dict
     ]
 
 
-def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None) -> str:
+def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None, strong: str = STRONG) -> str:
     """How the figures were checked against each other (and, given ``fact``, whether they support it alike)."""
     if len(figures) == 1:
-        return f"Measured under {STRONG} only: this game has no second strong player affordable in a report."
+        return f"Measured under {strong} only: this game has no second strong player affordable in a report."
     other = figures[1]
     games = f", {other.games:,} games" if other.games else ""
     if agreed(figures, fact):
@@ -175,6 +217,6 @@ def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None)
         verdict = "disagree: their 95% intervals lie apart"
     return (
         f"Cross-play: the strong-play figure is measured again with a second strong player ({other.who}{games}) in "
-        f"place of {STRONG}; the two {verdict}. A figure only one strong player shows is a property of how that "
+        f"place of {strong}; the two {verdict}. A figure only one strong player shows is a property of how that "
         "player answers itself, not of the game."
     )

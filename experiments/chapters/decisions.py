@@ -1,12 +1,13 @@
 """The "Which decisions matter?" question; a chapter adds it with ``decisions.question(GAME, n, seed)``.
 
-It plays no arms: :mod:`experiments.explain` plays a few games with the strong player (``learned``) in every seat
-at 2 players, from the chapter's seed, values every move where the game's strongest heuristic would choose
-otherwise (paired playouts, exact where the game has them) and the page shows the :data:`SHOWN` positions with the
-largest gaps: what the seat sees, every move's chance to win with its interval, and the game's sentence on what
-the strong move knows. Games scale with the chapter's ``n`` (:func:`games_for`), and so do the playouts up to a
-modest cap (:func:`playouts_for`: a small-``n`` smoke build costs little); a slow game's chapter asks for fewer of
-both. In a cooperative game the chance is the table's: it wins together.
+It plays no arms: :mod:`experiments.explain` plays a few games with the strong player (``learned``, else the expert:
+``engines.restrict.default_strong``) in every seat at 2 players, from the chapter's seed, values every move where
+the game's strongest heuristic would choose otherwise (paired playouts, exact where the game has them) and the page
+shows the :data:`SHOWN` positions with the largest gaps: what the seat sees, every move's chance to win with its
+interval, and the game's sentence on what the strong move knows. Games scale with the chapter's ``n``
+(:func:`games_for`), and so do the playouts up to a modest cap (:func:`playouts_for`: a small-``n`` smoke build
+costs little); a slow game's chapter asks for fewer of both. In a cooperative game the chance is the table's: it
+wins together.
 """
 
 from __future__ import annotations
@@ -46,13 +47,22 @@ def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """The question plays its own games (see the module); it adds no arm."""
 
 
-def question(game: str, n: int, seed: int, most: int = MOST_GAMES, playouts: int = PLAYOUTS) -> Question:
+def question(
+    game: str, n: int, seed: int, most: int = MOST_GAMES, playouts: int = PLAYOUTS, strong: str | None = None
+) -> Question:
     """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n, most)`` games of ``seed``.
 
     A slow game's chapter passes a smaller ``most`` and ``playouts`` (its report's time stays modest); the
-    playouts are ``playouts_for(n, playouts)``.
+    playouts are ``playouts_for(n, playouts)``; ``strong`` as the chapter spells it (default: the game's).
     """
-    page = partial(decisions_page, game=game, games=games_for(n, most), seed=seed, playouts=playouts_for(n, playouts))
+    page = partial(
+        decisions_page,
+        game=game,
+        games=games_for(n, most),
+        seed=seed,
+        playouts=playouts_for(n, playouts),
+        strong=strong,
+    )
     return Question(LABEL, no_arms, page)
 
 
@@ -85,10 +95,15 @@ def finding(result: ex.Explained) -> str:
 
 
 def decisions_page(
-    results: dict[str, RunResult], game: str, games: int, seed: int, playouts: int = PLAYOUTS
+    results: dict[str, RunResult],
+    game: str,
+    games: int,
+    seed: int,
+    playouts: int = PLAYOUTS,
+    strong: str | None = None,
 ) -> tuple[Page, str]:
-    """Which decisions matter: the positions where the heuristic's move costs the strong player most."""
-    asked = ex.request(game, PLAYERS, ex.STRONG, None, seed, tuple(range(games)), playouts)
+    """Which decisions matter: where the heuristic's move costs the strong player (default: the game's) most."""
+    asked = ex.request(game, PLAYERS, strong, None, seed, tuple(range(games)), playouts)
     result = ex.explain(asked)
     strong, heuristic = asked.strong, asked.heuristic
     shown = result.positions[:SHOWN]

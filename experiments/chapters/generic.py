@@ -24,7 +24,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.wording import count, pct, points
 from boardlab.engines import get_game
 from boardlab.engines.record import Handicap, record_of
-from boardlab.experiments import explain as ex
+from boardlab.engines.restrict import default_strong
 from boardlab.experiments import ladder as lad
 from boardlab.experiments import restrict as rp
 from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
@@ -43,6 +43,7 @@ from boardlab.experiments.spec import arm_chunk
 
 LARGEST_TABLE = 4  # the seat balance and length pages play tables up to this size
 SHARE = 4  # every page's arms but the ladder's play 1/SHARE of the chapter's games per arm
+SEARCH_SHARE = 40  # restricted play by a searching strong player: 250 games per seating in a default report
 
 
 def _label(players: int) -> str:
@@ -85,8 +86,8 @@ class GenericChapter:
             ladder,
             by_skill.question(self.game),
             *([handicap.question(self.game, declared)] if (declared := self.handicap()) else []),
-            *(choices.questions(self.game, n, seed, chunk) if self.restricts() else []),
-            *([decisions.question(self.game, n, seed)] if self.explains() else []),
+            *(self._choices(n, seed, chunk) if self.restricts() else []),
+            *([decisions.question(self.game, n, seed, strong=self.strong())] if self.explains() else []),
             balance.question(self.game, SHARE),
         ]
 
@@ -97,17 +98,38 @@ class GenericChapter:
         info = module.INFO
         return declared if declared and info.min_players <= handicap.PLAYERS <= info.max_players else None
 
+    def strong(self) -> str | None:
+        """The game's strong player (``learned``, else the expert: ``engines.restrict.default_strong``), if any.
+
+        Spelled once for every page (:func:`spelled`): the expert as ``expert:64``, as the skill ladder names it.
+        """
+        try:
+            return spelled(self.module.POLICIES, default_strong(self.module.POLICIES))
+        except ValueError:
+            return None
+
     def restricts(self) -> bool:
         """Whether the game declares restrictions its strong player takes (the choices and dominant pages)."""
         module = self.module
-        strong = module.POLICIES.get(rp.STRONG)
+        strong = module.POLICIES.get((self.strong() or "").split(":")[0])
         return bool(record_of(module).restrictions) and strong is not None and strong.restrict is not None
 
     def explains(self) -> bool:
         """Whether the game declares what the decisions page needs (words, decision points, a strong player)."""
         module = self.module
         declared = all(importlib.util.find_spec(f"{module.__name__}.{part}") for part in ("decisions", "words"))
-        return declared and ex.STRONG in module.POLICIES and module.INFO.min_players <= decisions.PLAYERS
+        return declared and self.strong() is not None and module.INFO.min_players <= decisions.PLAYERS
+
+    def choices_share(self) -> int:
+        """1/share of the chapter's games per restricted seating: fewer where the strong player searches.
+
+        ``learned`` plays thousands of games a second; the expert (a game without a learned model, Swine) plays
+        tens: its restricted play gets :data:`SEARCH_SHARE` times fewer games.
+        """
+        return choices.SHARE * (SEARCH_SHARE if self.strong() != rp.STRONG else 1)
+
+    def _choices(self, n: int, seed: int, chunk: int) -> list[Question]:
+        return choices.questions(self.game, n, seed, chunk, self.choices_share(), self.strong())
 
     def _chunk(self, n: int, chunk: int | None) -> int:
         return arm_chunk(self.module.INFO, n) if chunk is None else chunk
@@ -202,34 +224,54 @@ class GenericChapter:
         return f"{count(results[_label(self.tables()[0])].summary.n_games, 'game')} per table size"
 
     def length_page(self, results: dict[str, RunResult]) -> tuple[Page, str]:
-        """Mean game length in turns at every table size, and the spread of lengths."""
+        """Mean game length in rounds at every table size (turns beside it where they differ), and its spread."""
+        per_round = self.module.INFO.turns_are_rounds
         rows = []
         for players, result in self._by_table(results).items():
-            mean, low, high = result.summary.mean_turns()
-            quartiles = quantiles(result.summary.turns_hist, (0.1, 0.5, 0.9))
-            rows.append({"players": str(players), "value": mean, "low": low, "high": high, "quantiles": quartiles})
+            mean, low, high = result.summary.mean_rounds(per_round)
+            turns = quantiles(result.summary.turns_hist, (0.1, 0.5, 0.9))
+            step = 1 if per_round else players  # a game of t seats' turns lasts ceil(t / players) rounds
+            rows.append(
+                {
+                    "players": str(players),
+                    "value": mean,
+                    "low": low,
+                    "high": high,
+                    "quantiles": tuple(-(-t // step) for t in turns),
+                    "turns": None if per_round else result.summary.mean_turns(),
+                }
+            )
         frame = pd.DataFrame(rows)
+
+        def beside(turns: tuple[float, float, float] | None) -> str:
+            return "" if turns is None else f"; {turns[0]:.1f} turns"
+
         title = "Game length: " + "; ".join(
-            f"{count(int(r.players), 'player')} {r.value:.1f} turns ({r.low:.1f}–{r.high:.1f})"
+            f"{count(int(r.players), 'player')} {r.value:.1f} rounds ({r.low:.1f}–{r.high:.1f}{beside(r.turns)})"
             for r in frame.itertuples()
         )
         table = pd.DataFrame(
             {
                 "players": frame["players"],
-                "mean turns": [
+                "mean rounds": [
                     f"{v:.1f} ({lo:.1f}–{hi:.1f})"
                     for v, lo, hi in frame[["value", "low", "high"]].itertuples(index=False)
                 ],
-                "10% / median / 90%": [" / ".join(map(str, q)) for q in frame["quantiles"]],
+                "10% / median / 90% (rounds)": [" / ".join(map(str, q)) for q in frame["quantiles"]],
+                **(
+                    {} if per_round else {"mean turns": [f"{t[0]:.1f} ({t[1]:.1f}–{t[2]:.1f})" for t in frame["turns"]]}
+                ),
             }
         )
 
         def draw(fig: Any) -> None:
-            plots.interval_bars(frame, "players", "value", "low", "high", None, "turns per game", "players", fig=fig)
+            plots.interval_bars(frame, "players", "value", "low", "high", None, "rounds per game", "players", fig=fig)
 
+        turn = "" if per_round else ", a turn one player's go"
         notes = [
-            f"Everyone plays {balance.setup(self.game).policy}; {self._games(results)}; "
-            f"turn cap {self.module.INFO.turn_cap}."
+            f"Everyone plays {balance.setup(self.game).policy}; {self._games(results)}; a round is every player's turn "
+            f"once (the last may be cut short){turn}; turn cap "
+            f"{self.module.INFO.turn_cap} turns."
         ]
         return Page(
             title, draw, table, notes, short="Game length", meaning="The box's playing time follows these lengths."
@@ -304,12 +346,15 @@ class GenericChapter:
         best, second = mean.index[0], mean.index[1]
         share, games, (low, high) = _share(pairs, best, second)
         if low > 0.5:  # paired: the same dice in both seat orders; the best is named only when it clears its rival
-            worst = matrix.loc[best].drop(best).idxmin()
+            others = matrix.loc[best].drop(best).sort_values(kind="stable").index.tolist()  # closest first
+            worst = others[0]
             theirs, games, (low, high) = _share(pairs, worst, best)
-            title = (
-                f"Head to head: {best} takes the most wins against the others; its closest opponent, {worst}, "
-                f"still gets {pct(theirs, low, high)} of their games"
-            )
+            title = f"Head to head: {best} takes the most wins against the others; "
+            if len(others) > 1 and not _clears_above((low, high), _share(pairs, others[1], best)[2]):
+                title += f"its closest opponents, {worst} and {others[1]}, are not detectably apart: {worst} "
+            else:
+                title += f"its closest opponent, {worst}, still "
+            title += f"gets {pct(theirs, low, high)} of their games"
         else:
             needed = verdict.games_to_tell(games, abs(share - 0.5), (high - low) / 2)
             title = (
@@ -337,6 +382,11 @@ class GenericChapter:
         return page, title
 
 
+def _clears_above(top: tuple[float, float], runner_up: tuple[float, float]) -> bool:
+    """Whether a share's interval lies above the runner-up's (larger is better: the negated intervals are compared)."""
+    return verdict.clears((-top[1], -top[0]), (-runner_up[1], -runner_up[0]))
+
+
 def _share(pairs: pd.DataFrame, policy: str, opponent: str) -> tuple[float, int, tuple[float, float]]:
     """``policy``'s share of the wins against ``opponent`` (both seat orders), its games and 95% interval."""
     pair = pairs[pairs["policy"].isin([policy, opponent]) & pairs["opponent"].isin([policy, opponent])].iloc[0]
@@ -355,6 +405,17 @@ def quantiles(histogram: np.ndarray, shares: tuple[float, ...]) -> tuple[int, ..
     """The game lengths below which each share of the games ends (from the length histogram)."""
     cumulative = np.cumsum(histogram) / max(histogram.sum(), 1)
     return tuple(int(np.searchsorted(cumulative, share)) for share in shares)
+
+
+def spelled(policies: Any, name: str) -> str:
+    """``name`` with its default argument where it takes one (``expert`` -> ``expert:64``): one player, one name.
+
+    The skill ladder names the expert by its budget; a page naming the same player ``expert`` would list it twice.
+    """
+    policy = policies[name.split(":")[0]]
+    if ":" in name or policy.parse_arg is None or not isinstance(default := policy.parse_arg(None), int):
+        return name
+    return f"{name}:{default}"
 
 
 def chapter(game: str) -> GenericChapter:

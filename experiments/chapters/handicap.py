@@ -22,6 +22,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.wording import points
 from boardlab.engines.record import HANDICAP_LABEL, HANDICAP_PLAYERS, Handicap, Series
 from boardlab.experiments.chapters import crossplay
+from boardlab.experiments.chapters import verdict as vd
 from boardlab.experiments.chapters.common import Plan, Question
 from boardlab.experiments.run import RunResult
 
@@ -116,6 +117,13 @@ def fair_value(frame: pd.DataFrame) -> pd.Series:
     return frame.loc[frame["edge"].abs().sort_values(kind="stable").index[0]]
 
 
+def _distance(row: pd.Series) -> tuple[float, float]:
+    """The interval of a row's distance from a fair edge (0)."""
+    if row["low"] <= 0 <= row["high"]:
+        return 0.0, max(-row["low"], row["high"])
+    return min(abs(row["low"]), abs(row["high"])), max(abs(row["low"]), abs(row["high"]))
+
+
 def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
     """The fair value of ``series`` in plain words, with the edge it leaves and the edge without it."""
     rows = frame[frame["play"] == series.name]
@@ -133,6 +141,9 @@ def answer(frame: pd.DataFrame, handicap: Handicap, series: Series) -> str:
         )
     within = 100 * max(abs(fair["low"]), abs(fair["high"]))
     verdict = f"is fair, ±{within:.1f} points" if fair["low"] <= 0 <= fair["high"] else "comes closest to fair"
+    runner = rows.loc[rows["edge"].abs().sort_values(kind="stable").index[1]]
+    if verdict == "comes closest to fair" and not vd.clears(_distance(fair), _distance(runner)):
+        verdict += f", though not detectably closer than {int(runner['h'])}"
     return (
         f"{series.name}: a {int(fair['h'])}-{handicap.unit} head start ({handicap.knob}={int(fair['h'])}) {verdict} "
         f"(the first seat's edge {points(fair['edge'], fair['low'], fair['high'])} points instead of {without})"

@@ -24,7 +24,7 @@ from boardlab.analysis.summary import Summary
 from boardlab.analysis.wording import p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, handicap, skill
 from boardlab.experiments.chapters.common import (
     Plan,
     Play,
@@ -107,6 +107,16 @@ def _everyone(
                 plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
 
 
+def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Every seat count and grab order, everyone greedy, then planner; planner's 2-player tables cross-played.
+
+    The second strong player plays only the 2-player tables: it needs seconds for a 4-player game.
+    """
+    _everyone(plan, n, seed, chunk, (BASE, STRONG), SEAT_COUNTS, tuple(ORDERS))
+    for order in ORDERS:
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=ORDERS[order], check=crossplay.Check(STRONG))
+
+
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of distinct policies and every rotation of the one-of-each table, half the games each."""
     for a in POLICY_ORDER:
@@ -132,9 +142,7 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
     return [
         Question("faces", partial(_everyone, policies=(STRONG, BASE), counts=(4,)), faces_page),
         Question("tuning", partial(_everyone, policies=(STRONG,), counts=(4,)), tuning_page),
-        Question(
-            "seats", partial(_everyone, policies=(BASE, STRONG), counts=SEAT_COUNTS, orders=tuple(ORDERS)), seat_page
-        ),
+        Question("seats", _seats, seat_page),
         Question("policies", _tournament, policies_page),
         Question("players", partial(_everyone, policies=(BASE, STRONG), counts=PLAYER_COUNTS), players_page),
         Question("solo", _solos, solo_page),
@@ -283,7 +291,7 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     title = (
         f"Under {STRONG} play the {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP "
         f"({top['low']:.2f}–{top['high']:.2f}) per player when in play, and {spread}; {_name(least['face'])} gives "
-        f"least ({least['mean']:.2f} VP)"
+        f"least ({least['mean']:.2f} VP); not checked under a second strong player"
     )
     frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
     both = pd.concat(
@@ -342,6 +350,8 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "half of them). Mean and SD are over the players of the games where the face shows; intervals are over "
         "games. Majority occurrences are majorities won (3 VP each, ties all score). "
         f"Mean score {mean_score:.2f} VP per player ({STRONG}). Faces of the same card: " + "; ".join(pairs) + ".",
+        f"Not checked under a second strong player: the faces need thousands of 4-player games, and "
+        f"{crossplay.second('panots') or 'the expert'} plays one in seconds (a report would take hours).",
     ]
     return Page(title, draw, table, notes), title
 
@@ -435,9 +445,19 @@ def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _second(results: dict[str, RunResult], k: int, order: str) -> crossplay.Figure | None:
+    """Seat 0's sole-win rate when everyone plays the second strong player in place of ``STRONG`` (cross arm)."""
+    cross = crossplay.result_of(results, "panots", [STRONG] * k, variant=ORDERS[order], strong=STRONG)
+    if cross is None:
+        return None
+    s = cross.summary
+    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *proportion(int(s.wins[0]), s.n_games), s.n_games)
+
+
 def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Seat win rates with a random grab priority per round and with seat order, 2, 4 and 7 players."""
     frame = seat_frame(results)
+    other = crossplay.second("panots")
     table = []
     for k in SEAT_COUNTS:
         for order in ORDERS:
@@ -457,6 +477,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "p (seat 0 = last)": p_value(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                     f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
+                    f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
                 }
             )
     strong4 = results[_table(STRONG, 4, "seat")].summary
@@ -467,8 +488,14 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"it wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
         f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
         f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%); "
-        f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}%"
+        f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}% (not checked "
+        "under a second strong player at 4 players)"
     )
+    strong2 = results[_table(STRONG, 2, "seat")].summary
+    figures = [crossplay.Figure(f"everyone {STRONG}", *proportion(int(strong2.wins[0]), strong2.n_games))]
+    if (second := _second(results, 2, "seat")) is not None:
+        figures.append(second)
+    title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
 
     def draw(fig: Any) -> None:
         axes = fig.subplots(1, len(SEAT_COUNTS), sharey=True, width_ratios=[2.5, 4, 7])
@@ -499,6 +526,9 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "the rulebook never prescribes: it measures what grabbing first is worth (a fast hand). Dashed "
         "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
         "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+        crossplay.note(figures, strong=STRONG)
+        + " Only the 2-player tables are checked: the expert plays a 4-player game in seconds, too slow for a "
+        "report's 4- and 7-player tables.",
     ]
     return Page(title, draw, pd.DataFrame(table), notes), title
 
@@ -640,10 +670,6 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 # --- 4. scores by player count --------------------------------------------------------------------------------
 
 
-def _quantile(hist: np.ndarray, q: float) -> int:
-    return int(np.searchsorted(np.cumsum(hist), q * hist.sum()))
-
-
 def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
     rows = []
@@ -659,9 +685,9 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "low": low,
                 "high": high,
                 "sd": sd,
-                "p10": _quantile(hist, 0.1),
-                "p50": _quantile(hist, 0.5),
-                "p90": _quantile(hist, 0.9),
+                "p10": stats.histogram_quantile(hist, 0.1),
+                "p50": stats.histogram_quantile(hist, 0.5),
+                "p90": stats.histogram_quantile(hist, 0.9),
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
                 "discarded": int(s.sums["discarded"].sum()),
                 "swapped": int(s.sums["swapped"].sum()),

@@ -2,7 +2,10 @@
 
 Every arm is played from the same seed, so each chunk of every arm shares its chunk seed (common random
 numbers). Exact values (Markov chains over dice multisets, and the exact 2-player solution of
-:mod:`engines.pantolino.solver`) are printed beside the Monte Carlo ones.
+:mod:`engines.pantolino.solver`) are printed beside the Monte Carlo ones. Every strong-play figure is checked under a
+second strong player (:mod:`experiments.chapters.crossplay`): the seats page's on the full cross share, the jokers,
+escaping-boots and no-token rows (learned's, and turn-optimal's at 2 players) on a quarter or an eighth of it (the
+jokers at the default joker faces only).
 """
 
 from __future__ import annotations
@@ -67,6 +70,10 @@ def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(f"jokers {jokers} reroll-first", [REROLL, KEEP], n, seed, chunk, settings=knobs)
         plan.add(f"jokers {jokers} learned-first", [LEARNED, REROLL], n, seed, chunk, settings=knobs)
         plan.add(f"jokers {jokers} learned-second", [REROLL, LEARNED], n, seed, chunk, settings=knobs)
+        for seats in ([LEARNED, REROLL], [REROLL, LEARNED]) if jokers == Params().joker_faces else ():
+            crossplay.add_arms(
+                plan, seats, n, seed, chunk, settings=knobs, check=crossplay.Check(fewer=crossplay.FEWER)
+            )  # the headline's
 
 
 def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -87,6 +94,9 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 seats = [WEAK] * 2
                 seats[seat] = LEARNED
                 plan.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
+                crossplay.add_arms(
+                    plan, seats, n, seed, chunk, variant=variant, check=crossplay.Check(fewer=2 * crossplay.FEWER)
+                )
 
 
 def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -95,6 +105,8 @@ def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(f"base rules {k} symmetric", [STRONG] * k, n, seed, chunk)
     for k in PLAYER_COUNTS:
         plan.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
+    for variant, fewer in ((None, 1), ("remove-smallest", crossplay.FEWER)):  # 2 players under the expert too
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=variant, check=crossplay.Check(STRONG, fewer))
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -300,9 +312,21 @@ def _against(results: dict[str, RunResult], first: str, second: str) -> tuple[fl
     return proportion(int(a.wins[0] + b.wins[1]), a.n_games + b.n_games)
 
 
+def _second_against(results: dict[str, RunResult], knobs: tuple[tuple[str, str], ...]) -> Any:
+    """The second strong player's win rate against ``REROLL``, both seat orders (cross arms); None if not played."""
+    first, second = (
+        crossplay.result_of(results, "pantolino", seats, knobs) for seats in ([LEARNED, REROLL], [REROLL, LEARNED])
+    )
+    if first is None or second is None:
+        return None
+    a, b = first.summary, second.summary
+    return proportion(int(a.wins[0] + b.wins[1]), a.n_games + b.n_games)
+
+
 def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Keep-jokers, and the learned player, against reroll-jokers for 0, 1 and 2 joker faces; P(4-boot turn)."""
-    rows, bars, chance = [], [], []
+    rows, bars, chance, seconds = [], [], [], {}
+    other = crossplay.second("pantolino")
     for jokers in (0, 1, 2):
         first = results[f"jokers {jokers} keep-first"].summary
         second = results[f"jokers {jokers} reroll-first"].summary
@@ -317,6 +341,8 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         bars.append(
             {"joker faces": jokers, "policy": LEARNED, "win rate": strong[0], "low": strong[1], "high": strong[2]}
         )
+        if (second := _second_against(results, (("joker_faces", str(jokers)),))) is not None:
+            seconds[jokers] = second
         chance += [
             {"joker faces": jokers, "policy": KEEP, "chance": float(p_keep)},
             {"joker faces": jokers, "policy": REROLL, "chance": float(p_reroll)},
@@ -326,6 +352,7 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
                 "joker faces per die": jokers,
                 "keep-jokers win rate": pct(*rate),
                 "learned win rate": pct(*strong),
+                **({f"{other} win rate": pct(*seconds[jokers])} if jokers in seconds else {}),
                 "boots/game keep": f"{keep_boots:.2f}",
                 "boots/game reroll": f"{reroll_boots:.2f}",
                 "P(4 boots) keep, exact": f"{float(p_keep):.2%}",
@@ -334,10 +361,13 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         )
     one, strong_one = bars[2], bars[3]
     p1, p2 = chance[2]["chance"], chance[4]["chance"]
+    figures = [crossplay.Figure(LEARNED, strong_one["win rate"], strong_one["low"], strong_one["high"])]
+    if 1 in seconds:
+        figures.append(crossplay.Figure(str(other), *seconds[1]))
     title = (
         f"Keeping jokers wins {pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
-        f"them, {LEARNED} {pct(strong_one['win rate'], strong_one['low'], strong_one['high'])}; a second joker "
-        f"face lifts the chance of a 4-boot turn from {p1:.1%} to {p2:.1%}"
+        f"them, {crossplay.beside(figures)}; a second joker face lifts the chance of a 4-boot turn from {p1:.1%} "
+        f"to {p2:.1%}"
     )
 
     def draw(fig: Any) -> None:
@@ -386,6 +416,13 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         "there is 50% up to chance.",
         f"{LEARNED}: the learned player (its own model for each joker setting) against {REROLL}, both seat orders; "
         "it keeps or rerolls jokers as its values say, so its edge is what strong play makes of the dice.",
+        crossplay.note(figures)
+        + (
+            f" {other} against {REROLL} at the default joker faces only (the table's column, fewer games): the "
+            "expert plays a game in a tenth of a second, too slow to check every setting in a report."
+            if seconds
+            else ""
+        ),
     ]
     page = Page(
         title,
@@ -418,10 +455,7 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                 s = results[f"{mode} {k} {'strong' if player == STRONG else LEARNED}@{seat}"].summary
                 wins += int(s.wins[seat])
                 n += s.n_games
-            strong = proportion(wins, n)
-            weak_each = (1 - strong[0]) / (k - 1)
-            gap = strong[0] - weak_each
-            gap_half = (strong[2] - strong[1]) / 2 * (1 + 1 / (k - 1))
+            gap, gap_lo, gap_hi = _gap(wins, n, k)
             comeback = proportion(int(sym.sums["comeback"]), sym.n_games)
             turns = sym.mean_turns()
             steals, _s_lo, _s_hi = (float(v.sum()) for v in sym.metric_mean("steals_made"))
@@ -432,8 +466,8 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                     "strong": player,
                     "players": k,
                     "gap": gap,
-                    "gap_lo": gap - gap_half,
-                    "gap_hi": gap + gap_half,
+                    "gap_lo": gap_lo,
+                    "gap_hi": gap_hi,
                     "comeback": comeback[0],
                     "comeback_lo": comeback[1],
                     "comeback_hi": comeback[2],
@@ -445,6 +479,48 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _gap(wins: int, n: int, k: int) -> tuple[float, float, float]:
+    """The strong player's win rate minus each of the ``k - 1`` weak players', with its 95% interval."""
+    strong = proportion(wins, n)
+    gap = strong[0] - (1 - strong[0]) / (k - 1)
+    half = (strong[2] - strong[1]) / 2 * (1 + 1 / (k - 1))
+    return gap, gap - half, gap + half
+
+
+def second_gaps(results: dict[str, RunResult]) -> dict[str, tuple[float, float, float]]:
+    """Per mode learned's models ship for: the second strong player's gap over ``WEAK`` at 2 players (cross arms)."""
+    gaps = {}
+    for mode in LEARNED_MODES:
+        played = []
+        for seat in range(2):
+            seats = [WEAK] * 2
+            seats[seat] = LEARNED
+            played.append(crossplay.result_of(results, "pantolino", seats, variant=MODES[mode]))
+        if all(r is not None for r in played):
+            wins = sum(int(r.summary.wins[seat]) for seat, r in enumerate(played))
+            gaps[mode] = _gap(wins, sum(r.summary.n_games for r in played), 2)
+    return gaps
+
+
+def _escaping_note(strong: pd.DataFrame, gaps: dict[str, tuple[float, float, float]]) -> str:
+    """Cross-play of learned's gap in each mode: its figure and the second strong player's, side by side."""
+    if len(gaps) < len(LEARNED_MODES):
+        return f"Measured under {LEARNED} only: no second strong player is affordable in this report."
+    other = str(crossplay.second("pantolino"))
+    shown = []
+    for k, mode in enumerate(LEARNED_MODES):
+        figures = [
+            crossplay.Figure(LEARNED, *strong.iloc[k][["gap", "gap_lo", "gap_hi"]]),
+            crossplay.Figure(other, *gaps[mode]),
+        ]
+        shown.append(f"{mode}: {crossplay.beside(figures, lambda *v: f'{points(*v)} points')}")
+    return (
+        f"Cross-play: {LEARNED}'s gap is measured again with {other} as the strong player (fewer games; its rows): "
+        + "; ".join(shown)
+        + "."
+    )
 
 
 def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
@@ -463,6 +539,12 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         + ("also " if strong_verb == verb else "instead ")
         + f"{strong_verb} it, from {100 * strong_base['gap']:.1f} to {100 * strong_steal['gap']:.1f} points"
     )
+    gaps, other = second_gaps(results), crossplay.second("pantolino")
+    if len(gaps) == len(LEARNED_MODES):
+        low, high = (gaps[mode][0] for mode in LEARNED_MODES)
+        title += f" ({other}: from {100 * low:.1f} to {100 * high:.1f})"
+    else:
+        title += " (not checked under a second strong player)"
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
@@ -506,6 +588,11 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             "seat 0 wins": [pct(*r) for r in both[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
         }
     )
+    checked = [
+        {"mode": mode, "strong player": f"{other} (cross-play)", "players": 2, "strong-weak gap, pts": points(*gap)}
+        for mode, gap in gaps.items()
+    ]
+    table = pd.concat([table, pd.DataFrame(checked)], ignore_index=True).fillna("—")
     notes = [
         f"Gap: one strong player against {WEAK} players, the strong seat rotated over every seat; the gap is the "
         "strong player's win rate minus each weak player's. Comebacks, length, steals and seat 0: everyone plays "
@@ -513,6 +600,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "the supply is gone.",
         f"The figure: {STRONG} as the strong player. The {LEARNED} rows: 2 players, base rules and tail steals "
         "(the table sizes and modes its models ship for; any other is trained on first use, minutes each).",
+        _escaping_note(strong, gaps),
     ]
     meaning = (
         f"The variant {'softens' if verb == 'narrows' else 'sharpens'} the gap between a strong and a weak player "
@@ -527,6 +615,49 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 
 
 # --- 4. the no-token rule -------------------------------------------------------------------------------------
+
+
+def _no_token_second(results: dict[str, RunResult]) -> list[dict[str, Any]]:
+    """The no-token page's 2-player rows under the second strong player (cross arms), where they were played."""
+    rows = []
+    for rule, variant in (("nothing", None), ("remove-smallest", "remove-smallest")):
+        cross = crossplay.result_of(results, "pantolino", [STRONG] * 2, variant=variant, strong=STRONG)
+        if cross is not None:
+            s = cross.summary
+            turns, seat0 = s.mean_turns(), proportion(int(s.wins[0]), s.n_games)
+            rows.append(
+                {
+                    "rule": rule,
+                    "players": 2,
+                    "turns": turns[0],
+                    "turns_lo": turns[1],
+                    "turns_hi": turns[2],
+                    "seat0": seat0[0],
+                    "seat0_lo": seat0[1],
+                    "seat0_hi": seat0[2],
+                    "removed": float(s.metric_mean("removed")[0]),
+                    "policy": f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)",
+                }
+            )
+    return rows
+
+
+def _no_token_note(two: pd.DataFrame, checked: list[dict[str, Any]]) -> str:
+    """Cross-play of the rule's 2-player seat-0 share: the strong heuristic's figure and the second player's."""
+    if len(checked) < 2:
+        return f"Measured under {STRONG} only: no second strong player is affordable in this report."
+    row = two.loc["remove-smallest"]
+    other = next(r for r in checked if r["rule"] == "remove-smallest")
+    figures = [
+        crossplay.Figure(f"everyone {STRONG}", row["seat0"], row["seat0_lo"], row["seat0_hi"]),
+        crossplay.Figure(
+            f"everyone {crossplay.second('pantolino')}", other["seat0"], other["seat0_lo"], other["seat0_hi"]
+        ),
+    ]
+    return (
+        f"Cross-play: seat 0's share under remove-smallest at 2 players is "
+        f"{crossplay.beside(figures)}. " + crossplay.note(figures, strong=STRONG)
+    )
 
 
 def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
@@ -551,7 +682,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
                     "removed": removed,
                 }
             )
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows).assign(policy=STRONG)
     two = frame[frame["players"] == 2].set_index("rule")
     saved = two.loc["nothing", "turns"] - two.loc["remove-smallest", "turns"]
     title = (
@@ -559,6 +690,17 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         f"({two.loc['nothing', 'turns']:.1f} → {two.loc['remove-smallest', 'turns']:.1f}); seat 0 wins "
         f"{100 * two.loc['nothing', 'seat0']:.1f}% → {100 * two.loc['remove-smallest', 'seat0']:.1f}%"
     )
+    other, checked = crossplay.second("pantolino"), _no_token_second(results)
+    if len(checked) == 2:
+        by = {r["rule"]: r for r in checked}
+        shorter = by["nothing"]["turns"] - by["remove-smallest"]["turns"]
+        title += (
+            f" ({other}: {shorter:.1f} turns shorter, seat 0 {100 * by['nothing']['seat0']:.1f}% → "
+            f"{100 * by['remove-smallest']['seat0']:.1f}%)"
+        )
+    else:
+        title += " (not checked under a second strong player)"
+    shown = pd.concat([frame, pd.DataFrame(checked)], ignore_index=True)
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
@@ -571,17 +713,22 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 
     table = pd.DataFrame(
         {
-            "rule": frame["rule"],
-            "players": frame["players"],
+            "rule": shown["rule"],
+            "players": shown["players"],
+            "everyone plays": shown["policy"],
             "turns/game": [
                 f"{t:.2f} ({lo:.2f}–{hi:.2f})"
-                for t, lo, hi in frame[["turns", "turns_lo", "turns_hi"]].itertuples(index=False)
+                for t, lo, hi in shown[["turns", "turns_lo", "turns_hi"]].itertuples(index=False)
             ],
-            "seat 0 wins": [pct(*r) for r in frame[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
-            "tokens removed/game": [f"{r:.2f}" for r in frame["removed"]],
+            "seat 0 wins": [pct(*r) for r in shown[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "tokens removed/game": [f"{r:.2f}" for r in shown["removed"]],
         }
     )
-    notes = [f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one."]
+    notes = [
+        f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one. The "
+        f"figure: {STRONG}'s rows.",
+        _no_token_note(two, checked),
+    ]
     fairer = abs(two.loc["remove-smallest", "seat0"] - 0.5) < abs(two.loc["nothing", "seat0"] - 0.5)
     meaning = (
         f"The French and Italian rule shortens 2-player games by {saved:.1f} turns and makes the first seat's "

@@ -8,9 +8,10 @@ markers are placed by the players (the heuristics' rule) and the first player is
 roll-off; the per-game flag ``first_won`` gives the first player's win rate in every arm. Strong play is the
 learned player (it beats the expert: engines/patolli/README.md): the headline pages, the readings, the starting
 purses and the balance page play it against itself on as many games and state its figure beside the
-heuristic's, saying where it differs. The first-player and head-start pages check it by cross-play
-(:mod:`experiments.chapters.crossplay`): the same figure with two experts, and learned against the expert in both
-seatings; a title states a seat edge only where both strong players show it.
+heuristic's, saying where it differs. Every page quoting it checks it by cross-play
+(:mod:`experiments.chapters.crossplay`): the same figure with two experts beside it (the first-player page also
+learned against the expert in both seatings; the other readings on fewer games); a title states a seat edge only
+where both strong players show it. The front page quotes learned's strength from the report's own games.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.wording import p_value, pct
 from boardlab.engines.patolli import INFO, POLICIES, Params
 from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
+from boardlab.experiments import ladder as lad
 from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, handicap, skill
 from boardlab.experiments.chapters.common import (
     Plan,
@@ -118,6 +120,25 @@ def _self_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_h2h(policy, policy), [policy] * 2, n, seed, chunk)
 
 
+def _strong_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each policy against itself, and the strong arm again under the second strong player (cross-play)."""
+    _self_play(plan, n, seed, chunk)
+    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk)
+
+
+def _with_second(results: dict[str, RunResult], settings: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, Any]]:
+    """``(policy, summary)`` of each policy against itself, then the second strong player's where it was played."""
+    played = [(p, results[_h2h(p, p)].summary) for p in SELF_PLAY]
+    cross = crossplay.result_of(results, "patolli", [STRONG] * 2, settings)
+    return played + ([(str(crossplay.second("patolli")), cross.summary)] if cross is not None else [])
+
+
+def _strong(played: list[tuple[str, Any]], measure: Any) -> list[crossplay.Figure]:
+    """``measure(summary) -> (value, low, high)`` between two strong players of each kind (learned first)."""
+    kinds = [STRONG, *(p for p, _ in played if p not in SELF_PLAY)]
+    return [crossplay.Figure(f"between {_two(p)}", *measure(s), s.n_games) for p in kinds for q, s in played if q == p]
+
+
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of heuristics."""
     for a in POLICY_ORDER:
@@ -138,6 +159,8 @@ def _readings(plan: Plan, n: int, seed: int, chunk: int) -> None:
             plan.add(_rule(name, policy), [policy] * 2, n, seed, chunk, settings=knobs)
     for name in STRONG_RULES:
         plan.add(_rule(name, STRONG), [STRONG] * 2, n, seed, chunk, settings=RULES[name])
+        fewer = 1 if name == "base rules" else crossplay.FEWER  # the base rules' cross arm is the headline's
+        crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, settings=RULES[name], check=crossplay.Check(fewer=fewer))
 
 
 def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -174,8 +197,8 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("first player", _first_player_arms, first_player_page),
         Question("policies", _tournament, policies_page),
         Question("markers", _layouts, markers_page),
-        Question("bankruptcy", _self_play, bankruptcy_page),
-        Question("length", _self_play, length_page),
+        Question("bankruptcy", _strong_play, bankruptcy_page),
+        Question("length", _strong_play, length_page),
         Question("readings", _readings, variants_page),
         Question("tokens", _purses, tokens_page),
         skill.question("patolli"),
@@ -232,12 +255,30 @@ def build(
             "placed by the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
             f"named beside it. Strong play: '{STRONG}', the value network of engines/patolli, the strongest player "
-            "here (it wins about 56% against the expert and 90% against balanced), beside balanced on the pages "
-            "of the default rules and on the readings its models ship for; a title says where strong play changes "
-            "the answer."
+            "here ("
+            + _strength(played.results)
+            + "), beside balanced on the pages of the default rules and on the readings its models ship for; a "
+            "title says where strong play changes the answer."
         ),
     )
     return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
+
+
+def _strength(results: dict[str, RunResult]) -> str:
+    """How strong ``learned`` measured in this report's own games: against the expert and against balanced."""
+    parts = []
+    other = crossplay.second("patolli")
+    mixed = [results.get(crossplay.label(seating)) for seating in crossplay.mixed(other)] if other else []
+    if mixed and all(r is not None for r in mixed):
+        (first, second) = (r.summary for r in mixed)
+        wins, games = int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+        parts.append(f"it wins {pct(*proportion(wins, games))} of {games:,} games against {other}, both seatings")
+    arms = [arm for arm in skill.ladder_arms("patolli", 1, 0, 1)[2] if {arm[0], arm[1]} == {STRONG, REFERENCE}]
+    if arms and all(arm[-1].label in results for arm in arms):
+        for row in lad.pairs_table(arms, results).itertuples():
+            won = row.points if row.policy == STRONG else row.games - row.points
+            parts.append(f"{pct(*proportion(round(won), int(row.games)))} of {int(row.games):,} against {REFERENCE}")
+    return "; ".join(parts) + " in this report's games" if parts else "its strength is measured on the skill page"
 
 
 def _fit(title: str, width: int = 84) -> str:
@@ -282,7 +323,7 @@ def _p_half(rate: float, n: int) -> float:
 def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Each policy against itself, and the strong arm again under the second strong player and mixed (cross-play)."""
     _self_play(plan, n, seed, chunk)
-    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, with_mixed=True)
+    crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, check=crossplay.Check(with_mixed=True))
 
 
 def strong_figures(results: dict[str, RunResult], which: str) -> list[crossplay.Figure]:
@@ -552,8 +593,8 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
     shares, paid, rows = [], [], []
-    for p in SELF_PLAY:
-        s = results[_h2h(p, p)].summary
+    played = _with_second(results)
+    for p, s in played:
         bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
         shares.append({"policy": p, "end": "bankruptcy", "rate": bankrupt[0], "low": bankrupt[1], "high": bankrupt[2]})
         shares.append({"policy": p, "end": "race finished", "rate": race[0], "low": race[1], "high": race[2]})
@@ -570,13 +611,13 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         rows.append(row)
     ref = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "bankruptcy")
     race = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "race finished")
-    others = [r["rate"] for r in shares if r["policy"] not in (REFERENCE, STRONG) and r["end"] == "bankruptcy"]
-    strong = next(r for r in shares if r["policy"] == STRONG and r["end"] == "bankruptcy")
+    heuristics = [p for p in POLICY_ORDER if p != REFERENCE]
+    others = [r["rate"] for r in shares if r["policy"] in heuristics and r["end"] == "bankruptcy"]
+    figures = _strong(played, lambda s: _reason(s, BANKRUPT))
     title = (
         f"{pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
-        f"and {100 * race['rate']:.1f}% by a finished race; between {_two(STRONG)} "
-        f"{pct(strong['rate'], strong['low'], strong['high'])}; with the other heuristics {100 * min(others):.0f}–"
-        f"{100 * max(others):.0f}% end by bankruptcy"
+        f"and {100 * race['rate']:.1f}% by a finished race; {crossplay.beside(figures)}; with the other "
+        f"heuristics {100 * min(others):.0f}–{100 * max(others):.0f}% end by bankruptcy"
     )
     share_frame, paid_frame = pd.DataFrame(shares), pd.DataFrame(paid)
 
@@ -609,7 +650,8 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "Each policy against itself, markers at random, first player by roll-off. A game ends by bankruptcy when "
         "a player's purse (10 tokens) is empty, by a finished race when a player brings all 6 buttons home, and "
         "at the turn cap (1,000 turns) otherwise. Tokens are paid for a lost roll with a button on the track, for "
-        "each own button captured, and for landing on a bad-luck square."
+        "each own button captured, and for landing on a bad-luck square.",
+        crossplay.note(figures),
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
@@ -624,10 +666,10 @@ def _quantile(hist: np.ndarray, q: float) -> int:
 
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
-    hists = {p: results[_h2h(p, p)].summary.turns_hist for p in SELF_PLAY}
+    played = _with_second(results)
+    hists = {p: s.turns_hist for p, s in played}
     rows = []
-    for p in SELF_PLAY:
-        s = results[_h2h(p, p)].summary
+    for p, s in played:
         h = hists[p]
         mean = s.mean_turns()
         rows.append(
@@ -648,13 +690,13 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"Between two {REFERENCE} players a game lasts {mean[0]:.1f} turns on average ({mean[1]:.1f}–{mean[2]:.1f}); "
         f"half are over by turn {_quantile(hists[REFERENCE], 0.5)}, 90% by turn {_quantile(hists[REFERENCE], 0.9)}"
     )
-    strong = results[_h2h(STRONG, STRONG)].summary.mean_turns()
-    title += f"; between {_two(STRONG)} {strong[0]:.1f} ({strong[1]:.1f}–{strong[2]:.1f})"
+    figures = _strong(played, lambda s: s.mean_turns())
+    title += "; " + crossplay.beside(figures, lambda v, lo, hi: f"{v:.1f} ({lo:.1f}–{hi:.1f})")
     top = max(_quantile(h, 0.995) for h in hists.values())
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        for i, p in enumerate(SELF_PLAY):
+        for i, p in enumerate(hists):
             h = hists[p][: top + 1]
             width = -(-len(h) // LENGTH_BIN) * LENGTH_BIN
             binned = np.pad(h, (0, width - len(h))).reshape(-1, LENGTH_BIN).sum(axis=1) / hists[p].sum()
@@ -676,7 +718,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "Each policy against itself, markers placed by the players, first player by roll-off. A turn is one "
         "player's go "
         "(a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure stops at the "
-        "99.5% quantile of the longest-running policy."
+        "99.5% quantile of the longest-running policy.",
+        crossplay.note(figures),
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
@@ -715,6 +758,44 @@ def _moved_first(changes: dict[str, dict[str, float]], among: tuple[str, ...]) -
     return [name for name in among if name != "base rules" and changes[name]["p_first"] < 0.05]
 
 
+def _second_readings(results: dict[str, RunResult]) -> dict[str, dict[str, Any]]:
+    """Per strong reading the second strong player played: its summary and its share of games ended by bankruptcy."""
+    out = {}
+    for name in STRONG_RULES:
+        cross = crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name])
+        if cross is not None:
+            s = cross.summary
+            out[name] = {"s": s, "bankrupt": _reason(s, BANKRUPT)[0]}
+    return out
+
+
+def _second_clause(second: dict[str, dict[str, Any]]) -> str:
+    """The title's clause for the second strong player: its bankruptcy share with free overshoot and without."""
+    if not {"free overshoot", "base rules"} <= second.keys():
+        return " (not checked under a second strong player)"
+    free, base = second["free overshoot"]["bankrupt"], second["base rules"]["bankrupt"]
+    return f" ({_two(str(crossplay.second('patolli')))}: {100 * free:.0f}% instead of {100 * base:.0f}%)"
+
+
+def _second_note(strong: pd.DataFrame, second: dict[str, dict[str, Any]]) -> str:
+    """Cross-play of the readings: each strong reading's bankruptcy share under both strong players."""
+    if not second:
+        return f"Measured under {STRONG} only: no second strong player is affordable in this report."
+    other, shown = crossplay.second("patolli"), []
+    for name, x in second.items():
+        e, s = strong.loc[name], x["s"]
+        figures = [
+            crossplay.Figure(STRONG, e["bankrupt"], e["bankrupt_lo"], e["bankrupt_hi"]),
+            crossplay.Figure(str(other), *_reason(s, BANKRUPT), s.n_games),
+        ]
+        verdict = "they agree" if crossplay.holds(figures) else "it depends on who plays"
+        shown.append(f"{name} {100 * e['bankrupt']:.0f}% and {100 * x['bankrupt']:.0f}% ({verdict})")
+    return (
+        f"Cross-play: {other} plays the readings {STRONG} plays, in both seats on fewer games; games ended by "
+        f"bankruptcy, {STRONG} then {other}: " + "; ".join(shown) + " (95% intervals compared)."
+    )
+
+
 def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The contested readings and two rule variants: game length, bankruptcy share and first-player win rate."""
     frame_rows = []
@@ -744,6 +825,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             )
     frame = pd.DataFrame(frame_rows)
     ref, strong = (frame[frame["policy"] == p].set_index("rule") for p in (REFERENCE, STRONG))
+    second = _second_readings(results)
     changes, strong_changes = _reading_changes(frame, REFERENCE), _reading_changes(frame, STRONG)
     rows = []
     for name in RULES:
@@ -770,7 +852,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"{free['turns'] - base['turns']:+.0f} turns and end by bankruptcy {100 * free['bankrupt']:.0f}% of the "
         f"time instead of {100 * base['bankrupt']:.0f}%; between {_two(STRONG)} "
         f"{100 * strong.loc['free overshoot', 'bankrupt']:.0f}% instead of "
-        f"{100 * strong.loc['base rules', 'bankrupt']:.0f}%; "
+        f"{100 * strong.loc['base rules', 'bankrupt']:.0f}%{_second_clause(second)}; "
         f"capture-proof grey corners move bankruptcy to {100 * grey['bankrupt']:.0f}%"
     )
     moved, strong_moved = _moved_first(changes, tuple(RULES)), _moved_first(strong_changes, STRONG_RULES)
@@ -789,7 +871,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             axes,
             (
                 ("turns", "mean game length (turns)"),
-                ("bankrupt", "games ended by bankruptcy (fraction)"),
+                ("bankrupt", "ended by bankruptcy (fraction)"),
                 ("first", "first player's win rate (fraction)"),
             ),
             strict=True,
@@ -821,7 +903,8 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         + ". The base rules take the rulebook's plain words: a lost roll always pays, grey corners do not "
         "protect from capture, their extra move is optional, markers stand where the rulebook allows. 'grey "
         "extra always' and 'restricted markers' cannot change a game between the heuristics shown here but "
-        "home-stretch: they take every extra move and never put a marker on a grey corner or start square."
+        "home-stretch: they take every extra move and never put a marker on a grey corner or start square.",
+        _second_note(strong, second),
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 

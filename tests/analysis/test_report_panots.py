@@ -69,7 +69,7 @@ def test_plan_gives_every_table_a_tenth_of_n() -> None:
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     halves = [a for a in arms if a.label.startswith(("table", "h2h"))]
-    shared = ("skill", "by skill", "balance panots tune", "choices")  # their own sizes; tuning: n / 4 a setting
+    shared = ("skill", "by skill", "balance panots tune", "choices", "cross")  # own sizes; tuning: n / 4 a setting
     own = [a for a in arms if not a.label.startswith(shared)]
     assert len(halves) == 5 + 20 and {a.spec.n_games for a in halves} == {1_000}
     assert {a.spec.n_games for a in own if a not in halves} == {2_000}

@@ -88,3 +88,10 @@ def test_two_proportions_and_sample_size() -> None:
     n = stats.games_for_half_width(0.01)
     assert n == math.ceil(stats.Z95**2 / 4 / 1e-4)
     assert float(stats.wilson_half_width(n // 2, n)) == pytest.approx(0.01, rel=0.01)
+
+
+def test_a_histogram_quantile_is_the_first_length_whose_cumulative_count_reaches_it() -> None:
+    from boardlab.analysis.stats import histogram_quantile
+
+    lengths = np.array([0, 2, 2, 0, 6])  # games of length 1 and 2 (two each), 4 (six)
+    assert [histogram_quantile(lengths, q) for q in (0.1, 0.4, 0.5, 1.0)] == [1, 2, 4, 4]

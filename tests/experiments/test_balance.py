@@ -95,3 +95,29 @@ def test_a_setting_is_named_closest_only_when_its_interval_clears_the_next() -> 
     assert balance.closest(ranked((0.01, 0.0, 0.02), (0.05, 0.03, 0.07)))
     assert not balance.closest(ranked((0.01, 0.0, 0.04), (0.05, 0.03, 0.07)))
     assert balance.closest(ranked((0.01, 0.0, 0.04)))  # one setting: nothing to beat
+
+
+def test_the_strong_grid_is_checked_under_the_second_strong_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardlab.experiments.chapters import crossplay
+
+    question = Tuning("which head start?", {"head_start": ("0", "2")}, "first_seat_advantage=0")  # shipped models
+    chosen = Balance("random", 2, question, strong="learned")
+    import dataclasses
+
+    from boardlab.engines import pantolino
+
+    monkeypatch.setattr(pantolino, "RECORD", dataclasses.replace(pantolino.RECORD, balance=chosen))  # with its expert
+    plan = Plan("pantolino")
+    balance.add_arms(plan, 40, 5, 40)
+    other = crossplay.second("pantolino")
+    grid = [a for a in plan.arms if a.label.startswith(crossplay.LABEL) and a.spec.settings]
+    assert [a.spec.settings for a in grid] == [(("head_start", "0"),), (("head_start", "2"),)]
+    assert all(set(a.spec.seats) == {other} and a.spec.n_games == 2 for a in grid)
+    strong = {a.spec.settings: a.label for a in plan.arms if a.spec.seats == ("learned",) * 2}
+    own = Plan("pantolino", [a for a in plan.arms if not a.label.startswith(crossplay.LABEL)])
+    results = play_pages(own, [], local_play()).results  # the expert's arms stand in by learned's (cheap)
+    results |= {a.label: results[strong[a.spec.settings]] for a in plan.arms if a.label not in results}
+    headline = balance.page_maker("pantolino")(results)[1]
+    assert f"; under {other} " in headline and "not checked" not in headline
+    without = {k: v for k, v in results.items() if k not in {a.label for a in grid}}
+    assert "the grid not checked under a second strong player" in balance.page_maker("pantolino")(without)[1]

@@ -10,8 +10,10 @@ import pytest
 
 from boardlab.engines.record import Handicap, Series
 from boardlab.experiments import restrict as rp
-from boardlab.experiments.chapters import choices, crossplay, handicap, patolli
+from boardlab.experiments.chapters import choices, crossplay, handicap, pantolino, patolli
 from boardlab.experiments.chapters.common import Plan
+from boardlab.experiments.run import RunSpec
+from boardlab.experiments.spec import Arm
 
 Figure = crossplay.Figure
 
@@ -43,7 +45,7 @@ def test_two_agreeing_figures_state_the_fact_and_say_it_holds_under_both() -> No
 
 def test_the_cross_arms_replace_every_learned_seat_and_add_both_mixed_seatings() -> None:
     plan = Plan("patolli")
-    labels = crossplay.add_arms(plan, ["learned", "learned"], 20_000, 1, 400, with_mixed=True)
+    labels = crossplay.add_arms(plan, ["learned", "learned"], 20_000, 1, 400, check=crossplay.Check(with_mixed=True))
     other = crossplay.second("patolli")
     assert [a.spec.seats for a in plan.arms] == [(other, other), ("learned", other), (other, "learned")]
     assert {a.spec.n_games for a in plan.arms} == {20_000 // crossplay.SHARE} and labels == [a.label for a in plan.arms]
@@ -121,3 +123,105 @@ def test_the_dominant_strategy_is_a_rule_in_words_checked_under_the_second_playe
     row = result.restrictions().to_dict(orient="records")[0]
     assert "holds under both" in choices.checked_finding(row, agrees["never-x"], result)  # never needed, twice
     assert "depends on who plays" in choices.checked_finding(row, costs["never-x"], result)
+
+
+@pytest.fixture(scope="module")
+def patolli_results() -> dict:
+    """Every arm of Patolli's strong-play pages and of its front page's strength line, all one tiny real run."""
+    from boardlab.experiments.chapters import skill
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("patolli")
+    for add in (patolli._strong_play, patolli._readings, patolli._first_player_arms, skill.add_arms):
+        add(plan, 400, 3, 20)
+    (one,) = local_play()([Arm("one", RunSpec("patolli", ("learned",) * 2, 20, 3, chunk_size=20))])
+    return {arm.label: one for arm in plan.arms}
+
+
+@pytest.mark.parametrize("page", [patolli.bankruptcy_page, patolli.length_page, patolli.variants_page])
+def test_patolli_s_bankruptcy_length_and_readings_quote_the_second_strong_player_beside_learned(
+    patolli_results, page
+) -> None:
+    other = crossplay.second("patolli")
+    _, title = page(patolli_results)
+    assert f"two {other} players" in title and "not checked" not in title
+    without = {k: v for k, v in patolli_results.items() if not k.startswith(crossplay.LABEL)}
+    made, title = page(without)
+    assert "not checked under a second strong player" in title and f"two {other}" not in title
+    assert any("Measured under learned only" in n for n in made.notes)
+
+
+def test_patolli_s_readings_play_the_second_player_on_fewer_games() -> None:
+    plan = Plan("patolli")
+    patolli._readings(plan, 20_000, 1, 400)
+    cross = {a.label: a.spec.n_games for a in plan.arms if a.label.startswith(crossplay.LABEL)}
+    assert sorted(cross.values()) == [250, 250, 1000] and len(cross) == len(patolli.STRONG_RULES)
+
+
+def test_patolli_s_front_page_quotes_learned_s_measured_share_against_the_expert(patolli_results) -> None:
+    one = next(iter(patolli_results.values())).summary
+    line = patolli._strength(patolli_results)
+    won = int(one.wins[0] + one.wins[1])  # learned in seat 0 of one arm and seat 1 of the other: the same games
+    assert f"{100 * won / (2 * one.n_games):.1f}% " in line and f"of {2 * one.n_games:,} games against" in line
+    assert "56%" not in line and "in this report's games" in line
+
+
+@pytest.fixture(scope="module")
+def pantolino_results() -> dict:
+    """Every arm of Pantolino's jokers, escaping-boots and no-token pages: one tiny real run per table size."""
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("pantolino")
+    for add in (pantolino._jokers, pantolino._modes, pantolino._no_token, pantolino._seats):
+        add(plan, 400, 3, 20)
+    sizes = sorted({len(arm.spec.seats) for arm in plan.arms})
+    played = local_play()([Arm(f"{k}", RunSpec("pantolino", ("random",) * k, 10, 3, chunk_size=10)) for k in sizes])
+    one = dict(zip(sizes, played, strict=True))
+    return {arm.label: one[len(arm.spec.seats)] for arm in plan.arms}
+
+
+@pytest.mark.parametrize("page", [pantolino.joker_page, pantolino.escaping_page, pantolino.no_token_page])
+def test_pantolino_s_strong_rows_quote_the_second_strong_player_beside_them(pantolino_results, page) -> None:
+    from boardlab.engines.pantolino import Params
+
+    other = crossplay.second("pantolino")
+    made, title = page(pantolino_results, Params(), 3)
+    assert other in title and "not checked" not in title
+    assert other in made.table.to_string() and any(n.startswith("Cross-play") for n in made.notes)
+    without = {k: v for k, v in pantolino_results.items() if not k.startswith(crossplay.LABEL)}
+    made, title = page(without, Params(), 3)
+    assert "not checked under a second strong player" in title and other not in made.table.to_string()
+
+
+def test_pantolino_s_secondary_cross_arms_play_a_quarter_of_the_headline_s() -> None:
+    plan = Plan("pantolino")
+    for add in (pantolino._jokers, pantolino._modes, pantolino._no_token, pantolino._seats):
+        add(plan, 20_000, 1, 400)
+    cross = [a for a in plan.arms if a.label.startswith(crossplay.LABEL)]
+    headline = crossplay.label([crossplay.second("pantolino")] * 2)  # the seats page's, shared with the no-token's
+    assert sorted(a.spec.n_games for a in cross if a.label != headline) == [125] * 4 + [250] * 3
+    assert len(cross) == 2 + 4 + 2  # the default joker faces in both seatings; the gaps' four; the no-token's two
+    assert next(a for a in cross if a.label == headline).spec.n_games == 1000
+
+
+def test_panots_s_seat_page_checks_its_two_player_tables_and_the_faces_page_says_it_is_not_checked() -> None:
+    from boardlab.experiments.chapters import panots
+    from boardlab.experiments.chapters.common import local_play
+
+    plan = Plan("panots")
+    panots._seats(plan, 400, 3, 20)
+    panots._everyone(plan, 400, 3, 20, (panots.STRONG, panots.BASE), (4,))
+    other = crossplay.second("panots")
+    cross = [a for a in plan.arms if a.label.startswith(crossplay.LABEL)]
+    assert [a.spec.seats for a in cross] == [(other, other)] * 2 and {a.spec.n_games for a in cross} == {4}
+    sizes = sorted({len(arm.spec.seats) for arm in plan.arms})
+    played = local_play()([Arm(f"{k}", RunSpec("panots", ("greedy",) * k, 4, 3, chunk_size=4)) for k in sizes])
+    one = dict(zip(sizes, played, strict=True))
+    results = {arm.label: one[len(arm.spec.seats)] for arm in plan.arms}
+    page, title = panots.seat_page(results)
+    assert f"everyone {other} (they agree)" in title and "not checked under a second strong player at 4" in title
+    assert (page.table[f"seat 0 wins ({other})"] != "—").sum() == 2  # the 2-player rows, both grab orders
+    _, title = panots.seat_page({k: v for k, v in results.items() if k not in {a.label for a in cross}})
+    assert "everyone planner (not checked under a second strong player)" in title
+    page, title = panots.faces_page(results)
+    assert "not checked under a second strong player" in title and page.notes[-1].startswith("Not checked")

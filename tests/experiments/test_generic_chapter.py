@@ -2,13 +2,65 @@
 
 from __future__ import annotations
 
-from boardlab.experiments.chapters import verdict
+from boardlab.experiments.chapters import handicap, verdict
 from boardlab.experiments.chapters.generic import GenericChapter
 
 
-def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need() -> None:
+def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need(monkeypatch) -> None:
     assert GenericChapter("pantolino").restricts() and GenericChapter("pantolino").explains()
-    assert not GenericChapter("swine").restricts() and not GenericChapter("swine").explains()
+    swine = GenericChapter("swine")  # no learned model: its expert is the strong player, spelled as the ladder does
+    assert swine.strong() == "expert:64" and swine.restricts() and swine.explains()
+    labels = [q.label for q in swine.questions(100, 1, 50)]
+    assert {"choices", "choices: dominant strategy", "decisions"} <= set(labels)
+    assert swine.choices_share() == 80  # the searching strong player's restricted play: 250 games a seating
+    from boardlab.engines import get_game
+
+    module = get_game("swine").module
+    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in module.POLICIES.items() if k != "expert"})
+    assert swine.strong() is None and not swine.restricts() and not swine.explains()
+
+
+def test_an_argument_policy_appears_under_one_name(monkeypatch) -> None:
+    import dataclasses
+
+    from boardlab.engines import get_game
+    from boardlab.engines.record import record_of
+
+    module = get_game("swine").module  # the ladder's expert rung at its default budget: the strong player too
+    monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), report_budgets=(64,)))
+    names = {s.split("!")[0] for arm in GenericChapter("swine").plan(2_000, 1).arms for s in arm.spec.seats}
+    assert "expert:64" in names and "expert" not in names
+
+
+def test_the_length_page_counts_rounds_with_turns_beside() -> None:
+    from boardlab.experiments.chapters.common import local_play
+    from boardlab.experiments.run import RunSpec
+    from boardlab.experiments.spec import Arm
+
+    chapter = GenericChapter("swine")
+    arms = [Arm(f"table {k}", RunSpec("swine", ("chase",) * k, 20, 1, chunk_size=20)) for k in chapter.tables()]
+    results = dict(zip([a.label for a in arms], local_play()(arms), strict=True))
+    page, title = chapter.length_page(results)
+    two = results["table 2"].summary
+    rounds, turns = two.mean_rounds()[0], two.mean_turns()[0]
+    assert f"2 players {rounds:.1f} rounds (" in title and f"; {turns:.1f} turns)" in title and rounds < turns
+    assert list(page.table.columns) == ["players", "mean rounds", "10% / median / 90% (rounds)", "mean turns"]
+
+
+def test_the_top_rung_is_the_strongest_only_when_its_rating_clears_the_next() -> None:
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from boardlab.experiments.chapters import by_skill
+
+    def ladder(second_high: float) -> SimpleNamespace:
+        rows = [("expert", 300, 250, 350), ("chase", 240, 200, second_high), ("random", 0, 0, 0)]
+        return SimpleNamespace(ratings=pd.DataFrame(rows, columns=["policy", "rating", "rating_lo", "rating_hi"]))
+
+    order = ["random", "chase", "expert"]
+    assert by_skill._top(order, ladder(245), {}) == "the strongest"
+    assert by_skill._top(order, ladder(260), {}) == "the highest rated (not detectably above chase)"
 
 
 def test_a_verdict_needs_intervals_apart_and_says_how_many_games_would_tell() -> None:
@@ -45,3 +97,47 @@ def test_a_declared_handicap_adds_its_page(monkeypatch) -> None:
     monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), handicap=declared))
     assert GenericChapter("swine").handicap() == declared
     assert "handicap" in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
+
+
+def test_head_to_head_names_one_closest_opponent_only_when_its_share_clears_the_next(monkeypatch) -> None:
+    import pandas as pd
+
+    from boardlab.experiments.chapters import generic
+
+    def page(chase_points: int) -> str:
+        rows = [  # expert beats everyone; chase and hold-at-20 get close to it, hold-at-10 and random do not
+            ("expert", "chase", 2000, 2000 - chase_points),
+            ("expert", "hold-at-20", 2000, 1200),
+            ("expert", "hold-at-10", 2000, 1500),
+            ("expert", "random", 2000, 1900),
+            ("chase", "hold-at-20", 2000, 1000),
+            ("chase", "hold-at-10", 2000, 1200),
+            ("chase", "random", 2000, 1800),
+            ("hold-at-20", "hold-at-10", 2000, 1200),
+            ("hold-at-20", "random", 2000, 1800),
+            ("hold-at-10", "random", 2000, 1700),
+        ]
+        frame = pd.DataFrame(rows, columns=["policy", "opponent", "games", "points"])
+        monkeypatch.setattr(generic.lad, "pairs_table", lambda arms, results: frame)
+        policies = ["random", "hold-at-20", "hold-at-10", "chase", "expert"]
+        monkeypatch.setattr(generic.skill, "ladder_arms", lambda *a: (policies, [], []))
+        return GenericChapter("swine").head_to_head_page({})[1]
+
+    assert "its closest opponents, chase and hold-at-20, are not detectably apart" in page(850)
+    assert "its closest opponent, chase, still gets 47.5%" in page(950)
+
+
+def test_the_head_start_closest_to_fair_is_hedged_when_the_next_is_as_close() -> None:
+    import pandas as pd
+
+    from boardlab.engines.record import Handicap, Series
+
+    series = Series("chase", "chase", (0, 5, 10))
+    cap = Handicap("target", "point", "the target moves", (series,), "0..10")
+
+    def frame(edge_at_10: float) -> pd.DataFrame:
+        rows = [(0, 0.2), (5, 0.08), (10, edge_at_10)]
+        return pd.DataFrame([{"play": "chase", "h": h, "edge": e, "low": e - 0.03, "high": e + 0.03} for h, e in rows])
+
+    assert "comes closest to fair, though not detectably closer than 10" in handicap.answer(frame(-0.1), cap, series)
+    assert "comes closest to fair (the first" in handicap.answer(frame(-0.2), cap, series)
