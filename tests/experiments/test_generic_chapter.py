@@ -8,15 +8,19 @@ from boardlab.experiments.chapters.generic import GenericChapter
 
 def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need(monkeypatch) -> None:
     assert GenericChapter("pantolino").restricts() and GenericChapter("pantolino").explains()
-    swine = GenericChapter("swine")  # no learned model: its expert is the strong player, spelled as the ladder does
+    from boardlab.engines import get_game
+
+    module = get_game("swine").module
+    swine = GenericChapter("swine")
+    assert swine.strong() == "learned" and swine.restricts() and swine.explains()
+    everyone = dict(module.POLICIES)
+    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in everyone.items() if k != "learned"})
+    # no learned model: its expert is the strong player, spelled as the ladder does
     assert swine.strong() == "expert:64" and swine.restricts() and swine.explains()
     labels = [q.label for q in swine.questions(100, 1, 50)]
     assert {"choices", "choices: dominant strategy", "decisions"} <= set(labels)
     assert swine.choices_share() == 80  # the searching strong player's restricted play: 250 games a seating
-    from boardlab.engines import get_game
-
-    module = get_game("swine").module
-    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in module.POLICIES.items() if k != "expert"})
+    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in everyone.items() if k not in ("learned", "expert")})
     assert swine.strong() is None and not swine.restricts() and not swine.explains()
 
 
