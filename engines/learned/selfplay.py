@@ -12,19 +12,13 @@ With ``lam`` below 1, :meth:`SelfPlay.backup` then gives each record the λ-retu
 game under the model just fitted (Sutton 1988, TD(λ) as fitted targets): ``G_t = (1 - λ) V(s_{t+1}) + λ G_{t+1}``,
 the last record's ``G`` being the return. A game's returns are one coin flip for dozens of positions; the
 bootstrapped targets average the luck of the rest of the game out.
-
-With ``rivals`` above 0, once a model exists, that share of a chunk's games seats the recorder in one seat only
-(each seat in turn) against the table's ``rival``: the model so far playing every decision its own way, with no
-exploration and no records. Pure self-play lets a seat's values assume that the other seats answer the way the
-recorder does (with its exploration, or a game's own baseline choices); against the rival they learn what the
-model's real answers cost, so a convention one seat's play relies on and the other's never meets stops paying.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -56,15 +50,6 @@ class Table(Protocol):
         ...
 
 
-@runtime_checkable
-class Rivals(Table, Protocol):
-    """A table that can also seat the model so far as a fixed opponent (:attr:`SelfPlay.rivals`)."""
-
-    def rival(self, params: Params, players: int, model: ValueModel) -> object:
-        """A policy implementation playing ``model`` at every decision, unrecorded, never exploring."""
-        ...
-
-
 class Recorder:
     """A ``decide`` hook that decides by the model (or the baseline) and records what each choice led to."""
 
@@ -87,6 +72,22 @@ class Recorder:
             k = (draws[wild, 2] * legal[wild].sum(axis=1)).astype(np.int64)
             chosen[wild] = (np.cumsum(legal[wild], axis=1) > k[:, None]).argmax(axis=1)
         self.record(point, games, chosen, real & ((draws[:, 0] < self.keep) | (draws[:, 1] < self.explore)))
+        return chosen
+
+    def mix(self, point: DecisionPoint, chosen: np.ndarray, share: float) -> np.ndarray:
+        """``chosen`` (a game's own choices, e.g. a baseline's), the model's choice instead in a ``share`` of rows.
+
+        For decisions a game's table keeps off the model for variety (Patolli's markers, placed at random): alone,
+        the values of what they lead to assume every later such choice is as random, the other seats' too, so a
+        seat's choice can rely on an answer the model's own play never gives (a private convention). With a share
+        of the model's answers among them, the values pay for what the model answers. Nothing changes before the
+        first model (``model`` None) or with ``share`` 0.
+        """
+        if self.model is None or not share:
+            return chosen
+        rows = np.flatnonzero(self.rng.random(len(chosen)) < share)
+        if len(rows):
+            chosen[rows] = choose(point.take(rows), self.model)
         return chosen
 
     def record(self, point: DecisionPoint, games: np.ndarray, chosen: np.ndarray, rows: np.ndarray) -> None:
@@ -155,8 +156,6 @@ class SelfPlay:
     keep: float = 1.0  #: the share of decisions with a real choice recorded (a game's samples are correlated)
     lam: float = 1.0  #: the λ of the backed-up targets; 1: the returns only (no backup)
     explore: float = 0.0  #: the share of real choices made uniformly at random (positions the policy avoids)
-    #: once a model exists, the share of games with one recorded seat against the table's ``rival`` (the model)
-    rivals: float = 0.0
 
     def n_features(self, params: Params, players: int) -> int:
         """Features of one position."""
@@ -169,41 +168,13 @@ class SelfPlay:
     def samples(
         self, params: Params, players: int, model: ValueModel | None, n_games: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, Trajectories]:
-        """Play ``n_games`` (the baseline when ``model`` is None); each recorded position and its seat's share.
-
-        With ``rivals`` and a model, the first games of the chunk are self-play, the last ``rivals`` share are
-        played against the rival, the recorder in seat 0 in the first of those, then seat 1, ...
-        """
-        against = round(n_games * self.rivals) if model is not None else 0
-        parts = [self.play(params, players, model, n_games - against, None, rng)] if n_games > against else []
-        for seat in range(players):
-            count = against // players + (seat < against % players)
-            if count:
-                parts.append(self.play(params, players, model, count, seat, rng))
-        records = parts[0] if len(parts) == 1 else merge(parts)
-        return records.features, records.returns, records
-
-    def play(
-        self,
-        params: Params,
-        players: int,
-        model: ValueModel | None,
-        n_games: int,
-        alone: int | None,
-        rng: np.random.Generator,
-    ) -> Trajectories:
-        """``n_games`` recorded in every seat (``alone`` None) or in seat ``alone`` only, the rival in the others."""
+        """Play ``n_games`` (the baseline when ``model`` is None); each recorded position and its seat's share."""
         recorder = Recorder(model, self.keep, self.explore, np.random.default_rng(rng.integers(1 << 63)))
         seat = self.table.seat(params, players, recorder)  # one instance: every seat's rows decided at once
-        seats = [seat] * players
-        if alone is not None:
-            if not isinstance(self.table, Rivals) or model is None:
-                raise ValueError("rivals need a model and a table that seats one (a rival method)")
-            rival = self.table.rival(params, players, model)
-            seats = [seat if s == alone else rival for s in range(players)]
-        out = self.table.play(params, seats, n_games, core.as_source(rng))
+        out = self.table.play(params, [seat] * players, n_games, core.as_source(rng))
         winners = np.asarray(out["winners"], dtype=bool)
-        return recorder.trajectories(winners, self.width(params, players), players)
+        records = recorder.trajectories(winners, self.width(params, players), players)
+        return records.features, records.returns, records
 
     def backups(
         self, params: Params, players: int, model: ValueModel, positions: list[Trajectories], mapper: Mapper

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from boardlab.engines import core
+from boardlab.engines import cachedir, core
 from boardlab.engines.core import Policy
-from boardlab.engines.learned import selfplay, store, training
+from boardlab.engines.learned import cache, selfplay, store, training
 from boardlab.engines.learned.choice import choose
 from boardlab.engines.learned.model import ValueModel, checksum
 from boardlab.engines.patolli import features
@@ -31,6 +31,7 @@ KEEP = 0.25  #: share of real choices recorded as samples (ours: a game's positi
 LAM = 0.5  #: λ of the backed-up targets (ours; see the README)
 EXPLORE = 0.1  #: share of real choices made at random in self-play (ours)
 MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: a variety of layouts to learn from)
+MARKER_MODEL = 0.5  #: share of markers the model places in later rounds' self-play (ours; see the README)
 SHIPPED = Path(__file__).parent / "models"  #: models shipped with the package, checked like cached ones
 
 
@@ -111,7 +112,7 @@ class Table:
         def hook(point: object, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
             if not isinstance(point, MarkerPoint):
                 return recorder(point, games, propose)
-            chosen = point.suggest(MARKER_BASELINE)
+            chosen = recorder.mix(point, point.suggest(MARKER_BASELINE), MARKER_MODEL)
             recorder.record(point, games, chosen, recorder.rng.random(len(chosen)) < recorder.keep)
             return chosen
 
@@ -127,8 +128,10 @@ def sampler(player: type[Learned]) -> selfplay.SelfPlay:
     return selfplay.SelfPlay(Table(player), features.n_features, KEEP, LAM, EXPLORE)
 
 
-def model_key(params: Params, players: int, player: type[Learned], settings: training.Settings) -> dict:
-    """Everything that determines a model's bytes."""
+def model_key(
+    params: Params, players: int, player: type[Learned], settings: training.Settings, by_model: float = MARKER_MODEL
+) -> dict:
+    """Everything that determines a model's bytes (``by_model`` 0: a model from before markers by the model)."""
     sampling = {
         "baseline": player.baseline,
         "markers": MARKER_BASELINE,
@@ -136,6 +139,8 @@ def model_key(params: Params, players: int, player: type[Learned], settings: tra
         "lambda": LAM,
         "explore": EXPLORE,
     }
+    if by_model:
+        sampling["markers by the model"] = by_model
     return store.model_key(INFO, params, players, FEATURES, UNIT, settings, sampling)
 
 
@@ -150,8 +155,17 @@ def obtain(
     retrain: bool = False,
     explicit: bool = False,
 ) -> tuple[ValueModel, Path, str]:
-    """:func:`engines.learned.store.obtain` for Patolli: ``(model, path, "shipped" | "cached" | "trained")``."""
+    """:func:`engines.learned.store.obtain` for Patolli: ``(model, path, "shipped" | "cached" | "trained")``.
+
+    A setting with no model of its own, shipped or cached, plays its shipped model from before markers by the
+    model, if any (``simulate train`` and ``retrain`` train one of its own).
+    """
     key = model_key(params, players, player, settings)
+    earlier = model_key(params, players, player, settings, 0.0)
+    old = SHIPPED / cache.file_name(earlier)
+    own = (SHIPPED / cache.file_name(key), cachedir.cache_dir() / cache.file_name(key))
+    if not (retrain or explicit or any(path.is_file() for path in own)) and old.is_file():
+        return cache.load(old, earlier, features.n_features(params, players)), old, "shipped"
     return store.obtain(
         sampler(player), key, params, players, settings, SHIPPED, say, mapper, progress, retrain, explicit
     )

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from boardlab.engines import core
 from boardlab.engines.learned import training
-from boardlab.engines.learned.choice import choose
-from boardlab.engines.learned.selfplay import SelfPlay, Trajectories, lambda_returns, merge
-from tests.engines.pile import PileTable, Taker, perfect, width
-
-
-@dataclass(frozen=True)
-class RivalPile(PileTable):
-    """The tiny game's table with a rival (the model deciding every move, unrecorded), each mover's seat deciding."""
-
-    def rival(self, params: core.Params, players: int, model) -> Taker:
-        return Taker(lambda point, games, propose: choose(point, model))
-
-    def play(self, params: core.Params, seats, n_games: int, source: core.Source) -> core.Outcome:
-        by_seat = Taker(lambda point, games, propose: by_mover(seats, point, games, propose))
-        return super().play(params, [by_seat], n_games, source)
-
-
-def by_mover(seats, point, games: np.ndarray, propose) -> np.ndarray:
-    """Each row's choice by the seat to move (the tiny table asks one seat for every row)."""
-    chosen = propose()
-    for s, taker in enumerate(seats):
-        rows = np.flatnonzero(point.seat == s)
-        if len(rows):
-            chosen[rows] = taker.decide(point.take(rows), games[rows], partial(np.zeros, len(rows), dtype=np.int64))
-    return chosen
+from boardlab.engines.learned.selfplay import Recorder, SelfPlay, Trajectories, lambda_returns, merge
+from tests.engines.pile import Pile, PileTable, perfect, width
 
 
 def test_lambda_returns_follow_each_owners_records_in_order() -> None:
@@ -98,21 +73,14 @@ def test_explored_choices_are_random_legal_and_always_recorded() -> None:
     assert len(SelfPlay(PileTable(), width, keep=0.0).samples(core.Params(), 2, None, 200, rng(4))[0]) == 0
 
 
-def test_rivals_record_one_seat_against_the_model_playing_its_own_way() -> None:
-    rng, params = np.random.default_rng, core.Params()
-    alone = SelfPlay(RivalPile(), width, keep=0.0, explore=1.0, rivals=1.0)
-    _, targets, records = alone.samples(params, 2, perfect(), 400, rng(5))
-    _, both, selfish = SelfPlay(RivalPile(), width, keep=0.0, explore=1.0).samples(params, 2, perfect(), 400, rng(5))
-    # every choice of the recorded seat is random: in self-play it meets another random seat and wins about half,
-    # against the perfect rival (unrecorded) far less; each game's records are one seat's
-    assert 0.4 < both.mean() < 0.6 and targets.mean() < 0.3
-    assert len(np.unique(records.owner)) <= 400 < len(np.unique(selfish.owner))
-    half = replace(alone, rivals=0.5).samples(params, 2, perfect(), 400, rng(5))[1]
-    assert targets.mean() < half.mean() < both.mean()
-    # no model yet (round 0): self-play only, the same samples as without rivals
+def test_mix_takes_the_models_choice_in_a_share_of_rows_once_a_model_exists() -> None:
+    point = Pile(np.full(2000, 7), np.zeros(2000, dtype=np.int64))  # the perfect model takes one (leaves 6)
+    given = np.ones(2000, dtype=np.int64)  # a game's own choice: take two
+    recorder = Recorder(perfect(), 1.0, 0.0, np.random.default_rng(9))
+    mixed = recorder.mix(point, given.copy(), 0.3)
+    assert set(np.unique(mixed)) == {0, 1} and abs((mixed == 0).mean() - 0.3) < 0.05
+    np.testing.assert_array_equal(recorder.mix(point, given.copy(), 0.0), given)
     np.testing.assert_array_equal(
-        alone.samples(params, 2, None, 100, rng(6))[0],
-        replace(alone, rivals=0.0).samples(params, 2, None, 100, rng(6))[0],
+        Recorder(None, 1.0, 0.0, np.random.default_rng(9)).mix(point, given.copy(), 1.0), given
     )
-    with pytest.raises(ValueError, match="rival"):
-        SelfPlay(PileTable(), width, rivals=0.5).samples(params, 2, perfect(), 10, rng(7))
+    assert (recorder.mix(point, given.copy(), 1.0) == 0).all()

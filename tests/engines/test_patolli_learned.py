@@ -9,7 +9,7 @@ import pytest
 
 from boardlab.engines import core
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import training
+from boardlab.engines.learned import selfplay, training
 from boardlab.engines.learned.choice import Featured, choose
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.patolli import POLICIES, Params, features, learned, reference
@@ -202,3 +202,24 @@ def test_the_expert_rolls_out_with_learned() -> None:
     point = Point.at(moves, POLICIES)
     chosen = expert.decide(point, np.arange(6), point.legal().argmax)
     assert point.legal()[np.arange(6), chosen].all()
+
+
+def test_later_rounds_place_a_share_of_markers_by_the_model() -> None:
+    params, model = Params(), random_model(Params(), 3)
+
+    class Seen(selfplay.Recorder):
+        """Notes, at each marker, whether the square kept is the model's."""
+
+        def record(self, point, games, chosen, rows) -> None:
+            if isinstance(point, MarkerPoint):
+                agree.extend(chosen == choose(point, model))
+            super().record(point, games, chosen, rows)
+
+    shares = []
+    for recorder_model in (None, model):  # round 0 (the baseline), then a later round
+        agree: list[bool] = []
+        seat = learned.Table(Player).seat(params, 2, Seen(recorder_model, 1.0, 0.0, np.random.default_rng(4)))
+        play_with(params, [seat, seat], 100, np.random.default_rng(5))
+        shares.append(np.mean(agree))
+    # random squares meet the model's about one time in 50; later rounds keep the model's at MARKER_MODEL's share
+    assert shares[0] < 0.1 and abs(shares[1] - learned.MARKER_MODEL) < 0.1
