@@ -9,7 +9,7 @@ import pytest
 
 from boardlab.engines import core
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import selfplay, training
+from boardlab.engines.learned import cache, selfplay, training
 from boardlab.engines.learned.choice import Featured, choose
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.patolli import POLICIES, Params, features, learned, reference
@@ -173,6 +173,8 @@ def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
     key = learned.model_key(Params(), 2, Player, learned.SETTINGS)
     assert key["features"] == learned.FEATURES and key["unit"] == learned.UNIT
     assert key["training"] == learned.SETTINGS.as_key() and key["sampling"]["lambda"] == learned.LAM
+    assert key["sampling"]["markers by the model"] == learned.MARKER_MODEL
+    assert "markers by the model" not in learned.model_key(Params(), 2, Player, learned.SETTINGS, 0.0)["sampling"]
     assert learned.model_key(Params(), 2, Player, replace(learned.SETTINGS, epochs=3)) != key
     assert learned.model_key(Params(tokens=12), 2, Player, learned.SETTINGS) != key
 
@@ -188,6 +190,15 @@ def test_the_shipped_model_loads_and_plays(monkeypatch, tmp_path) -> None:
     assert out["winners"][:, 0].mean() > 0.6
     with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):
         learned.obtain(Params(tokens=11), 2, Player, learned.SETTINGS)
+
+
+def test_a_setting_not_retrained_plays_its_shipped_model_from_before(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    for params, by_model in ((Params(head_start=4), 0.0), (Params(), learned.MARKER_MODEL)):
+        _, path, how = learned.obtain(params, 2, Player, learned.SETTINGS)
+        key = learned.model_key(params, 2, Player, learned.SETTINGS, by_model)
+        assert how == "shipped" and path == learned.SHIPPED / cache.file_name(key)
 
 
 def test_the_expert_rolls_out_with_learned() -> None:
