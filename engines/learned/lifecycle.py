@@ -48,6 +48,9 @@ class Sampling:
     extra: Mapping[str, Any] = field(default_factory=dict)
     keyed: Callable[[int, Settings], Mapping[str, Any]] | None = None
     search_share: float | None = None  #: expert iteration's share of searched choices (a ``SearchPlay``)
+    #: ``extra`` of the game's earlier training methods, newest first: a setting with no model of its own, shipped
+    #: or cached, plays the shipped model of one of them (``simulate train`` trains one of its own)
+    earlier: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,16 +170,19 @@ def model_key(player: type, params: Params, players: int, settings: Settings | N
 
 
 def keyed(
-    player: type, params: Params, players: int, settings: Settings | None = None
+    player: type, params: Params, players: int, settings: Settings | None = None, extra: Mapping[str, Any] | None = None
 ) -> tuple[Settings, dict[str, Any], ntuple.Spec | None]:
-    """``(settings, key, tuples)`` of ``player``'s model of ``settings`` as they apply (default: the ones it plays)."""
+    """``(settings, key, tuples)`` of ``player``'s model of ``settings`` as they apply (default: the ones it plays).
+
+    ``extra`` replaces the sampling's ``extra`` constants (an earlier training method's key).
+    """
     spec: Spec = player.spec
     chosen = spec.resolved(params, players, settings or spec.settings_for(params, players))
     key, tuples = base_key(spec, params, players, chosen)
     if spec.sampling is not None:
         sampling = spec.sampling
         constants = {"baseline": player.baseline, "keep": sampling.keep, "lambda": sampling.lam}
-        constants |= {"explore": sampling.explore, **sampling.extra}
+        constants |= {"explore": sampling.explore, **(sampling.extra if extra is None else extra)}
         if sampling.keyed is not None:
             constants |= sampling.keyed(players, chosen)
         key = {**key, "sampling": constants}
@@ -186,7 +192,9 @@ def keyed(
 def request(player: type, params: Params, players: int, settings: Settings | None = None) -> store.Request:
     """What :func:`store.obtain` needs for ``player``'s model of ``settings`` (default: the ones it plays)."""
     chosen, key, tuples = keyed(player, params, players, settings)
-    return store.Request(sampler(player, chosen), key, params, players, chosen, player.spec.shipped, tuples)
+    sampling = player.spec.sampling
+    earlier = tuple(keyed(player, params, players, chosen, extra)[1] for extra in sampling.earlier) if sampling else ()
+    return store.Request(sampler(player, chosen), key, params, players, chosen, player.spec.shipped, tuples, earlier)
 
 
 def playing_model(player: type, params: Params, players: int) -> Model:

@@ -74,6 +74,22 @@ class Recorder:
         self.record(point, games, chosen, real & ((draws[:, 0] < self.keep) | (draws[:, 1] < self.explore)))
         return chosen
 
+    def mix(self, point: DecisionPoint, chosen: np.ndarray, share: float) -> np.ndarray:
+        """``chosen`` (a game's own choices, e.g. a baseline's), the model's choice instead in a ``share`` of rows.
+
+        For decisions a game's table keeps off the model for variety (Patolli's markers, placed at random): alone,
+        the values of what they lead to assume every later such choice is as random, the other seats' too, so a
+        seat's choice can rely on an answer the model's own play never gives (a private convention). With a share
+        of the model's answers among them, the values pay for what the model answers. Nothing changes before the
+        first model (``model`` None) or with ``share`` 0.
+        """
+        if self.model is None or not share:
+            return chosen
+        rows = np.flatnonzero(self.rng.random(len(chosen)) < share)
+        if len(rows):
+            chosen[rows] = choose(point.take(rows), self.model)
+        return chosen
+
     def record(self, point: DecisionPoint, games: np.ndarray, chosen: np.ndarray, rows: np.ndarray) -> None:
         """Keep the positions ``chosen`` leads to in the rows of mask ``rows`` (a game's own choices may come here)."""
         rows = np.flatnonzero(rows)

@@ -84,6 +84,8 @@ class Request:
     settings: Settings
     shipped: Path | None = None  #: the folder of the game's shipped models (None: none ship)
     tuples: ntuple.Spec | None = None  #: an n-tuple model's tuples (None: a network)
+    #: keys of the game's earlier training methods: their shipped models play a setting that has no model of its own
+    earlier: tuple[Mapping[str, Any], ...] = ()
 
 
 def obtain(
@@ -113,6 +115,8 @@ def obtain(
     found = Found(key, width, outputs, tuples)
     if not retrain and (model := found.first((*places, (path, "cached")))) is not None:
         return model
+    if not (retrain or explicit) and (model := _earlier_shipped(request, width, outputs)) is not None:
+        return model
     if not training_allowed() and not explicit:
         raise ModelMissing(
             f"{found.reason} for {key['game']} with {players} players and these knobs, and {TRAIN_ENV}=0 forbids "
@@ -132,6 +136,16 @@ def obtain(
             model = train(sampler, params, players, settings, mapper, progress, tuples)
         cache.save(path, key, model)
     return model, path, "trained"
+
+
+def _earlier_shipped(request: Request, width: int, outputs: int) -> tuple[Model, Path, str] | None:
+    """The first shipped model trained by one of the game's earlier methods for this setting, or None."""
+    for key in request.earlier if request.shipped else ():
+        if model := Found(key, width, outputs, request.tuples).first(
+            ((request.shipped / cache.file_name(key), "shipped"),)
+        ):
+            return model
+    return None
 
 
 class Found:

@@ -18,21 +18,25 @@ from boardlab.engines.patolli import features
 from boardlab.engines.patolli.decisions import MarkerPoint, Seat
 from boardlab.engines.patolli.rules import INFO, Params, play_with
 
-MARKER_BASELINE = "random"  #: self-play's marker placement, every round (ours: a variety of layouts to learn from)
+MARKER_BASELINE = "random"  #: self-play's marker placement (ours: a variety of layouts to learn from)
+MARKER_MODEL = 0.5  #: share of markers the model places in later rounds' self-play (ours; see the README)
 
 
 def record(
     recorder: selfplay.Recorder, params: Params, point: object, games: np.ndarray, propose: Callable[[], np.ndarray]
 ) -> np.ndarray:
-    """Self-play's decision: the recorder's, but markers are placed by ``MARKER_BASELINE`` (and recorded).
+    """Self-play's decision: the recorder's, but markers are placed by ``MARKER_BASELINE`` and recorded.
 
-    Setup positions are all alike, so a model placing them would show the next round one layout, and a model
-    trained on one layout values the moves of any other at random (it fell to 27% against ``balanced`` with
-    ``balanced``'s layouts).
+    In later rounds the model so far places a ``MARKER_MODEL`` share of them instead.
+
+    Setup positions are all alike, so a model placing every marker would show the next round one layout, and a
+    model trained on one layout values the moves of any other at random (it fell to 27% against ``balanced`` with
+    ``balanced``'s layouts). With every marker random, the values assumed the other seat's markers random too, and
+    seat 0 learned to exploit a seat 1 that never answered as the model does (two learned players: seat 0 won 89%).
     """
     if not isinstance(point, MarkerPoint):
         return recorder(point, games, propose)
-    chosen = point.suggest(MARKER_BASELINE)
+    chosen = recorder.mix(point, point.suggest(MARKER_BASELINE), MARKER_MODEL)
     recorder.record(point, games, chosen, recorder.rng.random(len(chosen)) < recorder.keep)
     return chosen
 
@@ -47,7 +51,14 @@ SPEC = lifecycle.Spec(
     play=play_with,
     #: a quarter of real choices recorded (a game's positions are strongly correlated), λ 0.5 (see the README),
     #: a tenth explored (ours)
-    sampling=lifecycle.Sampling(keep=0.25, lam=0.5, explore=0.1, extra={"markers": MARKER_BASELINE}),
+    sampling=lifecycle.Sampling(
+        keep=0.25,
+        lam=0.5,
+        explore=0.1,
+        extra={"markers": MARKER_BASELINE, "markers by the model": MARKER_MODEL},
+        #: the settings not retrained since (head starts, readings) play their models from every marker random
+        earlier=({"markers": MARKER_BASELINE},),
+    ),
     seat=Seat,
     record=record,
 )

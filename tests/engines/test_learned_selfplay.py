@@ -8,8 +8,8 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.learned import training
-from boardlab.engines.learned.selfplay import SelfPlay, Trajectories, lambda_returns, merge
-from tests.engines.pile import PileTable, perfect, width
+from boardlab.engines.learned.selfplay import Recorder, SelfPlay, Trajectories, lambda_returns, merge
+from tests.engines.pile import Pile, PileTable, perfect, width
 
 
 def test_lambda_returns_follow_each_owners_records_in_order() -> None:
@@ -71,3 +71,16 @@ def test_explored_choices_are_random_legal_and_always_recorded() -> None:
     assert 0.5 * len(baseline) < len(explored) < len(baseline)
     assert (explored[:, 0] >= 0).all()  # never more than the pile (the legal mask holds)
     assert len(SelfPlay(PileTable(), width, keep=0.0).samples(core.Params(), 2, None, 200, rng(4))[0]) == 0
+
+
+def test_mix_takes_the_models_choice_in_a_share_of_rows_once_a_model_exists() -> None:
+    point = Pile(np.full(2000, 7), np.zeros(2000, dtype=np.int64))  # the perfect model takes one (leaves 6)
+    given = np.ones(2000, dtype=np.int64)  # a game's own choice: take two
+    recorder = Recorder(perfect(), 1.0, 0.0, np.random.default_rng(9))
+    mixed = recorder.mix(point, given.copy(), 0.3)
+    assert set(np.unique(mixed)) == {0, 1} and abs((mixed == 0).mean() - 0.3) < 0.05
+    np.testing.assert_array_equal(recorder.mix(point, given.copy(), 0.0), given)
+    np.testing.assert_array_equal(
+        Recorder(None, 1.0, 0.0, np.random.default_rng(9)).mix(point, given.copy(), 1.0), given
+    )
+    assert (recorder.mix(point, given.copy(), 1.0) == 0).all()

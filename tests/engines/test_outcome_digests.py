@@ -55,9 +55,9 @@ CASES: dict[str, dict[tuple[str, ...], str]] = {
     },
     "patolli": {
         ("expert:4", "balanced"): "cb3c9f1e7e2678ab",
-        ("learned", "balanced"): "dc33a9f162b22ca4",
+        ("learned", "balanced"): "742b7f0822723e1d",
         ("replay", "balanced", "random"): "f7242d017dbc0129",
-        ("learned!never-enter", "balanced"): "d5016fcf6126daf7",
+        ("learned!never-enter", "balanced"): "af5a998057b5ccf7",
         ("expert:4!never-enter", "balanced"): "13b8cfca8a0f0c12",
     },
     "cargolino": {

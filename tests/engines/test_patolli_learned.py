@@ -9,7 +9,7 @@ import pytest
 
 from boardlab.engines import core
 from boardlab.engines.expert import Rollout
-from boardlab.engines.learned import lifecycle, store, training
+from boardlab.engines.learned import cache, lifecycle, selfplay, store, training
 from boardlab.engines.learned.choice import Featured, choose
 from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.patolli import POLICIES, Params, features, learned, reference
@@ -174,6 +174,9 @@ def test_the_cache_key_holds_every_setting_and_the_versions() -> None:
     key = lifecycle.model_key(Player, Params(), 2, SPEC.settings)
     assert key["features"] == SPEC.features and key["unit"] == SPEC.unit
     assert key["training"] == SPEC.settings.as_key() and key["sampling"]["lambda"] == SPEC.sampling.lam
+    assert key["sampling"]["markers by the model"] == learned.MARKER_MODEL
+    (earlier,) = lifecycle.request(Player, Params(), 2).earlier
+    assert "markers by the model" not in earlier["sampling"] and {**earlier, "sampling": key["sampling"]} == key
     assert lifecycle.model_key(Player, Params(), 2, replace(SPEC.settings, epochs=3)) != key
     assert lifecycle.model_key(Player, Params(tokens=12), 2, SPEC.settings) != key
 
@@ -191,6 +194,18 @@ def test_the_shipped_model_loads_and_plays(monkeypatch, tmp_path) -> None:
         store.obtain(lifecycle.request(Player, Params(tokens=11), 2, SPEC.settings))
 
 
+def test_a_setting_not_retrained_plays_its_shipped_model_from_before(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    for params, now in ((Params(head_start=4), False), (Params(), True)):
+        wanted = lifecycle.request(Player, params, 2)
+        _, path, how = store.obtain(wanted)
+        key = wanted.key if now else wanted.earlier[0]
+        assert how == "shipped" and path == SPEC.shipped / cache.file_name(key)
+    with pytest.raises(ValueError, match="BOARDLAB_TRAIN=0"):  # `simulate train` trains a model of its own
+        store.obtain(lifecycle.request(Player, Params(head_start=4), 2), explicit=False, retrain=True)
+
+
 def test_the_expert_rolls_out_with_learned() -> None:
     params = Params()
     (expert,) = core.policy_instances(POLICIES, ["expert:8@learned"], params)
@@ -203,3 +218,24 @@ def test_the_expert_rolls_out_with_learned() -> None:
     point = Point.at(moves, POLICIES)
     chosen = expert.decide(point, np.arange(6), point.legal().argmax)
     assert point.legal()[np.arange(6), chosen].all()
+
+
+def test_later_rounds_place_a_share_of_markers_by_the_model() -> None:
+    params, model = Params(), random_model(Params(), 3)
+
+    class Seen(selfplay.Recorder):
+        """Notes, at each marker, whether the square kept is the model's."""
+
+        def record(self, point, games, chosen, rows) -> None:
+            if isinstance(point, MarkerPoint):
+                agree.extend(chosen == choose(point, model))
+            super().record(point, games, chosen, rows)
+
+    shares = []
+    for recorder_model in (None, model):  # round 0 (the baseline), then a later round
+        agree: list[bool] = []
+        seat = lifecycle.Table(Player).seat(params, 2, Seen(recorder_model, 1.0, 0.0, np.random.default_rng(4)))
+        play_with(params, [seat, seat], 100, np.random.default_rng(5))
+        shares.append(np.mean(agree))
+    # random squares meet the model's about one time in 50; later rounds keep the model's at MARKER_MODEL's share
+    assert shares[0] < 0.1 and abs(shares[1] - learned.MARKER_MODEL) < 0.1
