@@ -76,11 +76,12 @@ def draw_positions(fig: Any, panels: Sequence[Panel], strong: str, heuristic: st
             m + "".join(f"  [{name}]" for name, at in ((strong, panel.strong), (heuristic, panel.heuristic)) if at == i)
             for i, m in enumerate(panel.moves)
         ]
+        if left_out:  # a last row says what the chart leaves out (the x label stays one line: it fits any page)
+            ys, labels, colours = [*ys, -1], [*labels, f"… {left_out} less likely moves not drawn"], [*colours, OTHER]
         chart.set_yticks(ys, labels, fontsize=5.5)
         for tick, colour in zip(chart.get_yticklabels(), colours, strict=True):
             tick.set_color(INK if colour == OTHER else colour)
-        more = f"\n{left_out} less likely moves not drawn" if left_out else ""
-        chart.set_xlabel(f"chance to win, % (95% interval){more}", fontsize=7)
+        chart.set_xlabel("chance to win, % (95% interval)", fontsize=7)
         chart.tick_params(axis="x", labelsize=6.5)
         chart.grid(axis="x", alpha=0.3)
 

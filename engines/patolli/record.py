@@ -6,7 +6,7 @@ from boardlab.engines.record import Balance, Bench, Record, Tuning
 RECORD = Record(
     default_policy="balanced",
     default_reason=(
-        "the strongest rule of thumb (home-stretch plays level with it); learned wins 90% against it but "
+        "the strongest rule of thumb (home-stretch plays level with it); learned wins over 90% against it but "
         "plays about 1,200 games a second and needs a model for every setting"
     ),
     balance=Balance(
