@@ -61,7 +61,11 @@ def test_a_competitive_game_gives_report_all_its_first_player_s_edge_under_stron
     assert edge.startswith("+")  # the first seat leads by far
 
 
-def test_a_game_without_a_learned_player_adds_no_strong_play_columns() -> None:
+def test_a_game_without_a_learned_player_adds_no_strong_play_columns(monkeypatch) -> None:
+    from boardlab.engines import get_game
+
+    module = get_game("swine").module
+    monkeypatch.setattr(module, "POLICIES", {k: v for k, v in module.POLICIES.items() if k != "learned"})
     assert built("swine", 50)[0].metrics == {}
 
 

@@ -99,6 +99,7 @@ POLICIES["expert"] = dataclasses.replace(
         ROLLOUT,
         EXPERT_PLAYOUTS,
         EXPERT_CHUNK,
+        ("learned",),  # expert:N@learned plays out with the learned player
     ),
     restrict=RESTRICT,
 )
