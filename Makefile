@@ -21,7 +21,7 @@ demo: install
 	$(BIN)/simulate report pantolino --seed 2026
 
 test: install
-	$(BIN)/pytest -q -n auto --dist loadfile
+	$(BIN)/pytest -q -n auto --dist loadfile --durations=20
 
 bench: install
 	$(BIN)/python benchmarks/bench.py
