@@ -34,6 +34,10 @@ CROSS_FEWER = 4
 """The tuning grid under the second strong player plays 1/(crossplay.share * CROSS_FEWER) of a setting's games
 (62 a setting in a default Pantolino report: nine settings, about a minute of the expert on one core): enough to
 say whether it names the same setting clearly, or how many games would tell."""
+GRID_CROSS_MOST = 400
+"""The most games of the second strong player's seats the grid's check may cost (ours: its seats search every
+choice; a Pantolino report's nine settings would take 1,116, about four minutes on two cores, so its grid says it
+was not checked)."""
 
 
 def setup(game: str) -> Balance:
@@ -63,21 +67,25 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_label(game, f"variant {variant}"), seats, n, seed, chunk, variant)
     if chosen.question is not None:  # fewer games a setting, in chunks of their own (the same for every setting)
         games = max(1, n // chosen.question.share)
-        for point in _points(chosen.question):
+        points = _points(chosen.question)
+        cross_games = max(2, games // (crossplay.share(game) * CROSS_FEWER))
+        check_grid = len(points) * cross_games * chosen.players <= GRID_CROSS_MOST
+        for point in points:
             label = _label(game, f"tune {chosen.question.describe(point)}")
             plan.add(label, seats, games, seed, min(chunk, games), settings=tuple(point.items()))
             if chosen.strong is not None:
                 label = _label(game, f"strong tune {chosen.question.describe(point)}")
                 plan.add(label, strong_seats(chosen), games, seed, min(chunk, games), settings=tuple(point.items()))
-                crossplay.add_arms(  # the grid again under the second strong player, on fewer games
-                    plan,
-                    strong_seats(chosen),
-                    games,
-                    seed,
-                    min(chunk, games),
-                    settings=tuple(point.items()),
-                    check=crossplay.Check(fewer=CROSS_FEWER),
-                )
+                if check_grid:
+                    crossplay.add_arms(  # the grid again under the second strong player, on fewer games
+                        plan,
+                        strong_seats(chosen),
+                        games,
+                        seed,
+                        min(chunk, games),
+                        settings=tuple(point.items()),
+                        check=crossplay.Check(fewer=CROSS_FEWER),
+                    )
     if chosen.strong is not None:
         plan.add(_label(game, "strong default rules"), strong_seats(chosen), n, seed, chunk)
         crossplay.add_arms(plan, strong_seats(chosen), n, seed, chunk)  # the default rules under a second player

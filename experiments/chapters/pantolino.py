@@ -624,22 +624,25 @@ def _no_token_second(results: dict[str, RunResult]) -> list[dict[str, Any]]:
         cross = crossplay.result_of(results, "pantolino", [STRONG] * 2, variant=variant, strong=STRONG)
         if cross is not None:
             s = cross.summary
-            turns, seat0 = s.mean_turns(), proportion(int(s.wins[0]), s.n_games)
-            rows.append(
-                {
-                    "rule": rule,
-                    "players": 2,
-                    "turns": turns[0],
-                    "turns_lo": turns[1],
-                    "turns_hi": turns[2],
-                    "seat0": seat0[0],
-                    "seat0_lo": seat0[1],
-                    "seat0_hi": seat0[2],
-                    "removed": float(s.metric_mean("removed")[0]),
-                    "policy": f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)",
-                }
-            )
+            policy = f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)"
+            rows.append({**_no_token_row(rule, 2, s), "policy": policy})
     return rows
+
+
+def _no_token_row(rule: str, players: int, s: Any) -> dict[str, Any]:
+    """A no-token table row: the rule, the table size, turns and seat 0's share with intervals, tokens removed."""
+    turns, seat0 = s.mean_turns(), proportion(int(s.wins[0]), s.n_games)
+    return {
+        "rule": rule,
+        "players": players,
+        "turns": turns[0],
+        "turns_lo": turns[1],
+        "turns_hi": turns[2],
+        "seat0": seat0[0],
+        "seat0_lo": seat0[1],
+        "seat0_hi": seat0[2],
+        "removed": float(s.metric_mean("removed")[0]),
+    }
 
 
 def _no_token_note(two: pd.DataFrame, checked: list[dict[str, Any]]) -> str:
@@ -664,24 +667,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     """``nothing`` against ``remove-smallest``: game length and seat advantage."""
     rows = []
     for rule, prefix in (("nothing", "base rules"), ("remove-smallest", "remove-smallest")):
-        for k in PLAYER_COUNTS:
-            s = results[f"{prefix} {k} symmetric"].summary
-            turns = s.mean_turns()
-            seat0 = proportion(int(s.wins[0]), s.n_games)
-            removed = float(s.metric_mean("removed")[0])
-            rows.append(
-                {
-                    "rule": rule,
-                    "players": k,
-                    "turns": turns[0],
-                    "turns_lo": turns[1],
-                    "turns_hi": turns[2],
-                    "seat0": seat0[0],
-                    "seat0_lo": seat0[1],
-                    "seat0_hi": seat0[2],
-                    "removed": removed,
-                }
-            )
+        rows += [_no_token_row(rule, k, results[f"{prefix} {k} symmetric"].summary) for k in PLAYER_COUNTS]
     frame = pd.DataFrame(rows).assign(policy=STRONG)
     two = frame[frame["players"] == 2].set_index("rule")
     saved = two.loc["nothing", "turns"] - two.loc["remove-smallest", "turns"]

@@ -121,3 +121,14 @@ def test_the_strong_grid_is_checked_under_the_second_strong_player(monkeypatch: 
     assert f"; under {other} " in headline and "not checked" not in headline
     without = {k: v for k, v in results.items() if k not in {a.label for a in grid}}
     assert "the grid not checked under a second strong player" in balance.page_maker("pantolino")(without)[1]
+
+
+def test_a_grid_too_costly_for_the_second_strong_player_is_left_unchecked() -> None:
+    from boardlab.experiments.chapters import crossplay, pantolino
+
+    def grid_checks(n: int) -> int:
+        arms = pantolino.plan(n, 5).arms
+        return sum(a.label.startswith(crossplay.LABEL) and ("colours", "5") in a.spec.settings for a in arms)
+
+    assert grid_checks(600) == 3  # the grid's three 5-colour settings, a few games each: affordable
+    assert grid_checks(20_000) == 0  # a default report: 9 settings × 62 games × 2 searching seats, over the cap
