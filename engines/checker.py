@@ -29,6 +29,12 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   applied copies' features and values the positions it meets by them; two encodings of one position make it
   value them apart.
 
+- ``learned`` and ``collapse`` (:mod:`engines.learned.checks`): a trained ``learned`` beats the game's first
+  heuristic and ``random`` in a small seeded head to head with an interval (failing only when it loses or at best
+  ties), and its training did not collapse (its games end before the turn cap as simpler players' do; the model's
+  values of its self-play positions spread, neither all equal nor saturated). They play a model at hand, or one
+  trained now when :func:`check_game` is asked to (``train``); with none they are skipped and say so.
+
 Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
 description says so) are left out of the determinisation check. Each check plays a few games. The checks that
 play take the params, seats and sizes a game's own tests want (``check_reference(module, params, seats)``).
@@ -44,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
+from boardlab.engines.learned import checks as learned_checks
 from boardlab.engines.record import record_of
 from boardlab.engines.seating import seating_of
 
@@ -334,7 +341,23 @@ def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -
     seating.play(params, seats, n, source)
 
 
-CHECKS: dict[str, Callable[[Any], None]] = {
+def trained(check: Callable[[Any, bool], str | None], name: str) -> Callable[..., str | None]:
+    """A check of :mod:`engines.learned.checks` as the checker runs it: its problem a :class:`CheckError`."""
+
+    def run(module: Any, train: bool = False) -> str | None:
+        try:
+            return check(module, train)
+        except learned_checks.Problem as problem:
+            raise CheckError(f"{module.INFO.id}: {name}: {problem}") from None
+
+    run.__doc__ = check.__doc__
+    return run
+
+
+check_learned = trained(learned_checks.check_learned, "learned")
+check_collapse = trained(learned_checks.check_collapse, "collapse")
+
+CHECKS: dict[str, Callable[..., str | None]] = {
     "contract": check_contract,
     "columns": check_columns,
     "batch": check_batch,
@@ -342,16 +365,27 @@ CHECKS: dict[str, Callable[[Any], None]] = {
     "reference": check_reference,
     "decisions": check_decisions,
     "features": check_features,
+    "learned": check_learned,
+    "collapse": check_collapse,
 }
 """Every check, by name, in the order :func:`check_game` runs them."""
+TRAINED = ("learned", "collapse")  #: the checks that play a trained model (``train``: train one if none is at hand)
 
 
-def check_game(module: Any, only: tuple[str, ...] = ()) -> None:
-    """Run every check (or those named in ``only``) on the game package ``module``.
+def check_game(module: Any, only: tuple[str, ...] = (), train: bool = False) -> dict[str, str]:
+    """Run every check (or those named in ``only``) on the game package ``module``; notes by check.
+
+    The learned player's checks play a model at hand (shipped or cached), or, with ``train``, one trained now
+    (as ``simulate train`` would, whatever ``BOARDLAB_TRAIN`` says); with none they are skipped, their note
+    saying so (``"skipped: no model ..."``).
 
     Raises:
         CheckError: at the first problem, naming the game, the check and what is wrong.
     """
+    notes = {}
     for name, check in CHECKS.items():
         if not only or name in only:
-            check(module)
+            note = check(module, train) if name in TRAINED else check(module)
+            if note:
+                notes[name] = note
+    return notes
