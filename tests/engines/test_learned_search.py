@@ -1,0 +1,80 @@
+"""The learned recipe's settings search (engines/learned/search.py, `simulate train --search`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from boardlab.engines.learned import search
+from boardlab.engines.learned.training import Settings
+from boardlab.experiments.cli import app
+
+runner = CliRunner()
+
+
+def test_candidates_change_one_setting_each_from_the_specs_own() -> None:
+    base = Settings(hidden=(64,), anneal_epochs=5)
+    found = {c.name: c.settings for c in search.candidates(base)}
+    assert found == {
+        "the spec's own": base,
+        "hidden 32": replace(base, hidden=(32,)),
+        "hidden 128": replace(base, hidden=(128,)),
+        "closing passes 0": replace(base, anneal_epochs=0),
+    }
+    assert [c.name for c in search.candidates(replace(base, family="ntuple"))] == ["the spec's own"]
+
+
+def scored(name: str, mean: float, half: float) -> search.Scored:
+    return search.Scored(search.Candidate(name, Settings()), mean, mean - half, mean + half, "cached", 0.0)
+
+
+def test_the_winner_is_said_detectably_better_only_when_its_interval_clears_the_runner_ups() -> None:
+    clear = search.why([scored("a", 1.0, 0.1), scored("b", 2.0, 0.1)], lower=True)
+    assert clear.startswith("a: the lowest measure, 1.00, against 2.00 for b; its interval clears")
+    close = search.why([scored("a", 1.0, 0.6), scored("b", 2.0, 0.6)], lower=True)
+    assert "overlaps the runner-up's: no candidate is detectably better" in close
+    assert search.why([scored("b", 2.0, 0.1), scored("a", 1.0, 0.1)], lower=False).startswith("b: the highest")
+
+
+def test_the_search_on_swine_measures_every_candidate_by_exact_loss_the_same_each_time(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path))
+    args = [
+        "train",
+        "swine",
+        "--set",
+        "target=30",
+        "--search",
+        "--games",
+        "60",
+        "--validation-games",
+        "8",
+        "--jobs",
+        "1",
+        "--json",
+    ]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert report["measure"].startswith("exact loss per game against win-optimal")
+    rows = report["rows"]
+    assert [r["candidate"] for r in rows] == ["the spec's own", "hidden 32", "hidden 128", "closing passes 0"]
+    assert {r["how"] for r in rows} == {"trained"} and report["chosen"]["mean"] == min(r["mean"] for r in rows)
+    again = json.loads(runner.invoke(app, args).stdout)  # the models cached now; the same validation
+    assert [r["how"] for r in again["rows"]] == ["cached"] * 4
+    assert [r["mean"] for r in again["rows"]] == [r["mean"] for r in rows]
+
+
+def test_search_options_are_checked_in_one_line() -> None:
+    for args, words in (
+        (["--validation-games", "100"], "--validation-games goes with --search"),
+        (["--search", "--validation-games", "1"], "--validation-games must be 2 to 100,000, not 1"),
+        (["--search", "--validation-games", "lots"], "--validation-games"),
+    ):
+        result = runner.invoke(app, ["train", "swine", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
