@@ -128,7 +128,14 @@ def exact_loss(module: Any, player: type, params: Any, model: Any, n: int, seed:
 def share_against(
     module: Any, player: type, params: Any, players: int, model: Any, rival: str, n: int, seed: int
 ) -> tuple[float, float, float]:
-    """The share of the win, in points, of ``player`` playing ``model`` alone among ``rival`` (every seat in turn)."""
+    """The share of the win, in points, of ``player`` playing ``model`` alone among ``rival`` (every seat in turn).
+
+    Cooperative games: the share of games a table of ``player`` wins (``rival`` unused).
+    """
+    if module.INFO.cooperative:
+        impls = [player(params, models={players: model})] * players
+        out = player.spec.play(params, impls, n * players, core.RandomSource(np.random.default_rng(seed)))
+        return interval(100 * np.asarray(out["winners"], dtype=np.float64)[:, 0])
     shares = []
     for seat in range(players):
         impls = core.policy_instances(module.POLICIES, [rival] * players, params)
@@ -156,6 +163,8 @@ def measure_for(module: Any, player: type, params: Any, players: int, n: int, se
         return Measure(name, True, lambda model: exact_loss(module, player, params, model, n, seed))
     rival = checks.first_heuristic(module) or "random"
     name = f"share against {rival} (points; higher is better)"
+    if module.INFO.cooperative:
+        name = "games a table of learned wins (points; higher is better)"
     return Measure(name, False, lambda model: share_against(module, player, params, players, model, rival, n, seed))
 
 

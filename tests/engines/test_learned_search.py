@@ -6,9 +6,12 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 from typer.testing import CliRunner
 
+from boardlab.engines import get_game
 from boardlab.engines.learned import search
+from boardlab.engines.learned.model import ValueModel
 from boardlab.engines.learned.training import Settings
 from boardlab.experiments.cli import app
 
@@ -78,3 +81,13 @@ def test_search_options_are_checked_in_one_line() -> None:
         result = runner.invoke(app, ["train", "swine", *args])
         assert result.exit_code == 2, (args, result.output)
         assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_without_an_exact_player_at_the_table_the_measure_is_the_share_against_the_first_heuristic() -> None:
+    module = get_game("swine").module
+    player = module.POLICIES["learned"].impl
+    flat = ValueModel((np.zeros((5, 2), np.float32), np.zeros((2, 1), np.float32)), (np.zeros(2, np.float32),) * 2)
+    measure = search.measure_for(module, player, module.Params(), 3, 6, 0)  # the exact player plays 2 seats only
+    assert measure.name == "share against hold-at-20 (points; higher is better)" and not measure.lower_is_better
+    mean, low, high = measure.score(flat)
+    assert 0 <= low <= mean <= high <= 100 and measure.score(flat) == (mean, low, high)
