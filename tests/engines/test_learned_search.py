@@ -90,4 +90,4 @@ def test_without_an_exact_player_at_the_table_the_measure_is_the_share_against_t
     measure = search.measure_for(module, player, module.Params(), 3, 6, 0)  # the exact player plays 2 seats only
     assert measure.name == "share against hold-at-20 (points; higher is better)" and not measure.lower_is_better
     mean, low, high = measure.score(flat)
-    assert 0 <= low <= mean <= high <= 100 and measure.score(flat) == (mean, low, high)
+    assert low <= mean <= high and 0 <= mean <= 100 and measure.score(flat) == (mean, low, high)
