@@ -12,7 +12,8 @@ measure (:func:`measure_for`):
   the exact player's share, in expectation, and far less noisy than counting wins;
 - else the **share** of the win against the game's first heuristic (every seat in turn); higher is better.
 
-The best measure wins; the words say by how much and whether its interval clears the runner-up's. The same seed
+The best measure wins; the words say by how much, paired game by game with the runner-up (every candidate plays
+the same validation games), and whether that difference's interval clears zero. The same seed
 gives the same table. A game adopts the winner by putting its settings in its spec's ``settings``.
 """
 
@@ -22,7 +23,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,7 @@ class Scored:
     high: float
     how: str  #: "shipped", "cached" or "trained"
     seconds: float
+    games: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)  #: each validation game's measure
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly fields."""
@@ -76,7 +78,7 @@ class Measure:
 
     name: str
     lower_is_better: bool
-    score: Callable[[Any], tuple[float, float, float]]  #: ``model -> (mean, low, high)``, in points
+    score: Callable[[Any], np.ndarray]  #: ``model -> each validation game's measure``, in points
 
 
 def candidates(base: Settings) -> list[Candidate]:
@@ -96,7 +98,7 @@ def candidates(base: Settings) -> list[Candidate]:
     return out
 
 
-def exact_loss(module: Any, player: type, params: Any, model: Any, n: int, seed: int) -> tuple[float, float, float]:
+def exact_loss(module: Any, player: type, params: Any, model: Any, n: int, seed: int) -> np.ndarray:
     """The exact loss per game, in points, of ``player`` playing ``model`` against the exact player (see the module).
 
     ``n`` games in each of the two seats, seeded ``seed + seat``.
@@ -122,12 +124,12 @@ def exact_loss(module: Any, player: type, params: Any, model: Any, n: int, seed:
         impls[seat] = seating.watching(player(params, models={2: model}), hook)
         seating.play(params, impls, n, core.RandomSource(np.random.default_rng(seed + seat)))
         every.append(loss.copy())
-    return interval(100 * np.concatenate(every))
+    return 100 * np.concatenate(every)
 
 
 def share_against(
     module: Any, player: type, params: Any, players: int, model: Any, rival: str, n: int, seed: int
-) -> tuple[float, float, float]:
+) -> np.ndarray:
     """The share of the win, in points, of ``player`` playing ``model`` alone among ``rival`` (every seat in turn).
 
     Cooperative games: the share of games a table of ``player`` wins (``rival`` unused).
@@ -135,7 +137,7 @@ def share_against(
     if module.INFO.cooperative:
         impls = [player(params, models={players: model})] * players
         out = player.spec.play(params, impls, n * players, core.RandomSource(np.random.default_rng(seed)))
-        return interval(100 * np.asarray(out["winners"], dtype=np.float64)[:, 0])
+        return 100 * np.asarray(out["winners"], dtype=np.float64)[:, 0]
     shares = []
     for seat in range(players):
         impls = core.policy_instances(module.POLICIES, [rival] * players, params)
@@ -143,7 +145,7 @@ def share_against(
         out = player.spec.play(params, impls, n, core.RandomSource(np.random.default_rng([seed, seat])))
         winners = np.asarray(out["winners"], dtype=np.float64)
         shares.append(winners[:, seat] / np.maximum(winners.sum(axis=1), 1))
-    return interval(100 * np.concatenate(shares))
+    return 100 * np.concatenate(shares)
 
 
 def interval(values: np.ndarray) -> tuple[float, float, float]:
@@ -210,7 +212,8 @@ def search(
         wanted = lifecycle.request(player, params, players, candidate.settings)
         model, _, how = store.obtain(wanted, None, mapper, None, retrain, True)
         seconds = time.perf_counter() - start
-        rows.append(Scored(candidate, *measure.score(model), how, seconds))
+        games_measured = measure.score(model)
+        rows.append(Scored(candidate, *interval(games_measured), how, seconds, games_measured))
         if say is not None:
             say(row_words(rows[-1]))
     ranked = sorted(rows, key=lambda r: r.mean if measure.lower_is_better else -r.mean)
@@ -226,17 +229,21 @@ def row_words(row: Scored) -> str:
 
 
 def why(ranked: list[Scored], lower: bool) -> str:
-    """Why the first of ``ranked`` was chosen, in a sentence."""
+    """Why the first of ``ranked`` was chosen, in a sentence: by how much, paired game by game with the runner-up.
+
+    Every candidate plays the same validation games (seeds), so the difference is taken game by game and its 95%
+    interval says whether the winner is detectably better.
+    """
     best = ranked[0]
     words = f"{best.candidate.name}: the {'lowest' if lower else 'highest'} measure, {best.mean:.2f}"
     if len(ranked) == 1:
         return f"{words} (the only candidate)"
     runner = ranked[1]
-    clears = best.high < runner.low if lower else best.low > runner.high
+    gain, low, high = interval((runner.games - best.games) * (1 if lower else -1))
     tail = (
-        "its interval clears the runner-up's"
-        if clears
-        else "its interval overlaps the runner-up's: no candidate is detectably better (more validation games "
-        "would tell)"
+        "detectably better" if low > 0 else "not detectably better: no candidate is (more validation games would tell)"
     )
-    return f"{words}, against {runner.mean:.2f} for {runner.candidate.name}; {tail}"
+    return (
+        f"{words}, against {runner.mean:.2f} for {runner.candidate.name}: {gain:.2f} points better game by game "
+        f"(95% {low:.2f} to {high:.2f}), {tail}"
+    )

@@ -30,16 +30,22 @@ def test_candidates_change_one_setting_each_from_the_specs_own() -> None:
     assert [c.name for c in search.candidates(replace(base, family="ntuple"))] == ["the spec's own"]
 
 
-def scored(name: str, mean: float, half: float) -> search.Scored:
-    return search.Scored(search.Candidate(name, Settings()), mean, mean - half, mean + half, "cached", 0.0)
+def scored(name: str, games: list[float]) -> search.Scored:
+    values = np.array(games)
+    return search.Scored(search.Candidate(name, Settings()), *search.interval(values), "cached", 0.0, values)
 
 
-def test_the_winner_is_said_detectably_better_only_when_its_interval_clears_the_runner_ups() -> None:
-    clear = search.why([scored("a", 1.0, 0.1), scored("b", 2.0, 0.1)], lower=True)
-    assert clear.startswith("a: the lowest measure, 1.00, against 2.00 for b; its interval clears")
-    close = search.why([scored("a", 1.0, 0.6), scored("b", 2.0, 0.6)], lower=True)
-    assert "overlaps the runner-up's: no candidate is detectably better" in close
-    assert search.why([scored("b", 2.0, 0.1), scored("a", 1.0, 0.1)], lower=False).startswith("b: the highest")
+def test_the_winner_is_said_detectably_better_only_when_the_paired_difference_clears_zero() -> None:
+    a, b = scored("a", [1.0, 2.0, 3.0, 4.0]), scored("b", [1.5, 2.4, 3.6, 4.4])  # b worse by about 0.5 each game
+    assert search.why([a, b], lower=True) == (
+        "a: the lowest measure, 2.50, against 2.98 for b: 0.48 points better game by game (95% 0.38 to 0.57), "
+        "detectably better"
+    )
+    c = scored("c", [0.0, 3.0, 2.0, 5.0])  # as good as a on average, worse or better game by game
+    assert search.why([a, c], lower=True).endswith(
+        "not detectably better: no candidate is (more validation games would tell)"
+    )
+    assert search.why([b, a], lower=False).startswith("b: the highest measure, 2.98, against 2.50 for a: 0.48")
 
 
 def test_the_search_on_swine_measures_every_candidate_by_exact_loss_the_same_each_time(
@@ -89,5 +95,6 @@ def test_without_an_exact_player_at_the_table_the_measure_is_the_share_against_t
     flat = ValueModel((np.zeros((5, 2), np.float32), np.zeros((2, 1), np.float32)), (np.zeros(2, np.float32),) * 2)
     measure = search.measure_for(module, player, module.Params(), 3, 6, 0)  # the exact player plays 2 seats only
     assert measure.name == "share against hold-at-20 (points; higher is better)" and not measure.lower_is_better
-    mean, low, high = measure.score(flat)
-    assert low <= mean <= high and 0 <= mean <= 100 and measure.score(flat) == (mean, low, high)
+    games = measure.score(flat)
+    assert games.shape == (18,) and set(np.unique(games)) <= {0.0, 50.0, 100.0}  # 6 games a seat, shares of a win
+    assert np.array_equal(measure.score(flat), games)
