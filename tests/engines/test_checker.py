@@ -139,7 +139,7 @@ def swine_shipping(folder: Path, **changes) -> SimpleNamespace:
     base = lifecycle.player(spec, "swine.learned")
     player = type("LearnedPlayer", (base,), {"baseline": "chase", "policies": policies})
     policies["learned"] = dataclasses.replace(policies["learned"], impl=player)
-    parts = {name: getattr(module, name) for name in ("INFO", "Params", "METRICS", "VARIANTS", "RECORD")}
+    parts = {name: getattr(module, name) for name in ("INFO", "Params", "METRICS", "VARIANTS", "RECORD", "rules")}
     play = core.play_by_name(module.rules.play_with, module.INFO, policies)
     return SimpleNamespace(__name__="swine", **parts, POLICIES=policies, play=play)
 
@@ -199,3 +199,16 @@ def test_without_a_model_the_learned_checks_are_skipped_unless_asked_to_train(
 def test_the_first_heuristic_is_a_plain_named_policy() -> None:
     assert checks.first_heuristic(get_game("swine").module) == "hold-at-20"
     assert checks.first_heuristic(get_game("panots").module) == "greedy"
+
+
+def test_the_checks_that_play_every_policy_leave_out_a_learned_player_without_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # a learned seat without a model would refuse to play
+    module = swine_shipping(tmp_path / "none")
+    left_out = "learned left out: no model shipped or cached"
+    assert check_columns(module, n=2, searched=1) == left_out
+    assert check_batch(module, n=2) == left_out
+    assert check_decisions(module) == left_out
+    assert check_columns(get_game("swine").module, n=2, searched=1) is None  # its model ships: played
