@@ -171,7 +171,8 @@ def search_settings(
 ) -> search.Result:
     """``simulate train --search``: the settings search (:mod:`engines.learned.search`) from ``job``'s settings.
 
-    Each candidate trains on ``jobs`` workers (the same bytes for any count); ``games`` validation games a seat.
+    Each candidate trains on ``jobs`` workers (the same bytes for any count); ``games`` validation games a seat;
+    ``say`` hears the table's header, once everything is checked, and each row.
 
     Raises:
         ValueError: for a bad job count, backend or scheduler, or a game whose learned player has no lifecycle.
@@ -181,6 +182,8 @@ def search_settings(
     module = get_game(job.game).module
     if search.checks.learned_player(module) is None:
         raise ValueError(f"{job.game}'s learned player does not train by the learned lifecycle: nothing to search")
+    if say is not None:
+        say(f"{'setting':<22} measure (95%)  where the model came from, seconds")
     with open_executor(backend, jobs, scheduler) as executor:
         return search.search(
             module, job.params, job.players, job.settings, games, executor_mapper(executor), retrain, say

@@ -64,8 +64,6 @@ def train_command(
         job = training(game, o.players, o.knobs, o.variant, count, o.seed)
         if search:
             say = None if o.as_json else typer.echo
-            if say is not None:
-                say(f"{'setting':<22} measure (95%)  where the model came from, seconds")
             found = search_settings(job, o.jobs, checked, retrain, o.backend, o.scheduler, say)
             if o.as_json:
                 emit_json(found.as_dict())

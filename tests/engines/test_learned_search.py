@@ -83,10 +83,12 @@ def test_search_options_are_checked_in_one_line() -> None:
         (["--validation-games", "100"], "--validation-games goes with --search"),
         (["--search", "--validation-games", "1"], "--validation-games must be 2 to 100,000, not 1"),
         (["--search", "--validation-games", "lots"], "--validation-games"),
+        (["--search", "--jobs", "0"], "jobs=0 must be at least 1"),
     ):
         result = runner.invoke(app, ["train", "swine", *args])
         assert result.exit_code == 2, (args, result.output)
         assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert result.stdout == ""  # not even the table's header
 
 
 def test_without_an_exact_player_at_the_table_the_measure_is_the_share_against_the_first_heuristic() -> None:
