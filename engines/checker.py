@@ -29,8 +29,16 @@ before it registers) and raises :class:`CheckError` naming the game, the check a
   applied copies' features and values the positions it meets by them; two encodings of one position make it
   value them apart.
 
-Searching policies are checked at a budget of 4 (the contract, not their strength); policies that cheat (their
-description says so) are left out of the determinisation check. Each check plays a few games. The checks that
+- ``learned`` and ``collapse`` (:mod:`engines.learned.checks`): a trained ``learned`` beats the game's first
+  heuristic and ``random`` in a small seeded head to head with an interval (failing only when it loses or at best
+  ties), and its training did not collapse (its games end before the turn cap as simpler players' do; the model's
+  values of its self-play positions spread, neither all equal nor saturated). They play a model at hand, or one
+  trained now when :func:`check_game` is asked to (``train``); with none they are skipped and say so.
+
+The checks that play every policy (``columns``, ``batch``, ``decisions``) leave a learned player without a model
+at hand out (:func:`untrained`), saying so, rather than train it unasked. Searching policies are checked at a
+budget of 4 (the contract, not their strength); policies that cheat (their description says so) are left out of
+the determinisation check. Each check plays a few games. The checks that
 play take the params, seats and sizes a game's own tests want (``check_reference(module, params, seats)``).
 """
 
@@ -44,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.engines.core import DecisionPoint, GameInfo, Metric, Params, Policy, ScriptedSource, StreamSource, mix64
+from boardlab.engines.learned import checks as learned_checks
 from boardlab.engines.record import record_of
 from boardlab.engines.seating import seating_of
 
@@ -91,13 +100,30 @@ def check_contract(module: Any) -> None:
         params.with_strings(overrides)
 
 
-def check_columns(module: Any, n: int = 16, searched: int = 2) -> None:
+def untrained(module: Any, train: bool = False) -> list[str]:
+    """``["learned"]`` where the game's learned model is neither shipped nor cached (and ``train`` is off), else ``[]``.
+
+    The checks that play every policy leave such a policy out, saying so, rather than train it unasked (or fail
+    under ``BOARDLAB_TRAIN=0``); with ``train`` the model is trained now (:func:`engines.learned.checks.at_hand`).
+    """
+    if learned_checks.learned_player(module) is None:
+        return []
+    return [learned_checks.LEARNED] if isinstance(learned_checks.at_hand(module, train), str) else []
+
+
+def _left_out(names: list[str]) -> str | None:
+    return f"{', '.join(names)} left out: no model shipped or cached" if names else None
+
+
+def check_columns(module: Any, n: int = 16, searched: int = 2, train: bool = False) -> str | None:
     """Every policy's outcome: the standard columns' shapes, dtypes and bounds, and each metric's length.
 
-    ``n`` games a policy; ``searched`` for a policy that searches (it plays in chunks: seconds a game).
+    ``n`` games a policy; ``searched`` for a policy that searches (it plays in chunks: seconds a game). A learned
+    player without a model at hand is left out (:func:`untrained`; the note says so).
     """
     game = module.INFO.id
-    for policy in module.POLICIES:
+    missing = untrained(module, train)
+    for policy in (p for p in module.POLICIES if p not in missing):
         seats = seats_for(module, policy)
         size = n if module.POLICIES[policy].chunk_games is None else min(n, searched)
         out = module.play(module.Params(), seats, size, np.random.default_rng(0))
@@ -119,6 +145,7 @@ def check_columns(module: Any, n: int = 16, searched: int = 2) -> None:
             need(len(out[column]) == size, f"metric {column} has another length")
             if metric.kind == "seat":
                 need(out[column].shape == (size, players), f"seat metric {column} must be (n, P)")
+    return _left_out(missing)
 
 
 def honest(module: Any) -> list[str]:
@@ -133,14 +160,16 @@ def check_batch(
     n: int = 6,
     seed: int = 1,
     length: int = STREAM,
-) -> None:
+    train: bool = False,
+) -> str | None:
     """A batch of ``n`` games equals ``n`` batches of one on the same scripted stream.
 
     For ``seats`` when given, else for every policy that does not search in every seat (a search seeds itself
-    from the game's index in the batch).
+    from the game's index in the batch), but a learned player without a model at hand (:func:`untrained`).
     """
     params = module.Params() if params is None else params
-    searchless = [p for p, v in module.POLICIES.items() if v.chunk_games is None]
+    missing = [] if seats else untrained(module, train)
+    searchless = [p for p, v in module.POLICIES.items() if v.chunk_games is None and p not in missing]
     for seating in [seats] if seats else [seats_for(module, p) for p in searchless]:
         source = ScriptedSource.from_seed(seed, n, length)
         together = module.play(params, seating, n, source)
@@ -150,6 +179,7 @@ def check_batch(
                 same = np.array_equal(value[0], together[column][g], equal_nan=True)
                 problem = f"{','.join(seating)}: game {g}'s {column} differs when played alone"
                 _require(same, module.INFO.id, "batch", problem)
+    return _left_out(missing)
 
 
 def check_seeds(module: Any, n: int = 200) -> None:
@@ -251,10 +281,14 @@ def _view(point: Any, policies: list[str]) -> tuple:
     return fingerprint((point.legal(), [point.suggest(p) for p in policies], features))
 
 
-def check_decisions(module: Any) -> None:
-    """Legal masks, copies, determinisation and playouts of the decision points met in a few games."""
+def check_decisions(module: Any, train: bool = False) -> str | None:
+    """Legal masks, copies, determinisation and playouts of the decision points met in a few games.
+
+    What each honest policy suggests is checked, but a learned player's without a model at hand (:func:`untrained`).
+    """
     game, cooperative = module.INFO.id, module.INFO.cooperative
-    policies = honest(module)
+    missing = untrained(module, train)
+    policies = [p for p in honest(module) if p not in missing]
     for point, proposal in decision_points(module):
         kind = f"{type(point).__name__} point"
         need = lambda ok, problem, k=kind: _require(ok, game, "decisions", f"{k}: {problem}")  # noqa: E731
@@ -278,6 +312,7 @@ def check_decisions(module: Any) -> None:
         twins.apply(np.repeat(proposal[:1], 2))
         again = twins.play_out([policies[0]] * point.players, StreamSource(np.repeat(point.key[:1], 2)))
         need(all(np.array_equal(a[0], a[1]) for a in again), "equal copies on equal streams played different games")
+    return _left_out(missing)
 
 
 def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -> None:
@@ -334,7 +369,23 @@ def check_features(module: Any, n: int = 4, seed: int = 11, batches: int = 60) -
     seating.play(params, seats, n, source)
 
 
-CHECKS: dict[str, Callable[[Any], None]] = {
+def trained(check: Callable[[Any, bool], str | None], name: str) -> Callable[..., str | None]:
+    """A check of :mod:`engines.learned.checks` as the checker runs it: its problem a :class:`CheckError`."""
+
+    def run(module: Any, train: bool = False) -> str | None:
+        try:
+            return check(module, train)
+        except learned_checks.Problem as problem:
+            raise CheckError(f"{module.INFO.id}: {name}: {problem}") from None
+
+    run.__doc__ = check.__doc__
+    return run
+
+
+check_learned = trained(learned_checks.check_learned, "learned")
+check_collapse = trained(learned_checks.check_collapse, "collapse")
+
+CHECKS: dict[str, Callable[..., str | None]] = {
     "contract": check_contract,
     "columns": check_columns,
     "batch": check_batch,
@@ -342,16 +393,28 @@ CHECKS: dict[str, Callable[[Any], None]] = {
     "reference": check_reference,
     "decisions": check_decisions,
     "features": check_features,
+    "learned": check_learned,
+    "collapse": check_collapse,
 }
 """Every check, by name, in the order :func:`check_game` runs them."""
+#: the checks that play a trained model (``train``: train one if none is at hand; else they leave it out)
+TRAINED = ("columns", "batch", "decisions", "learned", "collapse")
 
 
-def check_game(module: Any, only: tuple[str, ...] = ()) -> None:
-    """Run every check (or those named in ``only``) on the game package ``module``.
+def check_game(module: Any, only: tuple[str, ...] = (), train: bool = False) -> dict[str, str]:
+    """Run every check (or those named in ``only``) on the game package ``module``; notes by check.
+
+    The learned player's checks play a model at hand (shipped or cached), or, with ``train``, one trained now
+    (as ``simulate train`` would, whatever ``BOARDLAB_TRAIN`` says); with none they are skipped, their note
+    saying so (``"skipped: no model ..."``).
 
     Raises:
         CheckError: at the first problem, naming the game, the check and what is wrong.
     """
+    notes = {}
     for name, check in CHECKS.items():
         if not only or name in only:
-            check(module)
+            note = check(module, train=train) if name in TRAINED else check(module)
+            if note:
+                notes[name] = note
+    return notes

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from boardlab.engines import core, get_game
-from boardlab.engines.learned import store
+from boardlab.engines.learned import search, store
 from boardlab.engines.learned.training import Settings
 from boardlab.experiments import validate
 from boardlab.experiments.run import Executor, RunSpec, check_jobs, open_executor
@@ -158,6 +158,36 @@ def train_on(
     _, path, how = impl.train(job.params, job.players, job.settings, mapper, progress, retrain)
     seconds = time.perf_counter() - start
     return TrainResult(job.game, job.players, str(path), how, seconds, job.settings.games, job.settings.seed)
+
+
+def search_settings(
+    job: Training,
+    jobs: int | None,
+    games: int = search.VALIDATION_GAMES,
+    retrain: bool = False,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    say: Callable[[str], None] | None = None,
+) -> search.Result:
+    """``simulate train --search``: the settings search (:mod:`engines.learned.search`) from ``job``'s settings.
+
+    Each candidate trains on ``jobs`` workers (the same bytes for any count); ``games`` validation games a seat;
+    ``say`` hears the table's header, once everything is checked, and each row.
+
+    Raises:
+        ValueError: for a bad job count, backend or scheduler, or a game whose learned player has no lifecycle.
+    """
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, scheduler)
+    module = get_game(job.game).module
+    if search.checks.learned_player(module) is None:
+        raise ValueError(f"{job.game}'s learned player does not train by the learned lifecycle: nothing to search")
+    if say is not None:
+        say(f"{'setting':<22} measure (95%)  where the model came from, seconds")
+    with open_executor(backend, jobs, scheduler) as executor:
+        return search.search(
+            module, job.params, job.players, job.settings, games, executor_mapper(executor), retrain, say
+        )
 
 
 def plays_learned(seat: str) -> bool:

@@ -213,6 +213,16 @@ def playing_model(player: type, params: Params, players: int) -> Model:
     return _LOADED[memo]
 
 
+def model_at_hand(player: type, params: Params, players: int, train: bool = False) -> Model | None:
+    """The model ``player`` plays at ``players`` seats if shipped or cached, else None; ``train``: else train it now.
+
+    Training asked for so is explicit (as ``simulate train``'s): ``BOARDLAB_TRAIN=0`` does not refuse it.
+    """
+    wanted = request(player, params, players)
+    found = store.find(wanted) or (store.obtain(wanted, None, explicit=True) if train else None)
+    return None if found is None else found[0]
+
+
 MEMO = 64  #: models kept for the process at most
 _LOADED: dict[tuple[str, Path | None, Path], Model] = {}
 

@@ -107,15 +107,11 @@ def obtain(
         ModelMissing: when training is needed but turned off (one line naming the remedy).
     """
     sampler, key, params, players = request.sampler, request.key, request.params, request.players
-    settings, shipped, tuples = request.settings, request.shipped, request.tuples
-    name = cache.file_name(key)
-    path = cachedir.cache_dir() / name
+    settings, tuples = request.settings, request.tuples
+    path = cachedir.cache_dir() / cache.file_name(key)
     width, outputs = sampler.n_features(params, players), sampler.n_outputs(players)
-    places = ((shipped / name, "shipped"),) if shipped else ()
     found = Found(key, width, outputs, tuples)
-    if not retrain and (model := found.first((*places, (path, "cached")))) is not None:
-        return model
-    if not (retrain or explicit) and (model := _earlier_shipped(request, width, outputs)) is not None:
+    if not retrain and (model := _at_hand(request, found, not explicit)) is not None:
         return model
     if not training_allowed() and not explicit:
         raise ModelMissing(
@@ -136,6 +132,27 @@ def obtain(
             model = train(sampler, params, players, settings, mapper, progress, tuples)
         cache.save(path, key, model)
     return model, path, "trained"
+
+
+def find(request: Request) -> tuple[Model, Path, str] | None:
+    """The model ``request`` asks for if one is at hand (shipped, cached, or an earlier method's shipped), or None.
+
+    Never trains (the public checker's learned checks play only a model at hand unless told to train).
+    """
+    width, outputs = (
+        request.sampler.n_features(request.params, request.players),
+        request.sampler.n_outputs(request.players),
+    )
+    return _at_hand(request, Found(request.key, width, outputs, request.tuples), True)
+
+
+def _at_hand(request: Request, found: Found, earlier: bool) -> tuple[Model, Path, str] | None:
+    """The shipped file, else the cached one, else (``earlier``) an earlier method's shipped one, or None."""
+    name = cache.file_name(request.key)
+    places = ((request.shipped / name, "shipped"),) if request.shipped else ()
+    if (model := found.first((*places, (cachedir.cache_dir() / name, "cached")))) is not None:
+        return model
+    return _earlier_shipped(request, found.width, found.outputs) if earlier else None
 
 
 def _earlier_shipped(request: Request, width: int, outputs: int) -> tuple[Model, Path, str] | None:

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from boardlab.engines import get_game
+from boardlab.engines import core, get_game
 from boardlab.engines.checker import (
     CheckError,
     check_batch,
+    check_collapse,
     check_columns,
     check_contract,
     check_decisions,
     check_features,
+    check_game,
+    check_learned,
     check_reference,
 )
+from boardlab.engines.learned import cache, checks, lifecycle, training
+from boardlab.engines.learned.model import ValueModel
 
 
 def broken(**changes) -> SimpleNamespace:
@@ -122,3 +129,86 @@ def test_a_mid_score_without_lead_changes_is_caught() -> None:
     broken = SimpleNamespace(**{k: getattr(module, k) for k in ("INFO", "POLICIES", "METRICS", "Params")}, play=play)
     with pytest.raises(CheckError, match="columns: random: mid_score and lead_changes come together"):
         check_columns(broken, n=2, searched=1)
+
+
+def swine_shipping(folder: Path, **changes) -> SimpleNamespace:
+    """Swine whose learned player's shipped models are those in ``folder``, its spec's other ``changes`` made."""
+    module = get_game("swine").module
+    spec = dataclasses.replace(importlib.import_module("swine.learned").SPEC, shipped=folder, **changes)
+    policies = dict(module.POLICIES)
+    base = lifecycle.player(spec, "swine.learned")
+    player = type("LearnedPlayer", (base,), {"baseline": "chase", "policies": policies})
+    policies["learned"] = dataclasses.replace(policies["learned"], impl=player)
+    parts = {name: getattr(module, name) for name in ("INFO", "Params", "METRICS", "VARIANTS", "RECORD", "rules")}
+    play = core.play_by_name(module.rules.play_with, module.INFO, policies)
+    return SimpleNamespace(__name__="swine", **parts, POLICIES=policies, play=play)
+
+
+def constant_model(value: float) -> ValueModel:
+    """A network that values every position ``value`` (a collapsed training: every weight zero)."""
+    width = 5
+    return ValueModel(
+        (np.zeros((width, 4), np.float32), np.zeros((4, 1), np.float32)),
+        (np.zeros(4, np.float32), np.full(1, value, np.float32)),
+    )
+
+
+def test_a_collapsed_model_fails_the_learned_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    module = swine_shipping(tmp_path)
+    key = lifecycle.model_key(module.POLICIES["learned"].impl, module.Params(), 2)
+    cache.save(tmp_path / cache.file_name(key), key, constant_model(0.5))
+    with pytest.raises(CheckError, match="swine: collapse: the model's self-play: its values do not spread"):
+        check_collapse(module)
+    with pytest.raises(CheckError, match="swine: learned: learned does not beat hold-at-20"):
+        check_learned(module)
+
+
+def test_a_learned_player_that_never_ends_its_games_fails_the_collapse_check() -> None:
+    rolls = lambda seat, point, model, propose: np.ones(len(point.seat), dtype=np.int64)  # noqa: E731
+    module = swine_shipping(importlib.import_module("swine.learned").SPEC.shipped, unit_choice=rolls)
+    with pytest.raises(CheckError, match=r"swine: collapse: a table of learned stops 100% of 60 games at the turn"):
+        check_collapse(module)
+
+
+def test_values_all_equal_or_saturated_are_a_collapse() -> None:
+    spread = np.linspace(0.1, 0.9, 50)
+    assert checks.value_spread(spread) is None
+    assert "do not spread" in checks.value_spread(np.full(50, 0.5))
+    assert "saturated: 60%" in checks.value_spread(np.r_[np.ones(30), spread[:20]])
+
+
+def test_without_a_model_the_learned_checks_are_skipped_unless_asked_to_train(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")
+    quick = training.Settings(games=200, rounds=1, epochs=1, sweeps=0, chunk_games=200)
+    module = swine_shipping(tmp_path / "none", settings=quick)
+    notes = check_game(module, only=("learned", "collapse"))
+    assert notes == {
+        name: "skipped: no model for 2 players shipped or cached (train it, or ask the checker to)"
+        for name in ("learned", "collapse")
+    }
+    player = module.POLICIES["learned"].impl
+    model = lifecycle.model_at_hand(player, module.Params(), 2, train=True)  # explicit: BOARDLAB_TRAIN=0 allows it
+    assert model is not None and lifecycle.model_at_hand(player, module.Params(), 2) is not None  # now cached
+
+
+def test_the_first_heuristic_is_a_plain_named_policy() -> None:
+    assert checks.first_heuristic(get_game("swine").module) == "hold-at-20"
+    assert checks.first_heuristic(get_game("panots").module) == "greedy"
+
+
+def test_the_checks_that_play_every_policy_leave_out_a_learned_player_without_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOARDLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BOARDLAB_TRAIN", "0")  # a learned seat without a model would refuse to play
+    module = swine_shipping(tmp_path / "none")
+    left_out = "learned left out: no model shipped or cached"
+    assert check_columns(module, n=2, searched=1) == left_out
+    assert check_batch(module, n=2) == left_out
+    assert check_decisions(module) == left_out
+    assert check_columns(get_game("swine").module, n=2, searched=1) is None  # its model ships: played

@@ -38,7 +38,8 @@ SPEC = lifecycle.Spec(
     features=1,
     unit=1,
     #: ours, from a small search measured by the exact loss against ``win-optimal`` (README): about half a minute
-    #: on one core; the closing passes (``anneal_epochs``) settle the values near the hold-or-roll boundary
+    #: on one core; the closing passes (``anneal_epochs``) settle the values near the hold-or-roll boundary.
+    #: ``simulate train swine --search`` picks them again (engines/README.md, "The recipe, step by step")
     settings=training.Settings(
         games=20_000, rounds=3, hidden=(64,), epochs=10, sweeps=2, chunk_games=5_000, anneal_epochs=5
     ),
