@@ -13,20 +13,30 @@ import socket
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from boardlab.experiments.tune_question import TuneError
-
-if TYPE_CHECKING:
-    from boardlab.experiments.tune import TuneSpec
+from boardlab.experiments.tune_question import Knob, TuneError
 
 STUDY_NAME = "tune"
 ETA = 3
 """Pruning's reduction factor: a third of the trials that reach a rung go on."""
 MAX_REPEATS = 20
 """Proposals of settings already played that a trial tolerates before the search is taken to have converged."""
+
+
+class Question(Protocol):
+    """What the study reads of a tuning question (:class:`experiments.tune.TuneSpec`)."""
+
+    knobs: tuple[Knob, ...]
+    seed: int
+    trials: int
+    eta: int
+
+    def config(self) -> dict[str, Any]:
+        """What identifies the question (a study in storage must have been made for the same one)."""
+        ...
 
 
 def optuna_module() -> Any:
@@ -148,7 +158,7 @@ def _schema_lock(url: str) -> Any:
         os.close(fd)
 
 
-def open_study(spec: TuneSpec, storage: str, fresh: bool, own: bool = False) -> Any:
+def open_study(spec: Question, storage: str, fresh: bool, own: bool = False) -> Any:
     """Create or load the study; refuse one made for another question; fail trials whose process is gone.
 
     ``own``: the storage is the run folder's ``study.db``, which ``fresh`` deletes (even when it is damaged).
@@ -203,7 +213,7 @@ def games_used(trials: Sequence[Any], chunk_size: int) -> int:
 
 
 def propose(
-    optuna: Any, study: Any, spec: TuneSpec, index: int, fixed: Mapping[str, str] | None
+    optuna: Any, study: Any, spec: Question, index: int, fixed: Mapping[str, str] | None
 ) -> tuple[Any, dict[str, str]] | None:
     """The ``index``-th counted trial and its setting: ``fixed`` if given, else the sampler's first new proposal.
 
