@@ -6,17 +6,17 @@ See :mod:`experiments.tune` for how a trial is proposed, pruned and stored.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import socket
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from boardlab.engines import cachedir
 from boardlab.experiments.tune_question import Knob, TuneError
 
 STUDY_NAME = "tune"
@@ -143,19 +143,17 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 @contextlib.contextmanager
-def _schema_lock(url: str) -> Any:
-    """For a SQLite study: hold ``DB.lock`` beside the database, so only one process creates its tables at once."""
+def _schema_lock(url: str) -> Iterator[None]:
+    """For a SQLite study: hold ``DB.lock`` beside the database, so only one process creates its tables at once.
+
+    The lock is the cache's (:func:`engines.cachedir.locked`): a second process waits, and says so on stderr.
+    """
     path = _sqlite_file(url)
     if path is None:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with cachedir.locked(path, "waiting for another process creating the tuning study's tables"):
         yield
-    finally:
-        os.close(fd)
 
 
 def open_study(spec: Question, storage: str, fresh: bool, own: bool = False) -> Any:
