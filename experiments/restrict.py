@@ -44,8 +44,8 @@ from boardlab.engines.record import record_of
 from boardlab.engines.restrict import MARK, default_strong, name_of
 from boardlab.experiments import validate
 from boardlab.experiments.ladder import ANCHOR, is_heuristic
-from boardlab.experiments.output import package_versions
 from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
+from boardlab.experiments.run.result import package_versions
 from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]

@@ -42,8 +42,8 @@ import numpy as np
 from boardlab.engines import get_game
 from boardlab.engines.learned.store import ModelMissing
 from boardlab.experiments import train, tune_plan, validate, variants
-from boardlab.experiments.output import package_versions
 from boardlab.experiments.run import Executor, FolderStore, InProcess, Runner, RunSpec, folder_lock
+from boardlab.experiments.run.result import package_versions
 from boardlab.experiments.run.spec import MAX_CHUNKS
 from boardlab.experiments.tune_question import (
     Knob,
