@@ -196,8 +196,7 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
                         fresh=options.fresh,
                         overwrite=options.overwrite,
                         stop=rule(target),
-                        progress=bar.advance,
-                        on_target=bar.set_total,
+                        bar=bar,
                     )
                 if result.chunks_recomputed:
                     typer.echo(

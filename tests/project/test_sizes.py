@@ -35,7 +35,6 @@ WIDE_FUNCTIONS = {  #: still to narrow
     "experiments/explain.py": ("request",),
     "experiments/ladder.py": ("ladder_arms", "ladder"),
     "experiments/restrict.py": ("plan_restrict", "restrict"),
-    "experiments/run/loop.py": ("run_in_folder",),
 }
 
 
