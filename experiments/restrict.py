@@ -483,23 +483,6 @@ def play_restrict(plan: RestrictPlan, runner: Runner | None = None, progress: Pr
     return analyse(plan, played.results)
 
 
-def restrict(
-    game: str,
-    restrictions: Sequence[str] | None = None,
-    players: int | None = None,
-    n_games: int = DEFAULT_GAMES,
-    seed: int = 0,
-    strong: str | None = None,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
-    runner: Runner | None = None,
-    progress: ProgressFactory | None = None,
-) -> Choices:
-    """Plan (:func:`plan_restrict`) and play restricted play of ``game``; ``Choices.table`` is a pandas frame."""
-    plan = plan_restrict(game, restrictions, players, n_games, seed, strong, settings, variant)
-    return play_restrict(plan, runner, progress)
-
-
 def describe_share(row: dict[str, Any]) -> str:
     """A row's share of the wins with its interval, as a page writes it."""
     return pct(row["share"], row["share_lo"], row["share_hi"])
