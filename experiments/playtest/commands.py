@@ -107,7 +107,7 @@ def play_command(
             if HUMAN not in chosen:
                 raise ValueError(f"--seats {seats} has no human seat; name at least one seat 'human'")
             check_seed(seed)
-            saved = records.Record(Setup(game, chosen, seed, _settings(settings), variant))
+            saved = records.SavedGame(Setup(game, chosen, seed, _settings(settings), variant))
             path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
             if path.exists():
                 raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
