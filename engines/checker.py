@@ -2,7 +2,7 @@
 
 :func:`check_game` runs every check of :data:`CHECKS` on a game package (a registered one, or one from outside
 before it registers) and raises :class:`CheckError` naming the game, the check and what is wrong. The checks
-(DESIGN.md §2 and ``engines/README.md``):
+(``engines/README.md``, The contract):
 
 - ``contract``: ``INFO``, a frozen ``Params`` whose knobs are documented and sourced, the policy registry, the
   metrics, variants that apply;

@@ -1,9 +1,10 @@
 """A game's record: everything the shared layers need to know about a game, declared by the game itself.
 
-DESIGN.md §2d: the ladder's and the reports' budgets, its balance question, how its policies look in figures, and
-its test and benchmark sizes live in the game package (``RECORD`` in ``engines/<game>/__init__.py``), so that no
-shared module names a game and a game from outside needs no edit anywhere else. Plain data only: the shared
-layers (experiments, analysis, tests, benchmarks) decide what to do with it.
+As ``engines/README.md`` (The record) says: the ladder's and the reports' budgets, its balance question, how its
+policies look in figures, and its test and benchmark sizes live in the game package (``RECORD`` in
+``engines/<game>/__init__.py``), so that no shared module names a game and a game from outside needs no edit
+anywhere else. Plain data only: the shared layers (experiments, analysis, tests, benchmarks) decide what to do
+with it.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ try:
         compare,
         explain,
         exploit,
+        game,
         ladder,
         listing,
-        play,
         restrict,
         studies,
         train,
@@ -53,8 +53,8 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "tune": tune.tune_command,
     "train": train.train_command,
     "exploit": exploit.exploit_command,
-    "play": playtest.play,
-    "review": playtest.review,
+    "play": playtest.play_command,
+    "review": playtest.review_command,
     "explain": explain.explain_command,
 }
 """Every command but the per-game ones: name -> its function (a new command is one line here)."""
@@ -68,7 +68,7 @@ def _each_command() -> None:
 
 
 for _game in registered_games():
-    app.command(name=_game, cls=play.GameCommand)(play.make_game_command(_game))
+    app.command(name=_game, cls=game.GameCommand)(game.make_game_command(_game))
 for _name, _command in COMMANDS.items():
     app.command(_name)(_command)
 

@@ -175,22 +175,6 @@ def play_tournament(
     return Tournament(plan.game, policies, plan.players, wins, games, json_ready(record))
 
 
-def tournament(
-    game: str,
-    policies: Sequence[str],
-    players: int | None,
-    n_games: int,
-    seed: int,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
-    runner: Runner | None = None,
-    progress: ProgressFactory | None = None,
-) -> Tournament:
-    """Plan (:func:`plan_tournament`) and play a tournament."""
-    plan = plan_tournament(game, policies, players, n_games, seed, settings, variant)
-    return play_tournament(plan, runner, progress)
-
-
 @dataclass
 class Sweep:
     """Seat win rates, mean scores and game metrics at each point of a grid of knob values."""

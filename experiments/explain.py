@@ -29,6 +29,7 @@ from boardlab.experiments import validate
 from boardlab.experiments.playtest import hints, table
 from boardlab.experiments.playtest.setup import Setup, check_playouts
 from boardlab.experiments.run import Executor, InProcess, run_tasks
+from boardlab.experiments.run.spec import Knobs
 
 STRONG = "learned"  #: the default strong player
 PLAYOUTS = 200  #: default playouts per legal move (ours: the 2-seat hint budget of most games)
@@ -136,18 +137,20 @@ def request(
     seed: int = 0,
     games: Sequence[int] = (0,),
     playouts: int = PLAYOUTS,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
+    knobs: Knobs | None = None,
 ) -> Request:
     """Check every input before any game is played; ``heuristic`` defaults to the game's strongest (its rollout).
+
+    The games are played with ``knobs`` (a variant and knobs set over it; None: the game's own).
 
     Raises:
         ValueError: one line naming the input.
     """
+    knobs = knobs or Knobs()
     module = get_game(validate.text(game, "game")).module
     count = max(module.INFO.min_players, 2) if players is None else validate.whole(players, "players", 1)
     strong = default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
-    setup = Setup(game, (strong,) * count, validate.whole(seed, "seed"), settings, variant)
+    setup = Setup(game, (strong,) * count, validate.whole(seed, "seed"), knobs.settings, knobs.variant)
     chosen = setup.seating.ROLLOUT if heuristic is None else validate.text(heuristic, "heuristic")
     if chosen == strong:
         raise ValueError(f"--heuristic {chosen} is the strong player; name another policy")

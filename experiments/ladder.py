@@ -397,20 +397,3 @@ def play_ladder(plan: LadderPlan, runner: Runner | None = None, progress: Progre
     results = {arm.label: r for (*_, arm), r in zip(plan.arms, played.results, strict=True)}
     pairs = pairs_table(plan.arms, results)
     return analyse(plan.game, plan.players, plan.policies, pairs, plan.notes, plan.settings)
-
-
-def ladder(
-    game: str,
-    players: int | None = None,
-    n_games: int = DEFAULT_GAMES,
-    budgets: Sequence[int] | None = None,
-    seed: int = 0,
-    runner: Runner | None = None,
-    progress: ProgressFactory | None = None,
-    policies: Sequence[str] | None = None,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
-) -> Ladder:
-    """Plan (:func:`plan_ladder`) and play the ladder of ``game``, and rate it."""
-    plan = plan_ladder(game, players, n_games, budgets, seed, policies, settings, variant)
-    return play_ladder(plan, runner, progress)

@@ -11,10 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import platform
 import sys
 from concurrent.futures import Executor
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +21,8 @@ import numpy as np
 from boardlab.analysis.files import atomic_write, replacing, replacing_together
 from boardlab.analysis.tables import json_ready
 from boardlab.experiments.run.games import combine_games
-from boardlab.experiments.run.result import RunResult
+from boardlab.experiments.run.result import RunResult, package_versions
 from boardlab.experiments.run.spec import RunSpec
-from boardlab.experiments.run.stopping import shortfall
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of Python and the packages that shape results."""
-    out = {"python": platform.python_version()}
-    for name in ("boardlab", "numpy", "pandas", "joblib"):
-        out[name] = version(name)
-    return out
 
 
 def provenance(spec: RunSpec, command: list[str] | None = None) -> dict[str, Any]:
@@ -48,32 +37,6 @@ def provenance(spec: RunSpec, command: list[str] | None = None) -> dict[str, Any
             "game_version": spec.module.INFO.version,
             "seed": spec.seed,
             "chunk_size": spec.chunk_size,
-            "versions": package_versions(),
-        }
-    )
-
-
-def run_record(result: RunResult, command: list[str] | None = None, precision: float | None = None) -> dict[str, Any]:
-    """What produced a run: command, game and version, params, policies, seed, chunking, versions, timing."""
-    spec = result.spec
-    reached = None if precision is None else shortfall(result.summary, precision, spec.chunk_size) is None
-    return json_ready(
-        {
-            "command": " ".join(command if command is not None else sys.argv),
-            "game": spec.game,
-            "game_version": spec.module.INFO.version,
-            "variant": spec.variant,
-            "params": spec.params.as_dict(),
-            "seats": list(spec.seats),
-            "n_games": spec.n_games,
-            "precision": precision,
-            "precision_reached": reached,
-            "seed": spec.seed,
-            "chunk_size": spec.chunk_size,
-            "reproduce": "the same game version, params, seats, seed and chunk_size give the same games",
-            "chunks": len(spec.chunks()),
-            "chunks_resumed": result.chunks_resumed,
-            "elapsed_s": result.elapsed_s,
             "versions": package_versions(),
         }
     )
@@ -105,7 +68,7 @@ def write_run_folder(
         if save_games:
             staged.append(combine_games(run_dir, result.spec, stage / "games.parquet"))
         staged += heavy.result() if heavy is not None else write_table_and_figures(stage, columns, *figure_data)
-        atomic_write(stage / "run.json", json.dumps(run_record(result, command, precision), indent=1).encode())
+        atomic_write(stage / "run.json", json.dumps(result.record(command, precision), indent=1).encode())
         if not save_games:  # only renames are left: the old set goes as the new one comes
             (run_dir / "games.parquet").unlink(missing_ok=True)
     return [*(run_dir / path.name for path in staged), run_dir / "run.json"]

@@ -44,8 +44,8 @@ from boardlab.engines.record import record_of
 from boardlab.engines.restrict import MARK, default_strong, name_of
 from boardlab.experiments import validate
 from boardlab.experiments.ladder import ANCHOR, is_heuristic
-from boardlab.experiments.output import package_versions
 from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
+from boardlab.experiments.run.result import package_versions
 from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
@@ -481,23 +481,6 @@ def play_restrict(plan: RestrictPlan, runner: Runner | None = None, progress: Pr
         with progress(sum(a.spec.n_games for a in arms)) as bar:
             played = run_arms(arms, runner or local_runner(), progress=bar.advance)
     return analyse(plan, played.results)
-
-
-def restrict(
-    game: str,
-    restrictions: Sequence[str] | None = None,
-    players: int | None = None,
-    n_games: int = DEFAULT_GAMES,
-    seed: int = 0,
-    strong: str | None = None,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
-    runner: Runner | None = None,
-    progress: ProgressFactory | None = None,
-) -> Choices:
-    """Plan (:func:`plan_restrict`) and play restricted play of ``game``; ``Choices.table`` is a pandas frame."""
-    plan = plan_restrict(game, restrictions, players, n_games, seed, strong, settings, variant)
-    return play_restrict(plan, runner, progress)
 
 
 def describe_share(row: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """Cross-play: a strong-play figure is checked under a second strong player before a page states it as a fact.
 
-DESIGN.md §2e. Self-play can settle into a private convention (one seat's play has a blind spot the other seat's
+See ``docs/explanation/strong-players.md`` (Cross-play).
+Self-play can settle into a private convention (one seat's play has a blind spot the other seat's
 has learned to hit), so a figure measured with ``learned`` in every seat is a property of the model until another
 strong player confirms it. A page that quotes one measures the same figure again with every ``learned`` seat
 played by the second strong player (:func:`second`: the expert at an affordable budget, on 1/:data:`SHARE` of the

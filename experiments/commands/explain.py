@@ -50,6 +50,7 @@ def explain_command(
     with user_errors(on_interrupt="interrupted"):
         from boardlab.experiments import explain as ex
         from boardlab.experiments.run import open_executor
+        from boardlab.experiments.run.spec import Knobs
 
         if game_number is not None and games is not None:
             raise UserError("give either --game (one game) or --games (the first N), not both")
@@ -62,7 +63,8 @@ def explain_command(
             raise UserError(f"--top {top} must be at least 1")
         workers = check_pool(o.backend, o.jobs, o.scheduler)
         numbers = (game_number,) if game_number is not None else tuple(range(count))
-        asked = ex.request(game, o.players, strong, heuristic, seed, numbers, playouts, o.knobs, o.variant)
+        knobs = Knobs(o.knobs, o.variant)
+        asked = ex.request(game, o.players, strong, heuristic, seed, numbers, playouts, knobs)
         if o.shown:
             typer.echo(f"playing {len(numbers)} game(s) of {game} with {asked.strong} in every seat …", err=True)
         with open_executor(o.backend, min(workers, len(numbers)), o.scheduler) as executor:

@@ -17,7 +17,7 @@ from boardlab.experiments.clikit import (
     shared_options,
     user_errors,
 )
-from boardlab.experiments.commands.play import print_game_metrics
+from boardlab.experiments.commands.game import print_game_metrics
 
 
 @shared_options(

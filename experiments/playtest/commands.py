@@ -63,7 +63,7 @@ def _check_hints(setup: Any, policy: str | None, playouts: int | None) -> tuple[
     return chosen, check_playouts(setup.hint_playouts() if playouts is None else playouts, "--hint-playouts")
 
 
-def play(
+def play_command(
     game: Annotated[str | None, typer.Argument(help="The game (not needed with --resume).")] = None,
     seats: Annotated[str | None, typer.Option(help="Per seat `human` or a policy, e.g. human,expert:64.")] = None,
     settings: Settings = None,
@@ -107,7 +107,7 @@ def play(
             if HUMAN not in chosen:
                 raise ValueError(f"--seats {seats} has no human seat; name at least one seat 'human'")
             check_seed(seed)
-            saved = records.Record(Setup(game, chosen, seed, _settings(settings), variant))
+            saved = records.SavedGame(Setup(game, chosen, seed, _settings(settings), variant))
             path = save or Path("runs") / "play" / f"{game}-seed{seed}.json"
             if path.exists():
                 raise ValueError(f"{path} exists: continue it with --resume {path}, or choose another --save")
@@ -151,7 +151,7 @@ def _seats(reviewed: set[int], players: int) -> str:
     return f"seat{'s' * (len(reviewed) > 1)} {', '.join(map(str, sorted(reviewed)))}"
 
 
-def review(
+def review_command(
     target: Annotated[str, typer.Argument(help="A saved game (FILE.json), or a game id with --seats, --seed, --game.")],
     seats: Annotated[str | None, typer.Option(help="A run's seats (reviewing game --game of that run).")] = None,
     settings: Settings = None,

@@ -30,7 +30,7 @@ class RecordError(ValueError):
 
 
 @dataclass
-class Record:
+class SavedGame:
     """A game in progress or over; ``decisions`` are ``(seat, candidate)`` pairs in the order they were made."""
 
     setup: Setup
@@ -91,7 +91,7 @@ def signals_held() -> Iterator[None]:
             signal.raise_signal(caught[0])
 
 
-def load(path: Path) -> Record:
+def load(path: Path) -> SavedGame:
     """Read a record, checking its layout, game version and knobs.
 
     Raises:
@@ -157,8 +157,8 @@ def _scores(value: Any, players: int) -> list[float] | None:
     return [float(x) for x in value]
 
 
-def from_json(data: Any) -> Record:
-    """A record from its JSON object (see :meth:`Record.as_json`), every field's type and range checked.
+def from_json(data: Any) -> SavedGame:
+    """A record from its JSON object (see :meth:`SavedGame.as_json`), every field's type and range checked.
 
     Raises:
         RecordError: (a ``ValueError``) one line naming the field or decision that is wrong.
@@ -185,4 +185,4 @@ def from_json(data: Any) -> Record:
     if data["knobs"] != setup.params.as_dict():
         raise RecordError("its knobs do not match its settings and variant")
     decisions = _decisions(_field(data, "decisions", _is_list, "a list of [seat, move] pairs"), setup.players)
-    return Record(setup, decisions, _scores(data["scores"], setup.players))
+    return SavedGame(setup, decisions, _scores(data["scores"], setup.players))

@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from boardlab.experiments.playtest import hints, table
-from boardlab.experiments.playtest.record import Record
+from boardlab.experiments.playtest.record import SavedGame
 
 AI_PAUSE_S = 0.8  #: how long each policy move stays on screen before the next one (``--fast``: none)
 KEYS = "a number, ? rules, h hints, u take back, q save and stop"
@@ -44,7 +44,7 @@ class Session:
 
     def __init__(
         self,
-        record: Record,
+        record: SavedGame,
         path: Path,
         console: Console,
         fast: bool = False,

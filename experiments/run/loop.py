@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from boardlab.analysis.summary import Summary
 from boardlab.experiments import interrupts
@@ -149,6 +150,16 @@ def local_runner() -> Runner:
     return Runner(MemoryStore(), InProcess())
 
 
+class Bar(Protocol):
+    """What a run tells of its progress: games accounted for, and the new total when a stopping rule asks more."""
+
+    def advance(self, games: int) -> None:
+        """``games`` more games are accounted for (stored or played)."""
+
+    def set_total(self, total: int) -> None:
+        """Every arm's games now add up to ``total``."""
+
+
 def run_in_folder(
     spec: RunSpec,
     run_dir: Path,
@@ -157,17 +168,18 @@ def run_in_folder(
     fresh: bool = False,
     overwrite: bool = False,
     stop: StoppingRule = FIXED,
-    progress: Callable[[int], None] | None = None,
-    on_target: Callable[[int], None] | None = None,
+    bar: Bar | None = None,
 ) -> RunResult:
     """Play one spec with its checkpoints in ``run_dir`` (locked for the run), resuming from its chunks there.
 
-    ``fresh`` deletes the folder's chunks first; ``overwrite`` replaces another run's instead of refusing them.
+    ``fresh`` deletes the folder's chunks first; ``overwrite`` replaces another run's instead of refusing them;
+    ``bar`` hears the progress (see :func:`play`).
     """
     chunk.check_playable(spec)  # the game's own checks of its knobs against the seats, before the folder
     with folder_lock(run_dir):
         store = RunFolder(run_dir, spec, fresh, overwrite)
         games_dir = run_dir / "games" if save_games else None
-        [result] = play([spec], store, executor, stop, progress, on_target, games_dir)
+        told = (bar.advance, bar.set_total) if bar is not None else (None, None)
+        [result] = play([spec], store, executor, stop, *told, games_dir)
     result.run_dir = run_dir
     return result

@@ -1,16 +1,31 @@
-"""A finished run (:class:`RunResult`): the merged summary, its chunks' summaries, and its tables and JSON."""
+"""A finished run (:class:`RunResult`): the merged summary, its chunks' summaries, its tables, and its record."""
 
 from __future__ import annotations
 
+import platform
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from boardlab.analysis.summary import Summary
+from boardlab.analysis.tables import json_ready
 from boardlab.experiments.run.spec import RunSpec
+from boardlab.experiments.run.stopping import shortfall
+
+HOW_STARTED = ("command", "chunks_resumed")  #: fields of the record that depend on how a run was started
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and the packages that shape results."""
+    out = {"python": platform.python_version()}
+    for name in ("boardlab", "numpy", "pandas", "joblib"):
+        out[name] = version(name)
+    return out
 
 
 @dataclass
@@ -86,10 +101,42 @@ class RunResult:
                 )
         return out
 
-    def as_json(self) -> dict[str, Any]:
-        """The run as one JSON-friendly object (what ``simulate --json`` prints)."""
-        from importlib.metadata import version
+    def record(self, command: list[str] | None = None, precision: float | None = None) -> dict[str, Any]:
+        """The record of the run (its folder's ``run.json``): what produced it and how to play it again.
 
+        The command, game and version, knobs, players, games asked for, precision, seed, chunking, package
+        versions and timing.
+        """
+        spec = self.spec
+        reached = None if precision is None else shortfall(self.summary, precision, spec.chunk_size) is None
+        return json_ready(
+            {
+                "command": " ".join(command if command is not None else sys.argv),
+                "game": spec.game,
+                "game_version": spec.module.INFO.version,
+                "variant": spec.variant,
+                "params": spec.params.as_dict(),
+                "seats": list(spec.seats),
+                "n_games": spec.n_games,
+                "precision": precision,
+                "precision_reached": reached,
+                "seed": spec.seed,
+                "chunk_size": spec.chunk_size,
+                "reproduce": "the same game version, params, seats, seed and chunk_size give the same games",
+                "chunks": len(spec.chunks()),
+                "chunks_resumed": self.chunks_resumed,
+                "elapsed_s": self.elapsed_s,
+                "versions": package_versions(),
+            }
+        )
+
+    def as_json(self, precision: float | None = None) -> dict[str, Any]:
+        """What ``simulate --json`` prints: the run's :meth:`record` with its results.
+
+        ``n_games`` is the games played and ``seats`` each seat's results (the record has the games asked for and
+        the seats' policies). The command line and the chunks resumed are left out, so the same run prints the
+        same JSON however it was started or resumed.
+        """
         seats = [
             {
                 "seat": r["seat"],
@@ -102,19 +149,8 @@ class RunResult:
             }
             for r in self.seat_rows()
         ]
-        return {
-            "game": self.spec.game,
-            "game_version": self.spec.module.INFO.version,
-            "n_games": self.summary.n_games,
-            "seed": self.spec.seed,
-            "variant": self.spec.variant,
-            "params": self.spec.params.as_dict(),
-            "seats": seats,
-            "metrics": self.metrics(),
-            "chunk_size": self.spec.chunk_size,
-            "elapsed_s": self.elapsed_s,
-            "version": version("boardlab"),
-        }
+        record = {k: v for k, v in self.record(precision=precision).items() if k not in HOW_STARTED}
+        return record | json_ready({"n_games": self.summary.n_games, "seats": seats, "metrics": self.metrics()})
 
 
 def merge_in_order(summaries: Sequence[Summary]) -> Summary:

@@ -24,6 +24,14 @@ MAX_CHUNK_GAMES = 1_000_000  # games per chunk: a chunk's per-game arrays live i
 
 
 @dataclass(frozen=True)
+class Knobs:
+    """The knob values a command plays: a variant (by name, or None) and the knobs set over it (``--set``, as text)."""
+
+    settings: tuple[tuple[str, str], ...] = ()
+    variant: str | None = None
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """What to play: a game, its knobs, the seats' policies, how many games, from which seed."""
 

@@ -1,4 +1,4 @@
-"""Policies are sound (DESIGN.md §2b): every named heuristic of every game beats ``random``.
+"""Policies are sound (``engines/README.md``, The record): every named heuristic of every game beats ``random``.
 
 Each game is played at its default knobs with the CLI's default player count (``seats_from`` without
 ``--players``: 2 seats wherever the game allows 2). What "beats random" means:

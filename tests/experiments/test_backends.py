@@ -17,16 +17,16 @@ def dask_runner():
 
 
 def test_a_tournament_and_a_sweep_are_the_same_on_dask(dask_runner) -> None:
-    play = lambda runner: compare.tournament("pantolino", ["keep-jokers", "random"], None, 600, 4, runner=runner)  # noqa: E731
+    plan = compare.plan_tournament("pantolino", ["keep-jokers", "random"], None, 600, 4)
+    play = lambda runner: compare.play_tournament(plan, runner)  # noqa: E731
     assert play(dask_runner()).long().equals(play(local_runner()).long())
     sweep = lambda runner: compare.sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 500, 4, runner)  # noqa: E731
     assert sweep(dask_runner()).frame.equals(sweep(local_runner()).frame)
 
 
 def test_a_ladder_is_the_same_on_dask(dask_runner) -> None:
-    rate = lambda runner: ladder.ladder(  # noqa: E731
-        "pantolino", n_games=300, seed=2, runner=runner, policies=["random", "keep-jokers", "greedy"]
-    )
+    plan = ladder.plan_ladder("pantolino", n_games=300, seed=2, policies=["random", "keep-jokers", "greedy"])
+    rate = lambda runner: ladder.play_ladder(plan, runner)  # noqa: E731
     on_dask, here = rate(dask_runner()), rate(local_runner())
     assert on_dask.ratings.equals(here.ratings) and on_dask.pairs.equals(here.pairs)
 

@@ -55,7 +55,7 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
     assert first["win_rate_ci"][0] <= first["win_rate"] <= first["win_rate_ci"][1]
     assert first["mean_score_ci"][0] <= first["mean_score"] <= first["mean_score_ci"][1]
     assert len(data["metrics"]["turn_best_count"]) == 5 and data["metrics"]["mean_turns"] > 0
-    assert data["elapsed_s"] > 0 and data["version"]
+    assert data["elapsed_s"] > 0 and data["versions"]["boardlab"] and data["reproduce"]
     folder = tmp_path / "run"
     for name in (
         "summary.parquet",
@@ -68,6 +68,8 @@ def test_json_run_reports_seats_metrics_and_params(tmp_path: Path) -> None:
         assert (folder / name).exists(), name
     record = json.loads((folder / "run.json").read_text())
     assert record["seats"] == ["turn-optimal", "random"] and record["chunk_size"] == 1000
+    same = set(record) - {"command", "chunks_resumed", "n_games", "seats", "elapsed_s"}  # one record: --json holds it
+    assert {k: data[k] for k in same} == {k: record[k] for k in same}
 
 
 def test_jobs_one_and_two_give_identical_json(tmp_path: Path) -> None:

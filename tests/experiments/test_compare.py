@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from boardlab.engines import get_game
 from boardlab.experiments.cli import app
-from boardlab.experiments.compare import plan_sweep, split_sweep, tournament
+from boardlab.experiments.compare import plan_sweep, plan_tournament, play_tournament, split_sweep
 from boardlab.experiments.run import stopping
 from boardlab.experiments.spec import arm_chunk
 
@@ -20,7 +20,7 @@ runner = CliRunner()
 
 
 def test_tournament_matrix_rotates_seats_and_is_complementary() -> None:
-    result = tournament("pantolino", ["keep-jokers", "reroll-jokers"], None, 2_000, seed=1)
+    result = play_tournament(plan_tournament("pantolino", ["keep-jokers", "reroll-jokers"], None, 2_000, seed=1))
     rates = result.rates()
     assert rates.loc["keep-jokers", "reroll-jokers"] > 0.8
     # 2 players, no shared wins in Pantolino's 45 boots: the two cells are complementary
@@ -245,14 +245,14 @@ def _fail_figures(monkeypatch) -> None:
 def test_a_failed_figure_leaves_the_previous_tournament_and_sweep_whole(tmp_path: Path, monkeypatch) -> None:
     from boardlab.experiments.compare import sweep
 
-    played = tournament("pantolino", ["greedy", "random"], None, 200, seed=1)
+    played = play_tournament(plan_tournament("pantolino", ["greedy", "random"], None, 200, seed=1))
     swept = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 200, seed=1)
     before = {}
     tables = (played, ("tournament.csv", "tournament.png", "tournament.json"))
     for result, names in (tables, (swept, ("sweep.csv", "sweep.png", "sweep.json"))):
         result.save(tmp_path)
         before |= {name: (tmp_path / name).read_bytes() for name in names}
-    changed = tournament("pantolino", ["greedy", "random"], None, 300, seed=2)
+    changed = play_tournament(plan_tournament("pantolino", ["greedy", "random"], None, 300, seed=2))
     changed_sweep = sweep("pantolino", ("greedy", "greedy"), (("rolls", "2,3"),), 300, seed=2)
     _fail_figures(monkeypatch)
     for result in (changed, changed_sweep):

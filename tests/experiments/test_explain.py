@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from boardlab.experiments import explain as ex
 from boardlab.experiments.cli import app
+from boardlab.experiments.run.spec import Knobs
 from tests.experiments.test_playtest_review import exact_token_values  # read from the solved table itself
 
 SMALL = (("colours", "3"), ("dice", "4"), ("token_values", "2,3,4"))  # 27 boots: its exact table builds in seconds
@@ -49,7 +50,7 @@ def test_printed_chances_agree_with_the_exact_values_within_their_intervals(prin
 
 
 def test_the_exact_values_are_the_solution_s(printed: str) -> None:
-    request = ex.request("pantolino", strong="win-optimal", seed=SEED, games=(GAME,), playouts=400, settings=SMALL)
+    request = ex.request("pantolino", strong="win-optimal", seed=SEED, games=(GAME,), playouts=400, knobs=Knobs(SMALL))
     positions = ex.explain(request).positions[:3]
     tokens = [p for p in positions if p.candidates[0].words.startswith("take")]
     assert tokens, "no token choice among the top three: pick another game"
@@ -61,7 +62,7 @@ def test_the_exact_values_are_the_solution_s(printed: str) -> None:
 
 
 def test_positions_are_ranked_by_gap_and_each_names_two_different_moves() -> None:
-    request = ex.request("pantolino", strong="win-optimal", seed=SEED, games=(0, 1), playouts=50, settings=SMALL)
+    request = ex.request("pantolino", strong="win-optimal", seed=SEED, games=(0, 1), playouts=50, knobs=Knobs(SMALL))
     result = ex.explain(request)
     gaps = [p.gap for p in result.positions]
     assert len(gaps) >= 2 and gaps == sorted(gaps, reverse=True)

@@ -87,7 +87,7 @@ def test_pair_points_count_the_lone_seat_and_half_its_shared_wins() -> None:
 
 @pytest.fixture(scope="module")
 def pantolino_ladder() -> lad.Ladder:
-    return lad.ladder("pantolino", n_games=600, budgets=(4,), seed=3)
+    return lad.play_ladder(lad.plan_ladder("pantolino", n_games=600, budgets=(4,), seed=3))
 
 
 def test_pantolino_ladder_rates_heuristics_above_random(pantolino_ladder: lad.Ladder) -> None:
@@ -106,7 +106,9 @@ def test_pantolino_ladder_rates_heuristics_above_random(pantolino_ladder: lad.La
 
 
 def test_three_players_balance_seats_so_pairs_are_fair(tmp_path: Path) -> None:
-    result = lad.ladder("pantolino", players=3, n_games=500, seed=1, policies=["random", "keep-jokers"])
+    result = lad.play_ladder(
+        lad.plan_ladder("pantolino", players=3, n_games=500, seed=1, policies=["random", "keep-jokers"])
+    )
     row = result.pairs.iloc[0]
     assert row["games"] == 3000 and row["policy"] == "random" and row["win_rate"] < 0.2
 

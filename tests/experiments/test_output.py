@@ -53,26 +53,28 @@ def test_csv_has_a_header_and_full_precision_floats() -> None:
     assert text == f"seat,rate\n0,{1 / 3!r}\n1,0.5\n"
 
 
-@pytest.mark.parametrize("failing", ["csv_bytes", "write_table_and_figures", "run_record"])
+@pytest.mark.parametrize("failing", ["csv_bytes", "write_table_and_figures", "record"])
 def test_a_write_failure_leaves_the_previous_set_whole(tmp_path: Path, result, monkeypatch, failing: str) -> None:
     import errno
 
     from boardlab.experiments import output
+    from boardlab.experiments.run.result import RunResult
 
     write_run_folder(result, tmp_path, save_games=False, command=["simulate", "old"])
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    real = getattr(output, failing)
+    owner = RunResult if failing == "record" else output  # the record is the run's own
+    real = getattr(owner, failing)
 
     def fail_midway(*args, **kwargs):
         real(*args, **kwargs)  # some of the new files are already written when the disk fills
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(output, failing, fail_midway)
+    monkeypatch.setattr(owner, failing, fail_midway)
     larger = local_runner().play([RunSpec("pantolino", SPEC.seats, 4_000, seed=5, chunk_size=1_000)])[0]
     with pytest.raises(OSError, match="No space"):
         write_run_folder(larger, tmp_path, save_games=False, command=["simulate", "new"])
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
-    monkeypatch.setattr(output, failing, real)
+    monkeypatch.setattr(owner, failing, real)
     write_run_folder(larger, tmp_path, save_games=False, command=["simulate", "new"])
     assert json.loads((tmp_path / "run.json").read_text())["n_games"] == 4_000
     assert pd.read_csv(tmp_path / "summary.csv")["games"].tolist() == [4_000] * 3

@@ -17,7 +17,7 @@ runner = CliRunner()
 
 def saved_game(tmp_path: Path) -> Path:
     path = tmp_path / "game.json"
-    record.Record(Setup("pantolino", ("human", "greedy"), 3, (("dice", "5"),)), [(0, 1)]).save(path)
+    record.SavedGame(Setup("pantolino", ("human", "greedy"), 3, (("dice", "5"),)), [(0, 1)]).save(path)
     return path
 
 

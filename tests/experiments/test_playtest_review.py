@@ -59,7 +59,7 @@ def test_the_losing_token_choice_is_listed_first_valued_exactly_with_its_dice(tm
     setup = Setup("pantolino", ("human", "win-optimal"), 11, SMALL)
     decisions, turn, loss = play_with_one_blunder(setup)
     path = tmp_path / "game.json"
-    record.Record(setup, decisions).save(path)
+    record.SavedGame(setup, decisions).save(path)
     result = CliRunner().invoke(app, ["review", str(path), "--hint-playouts", "400"])
     assert result.exit_code == 0, result.output
     first = re.search(
@@ -76,7 +76,7 @@ def test_another_strong_player_is_valued_by_playouts_with_the_exact_loss_beside(
     setup = Setup("pantolino", ("human", "win-optimal"), 11, SMALL)
     decisions, _, _ = play_with_one_blunder(setup)
     path = tmp_path / "game.json"
-    record.Record(setup, decisions).save(path)
+    record.SavedGame(setup, decisions).save(path)
     args = ["review", str(path), "--hint-policy", "turn-optimal", "--hint-playouts", "20"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

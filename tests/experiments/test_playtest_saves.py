@@ -57,7 +57,7 @@ class Person:
         pass
 
 
-def session(saved: record.Record, path: Path, person: Person) -> Session:
+def session(saved: record.SavedGame, path: Path, person: Person) -> Session:
     return Session(saved, path, person, fast=True, hint_policy="unused", hint_playouts=2)  # type: ignore[arg-type]
 
 
@@ -77,11 +77,11 @@ def test_a_saved_game_resumes_takes_back_and_reviews_to_the_same_scores(
         setup.ready(opponent)
     except ValueError as err:  # pragma: no cover - only where no model ships for the game's own setting
         pytest.skip(f"{game}: no shipped learned model to play against ({err})")
-    straight = session(record.Record(setup), tmp_path / "straight.json", Person()).run()
+    straight = session(record.SavedGame(setup), tmp_path / "straight.json", Person()).run()
     assert straight is not None
 
     path = tmp_path / "game.json"
-    assert session(record.Record(setup), path, Person({2: "q"})).run() is None  # two answers, then save and stop
+    assert session(record.SavedGame(setup), path, Person({2: "q"})).run() is None  # two answers, then save and stop
     stopped = record.load(path)
     assert not stopped.finished and stopped.decisions == straight.decisions[: len(stopped.decisions)]
     resumed = session(stopped, path, Person({1: "u"})).run()  # one answer, take it back, answer again, to the end

@@ -41,7 +41,7 @@ def test_every_command_takes_the_shared_options_from_the_one_set_in_clikit() -> 
 
     shared = set(clikit.PLAYING)
     commands = {name: f for name, f in cli.COMMANDS.items() if name not in ("list", "play", "review")}
-    commands["pantolino"] = clikit_game = cli.play.make_game_command("pantolino")
+    commands["pantolino"] = clikit_game = cli.game.make_game_command("pantolino")
     for name, command in commands.items():
         own = set(inspect.signature(command.__wrapped__).parameters)  # the command's own options
         own -= {"report": {"n", "seed"}, "sweep": {"settings"}}.get(name, set())  # their own meaning (a study

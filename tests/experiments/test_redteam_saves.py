@@ -42,7 +42,7 @@ def one_line_error(args: list[str], message: str, given: str = "") -> str:
 
 def saved(tmp_path: Path, decisions: list[tuple[int, int]] | None = None) -> tuple[Path, str]:
     path = tmp_path / "game.json"
-    record.Record(Setup("pantolino", ("human", "random"), 3, SMALL), decisions or [(0, 1)]).save(path)
+    record.SavedGame(Setup("pantolino", ("human", "random"), 3, SMALL), decisions or [(0, 1)]).save(path)
     return path, path.read_text()
 
 
@@ -157,7 +157,7 @@ class Interrupting:
 def test_ctrl_c_keeps_every_answer_given(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
     setup = Setup("pantolino", ("human", "random"), 3, SMALL)
-    session = Session(record.Record(setup), path, Interrupting(4), fast=True)  # type: ignore[arg-type]
+    session = Session(record.SavedGame(setup), path, Interrupting(4), fast=True)  # type: ignore[arg-type]
     with pytest.raises(KeyboardInterrupt):
         session.run()
     decisions = record.load(path).decisions
@@ -194,7 +194,7 @@ def test_a_game_without_a_person_reviews_every_seat(tmp_path: Path) -> None:
     setup = Setup("pantolino", ("greedy", "turn-optimal"), 3, SMALL)
     played = table.play(setup, [], lambda point, seat, propose, index: int(propose()[0]))
     path = tmp_path / "bots.json"
-    record.Record(setup, played.decisions, played.scores).save(path)
+    record.SavedGame(setup, played.decisions, played.scores).save(path)
     result = runner.invoke(app, ["review", str(path), "--hint-playouts", "2"])
     assert result.exit_code == 0, result.output
     assert "every seat" in result.stdout and "seat ," not in result.stdout

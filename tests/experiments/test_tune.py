@@ -18,7 +18,7 @@ from boardlab.analysis.game_metrics import Value
 from boardlab.engines import core, get_game
 from boardlab.engines.pantolino import learned as learned_pantolino
 from boardlab.experiments import tune as tn
-from boardlab.experiments import variants
+from boardlab.experiments import tune_study, variants
 from boardlab.experiments.cli import app
 
 runner = CliRunner()
@@ -136,9 +136,9 @@ def test_objective_is_the_weighted_distance_with_bounds_from_the_intervals() -> 
 
 
 def test_rungs_grow_by_eta_and_end_at_the_full_trial() -> None:
-    assert tn.rungs(8) == [1, 3, 8]
-    assert tn.rungs(1) == [1]
-    assert tn.rungs(9) == [1, 3, 9]
+    assert tune_study.rungs(8) == [1, 3, 8]
+    assert tune_study.rungs(1) == [1]
+    assert tune_study.rungs(9) == [1, 3, 9]
 
 
 def test_same_seed_same_trials_and_pruning_saves_games(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_a_run_killed_mid_trial_resumes_and_ends_like_an_uninterrupted_one(tmp_p
     kept = resumed.trials  # the trials before the kill were kept, the killed one played again
     assert kept[["state", "objective"]].equals(whole.trials[["state", "objective"]])
     assert resumed.best == whole.best
-    study = optuna.load_study(study_name=tn.STUDY_NAME, storage=f"sqlite:///{folder / 'study.db'}")
+    study = optuna.load_study(study_name=tune_study.STUDY_NAME, storage=f"sqlite:///{folder / 'study.db'}")
     assert [t.state.name for t in study.trials].count("FAIL") == 1  # the killed trial, left out and played again
 
 
@@ -363,7 +363,7 @@ def test_a_space_larger_than_the_trials_is_searched_without_playing_a_setting_tw
     result = tn.tune(spec, tmp_path)
     played = list(zip(result.trials["joker_faces"], result.trials["rolls"], strict=True))
     assert len(played) == 5 and len(set(played)) == 5 and played[0] == ("1", "3")  # the rulebook's first
-    study = optuna.load_study(study_name=tn.STUDY_NAME, storage=f"sqlite:///{tmp_path / 'study.db'}")
+    study = optuna.load_study(study_name=tune_study.STUDY_NAME, storage=f"sqlite:///{tmp_path / 'study.db'}")
     repeats = [t for t in study.trials if "repeat_of" in t.user_attrs]
     assert repeats  # the sampler did propose a played setting: told its result, not played again
     assert result.games_used == 5 * 100

@@ -64,6 +64,7 @@ FRESH_COMMANDS = {
         "--chunk-size",
         "100",
     ],
+    "restrict": ["restrict", "pantolino", "--restrictions", "never-keep-joker", "--strong", "expert:2", "-n", "100"],
 }
 
 
@@ -86,6 +87,38 @@ def test_every_command_locks_its_output_folder_and_fresh_leaves_a_held_one_alone
         assert f"in use by process {holder.pid}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
         assert (chunks / "chunk-000000-100.ckpt").read_bytes() == b"the holder's work"
         assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "chunks"]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_report_whose_chunks_folder_is_held_stops_in_one_line_and_writes_nothing(tmp_path) -> None:
+    """The folder a report uses is its ``NAME.chunks``: a second report to the same PDF stops at once."""
+    from typer.testing import CliRunner
+
+    from boardlab.experiments.cli import app
+
+    held = tmp_path / "r.chunks"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(held)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        args = [
+            "report",
+            "pantolino",
+            "-n",
+            "100",
+            "--fresh",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path / "r.pdf"),
+        ]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert f"in use by process {holder.pid}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.chunks"]
+        assert sorted(p.name for p in held.iterdir()) == [".lock"]
     finally:
         holder.kill()
         holder.wait()

@@ -196,8 +196,7 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
                         fresh=options.fresh,
                         overwrite=options.overwrite,
                         stop=rule(target),
-                        progress=bar.advance,
-                        on_target=bar.set_total,
+                        bar=bar,
                     )
                 if result.chunks_recomputed:
                     typer.echo(
@@ -221,9 +220,10 @@ def run_game(play: GamePlay, options: RunOptions) -> None:
             if note:
                 extra["note"] = note
             if play.rotate:
-                emit_json({"seatings": [r.as_json() for r in results], "policies": seating.averaged(results), **extra})
+                seatings = [r.as_json(target) for r in results]
+                emit_json({"seatings": seatings, "policies": seating.averaged(results), **extra})
             else:
-                emit_json({**results[0].as_json(), **extra})
+                emit_json({**results[0].as_json(target), **extra})
         else:  # --quiet hides the progress only: the result is what was asked for
             typer.echo(said)
             if play.rotate:
