@@ -93,15 +93,15 @@ def _table(plan: Plan, prefix: str, n: int, seed: int, chunk: int) -> None:
 def _rotated(
     plan: Plan,
     prefix: str,
-    policy: str,
-    opponent: str,
+    among: tuple[str, str],
     games: int,
     seed: int,
     chunk: int,
     variant: str | None = None,
     counts: tuple[int, ...] = PLAYER_COUNTS,
 ) -> None:
-    """``policy`` alone among ``opponent`` players, in each seat in turn (``games`` per player count, split)."""
+    """A policy alone among others (``among``: the two), in each seat in turn (``games`` per player count, split)."""
+    policy, opponent = among
     for k in counts:
         for seat in range(k):
             seats = [opponent] * k
@@ -114,7 +114,7 @@ def _one_among(
 ) -> None:
     """One ``policy`` among ``opponent`` players in every seat: detective opponents or a detective play fewer."""
     games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
-    _rotated(plan, _among(policy, opponent), policy, opponent, games, seed, chunk, counts=counts)
+    _rotated(plan, _among(policy, opponent), (policy, opponent), games, seed, chunk, counts=counts)
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -137,7 +137,7 @@ def _open(plan: Plan, n: int, seed: int, chunk: int) -> None:
     for prefix in ("strong", "open"):
         _table(plan, prefix, n, seed, chunk)
     _one_among(plan, "hindmost", STRONG, n, seed, chunk)
-    _rotated(plan, "open hindmost", "hindmost", STRONG, _strong(n), seed, chunk, TABLES["open"][1])
+    _rotated(plan, "open hindmost", ("hindmost", STRONG), _strong(n), seed, chunk, TABLES["open"][1])
 
 
 def _length(plan: Plan, n: int, seed: int, chunk: int) -> None:

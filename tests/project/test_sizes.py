@@ -30,7 +30,6 @@ COMMANDS = {  #: Typer command functions: one parameter per command-line option
 LONG_MODULES = {"experiments/tune.py"}  #: still to split
 WIDE_FUNCTIONS = {  #: still to narrow
     "engines/learned/exploit.py": ("paired", "obtain"),
-    "experiments/chapters/cargolino.py": ("_rotated",),
     "experiments/chapters/common.py": ("front_page",),
     "experiments/compare.py": ("tournament",),
     "experiments/explain.py": ("request",),
