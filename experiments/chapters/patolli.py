@@ -363,17 +363,6 @@ def _mixed_rows(results: dict[str, RunResult]) -> list[dict[str, str]]:
     return rows
 
 
-def _fair_or_not(seat: str) -> Any:
-    """The fact a seat's win rate supports: it wins more than half, less, or an even share within its interval."""
-
-    def fact(f: crossplay.Figure) -> str:
-        if f.low <= 0.5 <= f.high:
-            return f"{seat} has no detectable edge"
-        return f"{seat} wins {'more' if f.value > 0.5 else 'less'} than half"
-
-    return fact
-
-
 def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The first player's and seat 0's win rate, each policy against itself; strong play checked by cross-play."""
     rows = []
@@ -397,9 +386,9 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
     first, seat0 = strong_figures(results, "first player"), strong_figures(results, "seat 0")
     title += "; under strong play " + crossplay.claim(
-        "the first player's share", first, _fair_or_not("the first player")
+        "the first player's share", first, crossplay.even_share("the first player")
     )
-    title += "; " + crossplay.claim("seat 0's share", seat0, _fair_or_not("seat 0"))
+    title += "; " + crossplay.claim("seat 0's share", seat0, crossplay.even_share("seat 0"))
 
     ylim = around(frame, "rate", 0.4, 0.6)
     draw = figure(Panel(frame, "policy", "rate", "who", "win rate (fraction)", "both seats play", 0.5, ylim=ylim))
@@ -424,7 +413,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
         "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
-        crossplay.note(seat0, _fair_or_not("seat 0")),
+        crossplay.note(seat0, crossplay.even_share("seat 0")),
         *(
             [
                 f"Mixed seatings ({STRONG} against {other}): "
