@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +74,17 @@ def seats_apart(wins: np.ndarray, n: int, first: int = 0, last: int = -1) -> tup
     """Seat ``first``'s sole-win rate minus seat ``last``'s on the same games (:func:`contrast`, with p-value)."""
     eye = np.eye(len(wins))
     return contrast([(wins, n, eye[first] - eye[last])])
+
+
+def head_to_head(first: Any, second: Any, tie: float = 0.0) -> tuple[int | float, int]:
+    """Games won by one player over two arms' summaries, seat 0 of ``first`` and seat 1 of ``second``, and games.
+
+    Without ``tie`` only sole wins count (a whole number); with it each shared win counts ``tie`` (e.g. a half).
+    """
+    wins, n = first.wins[0] + second.wins[1], first.n_games + second.n_games
+    if not tie:
+        return int(wins), n
+    return float(wins + tie * (first.shared_wins[0] + second.shared_wins[1])), n
 
 
 def paired_shares(a: np.ndarray, b: np.ndarray, z: float = Z95) -> tuple[float, float, float]:

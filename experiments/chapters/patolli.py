@@ -433,8 +433,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
     """Games ``a`` won alone against ``b`` over both seatings, and games played."""
-    first, second = results[_h2h(a, b)].summary, results[_h2h(b, a)].summary
-    return int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+    return stats.head_to_head(results[_h2h(a, b)].summary, results[_h2h(b, a)].summary)
 
 
 def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:

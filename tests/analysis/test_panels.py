@@ -62,6 +62,9 @@ def test_shared_statistics():
     assert apart[0] == pytest.approx(20 / 70) and 0 <= apart[3] < 0.05
     pooled = stats.contrast([(wins, 70, np.array([1.0, -1.0, 0.0])), (wins[::-1], 70, np.array([0.0, -1.0, 1.0]))])
     assert pooled[0] == pytest.approx(10 / 70)
+    first = type("Arm", (), {"wins": np.array([6, 3]), "shared_wins": np.array([1, 1]), "n_games": 10})
+    second = type("Arm", (), {"wins": np.array([2, 5]), "shared_wins": np.array([2, 2]), "n_games": 10})
+    assert stats.head_to_head(first, second) == (11, 20) and stats.head_to_head(first, second, 0.5) == (12.5, 20)
     gap = stats.gap(60, 100, 3)
     assert gap[0] == pytest.approx(0.6 - 0.4 / 2) and gap[2] - gap[1] == pytest.approx(
         (stats.proportion(60, 100)[2] - stats.proportion(60, 100)[1]) * 1.5
