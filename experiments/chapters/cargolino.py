@@ -12,7 +12,6 @@ import math
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from boardlab.analysis import plots, stats
@@ -579,19 +578,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
         Panel(frame, "players", "turns", "race", "mean turns in the race (turns)", "players").draw(left)
-        for i, k in enumerate((2, 4, 6)):
-            hist = results[f"strong {k}"].summary.turns_hist
-            share = hist / hist.sum()
-            right.step(
-                np.arange(len(hist)),
-                share,
-                where="mid",
-                color=plots.GREYS[i],
-                linestyle=plots.LINESTYLES[i],
-                label=f"{k} players",
-            )
-        right.set_xlabel("game length, both races (turns)")
-        right.set_ylabel("share of games (fraction)")
+        hists = {f"{k} players": results[f"strong {k}"].summary.turns_hist for k in (2, 4, 6)}
+        plots.shares(right, hists, "game length, both races (turns)", "share of games (fraction)")
         right.legend(frameon=False, fontsize=8)
         right.set_xlim(left=0)
 

@@ -663,18 +663,11 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        for i, k in enumerate(SHOWN_COUNTS):
-            hist = results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
-            left.step(
-                np.arange(len(hist)),
-                hist / hist.sum(),
-                where="mid",
-                color=plots.GREYS[i],
-                linestyle=plots.LINESTYLES[i],
-                label=f"{k} player{'s' if k > 1 else ''}",
-            )
-        left.set_xlabel("final score of a player (VP)")
-        left.set_ylabel("share of players (fraction)")
+        hists = {
+            f"{k} player{'s' if k > 1 else ''}": results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
+            for k in SHOWN_COUNTS
+        }
+        plots.shares(left, hists, "final score of a player (VP)", "share of players (fraction)")
         left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
         band = frame.assign(label="mean (95% interval band)")
         Panel(band, "players", "mean", "label", "VP per player", "players", kind="line").draw(right)
