@@ -22,7 +22,6 @@ import pandas as pd
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, figure
-from boardlab.analysis.summary import Summary
 from boardlab.analysis.tables import cell, estimate
 from boardlab.analysis.wording import p_clause, p_value, points
 from boardlab.engines import core
@@ -320,13 +319,6 @@ def build(
     return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
 
 
-def table_rate(summary: Summary) -> tuple[float, float, float]:
-    """The share of games the table won, with its 95% Wilson interval."""
-    won = int(summary.shared_wins[0])
-    low, high = stats.wilson(won, summary.n_games)
-    return won / summary.n_games, float(low), float(high)
-
-
 def row(results: dict[str, RunResult], setting: Setting, players: int, policy: str = DEFAULT_POLICY) -> dict:
     """One arm as a row: win rate and interval, inventions, help and empty caves per game, games."""
     s = results[label(setting, players, policy)].summary
@@ -334,7 +326,7 @@ def row(results: dict[str, RunResult], setting: Setting, players: int, policy: s
         "setting": setting.label,
         "policy": policy,
         "players": players,
-        **estimate("rate", table_rate(s)),
+        **estimate("rate", stats.proportion(int(s.shared_wins[0]), s.n_games)),  # the table's wins
         "won": int(s.shared_wins[0]),
         "n": s.n_games,
         "inventions": float(s.metric_mean("inventions")[0]),
