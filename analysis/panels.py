@@ -21,8 +21,9 @@ class Panel:
     """One axes: ``frame[y]`` against ``frame[x]`` per ``hue`` value, as bars (whiskers) or lines (bands).
 
     ``reference`` draws a dashed level (bars only: a fair share); ``zero`` a plain line at 0; ``xticks`` (with
-    ``xtick_labels``), ``ylim`` and ``ticks`` (keywords of ``tick_params`` for the x axis) adjust the axes after
-    drawing; ``legend=False`` drops the panel's own legend; ``ylabel=None`` leaves the y axis unlabelled.
+    ``xtick_labels``) and ``ticks`` (keywords of ``tick_params`` for the x axis) adjust the axes after drawing;
+    ``legend=False`` drops the panel's own legend; ``ylabel=None`` leaves the y axis unlabelled. ``ylim`` is set
+    by :func:`figure` once every panel is drawn (a shared y axis takes the first panel's).
     """
 
     frame: Any
