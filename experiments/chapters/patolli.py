@@ -304,17 +304,6 @@ def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
 
-def _differs(a: Any, b: Any) -> bool:
-    """Whether two rates (rows with ``rate`` and ``n``) differ at the 5% level (pooled two-proportion test)."""
-    counts = [(round(r["rate"] * r["n"]), int(r["n"])) for r in (a, b)]
-    return stats.two_proportion_p_value(*counts[0], *counts[1]) < 0.05
-
-
-def _moved(change: float) -> str:
-    """``"3.2 points higher"``: a change of a rate, in words."""
-    return f"{100 * abs(change):.1f} points {'higher' if change > 0 else 'lower'}"
-
-
 def _p_half(rate: float, n: int) -> float:
     """Two-sided p-value that a rate measured on ``n`` games is 50%."""
     return float(2 * sp.norm.sf(abs(rate - 0.5) / np.sqrt(0.25 / n)))
