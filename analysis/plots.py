@@ -163,6 +163,18 @@ def interval_lines(
     return fig
 
 
+def shares(ax: Any, hists: dict[str, Any], xlabel: str, ylabel: str) -> None:
+    """Each histogram (label -> counts per value) as a step line of shares, a grey and a line style per series."""
+    import numpy as np
+
+    for i, (label, hist) in enumerate(hists.items()):
+        ax.step(
+            np.arange(len(hist)), hist / hist.sum(), where="mid", color=GREYS[i], linestyle=LINESTYLES[i], label=label
+        )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+
+
 def rating_intervals(
     frame: Any, label: str, highlight: Any = (), fig: Any = None, ax: Any = None, xlabel: str = "rating (Elo points)"
 ) -> Any:

@@ -8,6 +8,8 @@ for intervals; scipy is imported where a p-value is asked for.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +28,63 @@ def wilson(successes: np.ndarray | int, n: np.ndarray | int, z: float = Z95) -> 
         low = np.where(n > 0, np.clip(np.minimum(centre - half, p), 0, 1), 0.0)  # p inside despite rounding at 0 and 1
         high = np.where(n > 0, np.clip(np.maximum(centre + half, p), 0, 1), 1.0)
     return low, high
+
+
+def proportion(successes: float, n: int) -> tuple[float, float, float]:
+    """A proportion and its 95% Wilson interval: ``(rate, low, high)``."""
+    low, high = wilson(successes, n)
+    return successes / n, float(low), float(high)
+
+
+def gap(wins: int, n: int, k: int) -> tuple[float, float, float]:
+    """One player's win rate (``wins`` of ``n``) minus each of the other ``k - 1`` players', with its 95% interval."""
+    rate, low, high = proportion(wins, n)
+    value = rate - (1 - rate) / (k - 1)
+    half = (high - low) / 2 * (1 + 1 / (k - 1))
+    return value, value - half, value + half
+
+
+def contrast(parts: Sequence[tuple[np.ndarray, int, np.ndarray]]) -> tuple[float, float, float, float]:
+    """``weights @ sole-win rates`` over ``(sole wins per seat, games, weights)`` parts, per game of all parts.
+
+    Each part's games are independent multinomial draws (one sole winner or none), so the variance of the pooled
+    contrast is the games-weighted sum of each part's. Returns the value, its normal 95% interval and the
+    two-sided p-value that it is 0.
+    """
+    total = sum(n for _, n, _ in parts)
+    value = var = 0.0
+    for wins, n, weights in parts:
+        p = wins / n
+        mean = float(weights @ p)
+        value += mean * n / total
+        var += max(float((weights * weights) @ p - mean * mean), 0.0) * n / total**2
+    se = math.sqrt(var)
+    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else 1.0
+    return value, value - Z95 * se, value + Z95 * se, p_value
+
+
+def seat_edge(wins: np.ndarray, n: int, seat: int = 0) -> tuple[float, float, float]:
+    """``seat``'s sole-win rate minus the mean seat's, with its normal 95% interval (:func:`contrast`)."""
+    weights = np.full(len(wins), -1 / len(wins))
+    weights[seat] += 1
+    return contrast([(wins, n, weights)])[:3]
+
+
+def seats_apart(wins: np.ndarray, n: int, first: int = 0, last: int = -1) -> tuple[float, float, float, float]:
+    """Seat ``first``'s sole-win rate minus seat ``last``'s on the same games (:func:`contrast`, with p-value)."""
+    eye = np.eye(len(wins))
+    return contrast([(wins, n, eye[first] - eye[last])])
+
+
+def head_to_head(first: Any, second: Any, tie: float = 0.0) -> tuple[int | float, int]:
+    """Games won by one player over two arms' summaries, seat 0 of ``first`` and seat 1 of ``second``, and games.
+
+    Without ``tie`` only sole wins count (a whole number); with it each shared win counts ``tie`` (e.g. a half).
+    """
+    wins, n = first.wins[0] + second.wins[1], first.n_games + second.n_games
+    if not tie:
+        return int(wins), n
+    return float(wins + tie * (first.shared_wins[0] + second.shared_wins[1])), n
 
 
 def paired_shares(a: np.ndarray, b: np.ndarray, z: float = Z95) -> tuple[float, float, float]:

@@ -9,14 +9,16 @@ seats the focal player takes, and arms with one detective among selfish players 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
+from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
+from boardlab.analysis.tables import cells, estimate, mean
 from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
@@ -47,6 +49,7 @@ FOCAL = ("hindmost", STRONG, HIDER, "oracle")  # one of these among BASE or STRO
 OPPONENTS = (BASE, STRONG)
 TABLES = {"seats": (BASE, None), "strong": (STRONG, None), "open": (STRONG, "open-ownership")}  # -> policy, variant
 BALANCE_SHARE = 4  # the balance page's arms (default rules and each variant) play n / 4 games
+EDGE = "seat 0 edge over the mean seat (fraction of games)"  # the board pages' left panel
 
 
 def _thirds(front: int, middle: int, back: int, length: int = 24) -> str:
@@ -93,15 +96,15 @@ def _table(plan: Plan, prefix: str, n: int, seed: int, chunk: int) -> None:
 def _rotated(
     plan: Plan,
     prefix: str,
-    policy: str,
-    opponent: str,
+    among: tuple[str, str],
     games: int,
     seed: int,
     chunk: int,
     variant: str | None = None,
     counts: tuple[int, ...] = PLAYER_COUNTS,
 ) -> None:
-    """``policy`` alone among ``opponent`` players, in each seat in turn (``games`` per player count, split)."""
+    """A policy alone among others (``among``: the two), in each seat in turn (``games`` per player count, split)."""
+    policy, opponent = among
     for k in counts:
         for seat in range(k):
             seats = [opponent] * k
@@ -114,7 +117,7 @@ def _one_among(
 ) -> None:
     """One ``policy`` among ``opponent`` players in every seat: detective opponents or a detective play fewer."""
     games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
-    _rotated(plan, _among(policy, opponent), policy, opponent, games, seed, chunk, counts=counts)
+    _rotated(plan, _among(policy, opponent), (policy, opponent), games, seed, chunk, counts=counts)
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -137,7 +140,7 @@ def _open(plan: Plan, n: int, seed: int, chunk: int) -> None:
     for prefix in ("strong", "open"):
         _table(plan, prefix, n, seed, chunk)
     _one_among(plan, "hindmost", STRONG, n, seed, chunk)
-    _rotated(plan, "open hindmost", "hindmost", STRONG, _strong(n), seed, chunk, TABLES["open"][1])
+    _rotated(plan, "open hindmost", ("hindmost", STRONG), _strong(n), seed, chunk, TABLES["open"][1])
 
 
 def _length(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -261,22 +264,6 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
-def contrast(s: Summary, weights: np.ndarray) -> tuple[float, float, float, float]:
-    """``weights @ sole-win rates`` with its normal 95% interval (multinomial variance) and two-sided p-value."""
-    p = s.wins / s.n_games
-    value = float(weights @ p)
-    se = math.sqrt(max(float((weights * weights) @ p - value * value), 0.0) / s.n_games)
-    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else 1.0
-    return value, value - stats.Z95 * se, value + stats.Z95 * se, p_value
-
-
-def seat_edge(s: Summary, seat: int = 0) -> tuple[float, float, float]:
-    """``seat``'s sole-win rate minus the mean seat's, with a normal 95% interval (multinomial variance)."""
-    weights = np.full(s.players, -1 / s.players)
-    weights[seat] += 1
-    return contrast(s, weights)[:3]
-
-
 def _race_turns(s: Summary) -> tuple[float, float, float]:
     """Mean turns per race (both races of a game pooled per game) and its interval."""
     mean, low, high = s.mean_turns()
@@ -294,11 +281,10 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             s = results[f"{prefix} {k}"].summary
             fair = float(s.wins.sum()) / s.n_games / k
             if policy == STRONG:
-                for seat in range(k):
-                    rate = proportion(int(s.wins[seat]), s.n_games)
-                    rows.append(
-                        {"players": k, "seat": f"seat {seat}", "rate": rate[0], "low": rate[1], "high": rate[2]}
-                    )
+                rows += [
+                    {"players": k, "seat": f"seat {seat}", **estimate("rate", proportion(int(s.wins[seat]), s.n_games))}
+                    for seat in range(k)
+                ]
             first, last = proportion(int(s.wins[0]), s.n_games), proportion(int(s.wins[-1]), s.n_games)
             table.append(
                 {
@@ -307,9 +293,9 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "seat 0 (first) wins": pct(*first),
                     "last seat wins": pct(*last),
                     "fair share": f"{100 * fair:.1f}%",
-                    "seat 0 edge, pts": points(*seat_edge(s, 0)),
+                    "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                    "p (seat 0 = last)": p_value(contrast(s, np.eye(k)[0] - np.eye(k)[-1])[3]),
+                    "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
                 }
             )
     table = pd.DataFrame(table)
@@ -324,26 +310,15 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"{100 * fair2:.1f}%); with 2 {BASE} players {pct(*weak2)}"
     )
 
-    def draw(fig: Any) -> None:
-        axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
-        for ax, k in zip(axes, PLAYER_COUNTS, strict=True):
-            s = results[f"strong {k}"].summary
-            part = frame[frame["players"] == k]
-            plots.interval_bars(
-                part,
-                "seat",
-                "rate",
-                "low",
-                "high",
-                None,
-                "sole-win rate (fraction of games)",
-                f"{k} players",
-                ax=ax,
-                reference=float(s.wins.sum()) / s.n_games / k,
-            )
-            ax.tick_params(axis="x", rotation=90, labelsize=8)
-            if k != PLAYER_COUNTS[0]:
-                ax.set_ylabel("")
+    def fair(k: int) -> float:
+        s = results[f"strong {k}"].summary
+        return float(s.wins.sum()) / s.n_games / k
+
+    seats = Panel(frame, "seat", "rate", None, "", "", ticks={"rotation": 90, "labelsize": 8})
+    draw = figure(
+        *facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=fair, ylabel=_first_only),
+        sharey=True,
+    )
 
     notes = [
         f"Figure: everyone plays {STRONG} ({results['strong 2'].summary.n_games:,} games per player count); the "
@@ -353,6 +328,11 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
     ]
     return Page(title, draw, table, notes), title
+
+
+def _first_only(k: int) -> str:
+    """The seat page's y label: on the first player count's panel only."""
+    return "sole-win rate (fraction of games)" if k == PLAYER_COUNTS[0] else ""
 
 
 # --- 2. hidden information ------------------------------------------------------------------------------------
@@ -441,22 +421,9 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"{100 * h2['gain']:+.1f}; hiding 1 die in 8 {100 * hide2['gain']:+.1f}"
     )
 
-    def draw(fig: Any) -> None:
-        axes = fig.subplots(1, 2, sharey=True)
-        for ax, opponent in zip(axes, OPPONENTS, strict=True):
-            part = frame[frame["opponents"] == opponent]
-            plots.interval_bars(
-                part.assign(low=part["gain_lo"], high=part["gain_hi"]),
-                "players",
-                "gain",
-                "low",
-                "high",
-                "policy",
-                "sole-win rate minus the mean seat's (fraction of games)",
-                f"players (the others play {opponent})",
-                ax=ax,
-            )
-            ax.axhline(0, color="#000000", linewidth=0.6)
+    gain = Panel(frame, "players", "gain", "policy", "sole-win rate minus the mean seat's (fraction of games)", "")
+    others = facets(replace(gain, zero=True), "opponents", OPPONENTS, xlabel=lambda o: f"players (the others play {o})")
+    draw = figure(*others, sharey=True)
 
     acc = [(k, *_accuracy(results, k), prior_accuracy(k)) for k in PLAYER_COUNTS]
     table = pd.DataFrame(
@@ -501,19 +468,13 @@ def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             ("open", f"open {k}", "open hindmost"),
         ):
             s = results[label].summary
-            edge = seat_edge(s, 0)
-            turns = _race_turns(s)
             row = gain_row(results, prefix, label, k)
             rows.append(
                 {
                     "players": k,
                     "ownership": mode,
-                    "edge": edge[0],
-                    "edge_lo": edge[1],
-                    "edge_hi": edge[2],
-                    "turns": turns[0],
-                    "turns_lo": turns[1],
-                    "turns_hi": turns[2],
+                    **estimate("edge", stats.seat_edge(s.wins, s.n_games)),
+                    **estimate("turns", _race_turns(s)),
                     **{f"hindmost_{key}": value for key, value in row.items()},
                 }
             )
@@ -533,46 +494,27 @@ def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"detectives who see it, {100 * h2['hindmost_gain']:+.1f} when it is hidden"
     )
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        plots.interval_lines(
-            frame.assign(lo=frame["hindmost_gain_lo"], hi=frame["hindmost_gain_hi"]),
-            "players",
-            "hindmost_gain",
-            "lo",
-            "hi",
-            "ownership",
-            "hindmost's gain over the mean seat (fraction of games)",
-            "players (the others play detective)",
-            ax=left,
+    draw = figure(
+        *(
+            Panel(frame, "players", y, "ownership", words, xlabel, kind="line", zero=True, xticks=PLAYER_COUNTS)
+            for y, words, xlabel in (
+                (
+                    "hindmost_gain",
+                    "hindmost's gain over the mean seat (fraction of games)",
+                    "players (the others play detective)",
+                ),
+                ("edge", "seat 0 edge (fraction of games)", "players (all detective)"),
+            )
         )
-        left.axhline(0, color="#000000", linewidth=0.6)
-        plots.interval_lines(
-            frame,
-            "players",
-            "edge",
-            "edge_lo",
-            "edge_hi",
-            "ownership",
-            "seat 0 edge (fraction of games)",
-            "players (all detective)",
-            ax=right,
-        )
-        right.axhline(0, color="#000000", linewidth=0.6)
-        for ax in (left, right):
-            ax.set_xticks(PLAYER_COUNTS)
+    )
 
     table = pd.DataFrame(
         {
             "players": frame["players"],
             "ownership": frame["ownership"],
-            "hindmost gain, pts": [
-                points(*r) for r in frame[["hindmost_gain", "hindmost_gain_lo", "hindmost_gain_hi"]].to_numpy()
-            ],
-            "seat 0 edge, pts": [points(*r) for r in frame[["edge", "edge_lo", "edge_hi"]].to_numpy()],
-            "turns per race": [
-                f"{t:.2f} ({lo:.2f}–{hi:.2f})" for t, lo, hi in frame[["turns", "turns_lo", "turns_hi"]].to_numpy()
-            ],
+            "hindmost gain, pts": cells(frame, "hindmost_gain", points),
+            "seat 0 edge, pts": cells(frame, "edge", points),
+            "turns per race": cells(frame, "turns", mean(2)),
         }
     )
     notes = [
@@ -607,20 +549,17 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
     arms += [(4, f"one oracle, 3 {o}", _pooled(results, _among("oracle", o), 4)) for o in OPPONENTS]
     for k, policy, s in arms:
-        races = {}
-        for race in (1, 2):
-            m, lo, hi = (float(v) for v in s.metric_mean(f"race{race}_turns"))
-            races[race] = (m, lo, hi)
-            if policy == STRONG:
-                rows.append({"players": k, "race": f"race {race}", "turns": m, "low": lo, "high": hi})
+        races = {race: [float(v) for v in s.metric_mean(f"race{race}_turns")] for race in (1, 2)}
+        if policy == STRONG:
+            rows += [{"players": k, "race": f"race {race}", **estimate("turns", races[race])} for race in (1, 2)]
         per_race = _race_turns(s)
         table.append(
             {
                 "players": k,
                 "policy": policy,
-                "race 1 turns": f"{races[1][0]:.2f} ({races[1][1]:.2f}–{races[1][2]:.2f})",
-                "race 2 turns": f"{races[2][0]:.2f} ({races[2][1]:.2f}–{races[2][2]:.2f})",
-                "turns per race": f"{per_race[0]:.2f} ({per_race[1]:.2f}–{per_race[2]:.2f})",
+                "race 1 turns": mean(2)(*races[1]),
+                "race 2 turns": mean(2)(*races[2]),
+                "turns per race": mean(2)(*per_race),
                 "rounds per race": f"{per_race[0] / k:.1f}",
                 "game turns, 10th–90th pct": "–".join(
                     str(stats.histogram_quantile(s.turns_hist, q)) for q in (0.1, 0.9)
@@ -638,22 +577,9 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        plots.interval_bars(
-            frame, "players", "turns", "low", "high", "race", "mean turns in the race (turns)", "players", ax=left
-        )
-        for i, k in enumerate((2, 4, 6)):
-            hist = results[f"strong {k}"].summary.turns_hist
-            share = hist / hist.sum()
-            right.step(
-                np.arange(len(hist)),
-                share,
-                where="mid",
-                color=plots.GREYS[i],
-                linestyle=plots.LINESTYLES[i],
-                label=f"{k} players",
-            )
-        right.set_xlabel("game length, both races (turns)")
-        right.set_ylabel("share of games (fraction)")
+        Panel(frame, "players", "turns", "race", "mean turns in the race (turns)", "players").draw(left)
+        hists = {f"{k} players": results[f"strong {k}"].summary.turns_hist for k in (2, 4, 6)}
+        plots.shares(right, hists, "game length, both races (turns)", "share of games (fraction)")
         right.legend(frameon=False, fontsize=8)
         right.set_xlim(left=0)
 
@@ -676,25 +602,13 @@ def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.Dat
         for k in PLAYER_COUNTS:
             label = f"seats {k}" if prefix == "seats" else f"{prefix} {k}"
             s = results[label].summary
-            edge = seat_edge(s, 0)
-            turns = _race_turns(s)
             rows.append(
                 {
                     "board": name,
                     "players": k,
-                    "edge": edge[0],
-                    "edge_lo": edge[1],
-                    "edge_hi": edge[2],
-                    "turns": turns[0],
-                    "turns_lo": turns[1],
-                    "turns_hi": turns[2],
-                    **dict(
-                        zip(
-                            ("shared", "shared_lo", "shared_hi"),
-                            proportion(s.n_games - int(s.wins.sum()), s.n_games),
-                            strict=True,
-                        )
-                    ),
+                    **estimate("edge", stats.seat_edge(s.wins, s.n_games)),
+                    **estimate("turns", _race_turns(s)),
+                    **estimate("shared", proportion(s.n_games - int(s.wins.sum()), s.n_games)),
                     "winner_hash": tuple(s.wins.tolist()),
                 }
             )
@@ -730,34 +644,9 @@ def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"({100 * short['edge_lo']:+.1f} to {100 * short['edge_hi']:+.1f})"
     )
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        lines = frame.assign(players=[f"{k} players" for k in frame["players"]])
-        plots.interval_lines(
-            lines,
-            "spaces",
-            "edge",
-            "edge_lo",
-            "edge_hi",
-            "players",
-            "seat 0 edge over the mean seat (fraction of games)",
-            "track length (spaces)",
-            ax=left,
-        )
-        left.axhline(0, color="#000000", linewidth=0.6)
-        plots.interval_lines(
-            lines,
-            "spaces",
-            "turns",
-            "turns_lo",
-            "turns_hi",
-            "players",
-            "mean turns per race (turns)",
-            "track length (spaces)",
-            ax=right,
-        )
-        for ax in (left, right):
-            ax.set_xticks(list(TRACKS))
+    lines = frame.assign(players=[f"{k} players" for k in frame["players"]])
+    edge = Panel(lines, "spaces", "edge", "players", EDGE, "track length (spaces)", kind="line", xticks=list(TRACKS))
+    draw = figure(replace(edge, zero=True), replace(edge, y="turns", ylabel="mean turns per race (turns)"))
 
     notes = [
         f"Everyone plays {BASE}. Every track repeats the colour cycle purple, blue, red, green, yellow, white; "
@@ -794,35 +683,10 @@ def shells_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     )
     title += "; 5/3/1 changes no game" if same else "; 5/3/1 changes the games"
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        shown = frame[frame["board"] != "5/3/1 (doubled steps)"] if same else frame
-        plots.interval_lines(
-            shown,
-            "players",
-            "edge",
-            "edge_lo",
-            "edge_hi",
-            "board",
-            "seat 0 edge over the mean seat (fraction of games)",
-            "players",
-            ax=left,
-        )
-        left.axhline(0, color="#000000", linewidth=0.6)
-        shared = shown.assign(lo=shown["shared_lo"], hi=shown["shared_hi"])
-        plots.interval_lines(
-            shared,
-            "players",
-            "shared",
-            "lo",
-            "hi",
-            "board",
-            "games still tied after the tie-break (fraction)",
-            "players",
-            ax=right,
-        )
-        for ax in (left, right):
-            ax.set_xticks(PLAYER_COUNTS)
+    shown = frame[frame["board"] != "5/3/1 (doubled steps)"] if same else frame
+    edge = Panel(shown, "players", "edge", "board", EDGE, "players", kind="line", xticks=PLAYER_COUNTS)
+    tied = "games still tied after the tie-break (fraction)"
+    draw = figure(replace(edge, zero=True), replace(edge, y="shared", ylabel=tied))
 
     notes = [
         f"Everyone plays {BASE} on the 24-space track. a/b/c: shells on the start and spaces 1-8 / 9-16 / 17-24 "

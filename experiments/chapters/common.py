@@ -159,7 +159,4 @@ def version() -> str:
     return installed("boardlab")
 
 
-def proportion(wins: int, n: int) -> tuple[float, float, float]:
-    """A proportion and its 95% Wilson interval."""
-    low, high = stats.wilson(wins, n)
-    return wins / n, float(low), float(high)
+proportion = stats.proportion  #: a proportion and its 95% Wilson interval (the chapters' name for it)

@@ -204,6 +204,17 @@ def rows(subject: str, figures: Sequence[Figure], word: Word = pct) -> list[dict
     ]
 
 
+def even_share(who: str, context: str = "") -> Callable[[Figure], str]:
+    """The fact a share of ``who`` (a seat, a player) supports: more than half, less, or no detectable edge."""
+
+    def fact(f: Figure) -> str:
+        if f.low <= 0.5 <= f.high:
+            return f"{who} has no detectable edge{context}"
+        return f"{who} wins {'more' if f.value > 0.5 else 'less'} than half{context}"
+
+    return fact
+
+
 def note(figures: Sequence[Figure], fact: Callable[[Figure], str] | None = None, strong: str = STRONG) -> str:
     """How the figures were checked against each other (and, given ``fact``, whether they support it alike)."""
     if len(figures) == 1:

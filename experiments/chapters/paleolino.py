@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,8 +21,9 @@ import pandas as pd
 
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
-from boardlab.analysis.summary import Summary
-from boardlab.analysis.wording import p_clause, p_value, pct, points
+from boardlab.analysis.panels import Panel, figure
+from boardlab.analysis.tables import cell, estimate
+from boardlab.analysis.wording import p_clause, p_value, points
 from boardlab.engines import core
 from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
@@ -319,24 +319,14 @@ def build(
     return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
 
 
-def table_rate(summary: Summary) -> tuple[float, float, float]:
-    """The share of games the table won, with its 95% Wilson interval."""
-    won = int(summary.shared_wins[0])
-    low, high = stats.wilson(won, summary.n_games)
-    return won / summary.n_games, float(low), float(high)
-
-
 def row(results: dict[str, RunResult], setting: Setting, players: int, policy: str = DEFAULT_POLICY) -> dict:
     """One arm as a row: win rate and interval, inventions, help and empty caves per game, games."""
     s = results[label(setting, players, policy)].summary
-    rate = table_rate(s)
     return {
         "setting": setting.label,
         "policy": policy,
         "players": players,
-        "rate": rate[0],
-        "low": rate[1],
-        "high": rate[2],
+        **estimate("rate", stats.proportion(int(s.shared_wins[0]), s.n_games)),  # the table's wins
         "won": int(s.shared_wins[0]),
         "n": s.n_games,
         "inventions": float(s.metric_mean("inventions")[0]),
@@ -356,13 +346,9 @@ def grid(
     return pd.DataFrame([row(results, s, k, policy) for s in settings for k in counts])
 
 
-def _draw_rates_by_setting(frame: pd.DataFrame, fig: Any) -> None:
+def _by_setting(frame: pd.DataFrame) -> Callable[[Any], None]:
     """Table win rate by player count, one bar per setting, with its interval."""
-    ax = fig.subplots()
-    plots.interval_bars(
-        frame, "players", "rate", "low", "high", "setting", "table win rate (fraction)", "players", ax=ax
-    )
-    ax.set_ylim(0, 1)
+    return figure(Panel(frame, "players", "rate", "setting", RATE, "players", ylim=(0, 1)))
 
 
 def _at(frame: pd.DataFrame, column: str, value: Any, players: int) -> pd.Series:
@@ -370,7 +356,7 @@ def _at(frame: pd.DataFrame, column: str, value: Any, players: int) -> pd.Series
 
 
 def _rate_of(r: pd.Series) -> str:
-    return pct(r["rate"], r["low"], r["high"])
+    return cell(r, "rate")
 
 
 def _points(a: pd.Series, b: pd.Series) -> str:
@@ -402,11 +388,6 @@ def _per_player(column: str, fmt: str = "{:.2f}") -> Callable[[pd.DataFrame], st
     return lambda part: " / ".join(fmt.format(v) for v in part[column])
 
 
-def _set_player_ticks(*axes: Any) -> None:
-    for ax in axes:
-        ax.set_xticks(PLAYER_COUNTS)
-
-
 def _players_text(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(players=[f"{k} player{'s' if k > 1 else ''}" for k in frame["players"]])
 
@@ -414,6 +395,9 @@ def _players_text(frame: pd.DataFrame) -> pd.DataFrame:
 def _beside(results: dict[str, RunResult], setting: Setting) -> str:
     """The heuristic's 2-player rate for ``setting`` (shown beside the planner's)."""
     return _rate_of(pd.Series(row(results, setting, 2, HEURISTIC)))
+
+
+RATE = "table win rate (fraction)"  # the y axis of most pages
 
 
 # --- 1. policies and player counts ----------------------------------------------------------------------------
@@ -437,13 +421,10 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 
     def draw(fig: Any) -> None:
         ax = fig.subplots()
-        plots.interval_lines(
-            frame, "players", "rate", "low", "high", "policy", "table win rate (fraction)", "players", ax=ax
-        )
-        ax.errorbar(
-            [2], [expert["rate"]], [[expert["rate"] - expert["low"]], [expert["high"] - expert["rate"]]], fmt="k*"
-        )
-        _set_player_ticks(ax)
+        Panel(frame, "players", "rate", "policy", RATE, "players", kind="line").draw(ax)
+        low, high = expert["rate"] - expert["rate_lo"], expert["rate_hi"] - expert["rate"]
+        ax.errorbar([2], [expert["rate"]], [[low], [high]], fmt="k*")
+        ax.set_xticks(PLAYER_COUNTS)
         ax.set_ylim(0, 1)
 
     table = wide(
@@ -485,7 +466,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "(2 players, planner)"
     )
 
-    draw = partial(_draw_rates_by_setting, frame)
+    draw = _by_setting(frame)
 
     table = wide(
         frame,
@@ -526,24 +507,14 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     levels = " / ".join(f"{100 * at2[m]['rate']:.1f}%" for m in (1.0, 0.7, 0.5, 0.0))
     answer = f"memory 1 / 0.7 / 0.5 / 0: {levels} (planner, 2 players)"
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        shown = _players_text(frame)
-        xlabel = "memory (chance a chip's cave is remembered)"
-        plots.interval_lines(
-            shown, "memory", "rate", "low", "high", "players", "table win rate (fraction)", xlabel, ax=left
-        )
-        left.set_ylim(0, 1)
-        left.set_xticks(MEMORY_LEVELS)
-        two = pd.DataFrame(
-            [{**at2[m].to_dict(), "memory": m, "policy": DEFAULT_POLICY} for m in MEMORY_LEVELS]
-            + [{**greedy[m].to_dict(), "memory": m, "policy": HEURISTIC} for m in MEMORY_LEVELS]
-        )
-        plots.interval_lines(
-            two, "memory", "rate", "low", "high", "policy", "table win rate, 2 players", xlabel, ax=right
-        )
-        right.set_ylim(0, 1)
-        right.set_xticks(MEMORY_LEVELS)
+    two = pd.DataFrame(
+        [{**at2[m].to_dict(), "memory": m, "policy": DEFAULT_POLICY} for m in MEMORY_LEVELS]
+        + [{**greedy[m].to_dict(), "memory": m, "policy": HEURISTIC} for m in MEMORY_LEVELS]
+    )
+    xlabel = "memory (chance a chip's cave is remembered)"
+    memory = Panel(_players_text(frame), "memory", "rate", "players", RATE, xlabel, kind="line", xticks=MEMORY_LEVELS)
+    memory = replace(memory, ylim=(0, 1))
+    draw = figure(memory, replace(memory, frame=two, hue="policy", ylabel="table win rate, 2 players"))
 
     table = wide(
         frame.assign(memory=[f"{m:g}" for m in frame["memory"]]),
@@ -584,29 +555,14 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     )
     answer = f"backpack 0 / 1 / 2 chips: {100 * b0['rate']:.1f}% / {100 * b1['rate']:.1f}% / {100 * b2['rate']:.1f}%"
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        shown = _players_text(frame)
-        xlabel = "backpack capacity (chips)"
-        plots.interval_lines(
-            shown, "capacity", "rate", "low", "high", "players", "table win rate (fraction)", xlabel, ax=left
-        )
-        left.set_ylim(0, 1)
-        left.set_xticks(BACKPACKS)
-        helped = shown[frame["players"] > 1]
-        helped = helped.assign(lo=helped["help"], hi=helped["help"])
-        plots.interval_lines(
-            helped,
-            "capacity",
-            "help",
-            "lo",
-            "hi",
-            "players",
-            "chips given to another player's build (per game)",
-            xlabel,
-            ax=right,
-        )
-        right.set_xticks(BACKPACKS)
+    shown = _players_text(frame)
+    helped = shown[frame["players"] > 1]
+    helped = helped.assign(help_lo=helped["help"], help_hi=helped["help"])
+    given = "chips given to another player's build (per game)"
+    capacity = Panel(
+        shown, "capacity", "rate", "players", RATE, "backpack capacity (chips)", kind="line", xticks=BACKPACKS
+    )
+    draw = figure(replace(capacity, ylim=(0, 1)), replace(capacity, frame=helped, y="help", ylabel=given))
 
     table = wide(
         frame.assign(capacity=[f"{c} chip{'s' if c != 1 else ''}" for c in frame["capacity"]]),
@@ -647,7 +603,7 @@ def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"2-chip backpacks with 1 / 2 chips of help each: {100 * one['rate']:.1f}% / {100 * two['rate']:.1f}% (4 p)"
     )
 
-    draw = partial(_draw_rates_by_setting, frame)
+    draw = _by_setting(frame)
 
     how = {s.label: s.describe() for s in HELP_SETTINGS}
     table = wide(
@@ -695,13 +651,11 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     ticks = [f"{round(100 * s, 1):g}%" for s in shares]
     xlabel = "share of chips rolling into the favoured cave"
 
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        plots.interval_lines(
-            frame, "share", "rate", "low", "high", "memory", "table win rate (fraction)", xlabel, ax=ax
+    draw = figure(
+        Panel(
+            frame, "share", "rate", "memory", RATE, xlabel, kind="line", xticks=shares, xtick_labels=ticks, ylim=(0, 1)
         )
-        ax.set_xticks(shares, ticks)
-        ax.set_ylim(0, 1)
+    )
 
     table_rows = []
     for w in FAVOURED:
@@ -736,7 +690,7 @@ def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"{100 * high['rate']:.1f}% ({high['setting']})"
     )
 
-    draw = partial(_draw_rates_by_setting, frame)
+    draw = _by_setting(frame)
 
     mixes = {
         s.label: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
@@ -826,12 +780,7 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"{100 * perfect.loc['expert', 'rate']:.1f}%"
     )
 
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        plots.interval_bars(
-            frame, "policy", "rate", "low", "high", "memory", "table win rate (fraction)", "policy", ax=ax
-        )
-        ax.set_ylim(0, 1)
+    draw = figure(Panel(frame, "policy", "rate", "memory", RATE, "policy", ylim=(0, 1)))
 
     lines = []
     for m, part in ((1.0, perfect), (0.0, none)):

@@ -11,7 +11,7 @@ looks ahead) with ``BASE`` beside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -20,7 +20,9 @@ import pandas as pd
 
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
+from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
+from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
@@ -220,24 +222,6 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
-def contrast(parts: Sequence[tuple[Summary, np.ndarray]]) -> tuple[float, float, float, float]:
-    """Sum over ``(summary, weights)`` of ``weights @ sole wins``, per game of all parts, with its 95% interval.
-
-    Each part's games are independent multinomial draws (one sole winner or none), so the variance of the
-    pooled contrast is the games-weighted sum of each part's. Returns value, low, high and the two-sided p-value.
-    """
-    total = sum(s.n_games for s, _ in parts)
-    value = var = 0.0
-    for s, w in parts:
-        p = s.wins / s.n_games
-        mean = float(w @ p)
-        value += mean * s.n_games / total
-        var += max(float((w * w) @ p - mean * mean), 0.0) * s.n_games / total**2
-    se = math.sqrt(var)
-    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else 1.0
-    return value, value - stats.Z95 * se, value + stats.Z95 * se, p_value
-
-
 def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tuple[float, float, float, float]:
     """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative)."""
     mean = total / count
@@ -260,17 +244,15 @@ def faces_frame(s: Summary) -> pd.DataFrame:
             continue
         total = float(s.sums[f"vp_{face}"].sum())
         squares = float(s.squares[f"vp_{face}"].sum())
-        mean, low, high, sd = _pooled_mean(total, squares, games * k, games)
+        pooled = _pooled_mean(total, squares, games * k, games)
         rows.append(
             {
                 "face": face,
                 "card": _card(face),
                 "vp each": FACE_VP[f],
                 "games": games,
-                "mean": mean,
-                "low": low,
-                "high": high,
-                "sd": sd,
+                **estimate("mean", pooled),
+                "sd": pooled[3],
             }
         )
     return pd.DataFrame(rows)
@@ -290,7 +272,8 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         spread = f"{_name(wide['face'])} spreads widest (SD {wide['sd']:.2f} VP)"
     title = (
         f"Under {STRONG} play the {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP "
-        f"({top['low']:.2f}–{top['high']:.2f}) per player when in play, and {spread}; {_name(least['face'])} gives "
+        f"({top['mean_lo']:.2f}–{top['mean_hi']:.2f}) per player when in play, and {spread}; "
+        f"{_name(least['face'])} gives "
         f"least ({least['mean']:.2f} VP); not checked under a second strong player"
     )
     frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
@@ -303,23 +286,13 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        plots.interval_bars(
-            both,
-            "label",
-            "mean",
-            "low",
-            "high",
-            "policy",
-            "mean VP per player when in play (VP)",
-            "objective face",
-            ax=left,
-        )
+        face = Panel(both, "label", "mean", "policy", "mean VP per player when in play (VP)", "objective face")
+        replace(face, ticks={"labelsize": 8}).draw(left)
         right.bar(range(len(frame)), frame["sd"], width=0.8, color="#bbbbbb", hatch="//", edgecolor="#000000", lw=0.5)
         right.set_xticks(range(len(frame)), list(frame["label"]))
         right.set_xlabel(f"objective face ({STRONG})")
         right.set_ylabel("SD of a player's VP from the face, when in play (VP)")
-        for ax in (left, right):
-            ax.tick_params(axis="x", labelsize=8)
+        right.tick_params(axis="x", labelsize=8)
 
     mean_score = float(s.score_sum.sum()) / (s.n_games * s.players)
     table = pd.DataFrame(
@@ -328,13 +301,8 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "card": frame["card"],
             "VP per occurrence": frame["vp each"],
             "games in play": [f"{g:,}" for g in frame["games"]],
-            f"mean VP per player ({STRONG})": [
-                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
-            ],
-            f"mean VP per player ({BASE})": [
-                f"{beside.loc[f, 'mean']:.2f} ({beside.loc[f, 'low']:.2f}–{beside.loc[f, 'high']:.2f})"
-                for f in frame["face"]
-            ],
+            f"mean VP per player ({STRONG})": cells(frame, "mean", mean(2)),
+            f"mean VP per player ({BASE})": [cell(beside.loc[f], "mean", mean(2)) for f in frame["face"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "occurrences per player": [f"{m / v:.2f}" for m, v in zip(frame["mean"], frame["vp each"], strict=True)],
             "share of a mean score": [f"{100 * m / mean_score:.0f}%" for m in frame["mean"]],
@@ -430,18 +398,15 @@ def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     for k in SEAT_COUNTS:
         for order in ORDERS:
             s = results[_table(BASE, k, order)].summary
-            for seat in range(k):
-                rate = proportion(int(s.wins[seat]), s.n_games)
-                rows.append(
-                    {
-                        "players": k,
-                        "order": f"grab_order={order}",
-                        "seat": str(seat),
-                        "rate": rate[0],
-                        "low": rate[1],
-                        "high": rate[2],
-                    }
-                )
+            rows += [
+                {
+                    "players": k,
+                    "order": f"grab_order={order}",
+                    "seat": str(seat),
+                    **estimate("rate", proportion(int(s.wins[seat]), s.n_games)),
+                }
+                for seat in range(k)
+            ]
     return pd.DataFrame(rows)
 
 
@@ -464,8 +429,6 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             s = results[_table(BASE, k, order)].summary
             strong = results[_table(STRONG, k, order)].summary
             fair = float(s.wins.sum()) / s.n_games / k
-            w = np.full(k, -1 / k)
-            w[0] += 1
             table.append(
                 {
                     "players": k,
@@ -473,8 +436,8 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
                     "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
                     "fair share": f"{100 * fair:.1f}%",
-                    "seat 0 edge, pts": points(*contrast([(s, w)])[:3]),
-                    "p (seat 0 = last)": p_value(contrast([(s, np.eye(k)[0] - np.eye(k)[-1])])[3]),
+                    "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
+                    "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                     f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
                     f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
@@ -497,26 +460,26 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         figures.append(second)
     title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
 
-    def draw(fig: Any) -> None:
-        axes = fig.subplots(1, len(SEAT_COUNTS), sharey=True, width_ratios=[2.5, 4, 7])
-        for ax, k in zip(axes, SEAT_COUNTS, strict=True):
-            s = results[_table(BASE, k, "random")].summary
-            plots.interval_bars(
-                frame[frame["players"] == k],
-                "seat",
-                "rate",
-                "low",
-                "high",
-                "order",
-                "sole-win rate (fraction of games)",
-                f"seat, {k} players",
-                ax=ax,
-                reference=float(s.wins.sum()) / s.n_games / k,
-            )
-            if k != SEAT_COUNTS[0]:
-                ax.set_ylabel("")
-                ax.get_legend().remove()
-        axes[0].set_ylim(0, 1.2 * float(frame["high"].max()))
+    def fair(k: int) -> float:
+        s = results[_table(BASE, k, "random")].summary
+        return float(s.wins.sum()) / s.n_games / k
+
+    first = SEAT_COUNTS[0]
+    seats = Panel(frame, "seat", "rate", "order", "", "", ylim=(0, 1.2 * float(frame["rate_hi"].max())))
+    draw = figure(
+        *facets(
+            seats,
+            "players",
+            SEAT_COUNTS,
+            xlabel=lambda k: f"seat, {k} players",
+            reference=fair,
+            ylabel=lambda k: "sole-win rate (fraction of games)" if k == first else "",
+            legend=lambda k: k == first,
+            ylim=lambda k: seats.ylim if k == first else None,
+        ),
+        sharey=True,
+        widths=[2.5, 4, 7],
+    )
 
     n = results[_table(BASE, 2, "random")].summary.n_games
     notes = [
@@ -539,18 +502,17 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def _h2h(results: dict[str, RunResult], a: str, b: str) -> tuple[float, int, float]:
     """Games won by ``a`` against ``b`` (ties count half), games, and ``a``'s VP summed, over both seat orders."""
     first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
-    wins = first.wins[0] + second.wins[1] + (first.shared_wins[0] + second.shared_wins[1]) / 2
-    vp = float(first.score_sum[0] + second.score_sum[1])
-    return float(wins), first.n_games + second.n_games, vp
+    return *stats.head_to_head(first, second, tie=0.5), float(first.score_sum[0] + second.score_sum[1])
 
 
-def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Summary, np.ndarray]]:
-    """The one-of-each table's rotations with per-seat weights given per policy (for :func:`contrast`)."""
+def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Any, int, np.ndarray]]:
+    """The one-of-each table's rotations with per-seat weights given per policy (for :func:`stats.contrast`)."""
     parts = []
     for r in range(len(POLICY_ORDER)):
         seats = _rotation(r)
         w = np.array([weights.get(p, 0.0) for p in seats])
-        parts.append((results[f"table rot{r}"].summary, w))
+        s = results[f"table rot{r}"].summary
+        parts.append((s.wins, s.n_games, w))
     return parts
 
 
@@ -569,7 +531,7 @@ def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             sq += float(s.score_sq[seat])
             n += s.n_games
         rate = proportion(wins, n)
-        mean, low, high = (float(v) for v in stats.mean_interval(vp, sq, n))
+        vp_mean = [float(v) for v in stats.mean_interval(vp, sq, n)]
         h_wins = h_n = h_vp = 0.0
         for q in POLICY_ORDER:
             if q != p:
@@ -579,16 +541,10 @@ def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
         rows.append(
             {
                 "policy": p,
-                "rate": rate[0],
-                "low": rate[1],
-                "high": rate[2],
+                **estimate("rate", rate),
                 "shared": shared / n,
-                "vp": mean,
-                "vp_lo": low,
-                "vp_hi": high,
-                "h2h": h_rate[0],
-                "h2h_lo": h_rate[1],
-                "h2h_hi": h_rate[2],
+                **estimate("vp", vp_mean),
+                **estimate("h2h", h_rate),
                 "h2h_vp": h_vp / h_n,
                 "games": n,
             }
@@ -602,13 +558,13 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     ranked = frame.sort_values("rate", ascending=False)
     best, second = ranked.iloc[0], ranked.iloc[1]
     fair = float(frame["rate"].sum()) / len(POLICY_ORDER)
-    gap = contrast(table_parts(results, {best["policy"]: 1.0, second["policy"]: -1.0}))
+    gap = stats.contrast(table_parts(results, {best["policy"]: 1.0, second["policy"]: -1.0}))
     foe = BASE if best["policy"] != BASE else str(second["policy"])
     duel = _h2h(results, str(best["policy"]), foe)
     if gap[3] < 0.05:
         lead = (
             f"{best['policy']} wins the most {TABLE}-player games against one each of the others, "
-            f"{pct(best['rate'], best['low'], best['high'])} (fair share {100 * fair:.1f}%)"
+            f"{cell(best, 'rate')} (fair share {100 * fair:.1f}%)"
         )
     else:  # the top two are not told apart at this n
         lead = (
@@ -628,31 +584,23 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         left, right = fig.subfigures(1, 2, width_ratios=[1.1, 1])
         plots.heatmap(matrix, "2-player win rate of row policy (ties count half)", fig=left)
-        ax = right.subplots()
-        plots.interval_bars(
+        Panel(
             frame,
             "policy",
             "rate",
-            "low",
-            "high",
             None,
             f"sole-win rate at the {TABLE}-player table (fraction)",
             "policy (one of each at the table)",
-            ax=ax,
-            reference=fair,
-        )
+            fair,
+        ).draw(right.subplots())
 
     table = pd.DataFrame(
         {
             "policy": frame["policy"],
-            f"{TABLE}-player table: sole wins": [
-                pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)
-            ],
+            f"{TABLE}-player table: sole wins": cells(frame, "rate"),
             "shared wins": [f"{100 * v:.1f}%" for v in frame["shared"]],
-            "VP at the table": [
-                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["vp", "vp_lo", "vp_hi"]].itertuples(index=False)
-            ],
-            "head-to-head win rate": [pct(*r) for r in frame[["h2h", "h2h_lo", "h2h_hi"]].itertuples(index=False)],
+            "VP at the table": cells(frame, "vp", mean(2)),
+            "head-to-head win rate": cells(frame, "h2h"),
             "VP head to head": [f"{v:.2f}" for v in frame["h2h_vp"]],
         }
     )
@@ -676,15 +624,13 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     for k in PLAYER_COUNTS:
         s = results[_table(BASE, k, "random")].summary
         strong = results[_table(STRONG, k, "random")].summary
-        mean, low, high, sd = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
+        pooled = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
             {
                 "players": k,
-                "mean": mean,
-                "low": low,
-                "high": high,
-                "sd": sd,
+                **estimate("mean", pooled),
+                "sd": pooled[3],
                 "p10": stats.histogram_quantile(hist, 0.1),
                 "p50": stats.histogram_quantile(hist, 0.5),
                 "p90": stats.histogram_quantile(hist, 0.9),
@@ -707,7 +653,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     by = frame.set_index("players")
 
     def ci(k: int) -> str:
-        return f"{by.loc[k, 'mean']:.1f} VP ({by.loc[k, 'low']:.1f}–{by.loc[k, 'high']:.1f})"
+        return f"{by.loc[k, 'mean']:.1f} VP ({by.loc[k, 'mean_lo']:.1f}–{by.loc[k, 'mean_hi']:.1f})"
 
     title = (
         f"A greedy player scores {ci(2)} with 2 players, {ci(4)} with 4 and {ci(7)} with 7 "
@@ -717,21 +663,14 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        for i, k in enumerate(SHOWN_COUNTS):
-            hist = results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
-            left.step(
-                np.arange(len(hist)),
-                hist / hist.sum(),
-                where="mid",
-                color=plots.GREYS[i],
-                linestyle=plots.LINESTYLES[i],
-                label=f"{k} player{'s' if k > 1 else ''}",
-            )
-        left.set_xlabel("final score of a player (VP)")
-        left.set_ylabel("share of players (fraction)")
+        hists = {
+            f"{k} player{'s' if k > 1 else ''}": results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
+            for k in SHOWN_COUNTS
+        }
+        plots.shares(left, hists, "final score of a player (VP)", "share of players (fraction)")
         left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
         band = frame.assign(label="mean (95% interval band)")
-        plots.interval_lines(band, "players", "mean", "low", "high", "label", "VP per player", "players", ax=right)
+        Panel(band, "players", "mean", "label", "VP per player", "players", kind="line").draw(right)
         right.plot(frame["players"], frame["p90"], color="#777777", linestyle="--", marker="^", label="90th percentile")
         right.plot(frame["players"], frame["p50"], color="#555555", linestyle=":", marker="s", label="median")
         right.plot(frame["players"], frame["p10"], color="#777777", linestyle="--", marker="v", label="10th percentile")
@@ -741,9 +680,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     table = pd.DataFrame(
         {
             "players": frame["players"],
-            "mean VP per player": [
-                f"{m:.2f} ({lo:.2f}–{hi:.2f})" for m, lo, hi in frame[["mean", "low", "high"]].itertuples(index=False)
-            ],
+            "mean VP per player": cells(frame, "mean", mean(2)),
             f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "10th / 50th / 90th pct": [
@@ -785,8 +722,7 @@ def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
         s = results[_solo(p)].summary
         counts = s.sums["title"]
         for t, name in enumerate(TITLES):
-            rate = proportion(int(counts[t]), s.n_games)
-            rows.append({"policy": p, "title": name, "rate": rate[0], "low": rate[1], "high": rate[2]})
+            rows.append({"policy": p, "title": name, **estimate("rate", proportion(int(counts[t]), s.n_games))})
     return pd.DataFrame(rows)
 
 
@@ -801,21 +737,17 @@ def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     s_best = results[_solo(best)].summary
     high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in top))
     title = (
-        f"Playing solo, {BASE} most often ends {mode}: {pct(*greedy.loc[mode, ['rate', 'low', 'high']])} of games; "
+        f"Playing solo, {BASE} most often ends {mode}: {cell(greedy.loc[mode], 'rate')} of games; "
         f"{best} scores most ({float(means[best][0][0]):.1f} VP) and reaches master or legend in "
         f"{pct(*proportion(high, s_best.n_games))} of games"
     )
 
-    def draw(fig: Any) -> None:
-        plots.interval_bars(
-            frame, "title", "rate", "low", "high", "policy", "share of solo games (fraction)", "title reached", fig=fig
-        )
+    draw = figure(Panel(frame, "title", "rate", "policy", "share of solo games (fraction)", "title reached"))
 
     rows = []
     for p in POLICY_ORDER:
         s = results[_solo(p)].summary
-        mean, low, high_ = (float(v[0]) for v in means[p])
-        row = {"policy": p, "mean VP": f"{mean:.1f} ({low:.1f}–{high_:.1f})"}
+        row = {"policy": p, "mean VP": mean(1)(*(float(v[0]) for v in means[p]))}
         for t, name in enumerate(TITLES):
             row[name] = f"{100 * s.sums['title'][t] / s.n_games:.1f}%"
         rows.append(row)

@@ -19,6 +19,8 @@ import pandas as pd
 
 from boardlab.analysis import game_metrics, plots, stats
 from boardlab.analysis.book import Page
+from boardlab.analysis.panels import Panel, facets, figure
+from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import core
 from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
@@ -225,7 +227,7 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             if a == b:
                 continue
             first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
-            wins, n = int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+            wins, n = stats.head_to_head(first, second)
             matrix.loc[a, b] = wins / n
             totals[a][0] += wins
             totals[a][1] += n
@@ -259,7 +261,7 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     table = pd.DataFrame(rows)
     best = max(POLICY_ORDER, key=lambda p: totals[p][0] / totals[p][1])
     rival = "turn-optimal" if best != "turn-optimal" else "keep-jokers"
-    beat = proportion(*_pair_wins(results, best, rival))
+    beat = _against(results, f"h2h {best} {rival}", f"h2h {rival} {best}")
     exact_game = exact_two_player(params)["win-optimal vs turn-optimal"]
     title = (
         f"{best} is the best policy: it wins {pct(*proportion(*totals[best]))} of its head-to-head games, "
@@ -289,11 +291,6 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     return page, title
 
 
-def _pair_wins(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
-    first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
-    return int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
-
-
 # --- 2. joker value -------------------------------------------------------------------------------------------
 
 
@@ -308,8 +305,7 @@ def four_boot_chance(params: Params, policy: str) -> Fraction:
 
 def _against(results: dict[str, RunResult], first: str, second: str) -> tuple[float, float, float]:
     """Win rate of the seat-0 policy of arm ``first``, which sits second in arm ``second``, over both arms."""
-    a, b = results[first].summary, results[second].summary
-    return proportion(int(a.wins[0] + b.wins[1]), a.n_games + b.n_games)
+    return proportion(*stats.head_to_head(results[first].summary, results[second].summary))
 
 
 def _second_against(results: dict[str, RunResult], knobs: tuple[tuple[str, str], ...]) -> Any:
@@ -319,8 +315,7 @@ def _second_against(results: dict[str, RunResult], knobs: tuple[tuple[str, str],
     )
     if first is None or second is None:
         return None
-    a, b = first.summary, second.summary
-    return proportion(int(a.wins[0] + b.wins[1]), a.n_games + b.n_games)
+    return proportion(*stats.head_to_head(first.summary, second.summary))
 
 
 def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
@@ -331,21 +326,21 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         first = results[f"jokers {jokers} keep-first"].summary
         second = results[f"jokers {jokers} reroll-first"].summary
         n = first.n_games + second.n_games
-        rate = proportion(int(first.wins[0] + second.wins[1]), n)
+        rate = proportion(*stats.head_to_head(first, second))
         strong = _against(results, f"jokers {jokers} learned-first", f"jokers {jokers} learned-second")
         keep_boots = float(first.score_sum[0] + second.score_sum[1]) / n
         reroll_boots = float(first.score_sum[1] + second.score_sum[0]) / n
         knobs = Params(joker_faces=jokers)
         p_keep, p_reroll = four_boot_chance(knobs, KEEP), four_boot_chance(knobs, REROLL)
-        bars.append({"joker faces": jokers, "policy": KEEP, "win rate": rate[0], "low": rate[1], "high": rate[2]})
-        bars.append(
-            {"joker faces": jokers, "policy": LEARNED, "win rate": strong[0], "low": strong[1], "high": strong[2]}
-        )
+        bars += [
+            {"joker faces": jokers, "policy": p, **estimate("win rate", r)}
+            for p, r in ((KEEP, rate), (LEARNED, strong))
+        ]
         if (second := _second_against(results, (("joker_faces", str(jokers)),))) is not None:
             seconds[jokers] = second
         chance += [
-            {"joker faces": jokers, "policy": KEEP, "chance": float(p_keep)},
-            {"joker faces": jokers, "policy": REROLL, "chance": float(p_reroll)},
+            {"joker faces": jokers, "policy": p, **estimate("chance", [float(c)] * 3)}
+            for p, c in ((KEEP, p_keep), (REROLL, p_reroll))
         ]
         rows.append(
             {
@@ -361,42 +356,20 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         )
     one, strong_one = bars[2], bars[3]
     p1, p2 = chance[2]["chance"], chance[4]["chance"]
-    figures = [crossplay.Figure(LEARNED, strong_one["win rate"], strong_one["low"], strong_one["high"])]
+    figures = [crossplay.Figure(LEARNED, strong_one["win rate"], strong_one["win rate_lo"], strong_one["win rate_hi"])]
     if 1 in seconds:
         figures.append(crossplay.Figure(str(other), *seconds[1]))
     title = (
-        f"Keeping jokers wins {pct(one['win rate'], one['low'], one['high'])} of games against rerolling "
+        f"Keeping jokers wins {cell(one, 'win rate')} of games against rerolling "
         f"them, {crossplay.beside(figures)}; a second joker face lifts the chance of a 4-boot turn from {p1:.1%} "
         f"to {p2:.1%}"
     )
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        plots.interval_bars(
-            pd.DataFrame(bars),
-            "joker faces",
-            "win rate",
-            "low",
-            "high",
-            "policy",
-            "win rate vs reroll-jokers",
-            "joker faces per die",
-            ax=left,
-            reference=0.5,
-        )
-        frame = pd.DataFrame(chance)
-        frame["low"] = frame["high"] = frame["chance"]
-        plots.interval_bars(
-            frame,
-            "joker faces",
-            "chance",
-            "low",
-            "high",
-            "policy",
-            "chance a first turn reaches 4 of a colour (exact)",
-            "joker faces per die",
-            ax=right,
-        )
+    xlabel, four = "joker faces per die", "chance a first turn reaches 4 of a colour (exact)"
+    draw = figure(
+        Panel(pd.DataFrame(bars), "joker faces", "win rate", "policy", "win rate vs reroll-jokers", xlabel, 0.5),
+        Panel(pd.DataFrame(chance), "joker faces", "chance", "policy", four, xlabel),
+    )
 
     effect = (
         "with 0, 1 and 2 joker faces a first turn reaches 4 boots "
@@ -455,38 +428,19 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                 s = results[f"{mode} {k} {'strong' if player == STRONG else LEARNED}@{seat}"].summary
                 wins += int(s.wins[seat])
                 n += s.n_games
-            gap, gap_lo, gap_hi = _gap(wins, n, k)
-            comeback = proportion(int(sym.sums["comeback"]), sym.n_games)
-            turns = sym.mean_turns()
-            steals, _s_lo, _s_hi = (float(v.sum()) for v in sym.metric_mean("steals_made"))
-            seat0 = proportion(int(sym.wins[0]), sym.n_games)
             rows.append(
                 {
                     "mode": mode,
                     "strong": player,
                     "players": k,
-                    "gap": gap,
-                    "gap_lo": gap_lo,
-                    "gap_hi": gap_hi,
-                    "comeback": comeback[0],
-                    "comeback_lo": comeback[1],
-                    "comeback_hi": comeback[2],
-                    "turns": turns[0],
-                    "steals": steals,
-                    "seat0": seat0[0],
-                    "seat0_lo": seat0[1],
-                    "seat0_hi": seat0[2],
+                    **estimate("gap", stats.gap(wins, n, k)),
+                    **estimate("comeback", proportion(int(sym.sums["comeback"]), sym.n_games)),
+                    "turns": sym.mean_turns()[0],
+                    "steals": float(sym.metric_mean("steals_made")[0].sum()),
+                    **estimate("seat0", proportion(int(sym.wins[0]), sym.n_games)),
                 }
             )
     return pd.DataFrame(rows)
-
-
-def _gap(wins: int, n: int, k: int) -> tuple[float, float, float]:
-    """The strong player's win rate minus each of the ``k - 1`` weak players', with its 95% interval."""
-    strong = proportion(wins, n)
-    gap = strong[0] - (1 - strong[0]) / (k - 1)
-    half = (strong[2] - strong[1]) / 2 * (1 + 1 / (k - 1))
-    return gap, gap - half, gap + half
 
 
 def second_gaps(results: dict[str, RunResult]) -> dict[str, tuple[float, float, float]]:
@@ -500,7 +454,7 @@ def second_gaps(results: dict[str, RunResult]) -> dict[str, tuple[float, float, 
             played.append(crossplay.result_of(results, "pantolino", seats, variant=MODES[mode]))
         if all(r is not None for r in played):
             wins = sum(int(r.summary.wins[seat]) for seat, r in enumerate(played))
-            gaps[mode] = _gap(wins, sum(r.summary.n_games for r in played), 2)
+            gaps[mode] = stats.gap(wins, sum(r.summary.n_games for r in played), 2)
     return gaps
 
 
@@ -546,32 +500,16 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     else:
         title += " (not checked under a second strong player)"
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        plots.interval_lines(
-            frame,
-            "players",
-            "gap",
-            "gap_lo",
-            "gap_hi",
-            "mode",
-            f"win-rate gap, {STRONG} minus {WEAK} (fraction)",
-            "players",
-            ax=left,
+    gap_words, trailing = (
+        f"win-rate gap, {STRONG} minus {WEAK} (fraction)",
+        "games won by a player trailing at mid-game (fraction)",
+    )
+    draw = figure(
+        *(
+            Panel(frame, "players", y, "mode", words, "players", kind="line", xticks=PLAYER_COUNTS)
+            for y, words in (("gap", gap_words), ("comeback", trailing))
         )
-        plots.interval_lines(
-            frame,
-            "players",
-            "comeback",
-            "comeback_lo",
-            "comeback_hi",
-            "mode",
-            "games won by a player trailing at mid-game (fraction)",
-            "players",
-            ax=right,
-        )
-        left.set_xticks(PLAYER_COUNTS)
-        right.set_xticks(PLAYER_COUNTS)
+    )
 
     both = pd.concat([frame, strong], ignore_index=True)
     table = pd.DataFrame(
@@ -579,13 +517,11 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
             "mode": both["mode"],
             "strong player": both["strong"],
             "players": both["players"],
-            "strong-weak gap, pts": [points(*r) for r in both[["gap", "gap_lo", "gap_hi"]].to_numpy()],
-            "comeback rate": [
-                pct(*r) for r in both[["comeback", "comeback_lo", "comeback_hi"]].itertuples(index=False)
-            ],
+            "strong-weak gap, pts": cells(both, "gap", points),
+            "comeback rate": cells(both, "comeback"),
             "turns/game": [f"{t:.2f}" for t in both["turns"]],
             "steals/game": [f"{s:.2f}" for s in both["steals"]],
-            "seat 0 wins": [pct(*r) for r in both[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "seat 0 wins": cells(both, "seat0"),
         }
     )
     checked = [
@@ -631,16 +567,11 @@ def _no_token_second(results: dict[str, RunResult]) -> list[dict[str, Any]]:
 
 def _no_token_row(rule: str, players: int, s: Any) -> dict[str, Any]:
     """A no-token table row: the rule, the table size, turns and seat 0's share with intervals, tokens removed."""
-    turns, seat0 = s.mean_turns(), proportion(int(s.wins[0]), s.n_games)
     return {
         "rule": rule,
         "players": players,
-        "turns": turns[0],
-        "turns_lo": turns[1],
-        "turns_hi": turns[2],
-        "seat0": seat0[0],
-        "seat0_lo": seat0[1],
-        "seat0_hi": seat0[2],
+        **estimate("turns", s.mean_turns()),
+        **estimate("seat0", proportion(int(s.wins[0]), s.n_games)),
         "removed": float(s.metric_mean("removed")[0]),
     }
 
@@ -688,25 +619,18 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         title += " (not checked under a second strong player)"
     shown = pd.concat([frame, pd.DataFrame(checked)], ignore_index=True)
 
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        plots.interval_bars(
-            frame, "players", "turns", "turns_lo", "turns_hi", "rule", "mean game length (turns)", "players", ax=left
-        )
-        plots.interval_bars(
-            frame, "players", "seat0", "seat0_lo", "seat0_hi", "rule", "seat 0 win rate (fraction)", "players", ax=right
-        )
+    draw = figure(
+        Panel(frame, "players", "turns", "rule", "mean game length (turns)", "players"),
+        Panel(frame, "players", "seat0", "rule", "seat 0 win rate (fraction)", "players"),
+    )
 
     table = pd.DataFrame(
         {
             "rule": shown["rule"],
             "players": shown["players"],
             "everyone plays": shown["policy"],
-            "turns/game": [
-                f"{t:.2f} ({lo:.2f}–{hi:.2f})"
-                for t, lo, hi in shown[["turns", "turns_lo", "turns_hi"]].itertuples(index=False)
-            ],
-            "seat 0 wins": [pct(*r) for r in shown[["seat0", "seat0_lo", "seat0_hi"]].itertuples(index=False)],
+            "turns/game": cells(shown, "turns", mean(2)),
+            "seat 0 wins": cells(shown, "seat0"),
             "tokens removed/game": [f"{r:.2f}" for r in shown["removed"]],
         }
     )
@@ -734,15 +658,12 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         for policy, tag in ((STRONG, ""), (LEARNED, f"{LEARNED} ")):
             s = results[f"base rules {k} {tag}symmetric"].summary
             for seat in range(k):
-                rate = proportion(int(s.wins[seat]), s.n_games)
                 rows.append(
                     {
                         "players": k,
                         "policy": policy,
                         "seat": f"seat {seat}",
-                        "rate": rate[0],
-                        "low": rate[1],
-                        "high": rate[2],
+                        **estimate("rate", proportion(int(s.wins[seat]), s.n_games)),
                         "fair": 1 / k,
                         "shared": float(s.shared_wins[seat]) / s.n_games,
                     }
@@ -753,37 +674,23 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     exact = exact_two_player(params)
     title = (
         f"The first player wins {exact['win-optimal']:.1%} of 2-player games under win-optimal play (exact), "
-        f"{pct(first['rate'], first['low'], first['high'])} when both play {STRONG} and "
-        f"{pct(strong_first['rate'], strong_first['low'], strong_first['high'])} when both play {LEARNED} "
+        f"{cell(first, 'rate')} when both play {STRONG} and {cell(strong_first, 'rate')} when both play {LEARNED} "
         "(a fair share is 50%)"
     )
     figures = cross_figures(results)
     if len(figures) > 1:
         title += "; " + crossplay.claim("the first player's share under strong play", figures, _first_fact)
 
-    def draw(fig: Any) -> None:
-        axes = fig.subplots(1, len(PLAYER_COUNTS), sharey=True)
-        for ax, k in zip(axes, PLAYER_COUNTS, strict=True):
-            part = frame[frame["players"] == k]
-            plots.interval_bars(
-                part,
-                "seat",
-                "rate",
-                "low",
-                "high",
-                "policy",
-                "win rate (fraction)",
-                f"{k} players",
-                ax=ax,
-                reference=1 / k,
-            )
+    seats = Panel(frame, "seat", "rate", "policy", "win rate (fraction)", "")
+    per_count = facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=lambda k: 1 / k)
+    draw = figure(*per_count, sharey=True)
 
     table = pd.DataFrame(
         {
             "players": frame["players"],
             "everyone plays": frame["policy"],
             "seat": frame["seat"],
-            "win rate": [pct(*r) for r in frame[["rate", "low", "high"]].itertuples(index=False)],
+            "win rate": cells(frame, "rate"),
             "shared wins": [f"{100 * v:.2f}%" for v in frame["shared"]],
             "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
         }
@@ -813,7 +720,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     other_first = proportion(int(other.wins[0]), other.n_games)
     effect = (
         f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*other_first)} instead of "
-        f"{pct(first['rate'], first['low'], first['high'])} (2 players, both {STRONG}), and games last "
+        f"{cell(first, 'rate')} (2 players, both {STRONG}), and games last "
         f"{other.mean_turns()[0]:.1f} turns instead of {results['base rules 2 symmetric'].summary.mean_turns()[0]:.1f}"
     )
     edge, strong_edge = first["rate"] - 0.5, strong_first["rate"] - 0.5
@@ -846,11 +753,7 @@ def cross_figures(results: dict[str, RunResult]) -> list[crossplay.Figure]:
     return figures
 
 
-def _first_fact(f: crossplay.Figure) -> str:
-    """What seat 0's share supports: it wins more than half, less, or an even share within its interval."""
-    if f.low <= 0.5 <= f.high:
-        return "the first player has no detectable edge under strong play"
-    return f"the first player wins {'more' if f.value > 0.5 else 'less'} than half under strong play"
+_first_fact = crossplay.even_share("the first player", " under strong play")
 
 
 # --- 6. fair compensation: a head start for the second seat -----------------------------------------------------
@@ -870,14 +773,14 @@ def exact_by_head_start(params: Params) -> dict[int, float]:
 def head_start_rows(results: dict[str, RunResult], params: Params) -> pd.DataFrame:
     """The first seat's edge (its win share minus a half) per head start and play: exact, then the played arms."""
     rows = [
-        {"head start": h, "play": "win-optimal (exact)", "edge": v - 0.5, "low": v - 0.5, "high": v - 0.5}
+        {"head start": h, "play": "win-optimal (exact)", **estimate("edge", [v - 0.5] * 3)}
         for h, v in exact_by_head_start(params).items()
     ]
     for policy, starts in ((STRONG, HEAD_STARTS), (LEARNED, LEARNED_HEAD_STARTS)):
         for h in starts:
             edge = game_metrics.compute(results[f"head start {h} {policy}"].summary, cooperative=False)
             first = edge["first_seat_advantage"]  # a shared win counts half, as in the exact values
-            rows.append({"head start": h, "play": policy, "edge": first.value, "low": first.low, "high": first.high})
+            rows.append({"head start": h, "play": policy, **estimate("edge", (first.value, first.low, first.high))})
     return pd.DataFrame(rows)
 
 
@@ -887,22 +790,22 @@ def head_start_page(results: dict[str, RunResult], params: Params, seed: int) ->
     exact = frame[frame["play"] == "win-optimal (exact)"].set_index("head start")
     fair = int(exact["edge"].abs().idxmin())
     played = frame[(frame["play"] == STRONG) & (frame["head start"] == fair)].iloc[0]
-    within = 100 * max(abs(played["low"]), abs(played["high"]), abs(exact.loc[fair, "edge"]))
+    within = 100 * max(abs(played["edge_lo"]), abs(played["edge_hi"]), abs(exact.loc[fair, "edge"]))
     title = (
         f"With a {fair}-boot head start the second seat is fair, ±{within:.1f} points: the first seat's edge is "
         f"{100 * exact.loc[fair, 'edge']:+.1f} points under win-optimal (exact; {100 * exact.loc[0, 'edge']:+.1f} "
-        f"without) and {points(played['edge'], played['low'], played['high'])} under {STRONG}"
+        f"without) and {cell(played, 'edge', points)} under {STRONG}"
     )
 
     def draw(fig: Any) -> None:
         ax = fig.subplots()
-        plots.interval_lines(frame, "head start", "edge", "low", "high", "play", "first seat's edge", "", ax=ax)
+        plots.interval_lines(frame, "head start", "edge", "edge_lo", "edge_hi", "play", "first seat's edge", "", ax=ax)
         ax.axhline(0.0, color="#555555", linestyle="--", linewidth=0.8)
         ax.set_xlabel("boots credited to the second seat at the start (head_start)")
 
-    table = frame.assign(
-        edge=[points(*r) for r in frame[["edge", "low", "high"]].itertuples(index=False)],
-    )[["head start", "play", "edge"]].rename(columns={"edge": "first seat's edge, points (95%)"})
+    table = frame.assign(edge=cells(frame, "edge", points))[["head start", "play", "edge"]].rename(
+        columns={"edge": "first seat's edge, points (95%)"}
+    )
     missing = ", ".join(str(h) for h in HEAD_STARTS if h not in LEARNED_HEAD_STARTS)
     notes = [
         "2 players, base rules; the second seat starts with head_start boots (ours), counted in the score. Edge: "

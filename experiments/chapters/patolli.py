@@ -25,6 +25,8 @@ from scipy import stats as sp
 
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
+from boardlab.analysis.panels import Panel, around, figure
+from boardlab.analysis.tables import cell, estimate, mean
 from boardlab.analysis.wording import p_value, pct
 from boardlab.engines.patolli import INFO, POLICIES, Params
 from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
@@ -91,6 +93,7 @@ TOKENS = (5, 10, 15, 20, 30, 40)
 CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck": "bad luck"}
 LENGTH_BIN = 10
 NBSP = "\u00a0"  # turns per bin of the length distribution
+SLANTED = {"labelsize": 7, "rotation": 30}  # the readings' crowded policy names
 
 
 def _h2h(a: str, b: str) -> str:
@@ -301,17 +304,6 @@ def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
 
-def _differs(a: Any, b: Any) -> bool:
-    """Whether two rates (rows with ``rate`` and ``n``) differ at the 5% level (pooled two-proportion test)."""
-    counts = [(round(r["rate"] * r["n"]), int(r["n"])) for r in (a, b)]
-    return stats.two_proportion_p_value(*counts[0], *counts[1]) < 0.05
-
-
-def _moved(change: float) -> str:
-    """``"3.2 points higher"``: a change of a rate, in words."""
-    return f"{100 * abs(change):.1f} points {'higher' if change > 0 else 'lower'}"
-
-
 def _p_half(rate: float, n: int) -> float:
     """Two-sided p-value that a rate measured on ``n`` games is 50%."""
     return float(2 * sp.norm.sf(abs(rate - 0.5) / np.sqrt(0.25 / n)))
@@ -360,17 +352,6 @@ def _mixed_rows(results: dict[str, RunResult]) -> list[dict[str, str]]:
     return rows
 
 
-def _fair_or_not(seat: str) -> Any:
-    """The fact a seat's win rate supports: it wins more than half, less, or an even share within its interval."""
-
-    def fact(f: crossplay.Figure) -> str:
-        if f.low <= 0.5 <= f.high:
-            return f"{seat} has no detectable edge"
-        return f"{seat} wins {'more' if f.value > 0.5 else 'less'} than half"
-
-    return fact
-
-
 def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The first player's and seat 0's win rate, each policy against itself; strong play checked by cross-play."""
     rows = []
@@ -383,45 +364,31 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         first = _first(s)
         seat0 = proportion(int(s.wins[0]), s.n_games)
         for who, r in (("first player", first), ("seat 0", seat0)):
-            rows.append({"policy": p, "who": who, "rate": r[0], "low": r[1], "high": r[2], "n": s.n_games})
+            rows.append({"policy": p, "who": who, **estimate("rate", r), "n": s.n_games})
     frame = pd.DataFrame(rows)
     ref = frame[(frame["policy"] == REFERENCE) & (frame["who"] == "first player")].iloc[0]
-    rate = (ref["rate"], ref["low"], ref["high"])
-    title = f"The first player wins {pct(*rate)} of games between two {REFERENCE} players"
-    if ref["low"] <= 0.5 <= ref["high"]:
+    title = f"The first player wins {cell(ref, 'rate')} of games between two {REFERENCE} players"
+    if ref["rate_lo"] <= 0.5 <= ref["rate_hi"]:
         title += ": the first player has no detectable advantage (a fair share is 50%)"
     else:
         edge = 100 * (ref["rate"] - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
     first, seat0 = strong_figures(results, "first player"), strong_figures(results, "seat 0")
     title += "; under strong play " + crossplay.claim(
-        "the first player's share", first, _fair_or_not("the first player")
+        "the first player's share", first, crossplay.even_share("the first player")
     )
-    title += "; " + crossplay.claim("seat 0's share", seat0, _fair_or_not("seat 0"))
+    title += "; " + crossplay.claim("seat 0's share", seat0, crossplay.even_share("seat 0"))
 
-    def draw(fig: Any) -> None:
-        plots.interval_bars(
-            frame,
-            "policy",
-            "rate",
-            "low",
-            "high",
-            "who",
-            "win rate (fraction)",
-            "both seats play",
-            fig=fig,
-            reference=0.5,
-        )
-        fig.axes[0].set_ylim(min(0.4, frame["low"].min() - 0.02), max(0.6, frame["high"].max() + 0.02))
-
+    ylim = around(frame, "rate", 0.4, 0.6)
+    draw = figure(Panel(frame, "policy", "rate", "who", "win rate (fraction)", "both seats play", 0.5, ylim=ylim))
     table = pd.DataFrame(
         [
             {
                 "both seats play": p,
                 "games": f"{int(part['n'].iloc[0]):,}",
-                "first player wins": pct(*part.iloc[0][["rate", "low", "high"]]),
+                "first player wins": cell(part.iloc[0], "rate"),
                 "p (first = 50%)": p_value(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
-                "seat 0 wins": pct(*part.iloc[1][["rate", "low", "high"]]),
+                "seat 0 wins": cell(part.iloc[1], "rate"),
                 "p (seat 0 = 50%)": p_value(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
             }
             for p, part in frame.groupby("policy", sort=False)
@@ -435,7 +402,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
         "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
-        crossplay.note(seat0, _fair_or_not("seat 0")),
+        crossplay.note(seat0, crossplay.even_share("seat 0")),
         *(
             [
                 f"Mixed seatings ({STRONG} against {other}): "
@@ -455,8 +422,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
     """Games ``a`` won alone against ``b`` over both seatings, and games played."""
-    first, second = results[_h2h(a, b)].summary, results[_h2h(b, a)].summary
-    return int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+    return stats.head_to_head(results[_h2h(a, b)].summary, results[_h2h(b, a)].summary)
 
 
 def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -535,7 +501,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         s = results[_layout(name)].summary
         seat0, first = proportion(int(s.wins[0]), s.n_games), _first(s)
         for who, r in (("seat 0", seat0), ("first player", first)):
-            bars.append({"layout": name.replace(", ", ",\n"), "who": who, "rate": r[0], "low": r[1], "high": r[2]})
+            bars.append({"layout": name.replace(", ", ",\n"), "who": who, **estimate("rate", r)})
         rows.append(
             {
                 "layout": name,
@@ -558,23 +524,20 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"{100 * drawn[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
     )
     frame = pd.DataFrame(bars)
-
-    def draw(fig: Any) -> None:
-        plots.interval_bars(
+    ylim = around(frame, "rate", 0.35, 0.65)
+    draw = figure(
+        Panel(
             frame,
             "layout",
             "rate",
-            "low",
-            "high",
             "who",
             "win rate (fraction)",
             "marker layout",
-            fig=fig,
-            reference=0.5,
+            0.5,
+            ylim=ylim,
+            ticks={"labelsize": 8},
         )
-        ax = fig.axes[0]
-        ax.tick_params(axis="x", labelsize=8)
-        ax.set_ylim(min(0.35, frame["low"].min() - 0.02), max(0.65, frame["high"].max() + 0.02))
+    )
 
     table = pd.DataFrame(rows).drop(columns="_seat0")
     notes = [
@@ -596,8 +559,10 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     played = _with_second(results)
     for p, s in played:
         bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
-        shares.append({"policy": p, "end": "bankruptcy", "rate": bankrupt[0], "low": bankrupt[1], "high": bankrupt[2]})
-        shares.append({"policy": p, "end": "race finished", "rate": race[0], "low": race[1], "high": race[2]})
+        shares += [
+            {"policy": p, "end": end, **estimate("rate", r)}
+            for end, r in (("bankruptcy", bankrupt), ("race finished", race))
+        ]
         row = {
             "both seats play": p,
             "bankruptcy": pct(*bankrupt),
@@ -606,7 +571,7 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         }
         for metric, cause in CAUSES.items():
             m, lo, hi = (float(v.sum()) for v in s.metric_mean(metric))
-            paid.append({"policy": p, "cause": cause, "tokens": m, "low": lo, "high": hi})
+            paid.append({"policy": p, "cause": cause, **estimate("tokens", (m, lo, hi))})
             row[f"tokens/game: {cause}"] = f"{m:.2f}"
         rows.append(row)
     ref = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "bankruptcy")
@@ -615,36 +580,16 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     others = [r["rate"] for r in shares if r["policy"] in heuristics and r["end"] == "bankruptcy"]
     figures = _strong(played, lambda s: _reason(s, BANKRUPT))
     title = (
-        f"{pct(ref['rate'], ref['low'], ref['high'])} of games between {REFERENCE} players end by bankruptcy "
+        f"{cell(ref, 'rate')} of games between {REFERENCE} players end by bankruptcy "
         f"and {100 * race['rate']:.1f}% by a finished race; {crossplay.beside(figures)}; with the other "
         f"heuristics {100 * min(others):.0f}–{100 * max(others):.0f}% end by bankruptcy"
     )
-    share_frame, paid_frame = pd.DataFrame(shares), pd.DataFrame(paid)
-
-    def draw(fig: Any) -> None:
-        left, right = fig.subplots(1, 2)
-        plots.interval_bars(
-            share_frame,
-            "policy",
-            "rate",
-            "low",
-            "high",
-            "end",
-            "share of games (fraction)",
-            "both seats play",
-            ax=left,
-        )
-        plots.interval_bars(
-            paid_frame,
-            "policy",
-            "tokens",
-            "low",
-            "high",
-            "cause",
-            "tokens paid per game (both players)",
-            "both seats play",
-            ax=right,
-        )
+    draw = figure(
+        Panel(pd.DataFrame(shares), "policy", "rate", "end", "share of games (fraction)", "both seats play"),
+        Panel(
+            pd.DataFrame(paid), "policy", "tokens", "cause", "tokens paid per game (both players)", "both seats play"
+        ),
+    )
 
     notes = [
         "Each policy against itself, markers at random, first player by roll-off. A game ends by bankruptcy when "
@@ -659,11 +604,6 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 # --- 5. game length ----------------------------------------------------------------------------------------------
 
 
-def _quantile(hist: np.ndarray, q: float) -> int:
-    """The smallest length whose cumulative share reaches ``q``."""
-    return int(np.searchsorted(np.cumsum(hist) / hist.sum(), q))
-
-
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
     played = _with_second(results)
@@ -671,28 +611,28 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     rows = []
     for p, s in played:
         h = hists[p]
-        mean = s.mean_turns()
         rows.append(
             {
                 "both seats play": p,
-                "mean turns": f"{mean[0]:.1f} ({mean[1]:.1f}–{mean[2]:.1f})",
-                "10%": _quantile(h, 0.1),
-                "median": _quantile(h, 0.5),
-                "90%": _quantile(h, 0.9),
-                "99%": _quantile(h, 0.99),
+                "mean turns": mean(1)(*s.mean_turns()),
+                "10%": stats.histogram_quantile(h, 0.1),
+                "median": stats.histogram_quantile(h, 0.5),
+                "90%": stats.histogram_quantile(h, 0.9),
+                "99%": stats.histogram_quantile(h, 0.99),
                 "longest": int(np.flatnonzero(h)[-1]),
                 "capped": f"{100 * _reason(s, CAPPED)[0]:.2f}%",
             }
         )
     ref = results[_h2h(REFERENCE, REFERENCE)].summary
-    mean = ref.mean_turns()
+    turns, (half, most) = ref.mean_turns(), (stats.histogram_quantile(hists[REFERENCE], q) for q in (0.5, 0.9))
     title = (
-        f"Between two {REFERENCE} players a game lasts {mean[0]:.1f} turns on average ({mean[1]:.1f}–{mean[2]:.1f}); "
-        f"half are over by turn {_quantile(hists[REFERENCE], 0.5)}, 90% by turn {_quantile(hists[REFERENCE], 0.9)}"
+        f"Between two {REFERENCE} players a game lasts {turns[0]:.1f} turns on average "
+        f"({turns[1]:.1f}–{turns[2]:.1f}); "
+        f"half are over by turn {half}, 90% by turn {most}"
     )
     figures = _strong(played, lambda s: s.mean_turns())
-    title += "; " + crossplay.beside(figures, lambda v, lo, hi: f"{v:.1f} ({lo:.1f}–{hi:.1f})")
-    top = max(_quantile(h, 0.995) for h in hists.values())
+    title += "; " + crossplay.beside(figures, mean(1))
+    top = max(stats.histogram_quantile(h, 0.995) for h in hists.values())
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
@@ -803,20 +743,13 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         for p in [*POLICY_ORDER, STRONG] if name in STRONG_RULES else POLICY_ORDER:
             s = results[_rule(name, p)].summary
             turns = s.mean_turns()
-            bankrupt, first = _reason(s, BANKRUPT), _first(s)
             frame_rows.append(
                 {
                     "rule": name,
                     "policy": p,
-                    "turns": turns[0],
-                    "turns_lo": turns[1],
-                    "turns_hi": turns[2],
-                    "bankrupt": bankrupt[0],
-                    "bankrupt_lo": bankrupt[1],
-                    "bankrupt_hi": bankrupt[2],
-                    "first": first[0],
-                    "first_lo": first[1],
-                    "first_hi": first[2],
+                    **estimate("turns", turns),
+                    **estimate("bankrupt", _reason(s, BANKRUPT)),
+                    **estimate("first", _first(s)),
                     "n": s.n_games,
                     "bankrupt_k": int(s.sums["win_reason"][BANKRUPT]),
                     "first_k": int(s.sums["first_won"]),
@@ -835,11 +768,11 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         rows.append(
             {
                 "rule": name,
-                "turns/game": f"{r['turns']:.1f} ({r['turns_lo']:.1f}–{r['turns_hi']:.1f})",
+                "turns/game": cell(r, "turns", mean(1)),
                 "Δ turns (p)": "—" if based else f"{c['turns']:+.1f} ({p_value(c['p_turns'])})",
-                "bankruptcy": pct(r["bankrupt"], r["bankrupt_lo"], r["bankrupt_hi"]),
+                "bankruptcy": cell(r, "bankrupt"),
                 "Δ bankruptcy (p)": "—" if based else f"{100 * c['bankrupt']:+.1f} pts ({p_value(c['p_bankrupt'])})",
-                "first player wins": pct(r["first"], r["first_lo"], r["first_hi"]),
+                "first player wins": cell(r, "first"),
                 "Δ first (p)": "—" if based else f"{100 * c['first']:+.1f} pts ({p_value(c['p_first'])})",
                 f"{STRONG} vs {STRONG}": "—"
                 if e is None
@@ -865,34 +798,17 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     if strong_moved != moved_shared:
         title += f", between {_two(STRONG)} {listed(strong_moved)} (of {', '.join(STRONG_RULES[1:])})"
 
-    def draw(fig: Any) -> None:
-        axes = fig.subplots(1, 3)
-        for ax, (y, label) in zip(
-            axes,
-            (
-                ("turns", "mean game length (turns)"),
-                ("bankrupt", "ended by bankruptcy (fraction)"),
-                ("first", "first player's win rate (fraction)"),
-            ),
-            strict=True,
-        ):
-            plots.interval_bars(
-                frame,
-                "policy",
-                y,
-                f"{y}_lo",
-                f"{y}_hi",
-                "rule",
-                label,
-                "both seats play",
-                ax=ax,
-                reference=0.5 if y == "first" else None,
+    draw = figure(
+        *(
+            Panel(frame, "policy", y, "rule", label, "both seats play", ref, ylim=ylim, ticks=SLANTED, legend=False)
+            for y, label, ref, ylim in (
+                ("turns", "mean game length (turns)", None, None),
+                ("bankrupt", "ended by bankruptcy (fraction)", None, None),
+                ("first", "first player's win rate (fraction)", 0.5, around(frame, "first", 0.4, 0.6)),
             )
-            ax.tick_params(axis="x", labelsize=7, rotation=30)
-            ax.get_legend().remove()
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncol=len(RULES), frameon=False, fontsize=8)
-        axes[2].set_ylim(min(0.4, frame["first_lo"].min() - 0.02), max(0.6, frame["first_hi"].max() + 0.02))
+        ),
+        legend=len(RULES),
+    )
 
     notes = [
         "Figure: each heuristic against itself under each rule set (markers placed by the players, first player "
@@ -918,30 +834,16 @@ def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for count in TOKENS:
         s = results[_tokens(count)].summary
         bankrupt, first, turns = _reason(s, BANKRUPT), _first(s), s.mean_turns()
-        bars.append(
-            {
-                "tokens": str(count),
-                "what": "ended by bankruptcy",
-                "rate": bankrupt[0],
-                "low": bankrupt[1],
-                "high": bankrupt[2],
-            }
-        )
-        bars.append(
-            {
-                "tokens": str(count),
-                "what": "won by the first player",
-                "rate": first[0],
-                "low": first[1],
-                "high": first[2],
-            }
-        )
+        bars += [
+            {"tokens": str(count), "what": what, **estimate("rate", r)}
+            for what, r in (("ended by bankruptcy", bankrupt), ("won by the first player", first))
+        ]
         rows.append(
             {
                 "tokens each": count,
                 "bankruptcy": pct(*bankrupt),
                 "race finished": pct(*_reason(s, ALL_FINISHED)),
-                "turns/game": f"{turns[0]:.1f} ({turns[1]:.1f}–{turns[2]:.1f})",
+                "turns/game": mean(1)(*turns),
                 "first player wins": pct(*first),
                 "_bankrupt": bankrupt[0],
             }
@@ -953,12 +855,7 @@ def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"{100 * share[low]:.0f}% of games with {low} tokens each, {100 * share[Params().tokens]:.0f}% with "
         f"{Params().tokens} (the rulebook) and {100 * share[high]:.1f}% with {high}"
     )
-    frame = pd.DataFrame(bars)
-
-    def draw(fig: Any) -> None:
-        plots.interval_bars(
-            frame, "tokens", "rate", "low", "high", "what", "share of games (fraction)", "tokens each", fig=fig
-        )
+    draw = figure(Panel(pd.DataFrame(bars), "tokens", "rate", "what", "share of games (fraction)", "tokens each"))
 
     notes = [
         f"Both seats play {REFERENCE}; markers placed by the players; first player by roll-off. Only the knob "
