@@ -3,10 +3,11 @@
 ``python tests/example_game/exact_loss.py GAME POLICY GAMES SEED`` seats POLICY against ``win-optimal`` in each
 seat in turn (GAMES games each) and, at each of POLICY's decisions with a choice, adds the exact chance to win
 it gave up: the best legal candidate's exact value less its move's (``exact_values``). Every decision is seen,
-including the keeps of a policy that draws whole turns in a run (Pantolino's heuristics and ``learned``): counting
-its tokens alone would leave its keeps' loss out. By the performance difference lemma the mean of a game's sum is POLICY's shortfall from the exact player's share against it, in
-expectation; it is far less noisy than counting wins, since most decisions give up nothing. Works for any game
-whose seats give ``exact_values`` (Swine, 2-player Pantolino).
+including the keeps of a policy that draws whole turns in a run (Pantolino's heuristics): counting its tokens
+alone would leave its keeps' loss out. By the performance difference lemma the mean of a game's sum is POLICY's
+shortfall from the exact player's share against it, in expectation; it is far less noisy than counting wins,
+since most decisions give up nothing. Works for any game whose seats give ``exact_values`` (Swine, 2-player
+Pantolino).
 """
 
 from __future__ import annotations
