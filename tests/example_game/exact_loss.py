@@ -18,7 +18,12 @@ import time
 import numpy as np
 
 from boardlab.engines import core, get_game
-from boardlab.engines.seating import seating_of
+from boardlab.engines.seating import Decide, Seating, seating_of
+
+
+def every_decision(seats: Seating, impl: object, hook: Decide) -> object:
+    """``impl`` with every decision shown to ``hook``: its keeps too where a run would draw whole turns."""
+    return seats.seat(impl, hook, False)
 
 
 def main(game: str, policy: str, n: int, seed: int) -> str:
@@ -47,7 +52,7 @@ def main(game: str, policy: str, n: int, seed: int) -> str:
         for impl in impls:
             if hasattr(impl, "prepare"):
                 impl.prepare(2)
-        impls[seat] = seats.seat(impls[seat], hook, False)  # every decision, whole turns drawn die by die
+        impls[seat] = every_decision(seats, impls[seat], hook)
         seats.play(params, impls, n, core.RandomSource(np.random.default_rng(seed + seat)))
         per_seat.append(loss.copy())
     every = np.concatenate(per_seat)
