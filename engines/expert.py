@@ -7,9 +7,10 @@ seat's share of the win (``1/k`` for a win shared by ``k``; a cooperative win co
 playouts per decision goes to successive halving (Karnin, Koren and Somekh 2013): each round shares an equal part
 among the challengers still running and drops the worse half (equal win rates are told apart by the mean score
 margin). The other half is a duel on fresh streams between the default move and the last challenger, which
-replaces it only when the paired gain is ``SWITCH_Z`` standard errors above zero: picking the best of many noisy
-challengers and then testing it on the same playouts would switch on luck. All candidates of a position are played
-on the same random streams (common random numbers), so their differences are far less noisy than their values.
+replaces it only when the paired gain is ``SWITCH_Z`` standard errors above zero (the spread measured about zero,
+:func:`duel_statistic`): picking the best of many noisy challengers and then testing it on the same playouts would
+switch on luck. All candidates of a position are played on the same random streams (common random numbers), so
+their differences are far less noisy than their values.
 
 The expert sees only what its seat sees. Each playout first redraws what the seat cannot see from what it knows
 (:meth:`~engines.core.DecisionPoint.determinise`), and its chance comes from streams keyed by the decision and the
@@ -238,7 +239,7 @@ class Search:
         challenger = np.where(alive & (np.arange(n_actions) != default[:, None]), 1, 0).argmax(axis=1)
         better = np.zeros(n_rows, dtype=bool)
         pending = alive.sum(axis=1) == 2
-        sums, squares, count = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+        sums, squares = np.zeros(n_rows), np.zeros(n_rows)
         size = max(MIN_PAIRED, (self.playouts - halving) // 2)
         for look in range(1 + DUEL_EXTENSIONS):
             per_candidate = np.where(pending, size, 0)
@@ -248,12 +249,8 @@ class Search:
             np.add.at(gain, (row_idx, stream - played[row_idx]), sign * reward)  # challenger less default
             sums += gain.sum(axis=1)
             squares += (gain**2).sum(axis=1)
-            count += per_candidate
             played += per_candidate
-            n = np.maximum(count, 2)
-            mean = sums / n
-            spread = np.sqrt(np.maximum(squares / n - mean**2, 0) * n / (n - 1))
-            t = np.where(spread > 0, mean / np.maximum(spread, 1e-12) * np.sqrt(n), np.where(mean > 0, np.inf, 0))
+            t = duel_statistic(sums, squares)
             better |= pending & (t > SWITCH_Z)
             pending &= ~better & (t > EXTEND_T) & (look < DUEL_EXTENSIONS)
             if not pending.any():
@@ -281,6 +278,17 @@ class Search:
         seat = point.seat[row_idx]
         reward = seat_reward(winners, seat, point.cooperative)
         return row_idx, action_idx, stream, reward, seat_margin(score, seat, point.cooperative)
+
+
+def duel_statistic(sums: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """How many standard errors the challenger's paired gain is above zero, per row (sums of gains and squares).
+
+    The spread is measured about zero, the gain the test rules out, not about the observed mean: a sum over the
+    root of the sum of squares (with win-or-lose gains, the sign test on the playouts the two moves split). The t
+    statistic's spread about the mean shrinks when a few differing playouts all agree, so it switched on luck at
+    small budgets: 3 of 8 pairs favouring the challenger and none against gave t = 2.05 (here 1.73).
+    """
+    return np.where(squares > 0, sums / np.sqrt(np.maximum(squares, 1e-12)), 0.0)
 
 
 def candidate_values(point: DecisionPoint, rollout: str, per_candidate: int) -> np.ndarray:

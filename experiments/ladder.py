@@ -251,9 +251,29 @@ class Ladder:
         """``skill_depth`` and ``luck_share`` under the game metrics' names (:mod:`analysis.game_metrics`)."""
         return game_metrics.from_ladder(self)
 
+    def strongest(self) -> tuple[str, str | None]:
+        """The top rung by measured rating, and the runner-up its interval does not clear (None: it clears it).
+
+        The top is whichever policy rates highest, whatever its kind or search budget.
+        """
+        rated = self.ratings.sort_values("rating", ascending=False)
+        top = rated.iloc[0]
+        if len(rated) < 2:
+            return str(top["policy"]), None
+        second = rated.iloc[1]
+        return str(top["policy"]), None if top["rating_lo"] > second["rating_hi"] else str(second["policy"])
+
+    def strongest_text(self) -> str:
+        """``strongest: learned (its rating's interval clears expert:512's)``, or that none is detectably so."""
+        top, tied = self.strongest()
+        if tied is None:
+            return f"strongest: {top} (rated highest, its interval clear of every other)"
+        return f"strongest: none detectably; {top} rates highest, its interval overlapping {tied}'s"
+
     def lines(self) -> list[str]:
-        """The summary a reader needs: chain length and links, luck share, notes."""
+        """The summary a reader needs: the strongest, chain length and links, luck share, notes."""
         return [
+            self.strongest_text(),
             f"skill chain: {len(self.chain)} link(s) (win rate ≥ {ratings.CHAIN_MIN_RATE:.2f} with the 95% lower "
             f"bound above {ratings.CHAIN_LOWER_ABOVE:.2f}): {self.chain_text()}",
             f"luck share: {self.luck_text()}",

@@ -26,7 +26,9 @@ from boardlab.engines.restrict import restricting
 
 EXPERT_CHUNK = 1000  # games per chunk with an expert seat: large search batches, about a minute each
 #: the expert's default playouts per decision by player count: with 2 players 512 beat turn-optimal at ~50 games/s
-#: on 2 cores; with 3 or more a decision moves a seat's chance less, and 512 only drew level, 2048 beat it
+#: on 2 cores (against win-optimal it gives up 3.2 points a game where turn-optimal gives up 5.1; rolling out with
+#: learned costs more and is no better than learned: engines/README.md, "The expert"); with 3 or more a decision
+#: moves a seat's chance less, and 512 only drew level, 2048 beat it
 EXPERT_PLAYOUTS = {2: 512, 3: 2048}
 MAX_CACHED_POSITIONS = 200_000  # win-optimal keeps (~0.7 kB each) kept per process before the cache restarts
 RESTRICT = restricting(RESTRICTIONS, restricted)  # learned!never-keep-joker, expert:64@learned!never-steal, ...

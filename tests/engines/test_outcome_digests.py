@@ -45,7 +45,9 @@ def replayed(module, params, names: list[str], n: int, seed: int) -> dict:
     return seating.play(params, seats, n, np.random.default_rng(seed))
 
 
-#: game -> (seats, how they play) -> digest; ``replay`` plays the seats through the game's seat adapter
+#: game -> (seats, how they play) -> digest; ``replay`` plays the seats through the game's seat adapter. Moved on
+#: purpose: Patolli's two expert pins and Cargolino's unrestricted one when the expert's duel came to measure the
+#: gain's spread about zero (fewer switches on luck at small budgets; the others' expert:4 never switched either way)
 CASES: dict[str, dict[tuple[str, ...], str]] = {
     "pantolino": {
         ("expert:4", "turn-optimal"): "1c286bc820475857",
@@ -54,14 +56,14 @@ CASES: dict[str, dict[tuple[str, ...], str]] = {
         ("expert:4!never-keep-joker", "turn-optimal"): "691f94913ac817d3",
     },
     "patolli": {
-        ("expert:4", "balanced"): "cb3c9f1e7e2678ab",
+        ("expert:4", "balanced"): "f4461c91294d1564",
         ("learned", "balanced"): "742b7f0822723e1d",
         ("replay", "balanced", "random"): "f7242d017dbc0129",
         ("learned!never-enter", "balanced"): "af5a998057b5ccf7",
-        ("expert:4!never-enter", "balanced"): "13b8cfca8a0f0c12",
+        ("expert:4!never-enter", "balanced"): "993579231ac8b881",
     },
     "cargolino": {
-        ("expert:4", "detective"): "0068b1cb196aa6a4",
+        ("expert:4", "detective"): "ba1006aaf9056bb0",
         ("learned", "detective"): "262310d77a659c1f",
         ("replay", "detective", "random"): "54156ee3ed2a381b",
         ("learned!never-move-own", "detective"): "e6855161ae830fbf",

@@ -87,8 +87,9 @@ def test_unrestricted_strong_players_play_the_games_they_played_before_restricti
     # digests of the same runs before restrictions existed (commit ac23568); the first is ac23568's under OpenBLAS's
     # SkylakeX kernel (02114d394e11cc1c under Haswell's, which valued two caves leading to one position a float32
     # step apart): inference no longer uses BLAS, so those ties are exact and go to the lowest cave
+    # the expert's run re-pinned when its duel came to measure the gain's spread about zero (engines/expert.py)
     assert digest(["learned", "learned"], 100, 5) == "3f4c8aff164639dc"
-    assert digest(["expert:4", "learned"], 8, 3) == "86f4f7b780aca120"
+    assert digest(["expert:4", "learned"], 8, 3) == "b8226a6d28f01e9c"
 
 
 def test_a_restricted_learned_table_plays_other_games() -> None:

@@ -2,10 +2,12 @@
 
 ``python tests/example_game/exact_loss.py GAME POLICY GAMES SEED`` seats POLICY against ``win-optimal`` in each
 seat in turn (GAMES games each) and, at each of POLICY's decisions with a choice, adds the exact chance to win
-it gave up: the best legal candidate's exact value less its move's (``exact_values``). By the performance
-difference lemma the mean of a game's sum is POLICY's shortfall from the exact player's share against it, in
-expectation; it is far less noisy than counting wins, since most decisions give up nothing. Works for any game
-whose seats give ``exact_values`` (Swine, 2-player Pantolino).
+it gave up: the best legal candidate's exact value less its move's (``exact_values``). Every decision is seen,
+including the keeps of a policy that draws whole turns in a run (Pantolino's heuristics): counting its tokens
+alone would leave its keeps' loss out. By the performance difference lemma the mean of a game's sum is POLICY's
+shortfall from the exact player's share against it, in expectation; it is far less noisy than counting wins,
+since most decisions give up nothing. Works for any game whose seats give ``exact_values`` (Swine, 2-player
+Pantolino).
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ import time
 import numpy as np
 
 from boardlab.engines import core, get_game
-from boardlab.engines.seating import seating_of
+from boardlab.engines.seating import Decide, Seating, seating_of
+
+
+def every_decision(seats: Seating, impl: object, hook: Decide) -> object:
+    """``impl`` with every decision shown to ``hook``: its keeps too where a run would draw whole turns."""
+    return seats.seat(impl, hook, False)
 
 
 def main(game: str, policy: str, n: int, seed: int) -> str:
@@ -45,7 +52,7 @@ def main(game: str, policy: str, n: int, seed: int) -> str:
         for impl in impls:
             if hasattr(impl, "prepare"):
                 impl.prepare(2)
-        impls[seat] = seats.watching(impls[seat], hook)
+        impls[seat] = every_decision(seats, impls[seat], hook)
         seats.play(params, impls, n, core.RandomSource(np.random.default_rng(seed + seat)))
         per_seat.append(loss.copy())
     every = np.concatenate(per_seat)

@@ -169,3 +169,20 @@ def test_a_failed_figure_leaves_the_previous_ladder_whole(pantolino_ladder: lad.
     with pytest.raises(OSError, match="No space"):
         later.save(tmp_path)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def rated(*rows: tuple[str, float, float, float]) -> lad.Ladder:
+    frame = pd.DataFrame(rows, columns=["policy", "rating", "rating_lo", "rating_hi"])
+    return lad.Ladder("fake", 2, list(frame["policy"]), None, frame, [], (0.3, 0.2, 0.4))
+
+
+def test_the_top_rung_is_the_measured_strongest_whatever_its_kind() -> None:
+    # a heuristic rated clearly above the expert is named strongest, though the expert's rung is listed last
+    clear = rated(("random", 0, 0, 0), ("heuristic", 900, 880, 920), ("expert:512", 700, 680, 720))
+    assert clear.strongest() == ("heuristic", None)
+    assert clear.lines()[0] == "strongest: heuristic (rated highest, its interval clear of every other)"
+    close = rated(("random", 0, 0, 0), ("expert:512", 890, 860, 920), ("heuristic", 900, 870, 930))
+    assert close.strongest() == ("heuristic", "expert:512")
+    assert close.lines()[0] == (
+        "strongest: none detectably; heuristic rates highest, its interval overlapping expert:512's"
+    )
