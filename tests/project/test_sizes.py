@@ -31,7 +31,6 @@ LONG_MODULES = {"experiments/tune.py"}  #: still to split
 WIDE_FUNCTIONS = {  #: still to narrow
     "engines/learned/exploit.py": ("paired", "obtain"),
     "experiments/chapters/cargolino.py": ("_rotated",),
-    "experiments/chapters/common.py": ("front_page",),
     "experiments/compare.py": ("tournament",),
     "experiments/explain.py": ("request",),
     "experiments/ladder.py": ("ladder_arms", "ladder"),
