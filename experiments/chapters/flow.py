@@ -20,7 +20,17 @@ from boardlab.engines import get_game
 from boardlab.engines.record import Pages, record_of
 from boardlab.engines.restrict import default_strong
 from boardlab.experiments import restrict as rp
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
+from boardlab.experiments.chapters import (
+    Chapter,
+    ChapterModule,
+    balance,
+    by_skill,
+    chapter_module,
+    choices,
+    decisions,
+    handicap,
+    skill,
+)
 from boardlab.experiments.chapters.common import (
     Front,
     Plan,
@@ -42,7 +52,7 @@ class Planned:
     """A chapter's plan, made once: its module, sizes, every question (standard ones appended) and their arms."""
 
     game: str
-    module: Any
+    module: ChapterModule
     n_games: int  # the report's games per arm
     seed: int
     games: int  # the chapter's games per arm (``arm_games(n_games)``)
@@ -74,7 +84,12 @@ class Done:
 
 
 def prepare(
-    game: str, module: Any, n_games: int, seed: int, executor: Executor | None = None, chunk: int | None = None
+    game: str,
+    module: ChapterModule,
+    n_games: int,
+    seed: int,
+    executor: Executor | None = None,
+    chunk: int | None = None,
 ) -> Planned:
     """Build the chapter's questions once (the decisions page's games go to ``executor``) and every arm they play."""
     games = module.arm_games(n_games) if hasattr(module, "arm_games") else n_games
@@ -99,8 +114,6 @@ def finish(planned: Planned, precision: float | None, play: Play) -> Chapter:
 
 def chapter(game: str, n_games: int, precision: float | None, seed: int, play: Play) -> Chapter:
     """Plan and answer ``game``'s chapter in one go (``play`` plays or looks up its arms)."""
-    from boardlab.experiments.chapters import chapter_module
-
     return finish(prepare(game, chapter_module(game), n_games, seed), precision, play)
 
 
