@@ -14,7 +14,7 @@ import json
 import time
 from collections import defaultdict
 
-from boardlab.experiments.chapters import chapter_games, chapter_module
+from boardlab.experiments.chapters import chapter_games, chapter_module, flow
 from boardlab.experiments.reporting import has_ladder, ladder_plan, searches
 from boardlab.experiments.run import RunSpec
 from boardlab.experiments.run.chunk import play_chunk
@@ -58,7 +58,7 @@ def main() -> None:
     seen: set[str] = set()
     rows = []
     for game in args.games or chapter_games():
-        plan = chapter_module(game).plan(args.n, args.seed)
+        plan = flow.prepare(game, chapter_module(game), args.n, args.seed).plan
         arms = [*plan.arms, *(ladder_plan(game, args.n, args.seed).arms if not has_ladder(plan) else [])]
         for arm in arms:
             identity = json.dumps({**arm.spec.identity(), "n": arm.spec.n_games}, sort_keys=True)

@@ -101,6 +101,22 @@ class Handicap:
 
 
 @dataclass(frozen=True)
+class Pages:
+    """The budgets of a report's standard pages for one game: a share plays 1/share of the chapter's games per arm.
+
+    ``choices_share`` None: 2, or 40 times that where the strong player searches (tens of games a second).
+    ``decisions_games`` and ``decisions_playouts``: the most games explained and playouts per move (a slow game
+    asks for fewer).
+    """
+
+    balance_share: int = 4
+    by_skill_share: int = 1
+    choices_share: int | None = None
+    decisions_games: int = 10
+    decisions_playouts: int = 200
+
+
+@dataclass(frozen=True)
 class Record:
     """What the shared layers need about one game.
 
@@ -121,7 +137,8 @@ class Record:
     no long search), with ``default_reason`` saying why in one line. ``exact``: the game's exactly solved
     players (not heuristics: the ladder plays each as its own rung where it plays the table), whatever their names.
     ``handicap``: the knob that compensates the second seat and the series the generic chapter's handicap page
-    plays (:mod:`experiments.chapters.handicap`; a game with a chapter of its own passes its own there).
+    plays (:mod:`experiments.chapters.handicap`), in every report. ``pages``: the budgets of the report's
+    standard pages (:class:`Pages`).
     """
 
     balance: Balance | None = None
@@ -140,6 +157,7 @@ class Record:
     default_reason: str = ""  # why, in one line for designers
     exact: tuple[str, ...] = ()
     handicap: Handicap | None = None
+    pages: Pages = field(default_factory=Pages)
 
 
 def default_policy(module: object) -> tuple[str, str]:

@@ -17,10 +17,10 @@ from boardlab.analysis.book import Book, Knob, Page, Report, build_date, knob_va
 from boardlab.analysis.report import write_book
 from boardlab.analysis.style import drawing_for
 from boardlab.engines import available_games, core, get_game
-from boardlab.experiments.chapters import Chapter, chapter_games, chapter_module, skill
+from boardlab.experiments.chapters import Chapter, chapter_games, chapter_module, flow, skill
 from boardlab.experiments.chapters.common import Plan, Play, play_pages
-from boardlab.experiments.run import Runner, RunResult, RunSpec, run_tasks
-from boardlab.experiments.spec import Arm, arm_chunk, load_study, resolve_study
+from boardlab.experiments.run import Runner, RunSpec, run_tasks
+from boardlab.experiments.spec import arm_chunk, load_study, resolve_study
 from boardlab.experiments.study import StudyResult, run_arms, run_study
 
 ALL = "all"
@@ -56,19 +56,12 @@ def build_report(
     if target == ALL:
         return build_all(n_games, precision, seed, runner, out, progress)
     if target in available_games():
-        module = chapter_module(target)
-        total = sum(a.spec.n_games for a in module.plan(n_games, seed).arms)
-        played: list[StudyResult] = []
-
-        def play(arms: Sequence[Arm]) -> list[RunResult]:
-            played.append(run_arms(arms, runner, precision, bar.advance))
-            return played[-1].results
-
-        with progress(total) as bar:
-            chapter = module.build(n_games, precision, seed, play)
+        planned = flow.prepare(target, chapter_module(target), n_games, seed, runner.executor)
+        played, look_up = play_all([planned.plan], runner, precision, progress)
+        chapter = flow.finish(planned, precision, look_up)
         book = Book([chapter_report(target, chapter)])
         path = write_book(out or report_path(target), book, run=lambda tasks: run_tasks(runner.executor, tasks))
-        return path, list(chapter.headlines), [w for result in played for w in short_arms(result, precision)]
+        return path, list(chapter.headlines), short_arms(played, precision)
     study = load_study(resolve_study(target))
     with progress(sum(a.spec.n_games for a in study.arms)) as bar:
         result = run_study(study, runner, precision, bar.advance)
@@ -134,30 +127,39 @@ def build_all(
     The book is a page comparing the games, then each game's report. Returns the PDF path, every headline
     prefixed by its game, and a warning for each arm that stopped short of the precision.
     """
-    modules = {game: chapter_module(game) for game in chapter_games()}
-    plans = {game: m.plan(n_games, seed) for game, m in modules.items()}
-    ladders = {game: ladder_plan(game, n_games, seed) for game, plan in plans.items() if not has_ladder(plan)}
-    arms = [a for plan in (*plans.values(), *ladders.values()) for a in plan.arms]
-    # every chapter's arms at once, searching ones first, so no core waits for one chapter's last chunks
-    ordered = sorted(arms, key=lambda arm: not searches(arm.spec))
-    with progress(sum(a.spec.n_games for a in arms)) as bar:
-        everything = run_arms(ordered, runner, precision, bar.advance)
-    by_spec = {arm.spec: result for arm, result in zip(ordered, everything.results, strict=True)}
-
-    def results_of(wanted: Sequence[Arm]) -> list[RunResult]:
-        return [by_spec[arm.spec] for arm in wanted]
-
+    planned = {
+        game: flow.prepare(game, chapter_module(game), n_games, seed, runner.executor) for game in chapter_games()
+    }
+    ladders = {game: ladder_plan(game, n_games, seed) for game, p in planned.items() if not has_ladder(p.plan)}
+    everything, look_up = play_all(
+        [*(p.plan for p in planned.values()), *ladders.values()], runner, precision, progress
+    )
     reports, headlines = [], []
-    for game, module in modules.items():
-        chapter = module.build(n_games, precision, seed, results_of)
+    for game, chapter_plan in planned.items():
+        chapter = flow.finish(chapter_plan, precision, look_up)
         report = chapter_report(game, chapter)
         if game in ladders:
-            report.extra_metrics = ladder_metrics(game, ladders[game], results_of)
+            report.extra_metrics = ladder_metrics(game, ladders[game], look_up)
         reports.append(report)
         headlines += [f"{game}: {h}" for h in chapter.headlines]
     book = Book(reports, f"{count_word(len(reports))} games compared (seed {seed})", comparison(reports))
     path = write_book(out or report_path(ALL), book, run=lambda tasks: run_tasks(runner.executor, tasks))
     return path, headlines, short_arms(everything, precision)
+
+
+def play_all(
+    plans: Sequence[Plan], runner: Runner, precision: float | None, progress: Callable[[int], Any]
+) -> tuple[StudyResult, Play]:
+    """Play every arm of ``plans`` once through ``runner`` (one progress bar); what was played and a lookup.
+
+    Searching arms go first, so no core waits for one chapter's last chunks; the returned ``play`` looks arms up
+    among those played.
+    """
+    arms = [a for plan in plans for a in plan.arms]
+    ordered = sorted(arms, key=lambda arm: not searches(arm.spec))
+    with progress(sum(a.spec.n_games for a in arms)) as bar:
+        played = run_arms(ordered, runner, precision, bar.advance)
+    return played, flow.results_by_spec(ordered, played.results)
 
 
 def count_word(n: int) -> str:

@@ -1,7 +1,7 @@
 """What the shared layers need about Cargolino Valentino (see :mod:`engines.record`)."""
 
 from boardlab.engines.cargolino.restrictions import RESTRICTIONS
-from boardlab.engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.record import Balance, Bench, Handicap, Pages, Record, Series, Tuning
 
 RECORD = Record(
     default_policy="detective",
@@ -33,4 +33,22 @@ RECORD = Record(
     # learned against each heuristic, per seating, at 2 players and at every size of more_players (README)
     learned_soundness_games={"random": 100, "selfish": 100, "blocker": 100, "hindmost": 200, "detective": 200},
     restrictions=RESTRICTIONS,
+    handicap=Handicap(
+        "head_start",
+        "shell",
+        "seat 0, which starts the first race, starts with head_start shells (public, tied to no snail)",
+        (Series("detective", "detective", (0, 1, 2)), Series("learned", "learned", (0,))),
+        "0..3",
+        share=2,  # 10,000 games a value in a default report: learned plays ~400 games/s
+        question="What head start makes the seats fair?",
+        notes=(
+            "Here the first seat is the one behind, so the head start goes to it; with P players seat i starts "
+            "with (P - 1 - i) x head_start shells. Shells are public and belong to no snail, so a head start "
+            "reveals nothing about who holds which snail. learned reads the shells banked; its model is trained "
+            "per knob setting, so it plays head_start=0 only, where its model ships.",
+        ),
+    ),
+    # restricted play: 5,000 games per seating in a default report (learned plays ~400 games/s); the decisions
+    # page: detective parts from learned ~120 times a game, ~32 CPU-s a game
+    pages=Pages(choices_share=4, decisions_games=2, decisions_playouts=100),
 )

@@ -2,7 +2,7 @@
 
 from boardlab.engines.paleolino.restrictions import RESTRICTIONS
 from boardlab.engines.paleolino.rules import COST_PRESETS
-from boardlab.engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.record import Balance, Bench, Pages, Record, Tuning
 
 RECORD = Record(
     default_policy="planner",
@@ -38,4 +38,6 @@ RECORD = Record(
     # about 60% at memory 1, random 15%, greedy 35%, the planner 48%)
     learned_soundness_games={"random": 200, "greedy": 400, "planner": 1_000},
     restrictions=RESTRICTIONS,
+    # the planner's report arms play 1/8 of the games (about 5,000 games/s): balance and balance by skill too
+    pages=Pages(balance_share=8, by_skill_share=8),
 )

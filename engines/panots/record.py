@@ -1,7 +1,7 @@
 """What the shared layers need about Panots (see :mod:`engines.record`)."""
 
 from boardlab.engines.panots.restrictions import RESTRICTIONS
-from boardlab.engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.record import Balance, Bench, Handicap, Pages, Record, Series, Tuning
 
 RECORD = Record(
     default_policy="planner",
@@ -28,4 +28,20 @@ RECORD = Record(
     # learned wins about 60% against planner and more against the rest (README): 600 games per seating show it
     learned_soundness_games={"random": 100, "greedy": 300, "majority-aware": 300, "planner": 600, "denier": 300},
     restrictions=RESTRICTIONS,
+    handicap=Handicap(
+        "head_start",
+        "VP",
+        "the second seat starts with head_start VP",
+        (
+            Series("planner, random grab order (default)", "planner", tuple(range(7))),
+            Series("planner, grabbing in seat order", "planner", tuple(range(7)), (("grab_order", "seat"),)),
+        ),
+        "0..8",
+        notes=(
+            "planner, the strongest heuristic, values cards by its own gains and never reads the scores, so a head "
+            "start changes who wins, not how it plays; learned reads the scores, but its models ship for "
+            "head_start=0 only.",
+        ),
+    ),
+    pages=Pages(balance_share=1),  # the report's tables already play a tenth of its games
 )

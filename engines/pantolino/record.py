@@ -1,7 +1,7 @@
 """What the shared layers need about Pantolino (see :mod:`engines.record`)."""
 
 from boardlab.engines.pantolino.restrictions import RESTRICTIONS
-from boardlab.engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.record import Balance, Bench, Pages, Record, Tuning
 
 RECORD = Record(
     default_policy="turn-optimal",
@@ -37,4 +37,5 @@ RECORD = Record(
     },
     reference_options={"exact": False},
     restrictions=RESTRICTIONS,  # the last throw rolled die by die, as the reference engine rolls it
+    pages=Pages(balance_share=1),  # the balance page plays as many games as the report's other arms
 )

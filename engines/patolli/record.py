@@ -1,7 +1,7 @@
 """What the shared layers need about Patolli (see :mod:`engines.record`)."""
 
 from boardlab.engines.patolli.restrictions import RESTRICTIONS
-from boardlab.engines.record import Balance, Bench, Record, Tuning
+from boardlab.engines.record import Balance, Bench, Handicap, Pages, Record, Series, Tuning
 
 RECORD = Record(
     default_policy="balanced",
@@ -40,4 +40,22 @@ RECORD = Record(
         "home-stretch": 300,
     },
     restrictions=RESTRICTIONS,
+    handicap=Handicap(
+        "head_start",
+        "token",
+        "seat 1 starts with head_start tokens more than seat 0; seat 0 places the last bad-luck marker",
+        (
+            Series("balanced (its own marker rule)", "balanced", (0, 1, 2, 3)),
+            Series("learned", "learned", (0, 4, 8, 9, 10)),  # the head starts whose 2-player models ship
+        ),
+        "0..20",
+        share=2,  # 10,000 games a value in a default report
+        notes=(
+            "learned reads each seat's tokens; its model is trained by self-play per knob setting, so it plays only "
+            "the head starts whose models ship (`simulate train patolli --set head_start=H` trains another). Each "
+            "model learns its own marker placement, the source of its edge at head_start=0 "
+            "(engines/patolli/README.md), so its edge need not fall steadily as the head start grows.",
+        ),
+    ),
+    pages=Pages(decisions_games=2),  # the decisions page: ~33 CPU-s a game (each marker placement values ~40 squares)
 )

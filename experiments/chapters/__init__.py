@@ -1,16 +1,16 @@
 """Report chapters: per game, the questions a designer asks and the runs that answer them.
 
-A chapter module exposes ``plan(n_games, seed, chunk=None) -> Plan`` (every arm it will play, in chunks of its
-own size unless told, so the command can size its progress bar) and ``build(n_games, precision, seed, play) ->
-Chapter`` (gets its arms' results from ``play``, played for it or looked up among a whole book's, and writes the
-pages); a chapter is a list of questions (:class:`~experiments.chapters.common.Question`: label, arms, answer). A
-registered game has one when this package has a module named by its id (:func:`chapter_games`; ``balance``,
-``skill``, ``by_skill``, ``choices``, ``decisions``, ``handicap``, ``generic``, ``crossplay`` and ``common`` are the
-questions and helpers chapters share (``crossplay``: a strong-play figure checked under a second strong player;
-the front page's lines come from ``common.front_page``, numbers are worded by :mod:`analysis.wording`);
-``simulate report GAME`` writes ``reports/GAME.pdf`` from it, or from the generic chapter
-(:mod:`experiments.chapters.generic`) for a game without one. ``simulate report all`` builds the games with a
-chapter of their own.
+A chapter module declares its ``HEADING``, ``questions(n, seed, chunk)`` (its own pages: a list of
+:class:`~experiments.chapters.common.Question`, each a label, the arms that answer it and how their results
+become its page) and ``front(done)`` (its own front-page lines, :class:`~experiments.chapters.common.Front`, from
+what was played). The shared flow (:mod:`experiments.chapters.flow`) plans a chapter once, appends the standard
+questions (``skill``, ``by_skill``, ``balance``, ``handicap``, ``choices``, ``decisions``: budgets and handicap from
+the game's record), plays every arm once through the report's runner, answers and writes the front page. A
+registered game has a chapter when this package has a module named by its id (:func:`chapter_games`), else the
+generic chapter (:mod:`experiments.chapters.generic`); ``crossplay`` checks a strong-play figure under a second
+strong player, ``common`` holds what the questions share and numbers are worded by :mod:`analysis.wording`.
+``simulate report GAME`` writes ``reports/GAME.pdf``; ``simulate report all`` builds the games with a chapter of
+their own.
 """
 
 from __future__ import annotations
@@ -39,12 +39,14 @@ class Chapter:
 class ChapterModule(Protocol):
     """What a chapter offers the report: a module of this package, or the generic chapter bound to a game."""
 
-    def plan(self, n: int, seed: int, chunk: int | None = None) -> Any:
-        """Every arm the chapter plays (a :class:`~experiments.chapters.common.Plan`)."""
+    HEADING: str
+
+    def questions(self, n: int, seed: int, chunk: int) -> list[Any]:
+        """The chapter's own questions (:class:`~experiments.chapters.common.Question`), in page order."""
         ...
 
-    def build(self, n_games: int, precision: float | None, seed: int, play: Any = None) -> Chapter:
-        """Play (or look up) the arms and write the pages."""
+    def front(self, done: Any) -> Any:
+        """Its own front-page lines (a :class:`~experiments.chapters.common.Front`) from the answered chapter."""
         ...
 
 

@@ -63,9 +63,13 @@ def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
             crossplay.add_arms(plan, [STRONG] * skill.PLAYERS, n, seed, chunk)
 
 
-def question(game: str) -> Question:
-    """The question: its arms (:func:`add_arms`) and its page (:func:`by_skill_page`)."""
-    return Question(LABEL, add_arms, partial(by_skill_page, game=game))
+def question(game: str, share: int = 1) -> Question:
+    """The question: its arms (:func:`add_arms`, ``1/share`` of the chapter's games each) and its page."""
+
+    def arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+        add_arms(plan, max(1, n // share), seed, chunk)
+
+    return Question(LABEL, arms, partial(by_skill_page, game=game))
 
 
 def _order(game: str, results: dict[str, RunResult]) -> tuple[list[str], Any]:

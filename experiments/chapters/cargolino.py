@@ -22,20 +22,9 @@ from boardlab.analysis.tables import cells, estimate, mean
 from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill
-from boardlab.experiments.chapters.common import (
-    Plan,
-    Play,
-    Question,
-    answer,
-    front_page,
-    knobs_line,
-    local_play,
-    plan_of,
-    proportion,
-)
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
-from boardlab.experiments.spec import arm_chunk
 
 BASE = "selfish"  # the weak table: board pages, and beside the strong results
 STRONG = "detective"  # the strongest heuristic: strong tables
@@ -170,27 +159,8 @@ def _shells(plan: Plan, n: int, seed: int, chunk: int) -> None:
                 plan.add(f"shells {name} {k}", [BASE] * k, n, seed, chunk, settings=(("shells", shells),))
 
 
-CHOICES_SHARE = 4  # restricted play: 5,000 games per seating in a default report (learned plays ~400 games/s)
-HANDICAP = handicap.Handicap(
-    "head_start",
-    "shell",
-    "seat 0, which starts the first race, starts with head_start shells (public, tied to no snail)",
-    (handicap.Series(STRONG, STRONG, (0, 1, 2)), handicap.Series("learned", "learned", (0,))),
-    "0..3",
-    share=2,  # 10,000 games a value in a default report: learned plays ~400 games/s
-    question="What head start makes the seats fair?",
-    notes=(
-        "Here the first seat is the one behind, so the head start goes to it; with P players seat i starts with "
-        "(P - 1 - i) x head_start shells. Shells are public and belong to no snail, so a head start reveals nothing "
-        "about who holds which snail. learned reads the shells banked; its model is trained per knob setting, so it "
-        "plays head_start=0 only, where its model ships.",
-    ),
-)
-DECISIONS_GAMES, DECISIONS_PLAYOUTS = 2, 100  # detective parts from learned ~120 times a game: ~32 CPU-s a game
-
-
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
-    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
+    """The chapter's own questions, in page order."""
     return [
         Question("seats", _seats, seat_page),
         Question("hidden information", _information, information_page),
@@ -198,42 +168,24 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("length", _length, length_page),
         Question("track", _tracks, track_page),
         Question("shells", _shells, shells_page),
-        skill.question("cargolino"),
-        by_skill.question("cargolino"),
-        balance.question("cargolino", BALANCE_SHARE),
-        handicap.question("cargolino", HANDICAP),
-        *choices.questions("cargolino", n, seed, chunk, CHOICES_SHARE),
-        decisions.question("cargolino", n, seed, DECISIONS_GAMES, DECISIONS_PLAYOUTS),
     ]
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    return plan_of("cargolino", questions(n, seed, chunk), n, seed, chunk)
+HEADING = "Cargolino Valentino: seats, hidden snails, race length, board"
 
 
-def build(
-    n_games: int = 20_000,
-    precision: float | None = None,
-    seed: int = 2026,
-    play: Play | None = None,
-) -> Chapter:
-    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    planned = plan(n_games, seed)
-    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
-    pages, headlines, games = played.pages, played.headlines, played.games
+def front(done: Done) -> Front:
+    """The chapter's own front-page lines."""
+    played, n_games = done.played, done.planned.n_games
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
     )
-    params = Params()
-    front = front_page(
-        seed,
+    return Front(
         game=(
             f"Cargolino Valentino (engine version {INFO.version}): 2 races of 6 snails; each player secretly holds 1 "
             "or 2 and pushes the others with 4 colour dice; held snails score more shells the further back they end."
         ),
-        knobs=knobs_line(params, _knob),
+        knobs=knobs_line(Params(), _knob),
         policies=(
             f"{STRONG} (Bayesian belief over the deal; takes the most shells from the opponents, the leader's first, "
             "over shell thresholds first; ends the race when ahead; never hides) is the strong table; "
@@ -243,15 +195,18 @@ def build(
             "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it."
         ),
         games=(
-            f"{games:,} in {len(planned.arms)} arms ("
-            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per {BASE} table")
-            + f", chunks of {planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
+            f"{played.games:,} in {done.arms} arms ("
+            + (
+                f"each to a 95% half-width of {done.precision:.2%}"
+                if done.precision
+                else f"{n_games:,} per {BASE} table"
+            )
+            + f", chunks of {done.planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
             f"{n_games // STRONG_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means)."
         ),
-        closing=("headlines", " | ".join(headlines)),
+        closing=("headlines", " | ".join(played.headlines)),
     )
-    return Chapter("Cargolino Valentino: seats, hidden snails, race length, board", front, pages, headlines)
 
 
 def _knob(name: str, value: Any) -> str:

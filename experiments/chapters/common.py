@@ -121,28 +121,35 @@ def knobs_line(params: Any, describe: Callable[[str, Any], str] = lambda _name, 
     return ", ".join(f"{k}={describe(k, v)}" for k, v in params.as_dict().items())
 
 
-def front_page(
-    seed: int,
-    *,
-    game: str,
-    knobs: str,
-    policies: str,
-    games: str,
-    sources: str | None = None,
-    arms: str | None = None,
-    reading: str | None = None,
-    closing: tuple[str, str] | None = None,
-) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class Front:
+    """A chapter's own front-page lines, each ``None`` where the chapter does not give it.
+
+    ``closing``: the chapter's headlines or answers, ``(label, text)``.
+    """
+
+    game: str
+    knobs: str
+    policies: str
+    games: str
+    sources: str | None = None
+    arms: str | None = None
+    reading: str | None = None
+    closing: tuple[str, str] | None = None
+
+
+def front_page(seed: int, front: Front) -> list[tuple[str, str]]:
     """A chapter's front-page lines, in the book's one order.
 
     The game, where its rules come from (``sources``), its knobs, the policies, the arms, the games played, then
-    seed, version and date (:func:`provenance`), how to read the numbers and a closing line (the chapter's
-    headlines or answers, ``(label, text)``). A line not given is left out.
+    seed, version and date (:func:`provenance`), how to read the numbers and a closing line. A line not given is
+    left out.
     """
-    lines = [("game", game), ("sources", sources), ("knobs", knobs), ("policies", policies), ("arms", arms)]
-    shown = [(label, text) for label, text in [*lines, ("games", games)] if text is not None]
-    ending = [("reading", reading)] if reading is not None else []
-    return [*shown, *provenance(seed), *ending, *([closing] if closing is not None else [])]
+    f = front
+    lines = [("game", f.game), ("sources", f.sources), ("knobs", f.knobs), ("policies", f.policies), ("arms", f.arms)]
+    shown = [(label, text) for label, text in [*lines, ("games", f.games)] if text is not None]
+    ending = [("reading", f.reading)] if f.reading is not None else []
+    return [*shown, *provenance(seed), *ending, *([f.closing] if f.closing is not None else [])]
 
 
 def provenance(seed: int) -> list[tuple[str, str]]:

@@ -1,13 +1,13 @@
-"""The "Which decisions matter?" question; a chapter adds it with ``decisions.question(GAME, n, seed)``.
+"""The "Which decisions matter?" question, one of the report's standard questions (:mod:`.flow`).
 
-It plays no arms: :mod:`experiments.explain` plays a few games with the strong player (``learned``, else the expert:
-``engines.restrict.default_strong``) in every seat at 2 players, from the chapter's seed, values every move where
-the game's strongest heuristic would choose otherwise (paired playouts, exact where the game has them) and the page
-shows the :data:`SHOWN` positions with the largest gaps: what the seat sees, every move's chance to win with its
-interval, and the game's sentence on what the strong move knows. Games scale with the chapter's ``n``
-(:func:`games_for`), and so do the playouts up to a modest cap (:func:`playouts_for`: a small-``n`` smoke build
-costs little); a slow game's chapter asks for fewer of both. In a cooperative game the chance is the table's: it
-wins together.
+It plays no arms of its own: :mod:`experiments.explain` plays a few games on the report's runner with the strong
+player (``learned``, else the expert: ``engines.restrict.default_strong``) in every seat at 2 players, from the
+chapter's seed, values every move where the game's strongest heuristic would choose otherwise (paired playouts,
+exact where the game has them) and the page shows the :data:`SHOWN` positions with the largest gaps: what the seat
+sees, every move's chance to win with its interval, and the game's sentence on what the strong move knows. Games
+scale with the chapter's ``n`` (:func:`games_for`), and so do the playouts up to a modest cap (:func:`playouts_for`:
+a small-``n`` smoke build costs little); a slow game's chapter asks for fewer of both. In a cooperative game the
+chance is the table's: it wins together.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.decision_figure import Panel, draw_positions
 from boardlab.experiments import explain as ex
 from boardlab.experiments.chapters.common import Plan, Question
-from boardlab.experiments.run import RunResult
+from boardlab.experiments.run import Executor, RunResult
 
 LABEL = "decisions"
 PLAYERS = 2
@@ -48,12 +48,19 @@ def no_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 
 def question(
-    game: str, n: int, seed: int, most: int = MOST_GAMES, playouts: int = PLAYOUTS, strong: str | None = None
+    game: str,
+    n: int,
+    seed: int,
+    most: int = MOST_GAMES,
+    playouts: int = PLAYOUTS,
+    strong: str | None = None,
+    executor: Executor | None = None,
 ) -> Question:
     """The question: no arms, and its page (:func:`decisions_page`) from ``games_for(n, most)`` games of ``seed``.
 
     A slow game's chapter passes a smaller ``most`` and ``playouts`` (its report's time stays modest); the
-    playouts are ``playouts_for(n, playouts)``; ``strong`` as the chapter spells it (default: the game's).
+    playouts are ``playouts_for(n, playouts)``; ``strong`` as the chapter spells it (default: the game's); the
+    games are tasks on ``executor`` (the report's runner; this process when None).
     """
     page = partial(
         decisions_page,
@@ -62,6 +69,7 @@ def question(
         seed=seed,
         playouts=playouts_for(n, playouts),
         strong=strong,
+        executor=executor,
     )
     return Question(LABEL, no_arms, page)
 
@@ -101,10 +109,11 @@ def decisions_page(
     seed: int,
     playouts: int = PLAYOUTS,
     strong: str | None = None,
+    executor: Executor | None = None,
 ) -> tuple[Page, str]:
     """Which decisions matter: where the heuristic's move costs the strong player (default: the game's) most."""
     asked = ex.request(game, PLAYERS, strong, None, seed, tuple(range(games)), playouts)
-    result = ex.explain(asked)
+    result = ex.explain(asked, executor)
     strong, heuristic = asked.strong, asked.heuristic
     shown = result.positions[:SHOWN]
     if not shown:

@@ -1,18 +1,16 @@
 """The chapter of a game without one of its own: what every game's record and policies let a report ask.
 
-Pages: seat balance and game length at every table size (everyone playing the record's balance policy), the
-game's own metrics, the head to head of its policies and the skill ladder (the same 2-player games), the pages
-the game declares what they need for (a handicap in its record; restrictions its strong player takes: which
-choices matter and whether a strategy dominates; words and seats: which decisions matter), and the balance page
-(default rules, each variant, the record's tuning question). :func:`chapter` binds the two
-functions every chapter exposes, ``plan(n_games, seed, chunk=None)`` and ``build(n_games, precision, seed,
-play)``, to a game. Every arm is played from the chapter's seed (common random numbers across arms).
+Its own pages: seat balance and game length at every table size (everyone playing the record's balance policy),
+the game's own metrics and the head to head of its policies (the skill ladder's 2-player games); then the standard
+questions every report asks where the game declares what they need (:mod:`experiments.chapters.flow`: the skill
+ladder, balance by skill, the balance page, a handicap, restricted play, the decisions). :func:`chapter` binds
+what every chapter declares (``HEADING``, ``questions``, ``front``) to a game. Every arm is played from the
+chapter's seed (common random numbers across arms).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,27 +21,13 @@ from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.wording import count, pct, points
 from boardlab.engines import get_game
-from boardlab.engines.record import Handicap, record_of
-from boardlab.engines.restrict import default_strong
 from boardlab.experiments import ladder as lad
-from boardlab.experiments import restrict as rp
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions, handicap, skill, verdict
-from boardlab.experiments.chapters.common import (
-    Plan,
-    Play,
-    Question,
-    answer,
-    front_page,
-    knobs_line,
-    local_play,
-    plan_of,
-)
+from boardlab.experiments.chapters import balance, flow, skill, verdict
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line
 from boardlab.experiments.run import RunResult
-from boardlab.experiments.spec import arm_chunk
 
 LARGEST_TABLE = 4  # the seat balance and length pages play tables up to this size
-SHARE = 4  # every page's arms but the ladder's play 1/SHARE of the chapter's games per arm
-SEARCH_SHARE = 40  # restricted play by a searching strong player: 250 games per seating in a default report
+SHARE = 4  # the seat balance, length and metrics pages' arms play 1/SHARE of the chapter's games per arm
 
 
 def _label(players: int) -> str:
@@ -72,99 +56,42 @@ class GenericChapter:
         for players in self.tables():
             plan.add(_label(players), [balance.setup(self.game).policy] * players, games, seed, min(chunk, games))
 
-    def questions(self, n: int, seed: int, chunk: int) -> list[Question]:
-        """The chapter's questions, in page order (the head to head is the ladder's games), the balance page last.
+    @property
+    def HEADING(self) -> str:
+        """The chapter's heading."""
+        return f"{self.module.INFO.name}: balance, length, skill"
 
-        The handicap, choices, dominant strategy and decisions pages come where the game declares what they need.
+    def questions(self, n: int, seed: int, chunk: int) -> list[Question]:
+        """The chapter's own questions, in page order (the head to head is the ladder's games).
+
+        The balance page (the flow's, with the record's budget) also names the knobs its tuning question varied.
         """
-        ladder = skill.question(self.game)
+        shared = balance.question(self.game, flow.pages(self.game).balance_share)
         return [
             Question("seats", self._tables, self.seats_page),
             Question("length", self._tables, self.length_page),
             Question("metrics", self._tables, self.metrics_page),
-            Question("head to head", ladder.arms, self.head_to_head_page),
-            ladder,
-            by_skill.question(self.game),
-            *([handicap.question(self.game, declared)] if (declared := self.handicap()) else []),
-            *(self._choices(n, seed, chunk) if self.restricts() else []),
-            *([decisions.question(self.game, n, seed, strong=self.strong())] if self.explains() else []),
-            balance.question(self.game, SHARE),
+            Question("head to head", skill.question(self.game).arms, self.head_to_head_page),
+            flow.with_page(shared, self._with_tuned_knobs),
         ]
 
-    def handicap(self) -> Handicap | None:
-        """The handicap the game's record declares, if it plays 2-player games."""
-        module = self.module
-        declared = record_of(module).handicap
-        info = module.INFO
-        return declared if declared and info.min_players <= handicap.PLAYERS <= info.max_players else None
-
-    def strong(self) -> str | None:
-        """The game's strong player (``learned``, else the expert: ``engines.restrict.default_strong``), if any.
-
-        Spelled once for every page (:func:`spelled`): the expert as ``expert:64``, as the skill ladder names it.
-        """
-        try:
-            return spelled(self.module.POLICIES, default_strong(self.module.POLICIES))
-        except ValueError:
-            return None
-
-    def restricts(self) -> bool:
-        """Whether the game declares restrictions its strong player takes (the choices and dominant pages)."""
-        module = self.module
-        strong = module.POLICIES.get((self.strong() or "").split(":")[0])
-        return bool(record_of(module).restrictions) and strong is not None and strong.restrict is not None
-
-    def explains(self) -> bool:
-        """Whether the game declares what the decisions page needs (words, decision points, a strong player)."""
-        module = self.module
-        declared = all(importlib.util.find_spec(f"{module.__name__}.{part}") for part in ("decisions", "words"))
-        return declared and self.strong() is not None and module.INFO.min_players <= decisions.PLAYERS
-
-    def choices_share(self) -> int:
-        """1/share of the chapter's games per restricted seating: fewer where the strong player searches.
-
-        ``learned`` plays thousands of games a second; the expert (a game without a learned model, Swine) plays
-        tens: its restricted play gets :data:`SEARCH_SHARE` times fewer games.
-        """
-        return choices.SHARE * (SEARCH_SHARE if self.strong() != rp.STRONG else 1)
-
-    def _choices(self, n: int, seed: int, chunk: int) -> list[Question]:
-        return choices.questions(self.game, n, seed, chunk, self.choices_share(), self.strong())
-
-    def _chunk(self, n: int, chunk: int | None) -> int:
-        return arm_chunk(self.module.INFO, n) if chunk is None else chunk
-
-    def plan(self, n: int, seed: int, chunk: int | None = None) -> Plan:
-        """Every arm: each table size with the balance policy, the skill ladder, the declared pages', balance's."""
-        chunk = self._chunk(n, chunk)
-        return plan_of(self.game, self.questions(n, seed, chunk), n, seed, chunk)
-
-    def build(
-        self, n_games: int = 20_000, precision: float | None = None, seed: int = 2026, play: Play | None = None
-    ) -> Chapter:
-        """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-        planned = self.plan(n_games, seed)
-        played = answer(
-            planned, self.questions(n_games, seed, self._chunk(n_games, None)), play or local_play(precision)
-        )
+    def front(self, done: flow.Done) -> Front:
+        """The chapter's own front-page lines."""
         module, policy = self.module, balance.setup(self.game).policy
-        front = front_page(
-            seed,
+        return Front(
             game=f"{module.INFO.name} (engine version {module.INFO.version}), {self._tables_text()}",
             knobs=knobs_line(module.Params()),
             policies="; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in module.POLICIES.values()) + ".",
             arms=(
-                f"everyone {policy} at each table size ({count(max(1, n_games // SHARE), 'game')} each); the skill "
-                "ladder's pairs of policies at 2 players; the balance page's rules."
+                f"everyone {policy} at each table size ({count(max(1, done.planned.games // SHARE), 'game')} "
+                "each); the skill ladder's pairs of policies at 2 players; the balance page's rules."
             ),
-            games=f"{played.games:,} in {len(planned.arms)} arms; common random numbers across arms",
+            games=f"{done.played.games:,} in {done.arms} arms; common random numbers across arms",
             reading=(
                 "Every rate is given with its 95% interval (Wilson for proportions, normal for means). This is the "
                 "generic chapter of a game without a chapter of its own (experiments/chapters/generic.py)."
             ),
         )
-        pages = [*played.pages[:-1], self._with_tuned_knobs(played.pages[-1])]
-        return Chapter(f"{module.INFO.name}: balance, length, skill", front, pages, played.headlines)
 
     def _with_tuned_knobs(self, page: Page) -> Page:
         """The balance page, naming the knobs its tuning question varied (for the front page's Assumptions box)."""
@@ -405,17 +332,6 @@ def quantiles(histogram: np.ndarray, shares: tuple[float, ...]) -> tuple[int, ..
     """The game lengths below which each share of the games ends (from the length histogram)."""
     cumulative = np.cumsum(histogram) / max(histogram.sum(), 1)
     return tuple(int(np.searchsorted(cumulative, share)) for share in shares)
-
-
-def spelled(policies: Any, name: str) -> str:
-    """``name`` with its default argument where it takes one (``expert`` -> ``expert:64``): one player, one name.
-
-    The skill ladder names the expert by its budget; a page naming the same player ``expert`` would list it twice.
-    """
-    policy = policies[name.split(":")[0]]
-    if ":" in name or policy.parse_arg is None or not isinstance(default := policy.parse_arg(None), int):
-        return name
-    return f"{name}:{default}"
 
 
 def chapter(game: str) -> GenericChapter:

@@ -27,10 +27,10 @@ from boardlab.analysis.wording import p_clause, p_value, points
 from boardlab.engines import core
 from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, decisions
-from boardlab.experiments.chapters.common import Plan, Play, Question, answer, front_page, local_play, plan_of
+from boardlab.experiments.chapters import balance, flow, skill
+from boardlab.experiments.chapters.common import Front, Plan, Question
+from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
-from boardlab.experiments.spec import arm_chunk
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 DEFAULT_POLICY = "planner"  # strong play: the strongest heuristic; the expert is too slow for every arm
@@ -39,7 +39,6 @@ POLICY_ORDER = ["expert", "planner", "greedy", "random"]
 PLANNER_SHARE = 8  # planner arms get n_games // PLANNER_SHARE games (±2 points; ~5,000 games/s against ~20,000)
 HEURISTIC_SHARE = 4  # greedy and random arms: ±1.4 points, tighter than the planner arms they are shown beside
 EXPERT_SHARE = 200  # expert arms (a few games a second; 128 playouts with memory 0): ±9 points, enough at memory 1
-SLOWEST = {"expert": 0, "planner": 1}  # the plan's arms in this order of their policy, the others after
 PROVENANCE = (
     "Publisher's (rulebook): 30 chips (9 wood, 9 stone, 9 berry, 3 crystal), 10 village slots, 2 stacks (solo 3), "
     "2 chips pulled a turn, 1-chip backpacks, help, the easy and expert variants, and 4 of the 15 invention costs. "
@@ -232,18 +231,13 @@ def _skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
         _grid(plan, [memory_setting(m) for m in SKILL_MEMORY], n, seed, chunk, policy, (2,))
 
 
-def _by_skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Every rung of the skill ladder as a whole table at 2 players, as many games as a planner arm (±2 points)."""
-    by_skill.add_arms(plan, games_for("planner", n), seed, chunk)
-
-
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
-    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's).
+    """The chapter's own questions, in page order, its skill and balance pages in the standard ones' places.
 
     The balance page's rule sets are 2-player planner arms the other pages play too (the same games and chunks),
     so they cost nothing more.
     """
-    shared, difficulty = balance.question("paleolino", PLANNER_SHARE), by_skill.question("paleolino")
+    shared = balance.question("paleolino", flow.pages("paleolino").balance_share)
     return [
         Question("policies", _policies, policies_page),
         Question("variants", _variants, variants_page),
@@ -253,32 +247,17 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("cave bias", _bias, bias_page),
         Question("costs", _costs, costs_page),
         Question("difficulty", _difficulty, difficulty_page),
-        Question("skill", _skill, skill_page),
-        Question(difficulty.label, _by_skill, difficulty.answer),
+        Question(skill.LABEL, _skill, skill_page),
         Question(shared.label, shared.arms, balance_page),
-        *choices.questions("paleolino", n, seed, chunk),
-        decisions.question("paleolino", n, seed),
     ]
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays, the slow expert and planner arms first (so they do not finish last)."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    planned = plan_of("paleolino", questions(n, seed, chunk), n, seed, chunk)
-    planned.arms.sort(key=lambda arm: SLOWEST.get(arm.spec.seats[0], len(SLOWEST)))
-    return planned
+HEADING = "Paleolino: how often the table wins, and what changes it"
 
 
-def build(
-    n_games: int = 20_000,
-    precision: float | None = None,
-    seed: int = 2026,
-    play: Play | None = None,
-) -> Chapter:
-    """Play every arm and write the pages (``precision``: play each arm until its table win rate is that tight)."""
-    planned = plan(n_games, seed)
-    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
-    pages, headlines, answers, games = played.pages, played.headlines, played.column(2), played.games
+def front(done: Done) -> Front:
+    """The chapter's own front-page lines, closing with the pages' answers."""
+    n_games, precision = done.planned.n_games, done.precision
     params = Params()
     knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:
@@ -288,9 +267,8 @@ def build(
             f"{games_for('greedy', n_games):,} per greedy or random arm, {games_for('planner', n_games):,} per "
             f"planner arm, {games_for('expert', n_games):,} per expert arm"
         )
-    largest_chunk = max(arm.spec.chunk_size for arm in planned.arms)
-    front = front_page(
-        seed,
+    largest_chunk = max(arm.spec.chunk_size for arm in done.planned.plan.arms)
+    return Front(
         game=(
             f"Paleolino (engine version {INFO.version}), cooperative, 1–4 players: 30 chips roll into 4 caves; each "
             "turn a player pulls 2 chips, opens one cave and builds inventions from the stack tops; the table "
@@ -308,15 +286,15 @@ def build(
             "shown beside it where the two differ."
         ),
         games=(
-            f"{games:,} in {len(planned.arms)} arms ({sizes}; chunks of up to {largest_chunk:,}); common random numbers"
+            f"{done.played.games:,} in {done.arms} arms ({sizes}; chunks of up to {largest_chunk:,}); common random "
+            "numbers"
         ),
         reading=(
             "A win rate is the share of games the whole table wins (winner = -1), with its 95% Wilson interval; "
             "it assumes the policy named beside it (planner unless said). Differences: two-proportion tests."
         ),
-        closing=("answers", "; ".join(a for a in answers if a)),
+        closing=("answers", "; ".join(a for a in done.played.column(2) if a)),
     )
-    return Chapter("Paleolino: how often the table wins, and what changes it", front, pages, headlines)
 
 
 def row(results: dict[str, RunResult], setting: Setting, players: int, policy: str = DEFAULT_POLICY) -> dict:

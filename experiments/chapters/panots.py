@@ -26,18 +26,9 @@ from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, handicap, skill
-from boardlab.experiments.chapters.common import (
-    Plan,
-    Play,
-    Question,
-    answer,
-    front_page,
-    knobs_line,
-    local_play,
-    plan_of,
-    proportion,
-)
+from boardlab.experiments.chapters import crossplay
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
 BASE = "greedy"  # the engine's default policy
@@ -48,22 +39,8 @@ SEAT_COUNTS = (2, 4, 7)
 PLAYER_COUNTS = (1, 2, 3, 4, 5, 6, 7)
 SHOWN_COUNTS = (1, 2, 4, 7)  # score distributions drawn on the player-count page
 ORDERS = {"random": None, "seat": "seat-order"}  # grab_order -> variant
-HANDICAP = handicap.Handicap(
-    "head_start",
-    "VP",
-    "the second seat starts with head_start VP",
-    (
-        handicap.Series(f"{STRONG}, random grab order (default)", STRONG, tuple(range(7))),
-        handicap.Series(f"{STRONG}, grabbing in seat order", STRONG, tuple(range(7)), (("grab_order", "seat"),)),
-    ),
-    "0..8",
-    notes=(
-        f"{STRONG}, the strongest heuristic, values cards by its own gains and never reads the scores, so a head start "
-        "changes who wins, not how it plays; learned reads the scores, but its models ship for head_start=0 only.",
-    ),
-)
 ARM_SHARE = 10  # every table plays n_games // ARM_SHARE games (the engine plays a few hundred games/s)
-MAX_CHUNK = 2_000
+MAX_CHUNK = 2_000  # the chapter's chunks: at most this many games, and at most a table's
 
 
 def arm_games(n_games: int) -> int:
@@ -136,11 +113,7 @@ def _solos(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
-    """The chapter's questions, in page order.
-
-    Each table plays the ``n`` it is given (a report's n / ARM_SHARE); ``n``, ``seed`` and ``chunk`` size the
-    restricted play's too.
-    """
+    """The chapter's own questions, in page order (each table plays the ``n`` it is given: a report's n / ARM_SHARE)."""
     return [
         Question("faces", partial(_everyone, policies=(STRONG, BASE), counts=(4,)), faces_page),
         Question("tuning", partial(_everyone, policies=(STRONG,), counts=(4,)), tuning_page),
@@ -148,41 +121,21 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("policies", _tournament, policies_page),
         Question("players", partial(_everyone, policies=(BASE, STRONG), counts=PLAYER_COUNTS), players_page),
         Question("solo", _solos, solo_page),
-        skill.question("panots"),
-        by_skill.question("panots"),
-        balance.question("panots"),
-        handicap.question("panots", HANDICAP),
-        *choices.questions("panots", n, seed, chunk),
-        decisions.question("panots", n, seed),
     ]
 
 
-def plan(n: int, seed: int, chunk: int = MAX_CHUNK) -> Plan:
-    """Every arm the report plays (``n`` is the report's n; each table plays ``n // ARM_SHARE``)."""
-    m = arm_games(n)
-    chunk = max(1, min(chunk, m))
-    return plan_of("panots", questions(m, seed, chunk), m, seed, chunk)
+HEADING = "Panots: objectives, grabbing first, policies, player counts, solo titles, skill"
 
 
-def build(
-    n_games: int = 20_000,
-    precision: float | None = None,
-    seed: int = 2026,
-    play: Play | None = None,
-) -> Chapter:
-    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    m = arm_games(n_games)
-    planned = plan(n_games, seed)
-    played = answer(planned, questions(m, seed, planned.chunk), play or local_play(precision))
-    pages, headlines, games = played.pages, played.headlines, played.games
-    params = Params()
-    front = front_page(
-        seed,
+def front(done: Done) -> Front:
+    """The chapter's own front-page lines."""
+    m, n_games = done.planned.games, done.planned.n_games
+    return Front(
         game=(
             f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
             "panots share colour or shape; 4 two-faced objective cards with 8 tokens score the sidewalk."
         ),
-        knobs=knobs_line(params, _knob),
+        knobs=knobs_line(Params(), _knob),
         policies=(
             f"{BASE} (the engine's default: the card and spot with the largest immediate VP gain, majorities "
             "excluded) at every seat unless a page says otherwise; random (a random placeable card and spot); "
@@ -192,25 +145,22 @@ def build(
             "over planner playouts, on the skill page)."
         ),
         games=(
-            f"{games:,} in {len(planned.arms)} arms ("
+            f"{done.played.games:,} in {done.arms} arms ("
             + (
-                f"each to a 95% half-width of {precision:.2%}"
-                if precision
+                f"each to a 95% half-width of {done.precision:.2%}"
+                if done.precision
                 else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
                 f"a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each of "
                 f"{TABLE} rotations; the skill page plays its own pairs"
             )
-            + f"; chunks of {planned.chunk:,}, common random numbers). Faces, tokens random per game; grab priority "
-            "random every round unless a page says otherwise."
+            + f"; chunks of {done.planned.chunk:,}, common random numbers). Faces, tokens random per game; grab "
+            "priority random every round unless a page says otherwise."
         ),
         reading=(
             "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "
             "seats are pooled: conservative). Each probability assumes the policies named beside it."
         ),
-        closing=("headlines", " | ".join(headlines)),
-    )
-    return Chapter(
-        "Panots: objectives, grabbing first, policies, player counts, solo titles, skill", front, pages, headlines
+        closing=("headlines", " | ".join(done.played.headlines)),
     )
 
 

@@ -25,20 +25,10 @@ from boardlab.analysis.wording import interval, pct, points
 from boardlab.engines import core
 from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
 from boardlab.engines.pantolino.rules import play_turns
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, skill
-from boardlab.experiments.chapters.common import (
-    Plan,
-    Play,
-    Question,
-    answer,
-    front_page,
-    knobs_line,
-    local_play,
-    plan_of,
-    proportion,
-)
+from boardlab.experiments.chapters import crossplay
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
-from boardlab.experiments.spec import arm_chunk
 
 POLICY_ORDER = ["win-optimal", "learned", "turn-optimal", "greedy", "keep-jokers", "reroll-jokers", "random"]
 STRONG, WEAK = "turn-optimal", "keep-jokers"  # a real contrast: the exact turn maximiser against the simple rule
@@ -130,58 +120,33 @@ def _head_starts(plan: Plan, n: int, seed: int, chunk: int) -> None:
             plan.add(f"head start {h} {LEARNED}", [LEARNED] * 2, n, seed, chunk, settings=knobs)
 
 
-def questions(params: Params, n: int, seed: int, chunk: int) -> list[Question]:
-    """The chapter's questions, in page order (``params`` and ``seed`` word the answers; ``n``, ``chunk``: choices)."""
-    bound = [partial(page, params=params, seed=seed) for page in PAGES]
+def questions(n: int, seed: int, chunk: int) -> list[Question]:
+    """The chapter's own questions, in page order (``seed`` words the answers)."""
+    bound = [partial(page, params=Params(), seed=seed) for page in PAGES]
     arms = (_tournament, _jokers, _modes, _no_token, _seats, _head_starts)
     labels = ("policies", "jokers", "escaping boots", "no token", "seats", "head start")
-    return [
-        *(Question(label, add, page) for label, add, page in zip(labels, arms, bound, strict=True)),
-        skill.question("pantolino"),
-        by_skill.question("pantolino"),
-        balance.question("pantolino"),
-        *choices.questions("pantolino", n, seed, chunk),
-        decisions.question("pantolino", n, seed),
-    ]
+    return [Question(label, add, page) for label, add, page in zip(labels, arms, bound, strict=True)]
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    return plan_of("pantolino", questions(Params(), n, seed, chunk), n, seed, chunk)
+HEADING = "Pantolino: what wins, and what the variants change"
 
 
-def build(
-    n_games: int = 20_000,
-    precision: float | None = None,
-    seed: int = 2026,
-    play: Play | None = None,
-) -> Chapter:
-    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    params = Params()
-    planned = plan(n_games, seed)
-    played = answer(planned, questions(params, n_games, seed, planned.chunk), play or local_play(precision))
-    pages, headlines, games = played.pages, played.headlines, played.games
-    front = front_page(
-        seed,
+def front(done: Done) -> Front:
+    """The chapter's own front-page lines."""
+    return Front(
         game=(
             f"Pantolino (engine version {INFO.version}); 4 dice with 5 colours and a joker, 3 rolls per turn, "
             "tokens of 2, 3 and 4 boots in each colour; the supply empties to end the game."
         ),
-        knobs=knobs_line(params),
+        knobs=knobs_line(Params()),
         policies="; ".join(f"{p.name}: {p.description}" for p in POLICIES.values()),
-        games=(
-            f"{games:,} in {len(planned.arms)} arms ("
-            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {planned.chunk:,}); common random numbers across arms"
-        ),
+        games=done.games_line(f"{done.planned.n_games:,} per arm"),
         reading=(
             "Every rate is given with its 95% interval (Wilson for proportions, normal for means). Each "
             "probability assumes the policies named beside it: a chance depends on how dice are kept."
         ),
-        closing=("headlines", " | ".join(headlines)),
+        closing=("headlines", " | ".join(done.played.headlines)),
     )
-    return Chapter("Pantolino: what wins, and what the variants change", front, pages, headlines)
 
 
 # --- 1. reroll policies -------------------------------------------------------------------------------------

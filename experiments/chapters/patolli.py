@@ -31,20 +31,10 @@ from boardlab.analysis.wording import p_value, pct
 from boardlab.engines.patolli import INFO, POLICIES, Params
 from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from boardlab.experiments import ladder as lad
-from boardlab.experiments.chapters import Chapter, balance, by_skill, choices, crossplay, decisions, handicap, skill
-from boardlab.experiments.chapters.common import (
-    Plan,
-    Play,
-    Question,
-    answer,
-    front_page,
-    knobs_line,
-    local_play,
-    plan_of,
-    proportion,
-)
+from boardlab.experiments.chapters import crossplay, skill
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
-from boardlab.experiments.spec import arm_chunk
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
@@ -173,29 +163,8 @@ def _purses(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(_tokens(count), [REFERENCE] * 2, n, seed, chunk, settings=knobs)
 
 
-LEARNED_HEAD_STARTS = (0, 4, 8, 9, 10)  # head starts whose 2-player learned models ship (others would train)
-HANDICAP = handicap.Handicap(
-    "head_start",
-    "token",
-    "seat 1 starts with head_start tokens more than seat 0; seat 0 places the last bad-luck marker",
-    (
-        handicap.Series(f"{REFERENCE} (its own marker rule)", REFERENCE, (0, 1, 2, 3)),
-        handicap.Series(STRONG, STRONG, LEARNED_HEAD_STARTS),
-    ),
-    "0..20",
-    share=2,  # 10,000 games a value in a default report
-    notes=(
-        f"{STRONG} reads each seat's tokens; its model is trained by self-play per knob setting, so it plays only "
-        "the head starts whose models ship (`simulate train patolli --set head_start=H` trains another). Each "
-        "model learns its own marker placement, the source of its edge at head_start=0 (engines/patolli/README.md), "
-        "so its edge need not fall steadily as the head start grows.",
-    ),
-)
-DECISIONS_GAMES = 2  # the decisions page: ~33 CPU-s a game (each marker placement values ~40 squares)
-
-
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
-    """The chapter's questions, in page order (``n``, ``seed`` and ``chunk`` size the restricted play's)."""
+    """The chapter's own questions, in page order."""
     return [
         Question("first player", _first_player_arms, first_player_page),
         Question("policies", _tournament, policies_page),
@@ -204,40 +173,21 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
         Question("length", _strong_play, length_page),
         Question("readings", _readings, variants_page),
         Question("tokens", _purses, tokens_page),
-        skill.question("patolli"),
-        by_skill.question("patolli"),
-        balance.question("patolli", BALANCE_SHARE),
-        handicap.question("patolli", HANDICAP),
-        *choices.questions("patolli", n, seed, chunk),
-        decisions.question("patolli", n, seed, DECISIONS_GAMES),
     ]
 
 
-def plan(n: int, seed: int, chunk: int | None = None) -> Plan:
-    """Every arm the report plays: tournament, layouts, readings, purses, strong play, ladder, restricted play."""
-    chunk = arm_chunk(INFO, n) if chunk is None else chunk
-    return plan_of("patolli", questions(n, seed, chunk), n, seed, chunk)
+HEADING = "Patolli: who wins, and how games end"
 
 
-def build(
-    n_games: int = 20_000,
-    precision: float | None = None,
-    seed: int = 2026,
-    play: Play | None = None,
-) -> Chapter:
-    """Play every arm and write the pages (``precision`` runs each arm until its win rates are that tight)."""
-    planned = plan(n_games, seed)
-    played = answer(planned, questions(n_games, seed, planned.chunk), play or local_play(precision))
-    pages, headlines, games = played.pages, played.headlines, played.games
-    params = Params()
-    front = front_page(
-        seed,
+def front(done: Done) -> Front:
+    """The chapter's own front-page lines (learned's strength from the report's own games)."""
+    return Front(
         game=(
             f"Patolli (engine version {INFO.version}); 2 players race 6 buttons round a 52-square cross-shaped "
             "track with one die; captures, bad-luck squares and lost rolls cost tokens; finishing every button "
             "or emptying the opponent's purse (10 tokens) wins."
         ),
-        knobs=knobs_line(params),
+        knobs=knobs_line(Params()),
         policies="; ".join(f"{p.name}: {p.description.rstrip('.')}" for p in POLICIES.values()) + ".",
         arms=(
             f"{len(POLICY_ORDER) ** 2} tournament arms (every ordered pair of heuristics, both seatings, and each "
@@ -247,11 +197,7 @@ def build(
             f"ladder; the balance page; restricted play ({STRONG} under each restriction, and each heuristic, alone "
             f"against {STRONG})."
         ),
-        games=(
-            f"{games:,} in {len(planned.arms)} arms ("
-            + (f"each to a 95% half-width of {precision:.2%}" if precision else f"{n_games:,} per arm")
-            + f", chunks of {planned.chunk:,}); common random numbers across arms"
-        ),
+        games=done.games_line(f"{done.planned.n_games:,} per arm"),
         reading=(
             f"Every rate is given with its 95% interval (Wilson for proportions, normal for means). Unless a page "
             f"says otherwise both players follow {REFERENCE} (no heuristic beats it detectably), the markers are "
@@ -259,12 +205,11 @@ def build(
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
             f"named beside it. Strong play: '{STRONG}', the value network of engines/patolli, the strongest player "
             "here ("
-            + _strength(played.results)
+            + _strength(done.played.results)
             + "), beside balanced on the pages of the default rules and on the readings its models ship for; a "
             "title says where strong play changes the answer."
         ),
     )
-    return Chapter("Patolli: who wins, and how games end", front, pages, headlines)
 
 
 def _strength(results: dict[str, RunResult]) -> str:

@@ -14,8 +14,8 @@ from boardlab.analysis import plots
 from boardlab.analysis.book import Book, Knob, Page, Report, knob_value
 from boardlab.analysis.report import write_book, write_report
 from boardlab.experiments import reporting
-from boardlab.experiments.chapters import Chapter
-from boardlab.experiments.chapters.common import Plan, play_pages
+from boardlab.experiments.chapters import flow
+from boardlab.experiments.chapters.common import Front, Plan, Question
 from boardlab.experiments.cli import app
 from boardlab.experiments.run import chunk, local_runner, stopping
 
@@ -90,28 +90,30 @@ def test_a_combined_book_nests_its_bookmarks_and_links_each_report(tmp_path, mon
     assert 'href="#page-2"' in html and 'href="#page-5"' in html and 'id="page-6"' in html
 
 
-EVENTS: list[tuple] = []  # what the fake chapters and the counting chunk player saw, in order
+EVENTS: list[tuple] = []  # what the fake chapters, the flow and the counting chunk player saw, in order
 
 
 def _fake_chapter(game: str):
     """Pantolino's fake chapter has a skill page (its metrics); Paleolino's has none, so `all` plays its ladder."""
     ladder = game == "pantolino"
 
-    def plan(n, seed) -> Plan:
-        planned = Plan(game)
+    def arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
         if ladder:
-            planned.add("skill a vs b", ("random", "random"), 20, seed, 10)
-        return planned
+            plan.add("skill a vs b", ("random", "random"), 20, seed, 10)
 
-    def build(n, precision, seed, play) -> Chapter:
-        EVENTS.append(("build", game))
-        play_pages(plan(n, seed), [], play)
-        metrics = {"luck: weaker policy wins": f"{seed}%"} if ladder else {}
-        pages = [_page(0, metrics=metrics), _page(1)]
-        front = [("game", f"{game} in short"), ("seed", str(seed))]
-        return Chapter(f"{game} chapter", front, pages, ["first finding", "second finding"])
+    def first(results) -> tuple:
+        EVENTS.append(("answer", game))
+        metrics = {"luck: weaker policy wins": "2026%"} if ladder else {}
+        return _page(0, metrics=metrics), "first finding"
 
-    return SimpleNamespace(plan=plan, build=build)
+    def questions(n: int, seed: int, chunk: int) -> list[Question]:
+        EVENTS.append(("questions", game))
+        return [Question("first", arms, first), Question("second", arms, lambda results: (_page(1), "second finding"))]
+
+    def front(done) -> Front:
+        return Front(game=f"{game} in short", knobs="none", policies="random", games=f"{done.played.games}")
+
+    return SimpleNamespace(HEADING=f"{game} chapter", questions=questions, front=front)
 
 
 @pytest.fixture
@@ -119,6 +121,12 @@ def fake_chapters(monkeypatch):
     games = {"pantolino": "", "paleolino": ""}
     monkeypatch.setattr(reporting, "chapter_games", lambda: list(games))
     monkeypatch.setattr(reporting, "chapter_module", _fake_chapter)
+
+    def no_standard(game, n, seed, chunk, executor=None) -> list[Question]:
+        EVENTS.append(("standard", game))
+        return []
+
+    monkeypatch.setattr(flow, "standard_questions", no_standard)
     return games
 
 
@@ -151,7 +159,9 @@ def test_report_all_plays_every_chapter_on_one_pool_and_each_chunk_once(tmp_path
     chunks = [e for e in EVENTS if e[0] == "chunk"]
     assert len(set(chunks)) == len(chunks) and {e[1] for e in chunks} == {"pantolino", "paleolino"}
     assert len([e for e in chunks if e[1] == "pantolino"]) == 2  # the fake chapter's arm: 20 games in chunks of 10
-    assert EVENTS.index(("build", "pantolino")) > EVENTS.index(chunks[-1])  # every chunk before any chapter
+    assert EVENTS.index(("answer", "pantolino")) > EVENTS.index(chunks[-1])  # every chunk before any page
+    built = sorted(e for e in EVENTS if e[0] in ("questions", "standard"))
+    assert built == [(kind, game) for kind in ("questions", "standard") for game in ("paleolino", "pantolino")]
 
 
 def test_an_arm_stopped_short_of_the_precision_is_named_in_a_warning(tmp_path, fake_chapters, monkeypatch) -> None:
@@ -191,3 +201,10 @@ def test_the_comparison_has_a_column_per_metric_any_game_gives_and_the_page_coun
     frame = reporting.comparison(reports)
     assert list(frame.columns) == ["game", "length", "table wins", "pages"]
     assert frame["table wins"].tolist() == ["—", "80%"]
+
+
+def test_every_question_list_is_built_once_per_report(tmp_path, fake_chapters) -> None:
+    EVENTS.clear()
+    reporting.build_report("pantolino", 7, None, 2026, local_runner(), tmp_path / "one.pdf", lambda total: _Bar())
+    built = [e for e in EVENTS if e[0] in ("questions", "standard")]
+    assert built == [("questions", "pantolino"), ("standard", "pantolino")]  # the progress bar sized from them too

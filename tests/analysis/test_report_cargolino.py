@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from boardlab.experiments.chapters import cargolino, decisions
+from boardlab.experiments.chapters import cargolino, decisions, flow
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import write_checked
@@ -16,7 +16,7 @@ def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = cargolino.build(n_games=400, seed=2026, play=two_jobs())
+        chapter = flow.chapter("cargolino", 400, None, 2026, two_jobs())
         path = tmp_path_factory.mktemp("report") / "cargolino.pdf"
         layout = write_checked(path, chapter.heading, chapter.front, chapter.pages)
         assert layout == [], "\n".join(layout)  # no overlapping, clipped or identifier text, short titles
@@ -46,13 +46,13 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
     assert "Which choices matter?" in texts[11] and "A player who" in texts[11] and "own snail" in texts[11]
     assert "Is there a dominant strategy?" in texts[12] and "simplest" in texts[12]
     assert "Which decisions matter? learned and detective part at" in texts[13] and "snail(s)" in texts[13]
-    played = decisions.playouts_for(400, cargolino.DECISIONS_PLAYOUTS)  # a slow game: fewer playouts
+    played = decisions.playouts_for(400, flow.pages("cargolino").decisions_playouts)  # a slow game: fewer playouts
     assert "from the finish" in texts[13] and f"{played} times" in texts[13]
     assert len(chapter.headlines) == 13
 
 
 def test_plan_shrinks_the_detective_arms() -> None:
-    arms = cargolino.plan(20_000, 2026, 10_000).arms
+    arms = flow.prepare("cargolino", cargolino, 20_000, 2026, chunk=10_000).plan.arms
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     n = {

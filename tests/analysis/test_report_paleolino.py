@@ -6,7 +6,7 @@ import pytest
 from pypdf import PdfReader
 
 from boardlab.analysis.report import write_report
-from boardlab.experiments.chapters import paleolino
+from boardlab.experiments.chapters import flow, paleolino
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import checked_drawing
@@ -18,7 +18,7 @@ N = 400
 def checked(tmp_path_factory, monkeypatch_module):
     """The chapter, its pages' texts, and the layout problems of its sheets."""
     monkeypatch_module.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    chapter = paleolino.build(N, None, 2026, two_jobs())
+    chapter = flow.chapter("paleolino", N, None, 2026, two_jobs())
     with checked_drawing() as layout:
         path = write_report(
             tmp_path_factory.mktemp("report") / "paleolino.pdf", chapter.heading, chapter.front, chapter.pages
@@ -63,7 +63,7 @@ def test_front_page_says_what_was_run(report) -> None:
         "boardlab",
     ):
         assert word in texts[0], word
-    arms = paleolino.plan(N, 2026, N).arms
+    arms = flow.prepare("paleolino", paleolino, N, 2026, chunk=N).plan.arms
     games = sum(a.spec.n_games for a in arms)
     assert f"{games:,} in {len(arms)} arms" in texts[0]
     assert len(chapter.headlines) == 14
@@ -108,7 +108,7 @@ def test_each_page_title_answers_its_question(report) -> None:
 
 
 def test_planner_and_expert_arms_are_smaller_and_every_arm_played(report) -> None:
-    arms = paleolino.plan(N, 2026, N).arms
+    arms = flow.prepare("paleolino", paleolino, N, 2026, chunk=N).plan.arms
     sizes = {a.label: a.spec.n_games for a in arms}
     assert all(n == N // paleolino.PLANNER_SHARE for label, n in sizes.items() if label.startswith("planner"))
     assert all(n == N // paleolino.EXPERT_SHARE for label, n in sizes.items() if label.startswith("expert"))
@@ -121,7 +121,8 @@ def test_precision_runs_hold_the_table_win_rate() -> None:
     from boardlab.analysis import stats
     from boardlab.experiments.run import Precision, local_runner
 
-    arms = [a for a in paleolino.plan(200, 2026, 200).arms if a.spec.seats[0] in ("greedy", "random")][:2]
+    planned = flow.prepare("paleolino", paleolino, 200, 2026, chunk=200).plan.arms
+    arms = [a for a in planned if a.spec.seats[0] in ("greedy", "random")][:2]
     for result in local_runner().play([a.spec for a in arms], Precision(0.04, 50_000_000)):
         s = result.summary
         assert s.n_games > 200 and s.shared_wins[0] > 0

@@ -6,7 +6,7 @@ import pytest
 from pypdf import PdfReader
 
 from boardlab.analysis.report import write_report
-from boardlab.experiments.chapters import panots
+from boardlab.experiments.chapters import flow, panots
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import checked_drawing
@@ -18,7 +18,7 @@ def checked(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = panots.build(n_games=3_000, seed=2026, play=two_jobs())  # 300 games per table
+        chapter = flow.chapter("panots", 3_000, None, 2026, two_jobs())  # 300 games per table
         with checked_drawing() as layout:
             path = write_report(
                 tmp_path_factory.mktemp("report") / "panots.pdf", chapter.heading, chapter.front, chapter.pages
@@ -65,7 +65,7 @@ def test_report_has_a_front_page_and_one_page_per_question(built) -> None:
 
 
 def test_plan_gives_every_table_a_tenth_of_n() -> None:
-    arms = panots.plan(20_000, 2026, 2_000).arms
+    arms = flow.prepare("panots", panots, 20_000, 2026, chunk=2_000).plan.arms
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     halves = [a for a in arms if a.label.startswith(("table", "h2h"))]

@@ -8,7 +8,7 @@ from pypdf import PdfReader
 
 from boardlab.analysis.report import write_report
 from boardlab.engines.patolli import Params, play
-from boardlab.experiments.chapters import patolli
+from boardlab.experiments.chapters import flow, patolli
 from boardlab.experiments.spec import load_study, shipped_studies
 from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import checked_drawing
@@ -20,7 +20,7 @@ def checked(tmp_path_factory) -> tuple[list[str], list[str]]:
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     try:
-        chapter = patolli.build(n_games=200, seed=2026, play=two_jobs())
+        chapter = flow.chapter("patolli", 200, None, 2026, two_jobs())
         with checked_drawing() as layout:
             path = write_report(
                 tmp_path_factory.mktemp("patolli") / "patolli.pdf", chapter.heading, chapter.front, chapter.pages
@@ -80,7 +80,7 @@ def test_one_page_per_question_with_the_answer_in_its_title(pdf_texts) -> None:
 
 
 def test_plan_has_unique_arms_for_every_question() -> None:
-    arms = patolli.plan(100, 1, 100).arms
+    arms = flow.prepare("patolli", patolli, 100, 1, chunk=100).plan.arms
     labels = [a.label for a in arms]
     assert len(labels) == len(set(labels))
     specs = {a.spec for a in arms}

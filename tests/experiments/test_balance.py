@@ -124,10 +124,10 @@ def test_the_strong_grid_is_checked_under_the_second_strong_player(monkeypatch: 
 
 
 def test_a_grid_too_costly_for_the_second_strong_player_is_left_unchecked() -> None:
-    from boardlab.experiments.chapters import crossplay, pantolino
+    from boardlab.experiments.chapters import crossplay, flow, pantolino
 
     def grid_checks(n: int) -> int:
-        arms = pantolino.plan(n, 5).arms
+        arms = flow.prepare("pantolino", pantolino, n, 5).plan.arms
         return sum(a.label.startswith(crossplay.LABEL) and ("colours", "5") in a.spec.settings for a in arms)
 
     assert grid_checks(600) == 3  # the grid's three 5-colour settings, a few games each: affordable

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from boardlab.experiments.chapters.common import Plan, Question, answer, front_page, local_play, plan_of
+from boardlab.experiments.chapters.common import Front, Plan, Question, answer, front_page, local_play, plan_of
 from boardlab.experiments.run import RunResult
 
 
 def test_the_front_page_keeps_the_books_order_and_leaves_out_what_a_chapter_does_not_give() -> None:
-    lines = front_page(7, reading="r", games="g", policies="p", knobs="k", game="x", closing=("headlines", "h"))
+    lines = front_page(7, Front(reading="r", games="g", policies="p", knobs="k", game="x", closing=("headlines", "h")))
     assert [label for label, _ in lines] == ["game", "knobs", "policies", "games", "seed", "version", "date",
                                              "reading", "headlines"]  # fmt: skip
     assert dict(lines)["seed"] == "7" and dict(lines)["games"] == "g"
-    full = front_page(1, game="x", sources="s", knobs="k", policies="p", arms="a", games="g")
+    full = front_page(1, Front(game="x", sources="s", knobs="k", policies="p", arms="a", games="g"))
     assert [label for label, _ in full][:6] == ["game", "sources", "knobs", "policies", "arms", "games"]
 
 

@@ -2,38 +2,61 @@
 
 from __future__ import annotations
 
-from boardlab.experiments.chapters import handicap, verdict
+from boardlab.experiments.chapters import chapter_module, flow, handicap, verdict
 from boardlab.experiments.chapters.generic import GenericChapter
 
 
+def _labels(game: str) -> list[str]:
+    return [q.label for q in flow.prepare(game, chapter_module(game), 100, 1, chunk=50).questions]
+
+
 def test_the_choices_and_decisions_pages_come_where_a_game_declares_what_they_need(monkeypatch) -> None:
-    assert GenericChapter("pantolino").restricts() and GenericChapter("pantolino").explains()
+    assert flow.restricts("pantolino") and flow.explains("pantolino")
     from boardlab.engines import get_game
 
     module = get_game("swine").module
-    swine = GenericChapter("swine")
-    assert swine.strong() == "learned" and swine.restricts() and swine.explains()
+    assert flow.strong_player("swine") == "learned" and flow.restricts("swine") and flow.explains("swine")
     everyone = dict(module.POLICIES)
     monkeypatch.setattr(module, "POLICIES", {k: v for k, v in everyone.items() if k != "learned"})
     # no learned model: its expert is the strong player, spelled as the ladder does
-    assert swine.strong() == "expert:64" and swine.restricts() and swine.explains()
-    labels = [q.label for q in swine.questions(100, 1, 50)]
-    assert {"choices", "choices: dominant strategy", "decisions"} <= set(labels)
-    assert swine.choices_share() == 80  # the searching strong player's restricted play: 250 games a seating
+    assert flow.strong_player("swine") == "expert:64" and flow.restricts("swine") and flow.explains("swine")
+    assert {"choices", "choices: dominant strategy", "decisions"} <= set(_labels("swine"))
+    assert flow.choices_share("swine") == 80  # the searching strong player's restricted play: 250 games a seating
     monkeypatch.setattr(module, "POLICIES", {k: v for k, v in everyone.items() if k not in ("learned", "expert")})
-    assert swine.strong() is None and not swine.restricts() and not swine.explains()
+    assert flow.strong_player("swine") is None and not flow.restricts("swine") and not flow.explains("swine")
 
 
-def test_an_argument_policy_appears_under_one_name(monkeypatch) -> None:
+def test_the_standard_pages_follow_a_chapter_s_own_and_read_their_budgets_from_the_record(monkeypatch) -> None:
     import dataclasses
 
     from boardlab.engines import get_game
-    from boardlab.engines.record import record_of
+    from boardlab.engines.record import Pages, record_of
 
-    module = get_game("swine").module  # the ladder's expert rung at its default budget: the strong player too
-    monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), report_budgets=(64,)))
-    names = {s.split("!")[0] for arm in GenericChapter("swine").plan(2_000, 1).arms for s in arm.spec.seats}
-    assert "expert:64" in names and "expert" not in names
+    own = ["seats", "length", "metrics", "head to head"]
+    standard = ["skill", "by skill", "balance", "choices", "choices: dominant strategy", "decisions"]
+    assert _labels("swine") == own + standard  # the generic chapter's balance page in the standard place
+    arms = flow.prepare("swine", chapter_module("swine"), 800, 1).plan.arms
+    assert {a.spec.n_games for a in arms if a.label.startswith("balance swine default")} == {200}  # 1/4 by default
+    module = get_game("swine").module
+    monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), pages=Pages(balance_share=8)))
+    arms = flow.prepare("swine", chapter_module("swine"), 800, 1).plan.arms
+    assert {a.spec.n_games for a in arms if a.label.startswith("balance swine default")} == {100}
+
+
+def test_the_decisions_page_plays_its_games_on_the_report_s_executor(monkeypatch) -> None:
+    from boardlab.experiments import explain as ex
+
+    seen = []
+
+    def explain(request, executor=None):
+        seen.append(executor)
+        return ex.Explained(request, 0, ())
+
+    monkeypatch.setattr(ex, "explain", explain)
+    executor = object()
+    planned = flow.prepare("swine", chapter_module("swine"), 100, 1, executor, chunk=50)
+    [question] = [q for q in planned.questions if q.label == "decisions"]
+    assert "always chose as" in question.answer({})[1] and seen == [executor]
 
 
 def test_the_length_page_counts_rounds_with_turns_beside() -> None:
@@ -96,11 +119,11 @@ def test_a_declared_handicap_adds_its_page(monkeypatch) -> None:
     from boardlab.engines.record import Handicap, Series, record_of
 
     module = get_game("swine").module
-    assert "handicap" not in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
+    assert "handicap" not in [q.label for q in flow.standard_questions("swine", 100, 1, 50)]
     declared = Handicap("target", "point", "the target moves", (Series("chase", "chase", (0, 5)),), "0..10")
     monkeypatch.setattr(module, "RECORD", dataclasses.replace(record_of(module), handicap=declared))
-    assert GenericChapter("swine").handicap() == declared
-    assert "handicap" in [q.label for q in GenericChapter("swine").questions(100, 1, 50)]
+    assert flow.declared_handicap("swine") == declared
+    assert "handicap" in [q.label for q in flow.standard_questions("swine", 100, 1, 50)]
 
 
 def test_head_to_head_names_one_closest_opponent_only_when_its_share_clears_the_next(monkeypatch) -> None:
