@@ -36,6 +36,7 @@ from boardlab.engines.record import record_of
 from boardlab.experiments import validate
 from boardlab.experiments.output import provenance
 from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
+from boardlab.experiments.run.spec import Knobs
 from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
@@ -163,6 +164,21 @@ def pair_games(a: str, b: str, n: int, share: int = SEARCH_SHARE) -> int:
     return max(1, n // share) if searches(a, b) else n
 
 
+@dataclass(frozen=True)
+class Shape:
+    """How a ladder's arms are named and sized.
+
+    ``label``: their label prefix; ``share``: a pair with a searching policy plays ``n // share`` games a seating.
+    """
+
+    label: str = "ladder"
+    share: int = SEARCH_SHARE
+
+
+PLAIN = Shape()  #: the ladder command's arms
+NO_KNOBS = Knobs()  #: the rules as they stand
+
+
 def ladder_arms(
     game: str,
     policies: Sequence[str],
@@ -170,16 +186,15 @@ def ladder_arms(
     n: int,
     seed: int,
     chunk: int,
-    label: str = "ladder",
-    share: int = SEARCH_SHARE,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
+    shape: Shape = PLAIN,
+    knobs: Knobs = NO_KNOBS,
 ) -> list[tuple[str, str, tuple[str, ...], Arm]]:
     """``(a, b, seats, arm)`` for every pair ``a`` before ``b`` in ``policies`` and each of its seatings.
 
-    A pair with a searching policy plays ``n // share`` games per seating, in chunks of at most the searching
-    policy's own chunk size. Every arm plays ``variant`` (if any) with the knobs of ``settings``.
+    A pair with a searching policy plays ``n // shape.share`` games per seating, in chunks of at most the searching
+    policy's own chunk size. Every arm plays ``knobs`` (a variant, if any, and the knobs set over it).
     """
+    label, share, settings, variant = shape.label, shape.share, knobs.settings, knobs.variant
     module = get_game(game).module
     out = []
     for i, a in enumerate(policies):
@@ -397,7 +412,7 @@ def plan_ladder(
     validate.check_arms(len(policies) * (len(policies) - 1) * players, "the ladder")
     core.resolve_policies(module.POLICIES, policies)
     chunk = arm_chunk(module.INFO, n_games)
-    arms = ladder_arms(game, policies, players, n_games, seed, chunk, settings=settings, variant=variant)
+    arms = ladder_arms(game, policies, players, n_games, seed, chunk, knobs=Knobs(settings, variant))
     validate.check_sizes(((a.spec.n_games, len(a.spec.chunks())) for *_, a in arms), "the ladder")
     record = {**provenance(arms[0][3].spec), "games_per_seating": n_games, "budgets": list(budgets)}
     record |= {"chunk_size": chunk, "variant": variant, "knobs": dict(settings)}  # a searching pair's: may be less

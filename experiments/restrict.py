@@ -46,6 +46,7 @@ from boardlab.experiments import validate
 from boardlab.experiments.ladder import ANCHOR, is_heuristic
 from boardlab.experiments.run import Runner, RunResult, RunSpec, local_runner
 from boardlab.experiments.run.result import package_versions
+from boardlab.experiments.run.spec import Knobs
 from boardlab.experiments.spec import Arm, arm_chunk
 
 ProgressFactory = Callable[[int], Any]
@@ -57,6 +58,19 @@ WITHIN = 0.02
 """A policy within this much win share of strong play (2 points, the issue's margin) plays as well as it."""
 STRONG = "learned"
 LABEL = "restrict"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Which arms a restricted play has, and how they are named and cut.
+
+    ``with_heuristics``: the named heuristics beside the restrictions; ``label``: the arms' label prefix;
+    ``chunk``: the games per chunk of every arm (default: :func:`~experiments.spec.arm_chunk`'s).
+    """
+
+    with_heuristics: bool = True
+    label: str = LABEL
+    chunk: int | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,10 @@ def seatings(policy: str, strong: str, players: int, cooperative: bool = False) 
     return [tuple(policy if s == seat else strong for s in range(players)) for seat in range(players)]
 
 
+NO_KNOBS = Knobs()  #: the rules as they stand
+PLAIN = Shape()  #: restrictions and heuristics, the command's labels and chunks
+
+
 def plan_restrict(
     game: str,
     restrictions: Sequence[str] | None = None,
@@ -143,20 +161,18 @@ def plan_restrict(
     n_games: int = DEFAULT_GAMES,
     seed: int = 0,
     strong: str | None = None,
-    settings: tuple[tuple[str, str], ...] = (),
-    variant: str | None = None,
-    with_heuristics: bool = True,
-    label: str = LABEL,
-    chunk: int | None = None,
+    knobs: Knobs = NO_KNOBS,
+    shape: Shape = PLAIN,
 ) -> RestrictPlan:
-    """Every restriction's (and, with ``with_heuristics``, every named heuristic's) arms against ``strong``.
+    """Every restriction's (and, with ``shape.with_heuristics``, every named heuristic's) arms against ``strong``.
 
-    ``chunk`` (default: :func:`~experiments.spec.arm_chunk`'s) is the games per chunk of every arm, ``label`` the
-    arms' label prefix. Refused before any arm is built (``ValueError``, one line): an unknown game, restriction or
-    policy, a strong
-    policy that takes no restriction, a restriction named twice, nothing left to play, too many arms or games.
+    ``knobs``: the variant and knobs every arm plays; ``shape``: the arms' label prefix and games per chunk
+    (default: :func:`~experiments.spec.arm_chunk`'s). Refused before any arm is built (``ValueError``, one
+    line): an unknown game, restriction or policy, a strong policy that takes no restriction, a restriction named
+    twice, nothing left to play, too many arms or games.
     """
     module, players = check_game(game, players)
+    settings, variant, label, chunk = knobs.settings, knobs.variant, shape.label, shape.chunk
     names = chosen_restrictions(module, restrictions)
     strong = default_strong(module.POLICIES) if strong is None else validate.text(strong, "strong")
     if MARK in strong:
@@ -177,7 +193,7 @@ def plan_restrict(
     if not kept:
         raise ValueError(f"nothing to play: {'; '.join(skipped)}")
     entries = [Entry(name_of(strong, (n,)), "restriction", n, declared[n].does) for n in kept]
-    if with_heuristics:
+    if shape.with_heuristics:
         entries += [Entry(h, "heuristic", "", f"plays {h}") for h in heuristics(module)]
     cooperative = module.INFO.cooperative
     played = [(strong, (strong,) * players)] if cooperative else []  # the unrestricted table: the yardstick

@@ -37,7 +37,9 @@ def restrict_plan(
     ``strong``: the strong player as the chapter spells it (default: the game's, ``learned`` else the expert).
     """
     games = max(1, n // share)
-    return rp.plan_restrict(game, None, PLAYERS, games, seed, strong=strong, label=LABEL, chunk=min(chunk, games))
+    return rp.plan_restrict(
+        game, None, PLAYERS, games, seed, strong, shape=rp.Shape(label=LABEL, chunk=min(chunk, games))
+    )
 
 
 def cross_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> rp.RestrictPlan | None:
@@ -53,9 +55,7 @@ def cross_plan(game: str, n: int, seed: int, chunk: int, share: int = SHARE) -> 
         return None
     games = max(2, n // share // (crossplay.share(game) * CROSS_SHARE))
     cap = module.POLICIES[other.split(":")[0]].chunk_games or chunk
-    return rp.plan_restrict(
-        game, None, PLAYERS, games, seed, strong=other, with_heuristics=False, label=CROSS, chunk=min(chunk, cap)
-    )
+    return rp.plan_restrict(game, None, PLAYERS, games, seed, other, shape=rp.Shape(False, CROSS, min(chunk, cap)))
 
 
 def add_arms(

@@ -35,7 +35,7 @@ def ladder_arms(game: str, n: int, seed: int, chunk: int) -> tuple[list[str], li
     """The ladder's policies, its notes and its arms ``(a, b, seats, arm)`` (labels depend on policies and seatings)."""
     module = get_game(game).module
     policies, notes = lad.ladder_policies(module, PLAYERS, record_of(module).report_budgets)
-    return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, LABEL, EXPERT_SHARE)
+    return policies, notes, lad.ladder_arms(game, policies, PLAYERS, n, seed, chunk, lad.Shape(LABEL, EXPERT_SHARE))
 
 
 def add_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:

@@ -45,13 +45,14 @@ def restrict_command(
     with user_errors():
         from boardlab.experiments import restrict as rp
         from boardlab.experiments.run import folder_lock, open_runner
+        from boardlab.experiments.run.spec import Knobs
 
         names = validate.items(restrictions, "--restrictions")
         if not names:
             raise UserError("--restrictions names no restriction; give a comma-separated list or all")
         n_games = parse_count(o.n)
         check_pool(o.backend, o.jobs, o.scheduler)
-        plan = rp.plan_restrict(game, names, o.players, n_games, o.seed, strong, o.knobs, o.variant)
+        plan = rp.plan_restrict(game, names, o.players, n_games, o.seed, strong, Knobs(o.knobs, o.variant))
         folder = o.out or Path("runs") / f"{game}-restrict"
         with folder_lock(folder), open_runner(folder / "chunks", o.fresh, o.backend, o.jobs, o.scheduler) as runner:
             result = rp.play_restrict(plan, runner, lambda total: progress_total(total, not o.shown))

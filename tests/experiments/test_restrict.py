@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from boardlab.experiments import restrict as rp
 from boardlab.experiments.cli import app
 from boardlab.experiments.run import RunSpec, open_runner
+from boardlab.experiments.run.spec import Knobs
 
 runner = CliRunner()
 GAME = "pantolino"
@@ -33,9 +34,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
 
 
 def test_never_steal_is_skipped_without_escaping_boots_and_played_with_it() -> None:
-    plain = rp.plan_restrict(GAME, ["never-steal", "largest-token"], n_games=10, with_heuristics=False)
+    plain = rp.plan_restrict(GAME, ["never-steal", "largest-token"], n_games=10, shape=rp.Shape(False))
     assert [e.restriction for e in plain.entries] == ["largest-token"] and "escaping-boots" in plain.skipped[0]
-    steals = rp.plan_restrict(GAME, ["never-steal"], n_games=10, variant="escaping-boots", with_heuristics=False)
+    steals = rp.plan_restrict(
+        GAME, ["never-steal"], n_games=10, knobs=Knobs(variant="escaping-boots"), shape=rp.Shape(False)
+    )
     assert [a.spec.seats for _, a in steals.arms] == [
         ("learned!never-steal", "learned"),
         ("learned", "learned!never-steal"),
@@ -122,7 +125,7 @@ def test_every_game_that_declares_restrictions_plays_them(game: str, tmp_path) -
 
 
 def test_a_cooperative_table_is_measured_against_the_unrestricted_table_on_the_same_games() -> None:
-    plan = rp.plan_restrict("paleolino", ["never-store"], n_games=30, with_heuristics=True)
+    plan = rp.plan_restrict("paleolino", ["never-store"], n_games=30, shape=rp.Shape(True))
     assert plan.cooperative and plan.players == 2
     assert [arm.spec.seats for _, arm in plan.arms] == [
         ("learned", "learned"), ("learned!never-store", "learned!never-store"), ("random", "random"),
@@ -141,5 +144,5 @@ def test_a_cooperative_table_is_measured_against_the_unrestricted_table_on_the_s
     random_row = found.table[found.table["policy"] == "random"].iloc[0]
     assert random_row["cost"] > 0  # a random table wins less often than a learned one
     # a solo table, with the expert as its strong player: no 1-player model ships, and training one takes minutes
-    solo = rp.plan_restrict("paleolino", ["fullest-cave"], 1, 5, with_heuristics=False, strong="expert")
+    solo = rp.plan_restrict("paleolino", ["fullest-cave"], 1, 5, strong="expert", shape=rp.Shape(False))
     assert [arm.spec.seats for _, arm in solo.arms] == [("expert",), ("expert!fullest-cave",)]

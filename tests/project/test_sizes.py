@@ -28,10 +28,7 @@ COMMANDS = {  #: Typer command functions: one parameter per command-line option
     "experiments/playtest/commands.py": ("play_command", "review_command"),
 }
 LONG_MODULES: set[str] = set()  #: still to split
-WIDE_FUNCTIONS = {  #: still to narrow
-    "experiments/ladder.py": ("ladder_arms",),
-    "experiments/restrict.py": ("plan_restrict",),
-}
+WIDE_FUNCTIONS: dict[str, tuple[str, ...]] = {}  #: still to narrow
 
 
 def modules() -> list[Path]:
