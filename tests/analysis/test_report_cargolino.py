@@ -7,7 +7,7 @@ from pypdf import PdfReader
 
 from boardlab.experiments.chapters import cargolino, decisions
 from boardlab.experiments.spec import load_study, shipped_studies
-from tests.analysis.helpers import fewest_expert_games, two_jobs
+from tests.analysis.helpers import two_jobs
 from tests.analysis.layout import write_checked
 
 
@@ -15,7 +15,6 @@ from tests.analysis.layout import write_checked
 def built(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    fewest_expert_games(mp)
     try:
         chapter = cargolino.build(n_games=400, seed=2026, play=two_jobs())
         path = tmp_path_factory.mktemp("report") / "cargolino.pdf"
