@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from boardlab.experiments.cli import app
 from tests.analysis import browser
+from tests.analysis.helpers import fewest_expert_games
 from tests.analysis.layout import checked_drawing
 
 runner = CliRunner()
@@ -40,17 +41,19 @@ def checked(tmp_path_factory):
     """
     folder = tmp_path_factory.mktemp("report")
     paths = []
-    for name, jobs in (("a.pdf", "2"), ("b.pdf", "1")):
-        if name == "b.pdf":
-            shutil.copytree(folder / "a.chunks", folder / "b.chunks")
-        with checked_drawing() as layout:
-            result = runner.invoke(
-                app,
-                ["report", "pantolino", "-n", "600", "--jobs", jobs, "--quiet", "--out", str(folder / name)],
-                env={"SOURCE_DATE_EPOCH": "1767225600"},
-            )
-        assert result.exit_code == 0, result.output
-        paths.append(folder / name)
+    with pytest.MonkeyPatch.context() as mp:
+        fewest_expert_games(mp)
+        for name, jobs in (("a.pdf", "2"), ("b.pdf", "1")):
+            if name == "b.pdf":
+                shutil.copytree(folder / "a.chunks", folder / "b.chunks")
+            with checked_drawing() as layout:
+                result = runner.invoke(
+                    app,
+                    ["report", "pantolino", "-n", "600", "--jobs", jobs, "--quiet", "--out", str(folder / name)],
+                    env={"SOURCE_DATE_EPOCH": "1767225600"},
+                )
+            assert result.exit_code == 0, result.output
+            paths.append(folder / name)
     return paths, result.stdout, layout
 
 

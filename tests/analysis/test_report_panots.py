@@ -8,7 +8,7 @@ from pypdf import PdfReader
 from boardlab.analysis.report import write_report
 from boardlab.experiments.chapters import flow, panots
 from boardlab.experiments.spec import load_study, shipped_studies
-from tests.analysis.helpers import two_jobs
+from tests.analysis.helpers import fewest_expert_games, two_jobs
 from tests.analysis.layout import checked_drawing
 
 
@@ -17,6 +17,7 @@ def checked(tmp_path_factory):
     """The chapter, its PDF, and the layout problems of its sheets."""
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    fewest_expert_games(mp)
     try:
         chapter = flow.chapter("panots", 3_000, None, 2026, two_jobs())  # 300 games per table
         with checked_drawing() as layout:

@@ -10,7 +10,7 @@ from boardlab.analysis.report import write_report
 from boardlab.engines.patolli import Params, play
 from boardlab.experiments.chapters import flow, patolli
 from boardlab.experiments.spec import load_study, shipped_studies
-from tests.analysis.helpers import two_jobs
+from tests.analysis.helpers import fewest_expert_games, two_jobs
 from tests.analysis.layout import checked_drawing
 
 
@@ -19,6 +19,7 @@ def checked(tmp_path_factory) -> tuple[list[str], list[str]]:
     """The texts of the PDF's pages before the glossary, and the layout problems of its sheets."""
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    fewest_expert_games(monkeypatch)
     try:
         chapter = flow.chapter("patolli", 200, None, 2026, two_jobs())
         with checked_drawing() as layout:
