@@ -61,24 +61,11 @@ class Recorder:
         self.seats: list[np.ndarray] = []
         self.cooperative = False
 
-    def __call__(
-        self,
-        point: DecisionPoint,
-        games: np.ndarray,
-        propose: Callable[[], np.ndarray],
-        baseline: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Each row's choice; the resulting positions of the recorded rows are kept as samples.
-
-        Rows of the mask ``baseline`` take ``propose()`` (a seat playing the baseline among the model's seats) and
-        are neither explored nor recorded.
-        """
+    def __call__(self, point: DecisionPoint, games: np.ndarray, propose: Callable[[], np.ndarray]) -> np.ndarray:
+        """Each row's choice; the resulting positions of the recorded rows are kept as samples."""
         chosen = propose() if self.model is None else choose(point, self.model)
         legal = point.legal()
         real = legal.sum(axis=1) >= 2
-        if baseline is not None and self.model is not None and baseline.any():
-            chosen = np.where(baseline, propose(), chosen)
-            real = real & ~baseline
         draws = self.rng.random((len(chosen), 3))
         wild = np.flatnonzero(real & (draws[:, 1] < self.explore))
         if len(wild):  # a uniform legal candidate: the k-th legal one

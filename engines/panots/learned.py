@@ -33,9 +33,6 @@ SEARCH_ROUNDS = 2  #: expert-iteration rounds after self-play, 2 players (ours: 
 SEARCH = {"search_games": 5_000, "search_playouts": 8}  #: games per such round, playouts per candidate (ours)
 SEARCH_SHARE = 0.1  #: share of real choices valued by search in an expert-iteration round (ours)
 SOLO_SCALE = 50.0  #: solo targets are the VP over this, clipped to 1 (ours: solo scores stay well below 50)
-#: share of later self-play rounds' games in which one seat (drawn per game) grabs as the baseline, unrecorded
-#: (ours: the model then also meets an opponent that does not answer as it does; see the README)
-BASELINE_OPPONENT = 0.3
 
 
 def settings_for(params: Params, players: int) -> training.Settings:
@@ -70,27 +67,6 @@ def best(seat: Any, point: Point, model: ValueModel, propose: Callable[[], np.nd
     if point.players == 1 or point.state.round < seat.params.cards_per_player - 1:
         return choose(point, model)
     return where_chosen(point, lambda sub, _: searched_candidates(sub, model, seat.baseline, 1))
-
-
-def opponents(games: np.ndarray, players: int) -> np.ndarray:
-    """``(B,)`` each row's game's baseline seat (-1: none), a fixed hash of the game's number in its chunk."""
-    bits = core.mix64(np.asarray(games, dtype=np.uint64) ^ np.uint64(0x5EA7))
-    drawn = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53)) < BASELINE_OPPONENT
-    return np.where(drawn, (bits % np.uint64(players)).astype(np.int64), -1)
-
-
-def record(
-    recorder: selfplay.Recorder, params: Params, point: Point, games: np.ndarray, propose: Callable[[], np.ndarray]
-) -> np.ndarray:
-    """Self-play's grab: the recorder's, but one seat of a ``BASELINE_OPPONENT`` share of games grabs as the baseline.
-
-    That seat (drawn per game, from round 1 on) is neither explored nor recorded. Pure self-play values every
-    position as if the rival answered as the model does; the expert (whose playouts are the baseline's) does
-    not, and the model lost to it (README, "Learned player").
-    """
-    if recorder.model is None or point.players < 2 or not BASELINE_OPPONENT:
-        return recorder(point, games, propose)
-    return recorder(point, games, propose, opponents(games, point.players) == point.seat)
 
 
 @dataclass(frozen=True)
@@ -131,17 +107,8 @@ SPEC = lifecycle.Spec(
     play=play_with,
     #: half of real choices recorded (a game's positions are correlated), λ 0.7, 5% explored, a tenth of real
     #: choices searched in an expert-iteration round (ours)
-    sampling=lifecycle.Sampling(
-        keep=0.5,
-        lam=0.7,
-        explore=0.05,
-        extra={"baseline opponents": BASELINE_OPPONENT},
-        keyed=keyed,
-        search_share=SEARCH_SHARE,
-        earlier=({},),  #: settings not retrained since play their models of pure self-play
-    ),
+    sampling=lifecycle.Sampling(keep=0.5, lam=0.7, explore=0.05, keyed=keyed, search_share=SEARCH_SHARE),
     seat=Grabbing,
-    record=record,
     wraps=True,
     unit_choice=best,
     selfplay=SelfPlay,

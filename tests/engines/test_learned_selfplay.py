@@ -84,16 +84,3 @@ def test_mix_takes_the_models_choice_in_a_share_of_rows_once_a_model_exists() ->
         Recorder(None, 1.0, 0.0, np.random.default_rng(9)).mix(point, given.copy(), 1.0), given
     )
     assert (recorder.mix(point, given.copy(), 1.0) == 0).all()
-
-
-def test_baseline_rows_take_the_proposal_and_are_neither_explored_nor_recorded() -> None:
-    point = Pile(np.full(1000, 7), np.zeros(1000, dtype=np.int64))  # the perfect model takes one (leaves 6)
-    games = np.arange(1000)
-    theirs = games % 4 == 0
-    take_two = lambda: np.ones(1000, dtype=np.int64)  # noqa: E731
-    recorder = Recorder(perfect(), 1.0, 1.0, np.random.default_rng(9))  # every other real choice explored
-    chosen = recorder(point, games, take_two, theirs)
-    assert (chosen[theirs] == 1).all()
-    assert set(np.concatenate(recorder.games)) == set(games[~theirs])
-    before = Recorder(None, 1.0, 0.0, np.random.default_rng(9))  # no model yet: every row the proposal, recorded
-    assert (before(point, games, take_two, theirs) == 1).all() and len(np.concatenate(before.games)) == 1000
