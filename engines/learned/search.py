@@ -20,7 +20,6 @@ gives the same table. A game adopts the winner by putting its settings in its sp
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,6 +29,7 @@ import numpy as np
 
 from boardlab.engines import core
 from boardlab.engines.learned import checks, lifecycle, store, training
+from boardlab.engines.learned.exploit import interval
 from boardlab.engines.learned.training import Settings
 from boardlab.engines.record import record_of
 from boardlab.engines.seating import seating_of
@@ -146,12 +146,6 @@ def share_against(
         winners = np.asarray(out["winners"], dtype=np.float64)
         shares.append(winners[:, seat] / np.maximum(winners.sum(axis=1), 1))
     return 100 * np.concatenate(shares)
-
-
-def interval(values: np.ndarray) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the mean of ``values`` and its 95% normal interval."""
-    mean, half = float(values.mean()), 1.96 * float(values.std(ddof=1)) / math.sqrt(len(values))
-    return mean, mean - half, mean + half
 
 
 def measure_for(module: Any, player: type, params: Any, players: int, n: int, seed: int) -> Measure:
