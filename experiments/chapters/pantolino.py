@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache, partial
+from itertools import permutations
 from typing import Any
 
 import numpy as np
@@ -44,14 +45,18 @@ PLAYER_COUNTS = (2, 3, 4)
 HEAD_STARTS = tuple(range(7))  # boots credited to the second seat (``head_start``, ours)
 LEARNED_HEAD_STARTS = (0, 2, 3, 4, 6)  # head starts whose 2-player learned models ship (others: trained mid-report)
 OTHER_TOKENS = "1,2,3"  # the reading of the token values a rulebook without them allows: one boot fewer each
+RULES = {"nothing": ("base rules", None), "remove-smallest": ("remove-smallest", "remove-smallest")}  # arms, variant
+
+
+def _share(s: Any, seat: int = 0) -> tuple[float, float, float]:
+    """The share of an arm's games (summary ``s``) won by ``seat`` alone, with its 95% interval."""
+    return proportion(int(s.wins[seat]), s.n_games)
 
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of distinct policies."""
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                plan.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
+    for a, b in permutations(POLICY_ORDER, 2):
+        plan.add(f"h2h {a} {b}", [a, b], n, seed, chunk)
 
 
 def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -68,6 +73,11 @@ def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
             )  # the headline's
 
 
+def _alone(player: str, seat: int, k: int = 2) -> list[str]:
+    """``k`` seats of ``WEAK`` but ``seat``, which ``player`` takes."""
+    return [player if s == seat else WEAK for s in range(k)]
+
+
 def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Per rule mode and table size: everyone ``STRONG``, and ``STRONG`` alone among ``WEAK`` in each seat.
 
@@ -77,14 +87,11 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
         for k in PLAYER_COUNTS:
             plan.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
             for seat in range(k):
-                seats = [WEAK] * k
-                seats[seat] = STRONG
-                plan.add(f"{mode} {k} strong@{seat}", seats, n, seed, chunk, variant)
+                plan.add(f"{mode} {k} strong@{seat}", _alone(STRONG, seat, k), n, seed, chunk, variant)
         if mode in LEARNED_MODES:
             plan.add(f"{mode} 2 learned symmetric", [LEARNED] * 2, n, seed, chunk, variant)
             for seat in range(2):
-                seats = [WEAK] * 2
-                seats[seat] = LEARNED
+                seats = _alone(LEARNED, seat)
                 plan.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
                 crossplay.add_arms(
                     plan, seats, n, seed, chunk, variant=variant, check=crossplay.Check(fewer=2 * crossplay.FEWER)
@@ -93,10 +100,9 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Everyone ``STRONG`` under the base rules and under remove-smallest, per table size."""
-    for k in PLAYER_COUNTS:
-        plan.add(f"base rules {k} symmetric", [STRONG] * k, n, seed, chunk)
-    for k in PLAYER_COUNTS:
-        plan.add(f"remove-smallest {k} symmetric", [STRONG] * k, n, seed, chunk, "remove-smallest")
+    for prefix, variant in RULES.values():
+        for k in PLAYER_COUNTS:
+            plan.add(f"{prefix} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
     for variant, fewer in ((None, 1), ("remove-smallest", crossplay.FEWER)):  # 2 players under the expert too
         crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=variant, check=crossplay.Check(STRONG, fewer))
 
@@ -186,37 +192,31 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     """Head-to-head matrix, boots per game, and per-turn regret against turn-optimal (exact and Monte Carlo)."""
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
     totals = {p: [0, 0] for p in POLICY_ORDER}
-    boots = {p: [0.0, 0] for p in POLICY_ORDER}
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a == b:
-                continue
-            first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
-            wins, n = stats.head_to_head(first, second)
-            matrix.loc[a, b] = wins / n
-            totals[a][0] += wins
-            totals[a][1] += n
-            boots[a][0] += float(first.score_sum[0] + second.score_sum[1])
-            boots[a][1] += n
+    boots = dict.fromkeys(POLICY_ORDER, 0.0)  # each policy's boots over its totals[p][1] games
+    for a, b in permutations(POLICY_ORDER, 2):
+        first, second = results[f"h2h {a} {b}"].summary, results[f"h2h {b} {a}"].summary
+        wins, n = stats.head_to_head(first, second)
+        matrix.loc[a, b] = wins / n
+        totals[a][0] += wins
+        totals[a][1] += n
+        boots[a] += float(first.score_sum[0] + second.score_sum[1])
     exact = exact_turn_values(params)
-    game_players = ("win-optimal", LEARNED)  # they value a turn by the game around it: no 1-player turn to time
-    per_turn = [p for p in POLICY_ORDER if p not in game_players]
-    mc_turns = {
-        p: play_turns(params, core.instantiate(POLICIES[p], params), 100_000, np.random.default_rng(seed))
-        for p in per_turn
+    mc_turns = {  # win-optimal and learned value a turn by the game around it: no 1-player turn to time
+        p: play_turns(params, core.instantiate(POLICIES[p], params), 100_000, np.random.default_rng(seed))["value"]
+        for p in POLICY_ORDER
+        if p not in ("win-optimal", LEARNED)
     }
     rows = []
-    optimal_mc = mc_turns["turn-optimal"]["value"].mean()
+    optimal_mc = mc_turns["turn-optimal"].mean()
     top_exact = exact["turn-optimal"]
     for p in POLICY_ORDER:
-        rate = proportion(*totals[p])
-        v = mc_turns[p]["value"] if p in mc_turns else None
+        v = mc_turns.get(p)
         half = None if v is None else stats.Z95 * v.std(ddof=1) / np.sqrt(len(v))
         rows.append(
             {
                 "policy": p,
-                "head-to-head win rate": pct(*rate),
-                "boots per game": f"{boots[p][0] / boots[p][1]:.2f}",
+                "head-to-head win rate": pct(*proportion(*totals[p])),
+                "boots per game": f"{boots[p] / totals[p][1]:.2f}",
                 "turn value, exact": "—" if exact.get(p) is None else f"{float(exact[p]):.4f}",
                 "turn value, MC": "—" if v is None else interval(v.mean(), v.mean() - half, v.mean() + half, 4),
                 "regret vs turn-optimal, exact": "—" if exact.get(p) is None else f"{float(top_exact - exact[p]):.4f}",
@@ -245,15 +245,8 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         f"How dice are kept decides games: the best rule beats {rival} {pct(*beat)} of the time, so a change "
         "meant to reward skill should widen these gaps and one meant for families should narrow them."
     )
-    page = Page(
-        title,
-        lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig),
-        table,
-        notes,
-        short="Which keeping policy wins",
-        meaning=meaning,
-    )
-    return page, title
+    draw = partial(plots.heatmap, matrix, "win rate of row policy")
+    return Page(title, draw, table, notes, short="Which keeping policy wins", meaning=meaning), title
 
 
 # --- 2. joker value -------------------------------------------------------------------------------------------
@@ -273,36 +266,33 @@ def _against(results: dict[str, RunResult], first: str, second: str) -> tuple[fl
     return proportion(*stats.head_to_head(results[first].summary, results[second].summary))
 
 
+def _cross(results: dict[str, RunResult], seatings: list[list[str]], **arm: Any) -> list[Any] | None:
+    """The summaries of the cross arms of the strong arms ``seatings`` (``arm``: knobs, variant), None if not played."""
+    played = [crossplay.result_of(results, "pantolino", seats, **arm) for seats in seatings]
+    return None if any(r is None for r in played) else [r.summary for r in played]
+
+
 def _second_against(results: dict[str, RunResult], knobs: tuple[tuple[str, str], ...]) -> Any:
     """The second strong player's win rate against ``REROLL``, both seat orders (cross arms); None if not played."""
-    first, second = (
-        crossplay.result_of(results, "pantolino", seats, knobs) for seats in ([LEARNED, REROLL], [REROLL, LEARNED])
-    )
-    if first is None or second is None:
-        return None
-    return proportion(*stats.head_to_head(first.summary, second.summary))
+    cross = _cross(results, [[LEARNED, REROLL], [REROLL, LEARNED]], settings=knobs)
+    return None if cross is None else proportion(*stats.head_to_head(*cross))
 
 
 def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Keep-jokers, and the learned player, against reroll-jokers for 0, 1 and 2 joker faces; P(4-boot turn)."""
-    rows, bars, chance, seconds = [], [], [], {}
+    rows, bars, chance = [], [], []
     other = crossplay.second("pantolino")
+    seconds = {j: s for j in (0, 1, 2) if (s := _second_against(results, (("joker_faces", str(j)),))) is not None}
     for jokers in (0, 1, 2):
-        first = results[f"jokers {jokers} keep-first"].summary
-        second = results[f"jokers {jokers} reroll-first"].summary
+        first, second = (results[f"jokers {jokers} {p}-first"].summary for p in ("keep", "reroll"))
         n = first.n_games + second.n_games
         rate = proportion(*stats.head_to_head(first, second))
         strong = _against(results, f"jokers {jokers} learned-first", f"jokers {jokers} learned-second")
-        keep_boots = float(first.score_sum[0] + second.score_sum[1]) / n
-        reroll_boots = float(first.score_sum[1] + second.score_sum[0]) / n
-        knobs = Params(joker_faces=jokers)
-        p_keep, p_reroll = four_boot_chance(knobs, KEEP), four_boot_chance(knobs, REROLL)
+        p_keep, p_reroll = (four_boot_chance(Params(joker_faces=jokers), p) for p in (KEEP, REROLL))
         bars += [
             {"joker faces": jokers, "policy": p, **estimate("win rate", r)}
             for p, r in ((KEEP, rate), (LEARNED, strong))
         ]
-        if (second := _second_against(results, (("joker_faces", str(jokers)),))) is not None:
-            seconds[jokers] = second
         chance += [
             {"joker faces": jokers, "policy": p, **estimate("chance", [float(c)] * 3)}
             for p, c in ((KEEP, p_keep), (REROLL, p_reroll))
@@ -313,8 +303,8 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
                 "keep-jokers win rate": pct(*rate),
                 "learned win rate": pct(*strong),
                 **({f"{other} win rate": pct(*seconds[jokers])} if jokers in seconds else {}),
-                "boots/game keep": f"{keep_boots:.2f}",
-                "boots/game reroll": f"{reroll_boots:.2f}",
+                "boots/game keep": f"{float(first.score_sum[0] + second.score_sum[1]) / n:.2f}",
+                "boots/game reroll": f"{float(first.score_sum[1] + second.score_sum[0]) / n:.2f}",
                 "P(4 boots) keep, exact": f"{float(p_keep):.2%}",
                 "P(4 boots) reroll, exact": f"{float(p_reroll):.2%}",
             }
@@ -362,19 +352,19 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
             else ""
         ),
     ]
-    page = Page(
-        title,
-        draw,
-        pd.DataFrame(rows),
-        notes,
-        short="What a joker is worth",
-        meaning=meaning,
-        depends_on={"joker_faces": effect},
-    )
-    return page, title
+    table = pd.DataFrame(rows)
+    return Page(
+        title, draw, table, notes, short="What a joker is worth", meaning=meaning, depends_on={"joker_faces": effect}
+    ), title
 
 
 # --- 3. escaping boots ----------------------------------------------------------------------------------------
+
+
+def _gap(alone: list[Any]) -> tuple[float, float, float]:
+    """The strong-weak gap over the summaries of arms with the strong player alone in seat 0, 1, ... in turn."""
+    wins = sum(int(s.wins[seat]) for seat, s in enumerate(alone))
+    return stats.gap(wins, sum(s.n_games for s in alone), len(alone))
 
 
 def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.DataFrame:
@@ -384,25 +374,21 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
     player count, ``LEARNED`` for the modes and the 2-player table its models ship for.
     """
     rows = []
-    tag = "" if player == STRONG else f"{LEARNED} "
+    tag, at = ("", "strong") if player == STRONG else (f"{LEARNED} ", LEARNED)  # the arms' labels
     for mode in MODES if player == STRONG else LEARNED_MODES:
         for k in PLAYER_COUNTS if player == STRONG else (2,):
             sym = results[f"{mode} {k} {tag}symmetric"].summary
-            wins, n = 0, 0
-            for seat in range(k):
-                s = results[f"{mode} {k} {'strong' if player == STRONG else LEARNED}@{seat}"].summary
-                wins += int(s.wins[seat])
-                n += s.n_games
+            alone = [results[f"{mode} {k} {at}@{seat}"].summary for seat in range(k)]
             rows.append(
                 {
                     "mode": mode,
                     "strong": player,
                     "players": k,
-                    **estimate("gap", stats.gap(wins, n, k)),
+                    **estimate("gap", _gap(alone)),
                     **estimate("comeback", proportion(int(sym.sums["comeback"]), sym.n_games)),
                     "turns": sym.mean_turns()[0],
                     "steals": float(sym.metric_mean("steals_made")[0].sum()),
-                    **estimate("seat0", proportion(int(sym.wins[0]), sym.n_games)),
+                    **estimate("seat0", _share(sym)),
                 }
             )
     return pd.DataFrame(rows)
@@ -410,44 +396,19 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
 
 def second_gaps(results: dict[str, RunResult]) -> dict[str, tuple[float, float, float]]:
     """Per mode learned's models ship for: the second strong player's gap over ``WEAK`` at 2 players (cross arms)."""
-    gaps = {}
-    for mode in LEARNED_MODES:
-        played = []
-        for seat in range(2):
-            seats = [WEAK] * 2
-            seats[seat] = LEARNED
-            played.append(crossplay.result_of(results, "pantolino", seats, variant=MODES[mode]))
-        if all(r is not None for r in played):
-            wins = sum(int(r.summary.wins[seat]) for seat, r in enumerate(played))
-            gaps[mode] = stats.gap(wins, sum(r.summary.n_games for r in played), 2)
-    return gaps
-
-
-def _escaping_note(strong: pd.DataFrame, gaps: dict[str, tuple[float, float, float]]) -> str:
-    """Cross-play of learned's gap in each mode: its figure and the second strong player's, side by side."""
-    if len(gaps) < len(LEARNED_MODES):
-        return f"Measured under {LEARNED} only: no second strong player is affordable in this report."
-    other = str(crossplay.second("pantolino"))
-    shown = []
-    for k, mode in enumerate(LEARNED_MODES):
-        figures = [
-            crossplay.Figure(LEARNED, *strong.iloc[k][["gap", "gap_lo", "gap_hi"]]),
-            crossplay.Figure(other, *gaps[mode]),
-        ]
-        shown.append(f"{mode}: {crossplay.beside(figures, lambda *v: f'{points(*v)} points')}")
-    return (
-        f"Cross-play: {LEARNED}'s gap is measured again with {other} as the strong player (fewer games; its rows): "
-        + "; ".join(shown)
-        + "."
-    )
+    return {
+        mode: _gap(cross)
+        for mode in LEARNED_MODES
+        if (cross := _cross(results, [_alone(LEARNED, s) for s in range(2)], variant=MODES[mode])) is not None
+    }
 
 
 def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Escaping boots on and off, 2-4 players: the strong-weak gap and how often the trailer comes back."""
     frame = escaping_rows(results)
     strong = escaping_rows(results, LEARNED)
-    base = frame[(frame["mode"] == "base rules") & (frame["players"] == 2)].iloc[0]
-    steal = frame[(frame["mode"] == "escaping boots (tail, rulebook)") & (frame["players"] == 2)].iloc[0]
+    two = frame[frame["players"] == 2].set_index("mode")
+    base, steal = two.loc["base rules"], two.loc["escaping boots (tail, rulebook)"]
     strong_base, strong_steal = strong.iloc[0], strong.iloc[1]
     verb = "narrows" if steal["gap"] < base["gap"] else "widens"
     strong_verb = "narrows" if strong_steal["gap"] < strong_base["gap"] else "widens"
@@ -459,21 +420,29 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         + f"{strong_verb} it, from {100 * strong_base['gap']:.1f} to {100 * strong_steal['gap']:.1f} points"
     )
     gaps, other = second_gaps(results), crossplay.second("pantolino")
-    if len(gaps) == len(LEARNED_MODES):
+    note = f"Measured under {LEARNED} only: no second strong player is affordable in this report."
+    if len(gaps) == len(LEARNED_MODES):  # cross-play: learned's gap in each mode beside the second player's
         low, high = (gaps[mode][0] for mode in LEARNED_MODES)
         title += f" ({other}: from {100 * low:.1f} to {100 * high:.1f})"
+        figures = {
+            mode: [
+                crossplay.Figure(LEARNED, *strong.iloc[k][["gap", "gap_lo", "gap_hi"]]),
+                crossplay.Figure(str(other), *gaps[mode]),
+            ]
+            for k, mode in enumerate(LEARNED_MODES)
+        }
+        note = (
+            f"Cross-play: {LEARNED}'s gap is measured again with {other} as the strong player (fewer games; its rows): "
+            + "; ".join(f"{m}: {crossplay.beside(f, lambda *v: f'{points(*v)} points')}" for m, f in figures.items())
+            + "."
+        )
     else:
         title += " (not checked under a second strong player)"
 
-    gap_words, trailing = (
-        f"win-rate gap, {STRONG} minus {WEAK} (fraction)",
-        "games won by a player trailing at mid-game (fraction)",
-    )
+    line = partial(Panel, frame, "players", hue="mode", xlabel="players", kind="line", xticks=PLAYER_COUNTS)
     draw = figure(
-        *(
-            Panel(frame, "players", y, "mode", words, "players", kind="line", xticks=PLAYER_COUNTS)
-            for y, words in (("gap", gap_words), ("comeback", trailing))
-        )
+        line("gap", ylabel=f"win-rate gap, {STRONG} minus {WEAK} (fraction)"),
+        line("comeback", ylabel="games won by a player trailing at mid-game (fraction)"),
     )
 
     both = pd.concat([frame, strong], ignore_index=True)
@@ -501,7 +470,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "the supply is gone.",
         f"The figure: {STRONG} as the strong player. The {LEARNED} rows: 2 players, base rules and tail steals "
         "(the table sizes and modes its models ship for; any other is trained on first use, minutes each).",
-        _escaping_note(strong, gaps),
+        note,
     ]
     meaning = (
         f"The variant {'softens' if verb == 'narrows' else 'sharpens'} the gap between a strong and a weak player "
@@ -521,7 +490,7 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 def _no_token_second(results: dict[str, RunResult]) -> list[dict[str, Any]]:
     """The no-token page's 2-player rows under the second strong player (cross arms), where they were played."""
     rows = []
-    for rule, variant in (("nothing", None), ("remove-smallest", "remove-smallest")):
+    for rule, (_, variant) in RULES.items():
         cross = crossplay.result_of(results, "pantolino", [STRONG] * 2, variant=variant, strong=STRONG)
         if cross is not None:
             s = cross.summary
@@ -536,33 +505,15 @@ def _no_token_row(rule: str, players: int, s: Any) -> dict[str, Any]:
         "rule": rule,
         "players": players,
         **estimate("turns", s.mean_turns()),
-        **estimate("seat0", proportion(int(s.wins[0]), s.n_games)),
+        **estimate("seat0", _share(s)),
         "removed": float(s.metric_mean("removed")[0]),
     }
-
-
-def _no_token_note(two: pd.DataFrame, checked: list[dict[str, Any]]) -> str:
-    """Cross-play of the rule's 2-player seat-0 share: the strong heuristic's figure and the second player's."""
-    if len(checked) < 2:
-        return f"Measured under {STRONG} only: no second strong player is affordable in this report."
-    row = two.loc["remove-smallest"]
-    other = next(r for r in checked if r["rule"] == "remove-smallest")
-    figures = [
-        crossplay.Figure(f"everyone {STRONG}", row["seat0"], row["seat0_lo"], row["seat0_hi"]),
-        crossplay.Figure(
-            f"everyone {crossplay.second('pantolino')}", other["seat0"], other["seat0_lo"], other["seat0_hi"]
-        ),
-    ]
-    return (
-        f"Cross-play: seat 0's share under remove-smallest at 2 players is "
-        f"{crossplay.beside(figures)}. " + crossplay.note(figures, strong=STRONG)
-    )
 
 
 def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """``nothing`` against ``remove-smallest``: game length and seat advantage."""
     rows = []
-    for rule, prefix in (("nothing", "base rules"), ("remove-smallest", "remove-smallest")):
+    for rule, (prefix, _) in RULES.items():
         rows += [_no_token_row(rule, k, results[f"{prefix} {k} symmetric"].summary) for k in PLAYER_COUNTS]
     frame = pd.DataFrame(rows).assign(policy=STRONG)
     two = frame[frame["players"] == 2].set_index("rule")
@@ -573,12 +524,21 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         f"{100 * two.loc['nothing', 'seat0']:.1f}% → {100 * two.loc['remove-smallest', 'seat0']:.1f}%"
     )
     other, checked = crossplay.second("pantolino"), _no_token_second(results)
-    if len(checked) == 2:
+    note = f"Measured under {STRONG} only: no second strong player is affordable in this report."
+    if len(checked) == 2:  # cross-play: seat 0's share under remove-smallest beside the second player's
         by = {r["rule"]: r for r in checked}
         shorter = by["nothing"]["turns"] - by["remove-smallest"]["turns"]
         title += (
             f" ({other}: {shorter:.1f} turns shorter, seat 0 {100 * by['nothing']['seat0']:.1f}% → "
             f"{100 * by['remove-smallest']['seat0']:.1f}%)"
+        )
+        figures = [
+            crossplay.Figure(f"everyone {who}", *(row[c] for c in ("seat0", "seat0_lo", "seat0_hi")))
+            for who, row in ((STRONG, two.loc["remove-smallest"]), (other, by["remove-smallest"]))
+        ]
+        note = (
+            f"Cross-play: seat 0's share under remove-smallest at 2 players is {crossplay.beside(figures)}. "
+            + crossplay.note(figures, strong=STRONG)
         )
     else:
         title += " (not checked under a second strong player)"
@@ -602,7 +562,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     notes = [
         f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one. The "
         f"figure: {STRONG}'s rows.",
-        _no_token_note(two, checked),
+        note,
     ]
     fairer = abs(two.loc["remove-smallest", "seat0"] - 0.5) < abs(two.loc["nothing", "seat0"] - 0.5)
     meaning = (
@@ -616,24 +576,30 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 # --- 5. seat advantage ------------------------------------------------------------------------------------------
 
 
+def _seat_rows(policy: str, s: Any) -> list[dict[str, Any]]:
+    """Each seat's win rate (with its interval), fair share and shared wins in the arm of summary ``s``."""
+    k, n = len(s.wins), s.n_games
+    return [
+        {
+            "players": k,
+            "policy": policy,
+            "seat": f"seat {seat}",
+            **estimate("rate", _share(s, seat)),
+            "fair": 1 / k,
+            "shared": float(s.shared_wins[seat]) / n,
+        }
+        for seat in range(k)
+    ]
+
+
 def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Each seat's win rate with 2, 3 and 4 players, everyone playing turn-optimal, then everyone learned."""
-    rows = []
-    for k in PLAYER_COUNTS:
-        for policy, tag in ((STRONG, ""), (LEARNED, f"{LEARNED} ")):
-            s = results[f"base rules {k} {tag}symmetric"].summary
-            for seat in range(k):
-                rows.append(
-                    {
-                        "players": k,
-                        "policy": policy,
-                        "seat": f"seat {seat}",
-                        **estimate("rate", proportion(int(s.wins[seat]), s.n_games)),
-                        "fair": 1 / k,
-                        "shared": float(s.shared_wins[seat]) / s.n_games,
-                    }
-                )
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(
+        row
+        for k in PLAYER_COUNTS
+        for policy, tag in ((STRONG, ""), (LEARNED, f"{LEARNED} "))
+        for row in _seat_rows(policy, results[f"base rules {k} {tag}symmetric"].summary)
+    )
     firsts = frame[(frame["players"] == 2) & (frame["seat"] == "seat 0")]
     first, strong_first = firsts.iloc[0], firsts.iloc[1]
     exact = exact_two_player(params)
@@ -642,38 +608,31 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         f"{cell(first, 'rate')} when both play {STRONG} and {cell(strong_first, 'rate')} when both play {LEARNED} "
         "(a fair share is 50%)"
     )
-    figures = cross_figures(results)
-    if len(figures) > 1:
+    other = crossplay.second("pantolino")
+    cross = None if other is None else results.get(crossplay.label([other] * 2))  # both the second strong player
+    both = [(LEARNED, results["base rules 2 learned symmetric"])] + ([(other, cross)] if cross is not None else [])
+    figures = [crossplay.Figure(f"both {who}", *_share(r.summary), r.summary.n_games) for who, r in both]
+    if cross is not None:
         title += "; " + crossplay.claim("the first player's share under strong play", figures, _first_fact)
 
     seats = Panel(frame, "seat", "rate", "policy", "win rate (fraction)", "")
     per_count = facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=lambda k: 1 / k)
     draw = figure(*per_count, sharey=True)
 
+    shown = frame
+    if cross is not None:  # the second strong player's 2-player rows, beside learned's
+        extra = _seat_rows(f"{other} (cross-play, {cross.summary.n_games:,} games)", cross.summary)
+        shown = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
     table = pd.DataFrame(
         {
-            "players": frame["players"],
-            "everyone plays": frame["policy"],
-            "seat": frame["seat"],
-            "win rate": cells(frame, "rate"),
-            "shared wins": [f"{100 * v:.2f}%" for v in frame["shared"]],
-            "fair share": [f"{100 * v:.1f}%" for v in frame["fair"]],
+            "players": shown["players"],
+            "everyone plays": shown["policy"],
+            "seat": shown["seat"],
+            "win rate": cells(shown, "rate"),
+            "shared wins": [f"{100 * v:.2f}%" for v in shown["shared"]],
+            "fair share": [f"{100 * v:.1f}%" for v in shown["fair"]],
         }
     )
-    if len(figures) > 1:  # the second strong player's 2-player row, beside learned's
-        s = results[crossplay.label([crossplay.second("pantolino")] * 2)].summary
-        extra = [
-            {
-                "players": 2,
-                "everyone plays": f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)",
-                "seat": f"seat {seat}",
-                "win rate": pct(*proportion(int(s.wins[seat]), s.n_games)),
-                "shared wins": f"{100 * float(s.shared_wins[seat]) / s.n_games:.2f}%",
-                "fair share": "50.0%",
-            }
-            for seat in range(2)
-        ]
-        table = pd.concat([table, pd.DataFrame(extra)], ignore_index=True)
     notes = [
         f"Everyone plays {STRONG}, then everyone {LEARNED}; seat 0 moves first. Dashed line: a fair share of wins.",
         f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
@@ -681,12 +640,11 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         f"{STRONG}.",
         crossplay.note(figures, _first_fact),
     ]
-    other = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
-    other_first = proportion(int(other.wins[0]), other.n_games)
+    tokens = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
     effect = (
-        f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*other_first)} instead of "
+        f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*_share(tokens))} instead of "
         f"{cell(first, 'rate')} (2 players, both {STRONG}), and games last "
-        f"{other.mean_turns()[0]:.1f} turns instead of {results['base rules 2 symmetric'].summary.mean_turns()[0]:.1f}"
+        f"{tokens.mean_turns()[0]:.1f} turns instead of {results['base rules 2 symmetric'].summary.mean_turns()[0]:.1f}"
     )
     edge, strong_edge = first["rate"] - 0.5, strong_first["rate"] - 0.5
     meaning = (
@@ -699,23 +657,9 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
             else "enough to consider compensating the later seats (the next page: a head start in boots)."
         )
     )
-    page = Page(
+    return Page(
         title, draw, table, notes, short="First-player advantage", meaning=meaning, depends_on={"token_values": effect}
-    )
-    return page, title
-
-
-def cross_figures(results: dict[str, RunResult]) -> list[crossplay.Figure]:
-    """Seat 0's wins at 2 players when both play learned, then when both play the second strong player."""
-    labels = [(f"both {LEARNED}", "base rules 2 learned symmetric")]
-    if (other := crossplay.second("pantolino")) is not None:
-        labels.append((f"both {other}", crossplay.label([other] * 2)))
-    figures = []
-    for who, label in labels:
-        if label in results:
-            s = results[label].summary
-            figures.append(crossplay.Figure(who, *proportion(int(s.wins[0]), s.n_games), s.n_games))
-    return figures
+    ), title
 
 
 _first_fact = crossplay.even_share("the first player", " under strong play")
@@ -791,10 +735,9 @@ def head_start_page(results: dict[str, RunResult], params: Params, seed: int) ->
         f"with a {fair}-boot head start for the second seat the first seat's edge is "
         f"{100 * exact.loc[fair, 'edge']:+.1f} points (exact) instead of {100 * exact.loc[0, 'edge']:+.1f}"
     )
-    page = Page(
+    return Page(
         title, draw, table, notes, short="A fair head start", meaning=meaning, depends_on={"head_start": effect}
-    )
-    return page, title
+    ), title
 
 
 PAGES = (policies_page, joker_page, escaping_page, no_token_page, seat_page, head_start_page)
