@@ -61,6 +61,7 @@ def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Keeping against rerolling jokers, and the learned player against rerolling, per joker faces."""
+    quarter = crossplay.Check(fewer=crossplay.FEWER)  # the headline's cross arms
     for jokers in (0, 1, 2):
         knobs = (("joker_faces", str(jokers)),)
         plan.add(f"jokers {jokers} keep-first", [KEEP, REROLL], n, seed, chunk, settings=knobs)
@@ -68,9 +69,7 @@ def _jokers(plan: Plan, n: int, seed: int, chunk: int) -> None:
         plan.add(f"jokers {jokers} learned-first", [LEARNED, REROLL], n, seed, chunk, settings=knobs)
         plan.add(f"jokers {jokers} learned-second", [REROLL, LEARNED], n, seed, chunk, settings=knobs)
         for seats in ([LEARNED, REROLL], [REROLL, LEARNED]) if jokers == Params().joker_faces else ():
-            crossplay.add_arms(
-                plan, seats, n, seed, chunk, settings=knobs, check=crossplay.Check(fewer=crossplay.FEWER)
-            )  # the headline's
+            crossplay.add_arms(plan, seats, n, seed, chunk, settings=knobs, check=quarter)
 
 
 def _alone(player: str, seat: int, k: int = 2) -> list[str]:
@@ -83,6 +82,7 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
     The learned player likewise at 2 players in the modes its models ship for.
     """
+    eighth = crossplay.Check(fewer=2 * crossplay.FEWER)  # the cross arms of its secondary figures
     for mode, variant in MODES.items():
         for k in PLAYER_COUNTS:
             plan.add(f"{mode} {k} symmetric", [STRONG] * k, n, seed, chunk, variant)
@@ -93,9 +93,7 @@ def _modes(plan: Plan, n: int, seed: int, chunk: int) -> None:
             for seat in range(2):
                 seats = _alone(LEARNED, seat)
                 plan.add(f"{mode} 2 learned@{seat}", seats, n, seed, chunk, variant)
-                crossplay.add_arms(
-                    plan, seats, n, seed, chunk, variant=variant, check=crossplay.Check(fewer=2 * crossplay.FEWER)
-                )
+                crossplay.add_arms(plan, seats, n, seed, chunk, variant=variant, check=eighth)
 
 
 def _no_token(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -272,52 +270,50 @@ def _cross(results: dict[str, RunResult], seatings: list[list[str]], **arm: Any)
     return None if any(r is None for r in played) else [r.summary for r in played]
 
 
-def _second_against(results: dict[str, RunResult], knobs: tuple[tuple[str, str], ...]) -> Any:
-    """The second strong player's win rate against ``REROLL``, both seat orders (cross arms); None if not played."""
-    cross = _cross(results, [[LEARNED, REROLL], [REROLL, LEARNED]], settings=knobs)
-    return None if cross is None else proportion(*stats.head_to_head(*cross))
-
-
 def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Keep-jokers, and the learned player, against reroll-jokers for 0, 1 and 2 joker faces; P(4-boot turn)."""
-    rows, bars, chance = [], [], []
     other = crossplay.second("pantolino")
-    seconds = {j: s for j in (0, 1, 2) if (s := _second_against(results, (("joker_faces", str(j)),))) is not None}
+    keeps, learned = (
+        {j: _against(results, f"jokers {j} {first}", f"jokers {j} {second}") for j in (0, 1, 2)}
+        for first, second in (("keep-first", "reroll-first"), ("learned-first", "learned-second"))
+    )
+    seconds = {  # the second strong player against REROLL, both seat orders, where played
+        j: proportion(*stats.head_to_head(*cross))
+        for j in (0, 1, 2)
+        if (cross := _cross(results, [[LEARNED, REROLL], [REROLL, LEARNED]], settings=(("joker_faces", str(j)),)))
+    }
+    fours = {j: [float(four_boot_chance(Params(joker_faces=j), p)) for p in (KEEP, REROLL)] for j in (0, 1, 2)}
+    rows = []
     for jokers in (0, 1, 2):
         first, second = (results[f"jokers {jokers} {p}-first"].summary for p in ("keep", "reroll"))
         n = first.n_games + second.n_games
-        rate = proportion(*stats.head_to_head(first, second))
-        strong = _against(results, f"jokers {jokers} learned-first", f"jokers {jokers} learned-second")
-        p_keep, p_reroll = (four_boot_chance(Params(joker_faces=jokers), p) for p in (KEEP, REROLL))
-        bars += [
-            {"joker faces": jokers, "policy": p, **estimate("win rate", r)}
-            for p, r in ((KEEP, rate), (LEARNED, strong))
-        ]
-        chance += [
-            {"joker faces": jokers, "policy": p, **estimate("chance", [float(c)] * 3)}
-            for p, c in ((KEEP, p_keep), (REROLL, p_reroll))
-        ]
         rows.append(
             {
                 "joker faces per die": jokers,
-                "keep-jokers win rate": pct(*rate),
-                "learned win rate": pct(*strong),
+                "keep-jokers win rate": pct(*keeps[jokers]),
+                "learned win rate": pct(*learned[jokers]),
                 **({f"{other} win rate": pct(*seconds[jokers])} if jokers in seconds else {}),
                 "boots/game keep": f"{float(first.score_sum[0] + second.score_sum[1]) / n:.2f}",
                 "boots/game reroll": f"{float(first.score_sum[1] + second.score_sum[0]) / n:.2f}",
-                "P(4 boots) keep, exact": f"{float(p_keep):.2%}",
-                "P(4 boots) reroll, exact": f"{float(p_reroll):.2%}",
+                "P(4 boots) keep, exact": f"{fours[jokers][0]:.2%}",
+                "P(4 boots) reroll, exact": f"{fours[jokers][1]:.2%}",
             }
         )
-    one, strong_one = bars[2], bars[3]
-    p1, p2 = chance[2]["chance"], chance[4]["chance"]
-    figures = [crossplay.Figure(LEARNED, strong_one["win rate"], strong_one["win rate_lo"], strong_one["win rate_hi"])]
-    if 1 in seconds:
-        figures.append(crossplay.Figure(str(other), *seconds[1]))
+    bars = [
+        {"joker faces": j, "policy": p, **estimate("win rate", rates[j])}
+        for j in (0, 1, 2)
+        for p, rates in ((KEEP, keeps), (LEARNED, learned))
+    ]
+    chance = [
+        {"joker faces": j, "policy": p, **estimate("chance", [c] * 3)}
+        for j in (0, 1, 2)
+        for p, c in zip((KEEP, REROLL), fours[j], strict=True)
+    ]
+    figures = [crossplay.Figure(who, *r) for who, r in ((LEARNED, learned[1]), (str(other), seconds.get(1))) if r]
     title = (
-        f"Keeping jokers wins {cell(one, 'win rate')} of games against rerolling "
-        f"them, {crossplay.beside(figures)}; a second joker face lifts the chance of a 4-boot turn from {p1:.1%} "
-        f"to {p2:.1%}"
+        f"Keeping jokers wins {pct(*keeps[1])} of games against rerolling "
+        f"them, {crossplay.beside(figures)}; a second joker face lifts the chance of a 4-boot turn from "
+        f"{fours[1][0]:.1%} to {fours[2][0]:.1%}"
     )
 
     xlabel, four = "joker faces per die", "chance a first turn reaches 4 of a colour (exact)"
@@ -328,10 +324,10 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
 
     effect = (
         "with 0, 1 and 2 joker faces a first turn reaches 4 boots "
-        + ", ".join(f"{c['chance']:.1%}" for c in chance[::2])
+        + ", ".join(f"{fours[j][0]:.1%}" for j in (0, 1, 2))
         + f" of the time under {KEEP}"
     )
-    edges = [bar["win rate"] for bar in bars if bar["policy"] == LEARNED]
+    edges = [learned[j][0] for j in (0, 1, 2)]
     trend = "grows" if edges[2] > edges[0] else "shrinks"
     meaning = (
         "The joker face is the main lever on how soon the 4-boot tokens go: every joker face added makes the top "
@@ -487,23 +483,12 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 # --- 4. the no-token rule -------------------------------------------------------------------------------------
 
 
-def _no_token_second(results: dict[str, RunResult]) -> list[dict[str, Any]]:
-    """The no-token page's 2-player rows under the second strong player (cross arms), where they were played."""
-    rows = []
-    for rule, (_, variant) in RULES.items():
-        cross = crossplay.result_of(results, "pantolino", [STRONG] * 2, variant=variant, strong=STRONG)
-        if cross is not None:
-            s = cross.summary
-            policy = f"{crossplay.second('pantolino')} (cross-play, {s.n_games:,} games)"
-            rows.append({**_no_token_row(rule, 2, s), "policy": policy})
-    return rows
-
-
-def _no_token_row(rule: str, players: int, s: Any) -> dict[str, Any]:
-    """A no-token table row: the rule, the table size, turns and seat 0's share with intervals, tokens removed."""
+def _no_token_row(rule: str, s: Any, policy: str = STRONG) -> dict[str, Any]:
+    """A no-token table row: the rule, the table size, who plays, turns and seat 0's share, tokens removed."""
     return {
         "rule": rule,
-        "players": players,
+        "players": len(s.wins),
+        "policy": policy,
         **estimate("turns", s.mean_turns()),
         **estimate("seat0", _share(s)),
         "removed": float(s.metric_mean("removed")[0]),
@@ -514,16 +499,21 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     """``nothing`` against ``remove-smallest``: game length and seat advantage."""
     rows = []
     for rule, (prefix, _) in RULES.items():
-        rows += [_no_token_row(rule, k, results[f"{prefix} {k} symmetric"].summary) for k in PLAYER_COUNTS]
-    frame = pd.DataFrame(rows).assign(policy=STRONG)
+        rows += [_no_token_row(rule, results[f"{prefix} {k} symmetric"].summary) for k in PLAYER_COUNTS]
+    frame = pd.DataFrame(rows)
     two = frame[frame["players"] == 2].set_index("rule")
-    saved = two.loc["nothing", "turns"] - two.loc["remove-smallest", "turns"]
+    nothing, removing = two.loc["nothing"], two.loc["remove-smallest"]
+    saved = nothing["turns"] - removing["turns"]
     title = (
-        f"Removing a token when nothing fits shortens 2-player games by {saved:.1f} turns "
-        f"({two.loc['nothing', 'turns']:.1f} → {two.loc['remove-smallest', 'turns']:.1f}); seat 0 wins "
-        f"{100 * two.loc['nothing', 'seat0']:.1f}% → {100 * two.loc['remove-smallest', 'seat0']:.1f}%"
+        f"Removing a token when nothing fits shortens 2-player games by {saved:.1f} turns ({nothing['turns']:.1f} → "
+        f"{removing['turns']:.1f}); seat 0 wins {100 * nothing['seat0']:.1f}% → {100 * removing['seat0']:.1f}%"
     )
-    other, checked = crossplay.second("pantolino"), _no_token_second(results)
+    other = crossplay.second("pantolino")
+    checked = [  # the 2-player rows under the second strong player, where they were played
+        _no_token_row(rule, r.summary, f"{other} (cross-play, {r.summary.n_games:,} games)")
+        for rule, (_, variant) in RULES.items()
+        if (r := crossplay.result_of(results, "pantolino", [STRONG] * 2, variant=variant, strong=STRONG)) is not None
+    ]
     note = f"Measured under {STRONG} only: no second strong player is affordable in this report."
     if len(checked) == 2:  # cross-play: seat 0's share under remove-smallest beside the second player's
         by = {r["rule"]: r for r in checked}
@@ -534,7 +524,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         )
         figures = [
             crossplay.Figure(f"everyone {who}", *(row[c] for c in ("seat0", "seat0_lo", "seat0_hi")))
-            for who, row in ((STRONG, two.loc["remove-smallest"]), (other, by["remove-smallest"]))
+            for who, row in ((STRONG, removing), (other, by["remove-smallest"]))
         ]
         note = (
             f"Cross-play: seat 0's share under remove-smallest at 2 players is {crossplay.beside(figures)}. "
@@ -564,7 +554,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         f"figure: {STRONG}'s rows.",
         note,
     ]
-    fairer = abs(two.loc["remove-smallest", "seat0"] - 0.5) < abs(two.loc["nothing", "seat0"] - 0.5)
+    fairer = abs(removing["seat0"] - 0.5) < abs(nothing["seat0"] - 0.5)
     meaning = (
         f"The French and Italian rule shortens 2-player games by {saved:.1f} turns and makes the first seat's "
         f"share {'closer to' if fairer else 'further from'} a fair half: a rule for "
@@ -612,17 +602,16 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     cross = None if other is None else results.get(crossplay.label([other] * 2))  # both the second strong player
     both = [(LEARNED, results["base rules 2 learned symmetric"])] + ([(other, cross)] if cross is not None else [])
     figures = [crossplay.Figure(f"both {who}", *_share(r.summary), r.summary.n_games) for who, r in both]
-    if cross is not None:
+    shown = frame
+    if cross is not None:  # the claim under both strong players; the second one's 2-player rows beside learned's
         title += "; " + crossplay.claim("the first player's share under strong play", figures, _first_fact)
+        extra = _seat_rows(f"{other} (cross-play, {cross.summary.n_games:,} games)", cross.summary)
+        shown = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
 
     seats = Panel(frame, "seat", "rate", "policy", "win rate (fraction)", "")
     per_count = facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=lambda k: 1 / k)
     draw = figure(*per_count, sharey=True)
 
-    shown = frame
-    if cross is not None:  # the second strong player's 2-player rows, beside learned's
-        extra = _seat_rows(f"{other} (cross-play, {cross.summary.n_games:,} games)", cross.summary)
-        shown = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
     table = pd.DataFrame(
         {
             "players": shown["players"],
@@ -679,8 +668,11 @@ def exact_by_head_start(params: Params) -> dict[int, float]:
     }
 
 
-def head_start_rows(results: dict[str, RunResult], params: Params) -> pd.DataFrame:
-    """The first seat's edge (its win share minus a half) per head start and play: exact, then the played arms."""
+def head_start_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
+    """What head start makes the second seat fair? The first seat's edge against the second seat's head start.
+
+    The edge: the first seat's win share minus a half, per head start and play (exact, then the played arms).
+    """
     rows = [
         {"head start": h, "play": "win-optimal (exact)", **estimate("edge", [v - 0.5] * 3)}
         for h, v in exact_by_head_start(params).items()
@@ -690,12 +682,7 @@ def head_start_rows(results: dict[str, RunResult], params: Params) -> pd.DataFra
             edge = game_metrics.compute(results[f"head start {h} {policy}"].summary, cooperative=False)
             first = edge["first_seat_advantage"]  # a shared win counts half, as in the exact values
             rows.append({"head start": h, "play": policy, **estimate("edge", (first.value, first.low, first.high))})
-    return pd.DataFrame(rows)
-
-
-def head_start_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
-    """What head start makes the second seat fair? The first seat's edge against the second seat's head start."""
-    frame = head_start_rows(results, params)
+    frame = pd.DataFrame(rows)
     exact = frame[frame["play"] == "win-optimal (exact)"].set_index("head start")
     fair = int(exact["edge"].abs().idxmin())
     played = frame[(frame["play"] == STRONG) & (frame["head start"] == fair)].iloc[0]
