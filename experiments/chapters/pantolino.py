@@ -221,7 +221,6 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
                 "regret vs turn-optimal, MC": "—" if v is None else f"{optimal_mc - v.mean():.4f}",
             }
         )
-    table = pd.DataFrame(rows)
     best = max(POLICY_ORDER, key=lambda p: totals[p][0] / totals[p][1])
     rival = "turn-optimal" if best != "turn-optimal" else "keep-jokers"
     beat = _against(results, f"h2h {best} {rival}", f"h2h {rival} {best}")
@@ -244,7 +243,7 @@ def policies_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         "meant to reward skill should widen these gaps and one meant for families should narrow them."
     )
     draw = partial(plots.heatmap, matrix, "win rate of row policy")
-    return Page(title, draw, table, notes, short="Which keeping policy wins", meaning=meaning), title
+    return Page(title, draw, pd.DataFrame(rows), notes, short="Which keeping policy wins", meaning=meaning), title
 
 
 # --- 2. joker value -------------------------------------------------------------------------------------------
@@ -273,10 +272,8 @@ def _cross(results: dict[str, RunResult], seatings: list[list[str]], **arm: Any)
 def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
     """Keep-jokers, and the learned player, against reroll-jokers for 0, 1 and 2 joker faces; P(4-boot turn)."""
     other = crossplay.second("pantolino")
-    keeps, learned = (
-        {j: _against(results, f"jokers {j} {first}", f"jokers {j} {second}") for j in (0, 1, 2)}
-        for first, second in (("keep-first", "reroll-first"), ("learned-first", "learned-second"))
-    )
+    keeps = {j: _against(results, f"jokers {j} keep-first", f"jokers {j} reroll-first") for j in (0, 1, 2)}
+    learned = {j: _against(results, f"jokers {j} learned-first", f"jokers {j} learned-second") for j in (0, 1, 2)}
     seconds = {  # the second strong player against REROLL, both seat orders, where played
         j: proportion(*stats.head_to_head(*cross))
         for j in (0, 1, 2)
@@ -311,9 +308,8 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
     ]
     figures = [crossplay.Figure(who, *r) for who, r in ((LEARNED, learned[1]), (str(other), seconds.get(1))) if r]
     title = (
-        f"Keeping jokers wins {pct(*keeps[1])} of games against rerolling "
-        f"them, {crossplay.beside(figures)}; a second joker face lifts the chance of a 4-boot turn from "
-        f"{fours[1][0]:.1%} to {fours[2][0]:.1%}"
+        f"Keeping jokers wins {pct(*keeps[1])} of games against rerolling them, {crossplay.beside(figures)}; a second "
+        f"joker face lifts the chance of a 4-boot turn from {fours[1][0]:.1%} to {fours[2][0]:.1%}"
     )
 
     xlabel, four = "joker faces per die", "chance a first turn reaches 4 of a colour (exact)"
@@ -322,17 +318,13 @@ def joker_page(results: dict[str, RunResult], params: Params, seed: int) -> tupl
         Panel(pd.DataFrame(chance), "joker faces", "chance", "policy", four, xlabel),
     )
 
-    effect = (
-        "with 0, 1 and 2 joker faces a first turn reaches 4 boots "
-        + ", ".join(f"{fours[j][0]:.1%}" for j in (0, 1, 2))
-        + f" of the time under {KEEP}"
-    )
-    edges = [learned[j][0] for j in (0, 1, 2)]
-    trend = "grows" if edges[2] > edges[0] else "shrinks"
+    reach = ", ".join(f"{fours[j][0]:.1%}" for j in (0, 1, 2))
+    effect = f"with 0, 1 and 2 joker faces a first turn reaches 4 boots {reach} of the time under {KEEP}"
+    trend = "grows" if learned[2][0] > learned[0][0] else "shrinks"
     meaning = (
         "The joker face is the main lever on how soon the 4-boot tokens go: every joker face added makes the top "
         f"tokens easier and the choice to keep jokers matter more. Under strong play the {LEARNED} player's edge "
-        f"over the rerolling rule {trend} from {edges[0]:.1%} with no joker face to {edges[2]:.1%} with two."
+        f"over the rerolling rule {trend} from {learned[0][0]:.1%} with no joker face to {learned[2][0]:.1%} with two."
     )
     notes = [
         f"2 players, {KEEP} against {REROLL} in both seat orders: the same rule but for the jokers, so the gap "
@@ -378,7 +370,7 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
             rows.append(
                 {
                     "mode": mode,
-                    "strong": player,
+                    "strong player": player,
                     "players": k,
                     **estimate("gap", _gap(alone)),
                     **estimate("comeback", proportion(int(sym.sums["comeback"]), sym.n_games)),
@@ -388,15 +380,6 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                 }
             )
     return pd.DataFrame(rows)
-
-
-def second_gaps(results: dict[str, RunResult]) -> dict[str, tuple[float, float, float]]:
-    """Per mode learned's models ship for: the second strong player's gap over ``WEAK`` at 2 players (cross arms)."""
-    return {
-        mode: _gap(cross)
-        for mode in LEARNED_MODES
-        if (cross := _cross(results, [_alone(LEARNED, s) for s in range(2)], variant=MODES[mode])) is not None
-    }
 
 
 def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
@@ -411,21 +394,22 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     title = (
         f"Escaping boots {verb} the strong–weak gap from {100 * base['gap']:.1f} to {100 * steal['gap']:.1f} "
         f"points and moves comebacks from {100 * base['comeback']:.1f}% to {100 * steal['comeback']:.1f}% "
-        f"of 2-player games; with {LEARNED} as the strong player it "
-        + ("also " if strong_verb == verb else "instead ")
-        + f"{strong_verb} it, from {100 * strong_base['gap']:.1f} to {100 * strong_steal['gap']:.1f} points"
+        f"of 2-player games; with {LEARNED} as the strong player it {'also' if strong_verb == verb else 'instead'} "
+        f"{strong_verb} it, from {100 * strong_base['gap']:.1f} to {100 * strong_steal['gap']:.1f} points"
     )
-    gaps, other = second_gaps(results), crossplay.second("pantolino")
+    other = crossplay.second("pantolino")
+    gaps = {  # per mode learned's models ship for: the second strong player's gap over WEAK at 2 players
+        mode: _gap(cross)
+        for mode in LEARNED_MODES
+        if (cross := _cross(results, [_alone(LEARNED, s) for s in range(2)], variant=MODES[mode])) is not None
+    }
     note = f"Measured under {LEARNED} only: no second strong player is affordable in this report."
     if len(gaps) == len(LEARNED_MODES):  # cross-play: learned's gap in each mode beside the second player's
         low, high = (gaps[mode][0] for mode in LEARNED_MODES)
         title += f" ({other}: from {100 * low:.1f} to {100 * high:.1f})"
         figures = {
-            mode: [
-                crossplay.Figure(LEARNED, *strong.iloc[k][["gap", "gap_lo", "gap_hi"]]),
-                crossplay.Figure(str(other), *gaps[mode]),
-            ]
-            for k, mode in enumerate(LEARNED_MODES)
+            mode: [crossplay.Figure(LEARNED, *gap), crossplay.Figure(str(other), *gaps[mode])]
+            for mode, *gap in strong[["mode", "gap", "gap_lo", "gap_hi"]].itertuples(index=False)
         }
         note = (
             f"Cross-play: {LEARNED}'s gap is measured again with {other} as the strong player (fewer games; its rows): "
@@ -442,23 +426,19 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     )
 
     both = pd.concat([frame, strong], ignore_index=True)
-    table = pd.DataFrame(
-        {
-            "mode": both["mode"],
-            "strong player": both["strong"],
-            "players": both["players"],
-            "strong-weak gap, pts": cells(both, "gap", points),
-            "comeback rate": cells(both, "comeback"),
-            "turns/game": [f"{t:.2f}" for t in both["turns"]],
-            "steals/game": [f"{s:.2f}" for s in both["steals"]],
-            "seat 0 wins": cells(both, "seat0"),
-        }
-    )
+    measures = {
+        "strong-weak gap, pts": cells(both, "gap", points),
+        "comeback rate": cells(both, "comeback"),
+        "turns/game": [f"{t:.2f}" for t in both["turns"]],
+        "steals/game": [f"{s:.2f}" for s in both["steals"]],
+        "seat 0 wins": cells(both, "seat0"),
+    }
     checked = [
         {"mode": mode, "strong player": f"{other} (cross-play)", "players": 2, "strong-weak gap, pts": points(*gap)}
         for mode, gap in gaps.items()
     ]
-    table = pd.concat([table, pd.DataFrame(checked)], ignore_index=True).fillna("—")
+    table = pd.concat([both.assign(**measures), pd.DataFrame(checked)], ignore_index=True)
+    table = table[["mode", "strong player", "players", *measures]].fillna("—")
     notes = [
         f"Gap: one strong player against {WEAK} players, the strong seat rotated over every seat; the gap is the "
         "strong player's win rate minus each weak player's. Comebacks, length, steals and seat 0: everyone plays "
@@ -484,14 +464,14 @@ def escaping_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 
 
 def _no_token_row(rule: str, s: Any, policy: str = STRONG) -> dict[str, Any]:
-    """A no-token table row: the rule, the table size, who plays, turns and seat 0's share, tokens removed."""
+    """A no-token row: the rule, the table size, who plays, turns and seat 0's share, tokens removed (a cell)."""
     return {
         "rule": rule,
         "players": len(s.wins),
-        "policy": policy,
+        "everyone plays": policy,
         **estimate("turns", s.mean_turns()),
         **estimate("seat0", _share(s)),
-        "removed": float(s.metric_mean("removed")[0]),
+        "tokens removed/game": f"{float(s.metric_mean('removed')[0]):.2f}",
     }
 
 
@@ -516,15 +496,14 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
     ]
     note = f"Measured under {STRONG} only: no second strong player is affordable in this report."
     if len(checked) == 2:  # cross-play: seat 0's share under remove-smallest beside the second player's
-        by = {r["rule"]: r for r in checked}
-        shorter = by["nothing"]["turns"] - by["remove-smallest"]["turns"]
+        was, now = checked  # nothing, remove-smallest
         title += (
-            f" ({other}: {shorter:.1f} turns shorter, seat 0 {100 * by['nothing']['seat0']:.1f}% → "
-            f"{100 * by['remove-smallest']['seat0']:.1f}%)"
+            f" ({other}: {was['turns'] - now['turns']:.1f} turns shorter, seat 0 {100 * was['seat0']:.1f}% → "
+            f"{100 * now['seat0']:.1f}%)"
         )
         figures = [
             crossplay.Figure(f"everyone {who}", *(row[c] for c in ("seat0", "seat0_lo", "seat0_hi")))
-            for who, row in ((STRONG, removing), (other, by["remove-smallest"]))
+            for who, row in ((STRONG, removing), (other, now))
         ]
         note = (
             f"Cross-play: seat 0's share under remove-smallest at 2 players is {crossplay.beside(figures)}. "
@@ -539,16 +518,9 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
         Panel(frame, "players", "seat0", "rule", "seat 0 win rate (fraction)", "players"),
     )
 
-    table = pd.DataFrame(
-        {
-            "rule": shown["rule"],
-            "players": shown["players"],
-            "everyone plays": shown["policy"],
-            "turns/game": cells(shown, "turns", mean(2)),
-            "seat 0 wins": cells(shown, "seat0"),
-            "tokens removed/game": [f"{r:.2f}" for r in shown["removed"]],
-        }
-    )
+    table = shown.assign(**{"turns/game": cells(shown, "turns", mean(2)), "seat 0 wins": cells(shown, "seat0")})[
+        ["rule", "players", "everyone plays", "turns/game", "seat 0 wins", "tokens removed/game"]
+    ]
     notes = [
         f"Everyone plays {STRONG}. 'nothing' is the English rule; 'remove-smallest' the French and Italian one. The "
         f"figure: {STRONG}'s rows.",
@@ -567,7 +539,7 @@ def no_token_page(results: dict[str, RunResult], params: Params, seed: int) -> t
 
 
 def _seat_rows(policy: str, s: Any) -> list[dict[str, Any]]:
-    """Each seat's win rate (with its interval), fair share and shared wins in the arm of summary ``s``."""
+    """Each seat's win rate (with its interval), then its shared wins and fair share as cells, in the arm ``s``."""
     k, n = len(s.wins), s.n_games
     return [
         {
@@ -575,8 +547,8 @@ def _seat_rows(policy: str, s: Any) -> list[dict[str, Any]]:
             "policy": policy,
             "seat": f"seat {seat}",
             **estimate("rate", _share(s, seat)),
-            "fair": 1 / k,
-            "shared": float(s.shared_wins[seat]) / n,
+            "shared wins": f"{100 * (float(s.shared_wins[seat]) / n):.2f}%",
+            "fair share": f"{100 * (1 / k):.1f}%",
         }
         for seat in range(k)
     ]
@@ -599,7 +571,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
         "(a fair share is 50%)"
     )
     other = crossplay.second("pantolino")
-    cross = None if other is None else results.get(crossplay.label([other] * 2))  # both the second strong player
+    cross = crossplay.result_of(results, "pantolino", [LEARNED] * 2)  # both the second strong player, if played
     both = [(LEARNED, results["base rules 2 learned symmetric"])] + ([(other, cross)] if cross is not None else [])
     figures = [crossplay.Figure(f"both {who}", *_share(r.summary), r.summary.n_games) for who, r in both]
     shown = frame
@@ -612,21 +584,13 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     per_count = facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=lambda k: 1 / k)
     draw = figure(*per_count, sharey=True)
 
-    table = pd.DataFrame(
-        {
-            "players": shown["players"],
-            "everyone plays": shown["policy"],
-            "seat": shown["seat"],
-            "win rate": cells(shown, "rate"),
-            "shared wins": [f"{100 * v:.2f}%" for v in shown["shared"]],
-            "fair share": [f"{100 * v:.1f}%" for v in shown["fair"]],
-        }
-    )
+    table = shown.assign(**{"everyone plays": shown["policy"], "win rate": cells(shown, "rate")})[
+        ["players", "everyone plays", "seat", "win rate", "shared wins", "fair share"]
+    ]
     notes = [
         f"Everyone plays {STRONG}, then everyone {LEARNED}; seat 0 moves first. Dashed line: a fair share of wins.",
         f"Exact 2-player seat-0 win chances (the solver; shared wins count half, and cannot happen with 45 boots): "
-        f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play "
-        f"{STRONG}.",
+        f"{exact['win-optimal']:.4%} when both play win-optimal, {exact['turn-optimal']:.4%} when both play {STRONG}.",
         crossplay.note(figures, _first_fact),
     ]
     tokens = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
@@ -659,13 +623,9 @@ _first_fact = crossplay.even_share("the first player", " under strong play")
 
 def exact_by_head_start(params: Params) -> dict[int, float]:
     """Exact seat-0 win chance under win-optimal for each even head start (one table: the largest holds the rest)."""
-    top = max(h for h in HEAD_STARTS if h % 2 == 0)
-    values = solver.cached_values(params.with_strings({"head_start": str(top)}))
-    return {
-        h: float(solver.start_value(values, params.with_strings({"head_start": str(h)}))[0])
-        for h in HEAD_STARTS
-        if h % 2 == 0
-    }
+    evens = [h for h in HEAD_STARTS if h % 2 == 0]
+    values = solver.cached_values(params.with_strings({"head_start": str(max(evens))}))
+    return {h: float(solver.start_value(values, params.with_strings({"head_start": str(h)}))[0]) for h in evens}
 
 
 def head_start_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple[Page, str]:
