@@ -40,7 +40,6 @@ from boardlab.experiments.run import RunResult
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
-BALANCE_SHARE = 4  # the balance page's arms (default rules, each variant, each token count) play n / 4 games
 STRONG = "learned"  # strong play: the learned player in both seats, on as many games (its models here ship)
 STRONG_RULES = ("base rules", "free overshoot", "grey safe")  # the readings also played learned against learned
 SELF_PLAY = [STRONG, *POLICY_ORDER]
@@ -85,6 +84,7 @@ CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck":
 LENGTH_BIN = 10
 NBSP = "\u00a0"  # turns per bin of the length distribution
 SLANTED = {"labelsize": 7, "rotation": 30}  # the readings' crowded policy names
+BOTH = "both seats play"  # the column, axis and legend naming the policy of a self-play arm
 
 
 def _h2h(a: str, b: str) -> str:
@@ -246,7 +246,7 @@ def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
 
-def _bars(keys: dict[str, Any], hue: str, rates: dict[str, tuple[float, float, float]]) -> list[dict[str, Any]]:
+def _bars(hue: str, rates: dict[str, tuple[float, float, float]], **keys: str) -> list[dict[str, Any]]:
     """A figure's rows for ``keys``: one per rate of ``rates``, named in column ``hue``, as the column ``rate``."""
     return [{**keys, hue: name, **estimate("rate", r)} for name, r in rates.items()]
 
@@ -264,8 +264,6 @@ def _p_half(rate: float, n: int) -> float:
 
 
 # --- 1. first-player advantage --------------------------------------------------------------------------------
-
-
 def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """:func:`_strong_play`'s arms, and the second strong player against learned in both seatings (cross-play)."""
     _strong_play(plan, n, seed, chunk)
@@ -290,10 +288,10 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     played = _with_second(results)
     for p, s in played:
         first, seat0 = _first(s), _seat0(s)
-        bars += _bars({"policy": p}, "who", {"first player": first, "seat 0": seat0})
+        bars += _bars("who", {"first player": first, "seat 0": seat0}, policy=p)
         rows.append(
             {
-                "both seats play": p,
+                BOTH: p,
                 "games": f"{s.n_games:,}",
                 "first player wins": pct(*first),
                 "p (first = 50%)": p_value(_p_half(first[0], s.n_games)),
@@ -308,11 +306,9 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     else:
         edge = 100 * (rate - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
-    first, seat0 = _strong(played, _first), _strong(played, _seat0)
-    title += "; under strong play " + crossplay.claim(
-        "the first player's share", first, crossplay.even_share("the first player")
-    )
-    title += "; " + crossplay.claim("seat 0's share", seat0, crossplay.even_share("seat 0"))
+    strong = {who: _strong(played, measure) for who, measure in (("the first player", _first), ("seat 0", _seat0))}
+    claims = [crossplay.claim(f"{who}'s share", figures, crossplay.even_share(who)) for who, figures in strong.items()]
+    title += "; under strong play " + "; ".join(claims)
     notes = [
         "Each policy against itself, markers placed by the players, the first player chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
@@ -320,7 +316,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
         "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
-        crossplay.note(seat0, crossplay.even_share("seat 0")),
+        crossplay.note(strong["seat 0"], crossplay.even_share("seat 0")),
     ]
     if mixed := _mixed(results):
         notes.append(
@@ -328,12 +324,10 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             f"the game would show in both seatings; an edge only {STRONG} against itself shows is how its model "
             "answers its own marker play."
         )
-    return Page(_fit(title), _shares(bars, "policy", "both seats play", (0.4, 0.6)), pd.DataFrame(rows), notes), title
+    return Page(_fit(title), _shares(bars, "policy", BOTH, (0.4, 0.6)), pd.DataFrame(rows), notes), title
 
 
 # --- 2. policy tournament -----------------------------------------------------------------------------------------
-
-
 def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
     """Games ``a`` won alone against ``b`` over both seatings, and games played."""
     return stats.head_to_head(results[_h2h(a, b)].summary, results[_h2h(b, a)].summary)
@@ -357,10 +351,10 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             t["lost"] += float(s.sums["paid_skip"][seat])
     ranked = sorted(POLICY_ORDER, key=lambda p: totals[p]["wins"] / totals[p]["n"], reverse=True)
     best, second = ranked[0], ranked[1]
-    close = proportion(*_pair(results, best, second))
+    close, n_pair = _pair(results, best, second)
     title = (
         f"{best} is the strongest policy: it wins {pct(*proportion(totals[best]['wins'], totals[best]['n']))} of its "
-        f"games head to head and {pct(*close)} against the runner-up, {second}"
+        f"games head to head and {pct(*proportion(close, n_pair))} against the runner-up, {second}"
     )
     rows = []
     for p in ranked:
@@ -377,7 +371,6 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "of which lost rolls": f"{t['lost'] / t['n']:.2f}",
             }
         )
-    n_pair = _pair(results, best, second)[1]
     half = max(float(stats.wilson_half_width(*_pair(results, a, b))) for a, b in pairs)
     notes = [
         f"Win rate of the row policy against the column policy over both seatings ({n_pair:,} games per pair, "
@@ -391,8 +384,6 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 3. marker placement ------------------------------------------------------------------------------------------
-
-
 def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
     """The fixed squares of marker kind ``name`` in a layout, or who places them."""
     placed = "random" if ("marker_placement", "random") in knobs else "players"
@@ -405,7 +396,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for name, knobs in LAYOUTS.items():
         s = results[_layout(name)].summary
         seat0[name], first = _seat0(s), _first(s)
-        bars += _bars({"layout": name.replace(", ", ",\n")}, "who", {"seat 0": seat0[name], "first player": first})
+        bars += _bars("who", {"seat 0": seat0[name], "first player": first}, layout=name.replace(", ", ",\n"))
         rows.append(
             {
                 "layout": name,
@@ -436,17 +427,15 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 4. bankruptcy or race ------------------------------------------------------------------------------------
-
-
 def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
     shares, paid, rows = [], [], []
     played = _with_second(results)
     for p, s in played:
         bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
-        shares += _bars({"policy": p}, "end", {"bankruptcy": bankrupt, "race finished": race})
+        shares += _bars("end", {"bankruptcy": bankrupt, "race finished": race}, policy=p)
         row = {
-            "both seats play": p,
+            BOTH: p,
             "bankruptcy": pct(*bankrupt),
             "race finished": pct(*race),
             "turn cap": f"{100 * capped[0]:.2f}%",
@@ -465,10 +454,8 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"the other heuristics {100 * min(others):.0f}–{100 * max(others):.0f}% end by bankruptcy"
     )
     draw = figure(
-        Panel(pd.DataFrame(shares), "policy", "rate", "end", "share of games (fraction)", "both seats play"),
-        Panel(
-            pd.DataFrame(paid), "policy", "tokens", "cause", "tokens paid per game (both players)", "both seats play"
-        ),
+        Panel(pd.DataFrame(shares), "policy", "rate", "end", "share of games (fraction)", BOTH),
+        Panel(pd.DataFrame(paid), "policy", "tokens", "cause", "tokens paid per game (both players)", BOTH),
     )
 
     notes = [
@@ -482,8 +469,6 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 5. game length ----------------------------------------------------------------------------------------------
-
-
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
     played = _with_second(results)
@@ -491,7 +476,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     quantiles = {"10%": 0.1, "median": 0.5, "90%": 0.9, "99%": 0.99}
     rows = [
         {
-            "both seats play": p,
+            BOTH: p,
             "mean turns": mean(1)(*s.mean_turns()),
             **{name: stats.histogram_quantile(s.turns_hist, q) for name, q in quantiles.items()},
             "longest": int(np.flatnonzero(s.turns_hist)[-1]),
@@ -526,7 +511,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         right.axhline(0.5, color="#000000", linewidth=0.6, linestyle=":")
         for ax in (left, right):
             ax.set_xlim(0, top)
-        right.legend(frameon=False, fontsize=8, title="both seats play", title_fontsize=8, loc="lower right")
+        right.legend(frameon=False, fontsize=8, title=BOTH, title_fontsize=8, loc="lower right")
 
     notes = [
         "Each policy against itself, markers placed by the players, first player by roll-off. A turn is one "
@@ -538,8 +523,6 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 6. rule variants ----------------------------------------------------------------------------------------------
-
-
 def _reading_changes(own: pd.DataFrame) -> dict[str, dict[str, float]]:
     """Per reading (``own``: one policy's rows by rule): each change from the base rules and its two-sided p-value.
 
@@ -549,7 +532,8 @@ def _reading_changes(own: pd.DataFrame) -> dict[str, dict[str, float]]:
     out = {}
     for name in own.index:
         r = own.loc[name]
-        z = (r["turns"] - base["turns"]) / max(np.hypot(r["turns_se"], base["turns_se"]), 1e-12)
+        se = ((x["turns_hi"] - x["turns_lo"]) / (2 * stats.Z95) for x in (r, base))  # each mean's standard error
+        z = (r["turns"] - base["turns"]) / max(np.hypot(*se), 1e-12)
         out[name] = {"turns": r["turns"] - base["turns"], "p_turns": float(2 * sp.norm.sf(abs(z)))}
         for key in ("bankrupt", "first"):
             out[name][key] = r[key] - base[key]
@@ -561,12 +545,6 @@ def _reading_changes(own: pd.DataFrame) -> dict[str, dict[str, float]]:
 def _moved_first(changes: dict[str, dict[str, float]], among: tuple[str, ...]) -> list[str]:
     """The readings of ``among`` that move the first player's share detectably (p < 0.05)."""
     return [name for name in among if name != "base rules" and changes[name]["p_first"] < 0.05]
-
-
-def _second_readings(results: dict[str, RunResult]) -> dict[str, Any]:
-    """Per strong reading the second strong player played: its summary."""
-    cross = {name: crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name]) for name in STRONG_RULES}
-    return {name: result.summary for name, result in cross.items() if result is not None}
 
 
 def _second_clause(second: dict[str, Any]) -> str:
@@ -602,23 +580,22 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for name in RULES:
         for p in [*POLICY_ORDER, STRONG] if name in STRONG_RULES else POLICY_ORDER:
             s = results[_rule(name, p)].summary
-            turns = s.mean_turns()
             frame_rows.append(
                 {
                     "rule": name,
                     "policy": p,
-                    **estimate("turns", turns),
+                    **estimate("turns", s.mean_turns()),
                     **estimate("bankrupt", _reason(s, BANKRUPT)),
                     **estimate("first", _first(s)),
                     "n": s.n_games,
                     "bankrupt_k": int(s.sums["win_reason"][BANKRUPT]),
                     "first_k": int(s.sums["first_won"]),
-                    "turns_se": (turns[2] - turns[1]) / (2 * stats.Z95),
                 }
             )
     frame = pd.DataFrame(frame_rows)
     ref, strong = (frame[frame["policy"] == p].set_index("rule") for p in (REFERENCE, STRONG))
-    second = _second_readings(results)
+    cross = {name: crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name]) for name in STRONG_RULES}
+    second = {name: result.summary for name, result in cross.items() if result is not None}  # the readings it played
     changes, strong_changes = _reading_changes(ref), _reading_changes(strong)
     rows = []
     for name in RULES:
@@ -660,7 +637,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     draw = figure(
         *(
-            Panel(frame, "policy", y, "rule", label, "both seats play", ref, ylim=ylim, ticks=SLANTED, legend=False)
+            Panel(frame, "policy", y, "rule", label, BOTH, ref, ylim=ylim, ticks=SLANTED, legend=False)
             for y, label, ref, ylim in (
                 ("turns", "mean game length (turns)", None, None),
                 ("bankrupt", "ended by bankruptcy (fraction)", None, None),
@@ -686,17 +663,13 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 7. starting tokens --------------------------------------------------------------------------------------------
-
-
 def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The starting purse: how games end, how long they last and the first player's share."""
     rows, bars, share = [], [], {}
     for count in TOKENS:
         s = results[_tokens(count)].summary
         bankrupt, first, turns = _reason(s, BANKRUPT), _first(s), s.mean_turns()
-        bars += _bars(
-            {"tokens": str(count)}, "what", {"ended by bankruptcy": bankrupt, "won by the first player": first}
-        )
+        bars += _bars("what", {"ended by bankruptcy": bankrupt, "won by the first player": first}, tokens=str(count))
         rows.append(
             {
                 "tokens each": count,
