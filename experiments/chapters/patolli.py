@@ -16,6 +16,8 @@ where both strong players show it. The front page quotes learned's strength from
 
 from __future__ import annotations
 
+import functools
+import itertools
 import textwrap
 from typing import Any
 
@@ -38,7 +40,6 @@ from boardlab.experiments.run import RunResult
 
 POLICY_ORDER = ["balanced", "home-stretch", "cautious", "aggressive", "runner", "random"]
 REFERENCE = "balanced"
-BALANCE_SHARE = 4  # the balance page's arms (default rules, each variant, each token count) play n / 4 games
 STRONG = "learned"  # strong play: the learned player in both seats, on as many games (its models here ship)
 STRONG_RULES = ("base rules", "free overshoot", "grey safe")  # the readings also played learned against learned
 SELF_PLAY = [STRONG, *POLICY_ORDER]
@@ -53,9 +54,8 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "safe by 0, bad luck by 1": (("safe_squares", "13,14"), ("bad_luck_squares", "39,40")),
     "bad luck by 0, safe by 1": (("bad_luck_squares", "13,14"), ("safe_squares", "39,40")),
 }
-LAYOUT_TEXT = {
+LAYOUT_TEXT = {  # the other layouts, as a title names them
     "random per game": "markers drawn at random",
-    "players' rule": "the players' rule",
     "test layout": "the test layout",
     "safe by seat 0": "safe squares just after seat 0's start",
     "bad luck by seat 0": "bad luck squares just after seat 0's start",
@@ -84,6 +84,7 @@ CAUSES = {"paid_skip": "lost roll", "paid_capture": "captured", "paid_bad_luck":
 LENGTH_BIN = 10
 NBSP = "\u00a0"  # turns per bin of the length distribution
 SLANTED = {"labelsize": 7, "rotation": 30}  # the readings' crowded policy names
+BOTH = "both seats play"  # the column, axis and legend naming the policy of a self-play arm
 
 
 def _h2h(a: str, b: str) -> str:
@@ -107,15 +108,10 @@ def _two(policy: str) -> str:
     return f"two {policy} players"
 
 
-def _self_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each policy against itself under the base rules (the first-player, bankruptcy and length questions)."""
+def _strong_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
+    """Each policy against itself under the base rules, and the strong arm again under the second strong player."""
     for policy in SELF_PLAY:
         plan.add(_h2h(policy, policy), [policy] * 2, n, seed, chunk)
-
-
-def _strong_play(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each policy against itself, and the strong arm again under the second strong player (cross-play)."""
-    _self_play(plan, n, seed, chunk)
     crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk)
 
 
@@ -134,9 +130,8 @@ def _strong(played: list[tuple[str, Any]], measure: Any) -> list[crossplay.Figur
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of heuristics."""
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            plan.add(_h2h(a, b), [a, b], n, seed, chunk)
+    for a, b in itertools.product(POLICY_ORDER, repeat=2):
+        plan.add(_h2h(a, b), [a, b], n, seed, chunk)
 
 
 def _layouts(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -204,10 +199,8 @@ def front(done: Done) -> Front:
             "placed by the players (each heuristic: safe markers just before its own home, bad luck just before the "
             "opponent's) and the first player is chosen by a die roll-off: each probability assumes the policies "
             f"named beside it. Strong play: '{STRONG}', the value network of engines/patolli, the strongest player "
-            "here ("
-            + _strength(done.played.results)
-            + "), beside balanced on the pages of the default rules and on the readings its models ship for; a "
-            "title says where strong play changes the answer."
+            f"here ({_strength(done.played.results)}), beside balanced on the pages of the default rules and on the "
+            "readings its models ship for; a title says where strong play changes the answer."
         ),
     )
 
@@ -218,8 +211,7 @@ def _strength(results: dict[str, RunResult]) -> str:
     other = crossplay.second("patolli")
     mixed = [results.get(crossplay.label(seating)) for seating in crossplay.mixed(other)] if other else []
     if mixed and all(r is not None for r in mixed):
-        (first, second) = (r.summary for r in mixed)
-        wins, games = int(first.wins[0] + second.wins[1]), first.n_games + second.n_games
+        wins, games = stats.head_to_head(*(r.summary for r in mixed))  # learned in seat 0, then in seat 1
         parts.append(f"it wins {pct(*proportion(wins, games))} of {games:,} games against {other}, both seatings")
     arms = [arm for arm in skill.ladder_arms("patolli", 1, 0, 1)[2] if {arm[0], arm[1]} == {STRONG, REFERENCE}]
     if arms and all(arm[-1].label in results for arm in arms):
@@ -245,8 +237,25 @@ def _first(s: Any) -> tuple[float, float, float]:
     return proportion(int(s.sums["first_won"]), s.n_games)
 
 
+def _seat0(s: Any) -> tuple[float, float, float]:
+    """Seat 0's win rate (games it won alone)."""
+    return proportion(int(s.wins[0]), s.n_games)
+
+
 def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
+
+
+def _bars(hue: str, rates: dict[str, tuple[float, float, float]], **keys: str) -> list[dict[str, Any]]:
+    """A figure's rows for ``keys``: one per rate of ``rates``, named in column ``hue``, as the column ``rate``."""
+    return [{**keys, hue: name, **estimate("rate", r)} for name, r in rates.items()]
+
+
+def _shares(bars: list[dict[str, Any]], x: str, xlabel: str, ylim: tuple[float, float], **ticks: Any) -> Any:
+    """The ``draw`` of one panel of win rates by ``x`` against a fair 50%, its y axis holding ``ylim``."""
+    frame = pd.DataFrame(bars)
+    ylim = around(frame, "rate", *ylim)
+    return figure(Panel(frame, x, "rate", "who", "win rate (fraction)", xlabel, 0.5, ylim=ylim, ticks=ticks))
 
 
 def _p_half(rate: float, n: int) -> float:
@@ -255,91 +264,51 @@ def _p_half(rate: float, n: int) -> float:
 
 
 # --- 1. first-player advantage --------------------------------------------------------------------------------
-
-
 def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each policy against itself, and the strong arm again under the second strong player and mixed (cross-play)."""
-    _self_play(plan, n, seed, chunk)
+    """:func:`_strong_play`'s arms, and the second strong player against learned in both seatings (cross-play)."""
+    _strong_play(plan, n, seed, chunk)
     crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, check=crossplay.Check(with_mixed=True))
 
 
-def strong_figures(results: dict[str, RunResult], which: str) -> list[crossplay.Figure]:
-    """``which`` ("first player" or "seat 0") wins, two strong players of each kind against each other."""
+def _mixed(results: dict[str, RunResult]) -> list[str]:
+    """The learned player against the second strong player in each seating: its share of the wins, with interval."""
     other = crossplay.second("patolli")
-    played = [(_two(STRONG), results[_h2h(STRONG, STRONG)])]
-    if other is not None and (label := crossplay.label([other] * 2)) in results:
-        played.append((_two(other), results[label]))
-    figures = []
-    for who, result in played:
-        s = result.summary
-        wins = int(s.sums["first_won"]) if which == "first player" else int(s.wins[0])
-        figures.append(crossplay.Figure(f"between {who}", *proportion(wins, s.n_games), s.n_games))
-    return figures
-
-
-def _mixed_rows(results: dict[str, RunResult]) -> list[dict[str, str]]:
-    """The learned player against the second strong player in each seat: its share of the wins, with interval."""
-    other = crossplay.second("patolli")
-    rows = []
+    shown = []
     for seating in crossplay.mixed(other) if other else ():
-        label = crossplay.label(seating)
-        if label not in results:
-            continue
-        s, seat = results[label].summary, seating.index(STRONG)
-        rows.append(
-            {
-                "strong play": f"{seating[0]} (seat 0) against {seating[1]} (seat 1)",
-                "games": f"{s.n_games:,}",
-                f"{STRONG} wins": pct(*proportion(int(s.wins[seat]), s.n_games)),
-                "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
-            }
-        )
-    return rows
+        if (label := crossplay.label(seating)) in results:
+            s = results[label].summary
+            won = pct(*proportion(int(s.wins[seating.index(STRONG)]), s.n_games))
+            shown.append(f"{seating[0]} (seat 0) against {seating[1]} (seat 1): {STRONG} wins {won} of {s.n_games:,}")
+    return shown
 
 
 def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The first player's and seat 0's win rate, each policy against itself; strong play checked by cross-play."""
-    rows = []
-    played = [(p, results[_h2h(p, p)].summary) for p in SELF_PLAY]
-    other = crossplay.second("patolli")
-    cross = crossplay.label([other] * 2) if other else None
-    if cross in results:
-        played.append((other, results[cross].summary))
+    bars, rows = [], []
+    played = _with_second(results)
     for p, s in played:
-        first = _first(s)
-        seat0 = proportion(int(s.wins[0]), s.n_games)
-        for who, r in (("first player", first), ("seat 0", seat0)):
-            rows.append({"policy": p, "who": who, **estimate("rate", r), "n": s.n_games})
-    frame = pd.DataFrame(rows)
-    ref = frame[(frame["policy"] == REFERENCE) & (frame["who"] == "first player")].iloc[0]
-    title = f"The first player wins {cell(ref, 'rate')} of games between two {REFERENCE} players"
-    if ref["rate_lo"] <= 0.5 <= ref["rate_hi"]:
+        first, seat0 = _first(s), _seat0(s)
+        bars += _bars("who", {"first player": first, "seat 0": seat0}, policy=p)
+        rows.append(
+            {
+                BOTH: p,
+                "games": f"{s.n_games:,}",
+                "first player wins": pct(*first),
+                "p (first = 50%)": p_value(_p_half(first[0], s.n_games)),
+                "seat 0 wins": pct(*seat0),
+                "p (seat 0 = 50%)": p_value(_p_half(seat0[0], s.n_games)),
+            }
+        )
+    rate, low, high = _first(results[_h2h(REFERENCE, REFERENCE)].summary)
+    title = f"The first player wins {pct(rate, low, high)} of games between two {REFERENCE} players"
+    if low <= 0.5 <= high:
         title += ": the first player has no detectable advantage (a fair share is 50%)"
     else:
-        edge = 100 * (ref["rate"] - 0.5)
+        edge = 100 * (rate - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
-    first, seat0 = strong_figures(results, "first player"), strong_figures(results, "seat 0")
-    title += "; under strong play " + crossplay.claim(
-        "the first player's share", first, crossplay.even_share("the first player")
-    )
-    title += "; " + crossplay.claim("seat 0's share", seat0, crossplay.even_share("seat 0"))
-
-    ylim = around(frame, "rate", 0.4, 0.6)
-    draw = figure(Panel(frame, "policy", "rate", "who", "win rate (fraction)", "both seats play", 0.5, ylim=ylim))
-    table = pd.DataFrame(
-        [
-            {
-                "both seats play": p,
-                "games": f"{int(part['n'].iloc[0]):,}",
-                "first player wins": cell(part.iloc[0], "rate"),
-                "p (first = 50%)": p_value(_p_half(part.iloc[0]["rate"], int(part["n"].iloc[0]))),
-                "seat 0 wins": cell(part.iloc[1], "rate"),
-                "p (seat 0 = 50%)": p_value(_p_half(part.iloc[1]["rate"], int(part["n"].iloc[0]))),
-            }
-            for p, part in frame.groupby("policy", sort=False)
-        ]
-    )
-    mixed = _mixed_rows(results)
+    strong = {who: _strong(played, measure) for who, measure in (("the first player", _first), ("seat 0", _seat0))}
+    claims = [crossplay.claim(f"{who}'s share", figures, crossplay.even_share(who)) for who, figures in strong.items()]
+    title += "; under strong play " + "; ".join(claims)
     notes = [
         "Each policy against itself, markers placed by the players, the first player chosen by a die roll-off. "
         "'first player': games won by the seat that moved first; 'seat 0': games won by the seat starting on "
@@ -347,24 +316,18 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "bad-luck markers from seat 1, so seat 0 places the last). Dashed line: a fair share. p: two-sided z-test "
         f"against 50%. With {REFERENCE}'s markers in both seats two {STRONG} players split the games evenly "
         "(engines/patolli/README.md): their seat-0 edge is in the markers the model places.",
-        crossplay.note(seat0, crossplay.even_share("seat 0")),
-        *(
-            [
-                f"Mixed seatings ({STRONG} against {other}): "
-                + "; ".join(f"{r['strong play']}: {STRONG} wins {r[f'{STRONG} wins']} of {r['games']}" for r in mixed)
-                + f". A seat edge of the game would show in both seatings; an edge only {STRONG} against itself "
-                "shows is how its model answers its own marker play."
-            ]
-            if mixed
-            else []
-        ),
+        crossplay.note(strong["seat 0"], crossplay.even_share("seat 0")),
     ]
-    return Page(_fit(title), draw, table, notes), title
+    if mixed := _mixed(results):
+        notes.append(
+            f"Mixed seatings ({STRONG} against {crossplay.second('patolli')}): {'; '.join(mixed)}. A seat edge of "
+            f"the game would show in both seatings; an edge only {STRONG} against itself shows is how its model "
+            "answers its own marker play."
+        )
+    return Page(_fit(title), _shares(bars, "policy", BOTH, (0.4, 0.6)), pd.DataFrame(rows), notes), title
 
 
 # --- 2. policy tournament -----------------------------------------------------------------------------------------
-
-
 def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
     """Games ``a`` won alone against ``b`` over both seatings, and games played."""
     return stats.head_to_head(results[_h2h(a, b)].summary, results[_h2h(b, a)].summary)
@@ -374,26 +337,24 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Every pair of policies, both seatings: the win-rate matrix and each policy's record."""
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
     totals = {p: {"wins": 0, "n": 0, "score": 0.0, "captures": 0.0, "paid": 0.0, "lost": 0.0} for p in POLICY_ORDER}
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a == b:
-                continue
-            wins, n = _pair(results, a, b)
-            matrix.loc[a, b] = wins / n
-            t = totals[a]
-            t["wins"] += wins
-            t["n"] += n
-            for s, seat in ((results[_h2h(a, b)].summary, 0), (results[_h2h(b, a)].summary, 1)):
-                t["score"] += float(s.score_sum[seat])
-                t["captures"] += float(s.sums["captures"][seat])
-                t["paid"] += float(sum(s.sums[c][seat] for c in CAUSES))
-                t["lost"] += float(s.sums["paid_skip"][seat])
+    pairs = [(a, b) for a, b in itertools.product(POLICY_ORDER, repeat=2) if a != b]
+    for a, b in pairs:
+        wins, n = _pair(results, a, b)
+        matrix.loc[a, b] = wins / n
+        t = totals[a]
+        t["wins"] += wins
+        t["n"] += n
+        for s, seat in ((results[_h2h(a, b)].summary, 0), (results[_h2h(b, a)].summary, 1)):
+            t["score"] += float(s.score_sum[seat])
+            t["captures"] += float(s.sums["captures"][seat])
+            t["paid"] += float(sum(s.sums[c][seat] for c in CAUSES))
+            t["lost"] += float(s.sums["paid_skip"][seat])
     ranked = sorted(POLICY_ORDER, key=lambda p: totals[p]["wins"] / totals[p]["n"], reverse=True)
     best, second = ranked[0], ranked[1]
-    close = proportion(*_pair(results, best, second))
+    close, n_pair = _pair(results, best, second)
     title = (
         f"{best} is the strongest policy: it wins {pct(*proportion(totals[best]['wins'], totals[best]['n']))} of its "
-        f"games head to head and {pct(*close)} against the runner-up, {second}"
+        f"games head to head and {pct(*proportion(close, n_pair))} against the runner-up, {second}"
     )
     rows = []
     for p in ranked:
@@ -410,13 +371,7 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "of which lost rolls": f"{t['lost'] / t['n']:.2f}",
             }
         )
-    n_pair = _pair(results, best, second)[1]
-    half = max(
-        float((stats.wilson(*_pair(results, a, b))[1] - stats.wilson(*_pair(results, a, b))[0]) / 2)
-        for a in POLICY_ORDER
-        for b in POLICY_ORDER
-        if a != b
-    )
+    half = max(float(stats.wilson_half_width(*_pair(results, a, b))) for a, b in pairs)
     notes = [
         f"Win rate of the row policy against the column policy over both seatings ({n_pair:,} games per pair, "
         f"first player by roll-off, markers at random); every cell is within ±{100 * half:.1f} points (95%). "
@@ -424,15 +379,11 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "aggressive and cautious enter a button whenever a 1 allows it (since engine version 2; before, they "
         "entered only when nothing else could move, kept few buttons on the track and lost to random)."
     ]
-    page = Page(
-        _fit(title), lambda fig: plots.heatmap(matrix, "win rate of row policy", fig=fig), pd.DataFrame(rows), notes
-    )
-    return page, title
+    draw = functools.partial(plots.heatmap, matrix, "win rate of row policy")  # draw(fig): the heatmap on fig
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
 
 # --- 3. marker placement ------------------------------------------------------------------------------------------
-
-
 def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
     """The fixed squares of marker kind ``name`` in a layout, or who places them."""
     placed = "random" if ("marker_placement", "random") in knobs else "players"
@@ -441,50 +392,29 @@ def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
 
 def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Seat 0's and the first player's win rate under random, symmetric and one-sided marker layouts."""
-    rows, bars = [], []
+    rows, bars, seat0 = [], [], {}
     for name, knobs in LAYOUTS.items():
         s = results[_layout(name)].summary
-        seat0, first = proportion(int(s.wins[0]), s.n_games), _first(s)
-        for who, r in (("seat 0", seat0), ("first player", first)):
-            bars.append({"layout": name.replace(", ", ",\n"), "who": who, **estimate("rate", r)})
+        seat0[name], first = _seat0(s), _first(s)
+        bars += _bars("who", {"seat 0": seat0[name], "first player": first}, layout=name.replace(", ", ",\n"))
         rows.append(
             {
                 "layout": name,
                 "safe": _squares(knobs, "safe_squares"),
                 "bad luck": _squares(knobs, "bad_luck_squares"),
-                "seat 0 wins": pct(*seat0),
+                "seat 0 wins": pct(*seat0[name]),
                 "first player wins": pct(*first),
                 "bankrupt": f"{100 * _reason(s, BANKRUPT)[0]:.1f}%",
                 "turns/game": f"{s.mean_turns()[0]:.1f}",
-                "_seat0": seat0,
             }
         )
-    base = rows[0]["_seat0"]
-    moved = max(rows[1:], key=lambda r: abs(r["_seat0"][0] - base[0]))
-    drawn = rows[1]["_seat0"]
-    test = rows[2]
+    base, drawn, test = (seat0[name][0] for name in ("players' rule", "random per game", "test layout"))
+    moved = max(LAYOUT_TEXT, key=lambda name: abs(seat0[name][0] - base))
     title = (
-        f"Markers near one start tilt the game: seat 0 wins {pct(*moved['_seat0'])} with "
-        f"{LAYOUT_TEXT[moved['layout']]}; the players' rule gives {100 * base[0]:.1f}%, random markers "
-        f"{100 * drawn[0]:.1f}%, the test layout {100 * test['_seat0'][0]:.1f}%"
+        f"Markers near one start tilt the game: seat 0 wins {pct(*seat0[moved])} with "
+        f"{LAYOUT_TEXT[moved]}; the players' rule gives {100 * base:.1f}%, random markers "
+        f"{100 * drawn:.1f}%, the test layout {100 * test:.1f}%"
     )
-    frame = pd.DataFrame(bars)
-    ylim = around(frame, "rate", 0.35, 0.65)
-    draw = figure(
-        Panel(
-            frame,
-            "layout",
-            "rate",
-            "who",
-            "win rate (fraction)",
-            "marker layout",
-            0.5,
-            ylim=ylim,
-            ticks={"labelsize": 8},
-        )
-    )
-
-    table = pd.DataFrame(rows).drop(columns="_seat0")
     notes = [
         f"Both seats play {REFERENCE}; the first player is chosen by a die roll-off. Seat 0 starts on square 12 "
         "and seat 1 on 38 (of 0–51), so 13–14 are the first squares after seat 0's start and 39–40 after seat "
@@ -492,24 +422,20 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "before its own home, 11 or 37; bad luck just before the opponent's, 10 or 36); 'random': that kind of "
         "marker drawn per game. The test layout (safe 3, 29; bad luck 16, 42) looks the same from both starts."
     ]
-    return Page(_fit(title), draw, table, notes), title
+    draw = _shares(bars, "layout", "marker layout", (0.35, 0.65), labelsize=8)
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
 
 # --- 4. bankruptcy or race ------------------------------------------------------------------------------------
-
-
 def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
     shares, paid, rows = [], [], []
     played = _with_second(results)
     for p, s in played:
         bankrupt, race, capped = (_reason(s, w) for w in (BANKRUPT, ALL_FINISHED, CAPPED))
-        shares += [
-            {"policy": p, "end": end, **estimate("rate", r)}
-            for end, r in (("bankruptcy", bankrupt), ("race finished", race))
-        ]
+        shares += _bars("end", {"bankruptcy": bankrupt, "race finished": race}, policy=p)
         row = {
-            "both seats play": p,
+            BOTH: p,
             "bankruptcy": pct(*bankrupt),
             "race finished": pct(*race),
             "turn cap": f"{100 * capped[0]:.2f}%",
@@ -519,21 +445,17 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             paid.append({"policy": p, "cause": cause, **estimate("tokens", (m, lo, hi))})
             row[f"tokens/game: {cause}"] = f"{m:.2f}"
         rows.append(row)
-    ref = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "bankruptcy")
-    race = next(r for r in shares if r["policy"] == REFERENCE and r["end"] == "race finished")
-    heuristics = [p for p in POLICY_ORDER if p != REFERENCE]
-    others = [r["rate"] for r in shares if r["policy"] in heuristics and r["end"] == "bankruptcy"]
+    ref = results[_h2h(REFERENCE, REFERENCE)].summary
+    others = [_reason(s, BANKRUPT)[0] for p, s in played if p in POLICY_ORDER and p != REFERENCE]
     figures = _strong(played, lambda s: _reason(s, BANKRUPT))
     title = (
-        f"{cell(ref, 'rate')} of games between {REFERENCE} players end by bankruptcy "
-        f"and {100 * race['rate']:.1f}% by a finished race; {crossplay.beside(figures)}; with the other "
-        f"heuristics {100 * min(others):.0f}–{100 * max(others):.0f}% end by bankruptcy"
+        f"{pct(*_reason(ref, BANKRUPT))} of games between {REFERENCE} players end by bankruptcy "
+        f"and {100 * _reason(ref, ALL_FINISHED)[0]:.1f}% by a finished race; {crossplay.beside(figures)}; with "
+        f"the other heuristics {100 * min(others):.0f}–{100 * max(others):.0f}% end by bankruptcy"
     )
     draw = figure(
-        Panel(pd.DataFrame(shares), "policy", "rate", "end", "share of games (fraction)", "both seats play"),
-        Panel(
-            pd.DataFrame(paid), "policy", "tokens", "cause", "tokens paid per game (both players)", "both seats play"
-        ),
+        Panel(pd.DataFrame(shares), "policy", "rate", "end", "share of games (fraction)", BOTH),
+        Panel(pd.DataFrame(paid), "policy", "tokens", "cause", "tokens paid per game (both players)", BOTH),
     )
 
     notes = [
@@ -547,36 +469,28 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 5. game length ----------------------------------------------------------------------------------------------
-
-
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
     played = _with_second(results)
     hists = {p: s.turns_hist for p, s in played}
-    rows = []
-    for p, s in played:
-        h = hists[p]
-        rows.append(
-            {
-                "both seats play": p,
-                "mean turns": mean(1)(*s.mean_turns()),
-                "10%": stats.histogram_quantile(h, 0.1),
-                "median": stats.histogram_quantile(h, 0.5),
-                "90%": stats.histogram_quantile(h, 0.9),
-                "99%": stats.histogram_quantile(h, 0.99),
-                "longest": int(np.flatnonzero(h)[-1]),
-                "capped": f"{100 * _reason(s, CAPPED)[0]:.2f}%",
-            }
-        )
-    ref = results[_h2h(REFERENCE, REFERENCE)].summary
-    turns, (half, most) = ref.mean_turns(), (stats.histogram_quantile(hists[REFERENCE], q) for q in (0.5, 0.9))
-    title = (
-        f"Between two {REFERENCE} players a game lasts {turns[0]:.1f} turns on average "
-        f"({turns[1]:.1f}–{turns[2]:.1f}); "
-        f"half are over by turn {half}, 90% by turn {most}"
-    )
+    quantiles = {"10%": 0.1, "median": 0.5, "90%": 0.9, "99%": 0.99}
+    rows = [
+        {
+            BOTH: p,
+            "mean turns": mean(1)(*s.mean_turns()),
+            **{name: stats.histogram_quantile(s.turns_hist, q) for name, q in quantiles.items()},
+            "longest": int(np.flatnonzero(s.turns_hist)[-1]),
+            "capped": f"{100 * _reason(s, CAPPED)[0]:.2f}%",
+        }
+        for p, s in played
+    ]
+    turns = results[_h2h(REFERENCE, REFERENCE)].summary.mean_turns()
+    half, most = (stats.histogram_quantile(hists[REFERENCE], q) for q in (0.5, 0.9))
     figures = _strong(played, lambda s: s.mean_turns())
-    title += "; " + crossplay.beside(figures, mean(1))
+    title = (
+        f"Between two {REFERENCE} players a game lasts {turns[0]:.1f} turns on average ({turns[1]:.1f}–"
+        f"{turns[2]:.1f}); half are over by turn {half}, 90% by turn {most}; {crossplay.beside(figures, mean(1))}"
+    )
     top = max(stats.histogram_quantile(h, 0.995) for h in hists.values())
 
     def draw(fig: Any) -> None:
@@ -597,44 +511,34 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         right.axhline(0.5, color="#000000", linewidth=0.6, linestyle=":")
         for ax in (left, right):
             ax.set_xlim(0, top)
-        right.legend(frameon=False, fontsize=8, title="both seats play", title_fontsize=8, loc="lower right")
+        right.legend(frameon=False, fontsize=8, title=BOTH, title_fontsize=8, loc="lower right")
 
     notes = [
         "Each policy against itself, markers placed by the players, first player by roll-off. A turn is one "
-        "player's go "
-        "(a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure stops at the "
-        "99.5% quantile of the longest-running policy.",
+        "player's go (a 5 or a grey corner gives more rolls in the same turn). Quantiles in turns; the figure "
+        "stops at the 99.5% quantile of the longest-running policy.",
         crossplay.note(figures),
     ]
     return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
 
 
 # --- 6. rule variants ----------------------------------------------------------------------------------------------
-
-
-def _reading_changes(frame: pd.DataFrame, policy: str) -> dict[str, dict[str, float]]:
-    """Per reading, ``policy`` against itself: each change from the base rules and its two-sided p-value.
+def _reading_changes(own: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per reading (``own``: one policy's rows by rule): each change from the base rules and its two-sided p-value.
 
     Turns by a z-test on the means; bankruptcy and the first player's share by pooled two-proportion tests.
     """
-    own = frame[frame["policy"] == policy].set_index("rule")
     base = own.loc["base rules"]
     out = {}
     for name in own.index:
         r = own.loc[name]
-        z = (r["turns"] - base["turns"]) / max(np.hypot(r["turns_se"], base["turns_se"]), 1e-12)
-        out[name] = {
-            "turns": r["turns"] - base["turns"],
-            "p_turns": float(2 * sp.norm.sf(abs(z))),
-            "bankrupt": r["bankrupt"] - base["bankrupt"],
-            "p_bankrupt": stats.two_proportion_p_value(
-                int(r["bankrupt_k"]), int(r["n"]), int(base["bankrupt_k"]), int(base["n"])
-            ),
-            "first": r["first"] - base["first"],
-            "p_first": stats.two_proportion_p_value(
-                int(r["first_k"]), int(r["n"]), int(base["first_k"]), int(base["n"])
-            ),
-        }
+        se = ((x["turns_hi"] - x["turns_lo"]) / (2 * stats.Z95) for x in (r, base))  # each mean's standard error
+        z = (r["turns"] - base["turns"]) / max(np.hypot(*se), 1e-12)
+        out[name] = {"turns": r["turns"] - base["turns"], "p_turns": float(2 * sp.norm.sf(abs(z)))}
+        for key in ("bankrupt", "first"):
+            out[name][key] = r[key] - base[key]
+            k, n, base_k, base_n = (int(x) for x in (r[f"{key}_k"], r["n"], base[f"{key}_k"], base["n"]))
+            out[name][f"p_{key}"] = stats.two_proportion_p_value(k, n, base_k, base_n)
     return out
 
 
@@ -643,38 +547,27 @@ def _moved_first(changes: dict[str, dict[str, float]], among: tuple[str, ...]) -
     return [name for name in among if name != "base rules" and changes[name]["p_first"] < 0.05]
 
 
-def _second_readings(results: dict[str, RunResult]) -> dict[str, dict[str, Any]]:
-    """Per strong reading the second strong player played: its summary and its share of games ended by bankruptcy."""
-    out = {}
-    for name in STRONG_RULES:
-        cross = crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name])
-        if cross is not None:
-            s = cross.summary
-            out[name] = {"s": s, "bankrupt": _reason(s, BANKRUPT)[0]}
-    return out
-
-
-def _second_clause(second: dict[str, dict[str, Any]]) -> str:
+def _second_clause(second: dict[str, Any]) -> str:
     """The title's clause for the second strong player: its bankruptcy share with free overshoot and without."""
     if not {"free overshoot", "base rules"} <= second.keys():
         return " (not checked under a second strong player)"
-    free, base = second["free overshoot"]["bankrupt"], second["base rules"]["bankrupt"]
+    free, base = (_reason(second[name], BANKRUPT)[0] for name in ("free overshoot", "base rules"))
     return f" ({_two(str(crossplay.second('patolli')))}: {100 * free:.0f}% instead of {100 * base:.0f}%)"
 
 
-def _second_note(strong: pd.DataFrame, second: dict[str, dict[str, Any]]) -> str:
+def _second_note(strong: pd.DataFrame, second: dict[str, Any]) -> str:
     """Cross-play of the readings: each strong reading's bankruptcy share under both strong players."""
     if not second:
         return f"Measured under {STRONG} only: no second strong player is affordable in this report."
     other, shown = crossplay.second("patolli"), []
-    for name, x in second.items():
-        e, s = strong.loc[name], x["s"]
+    for name, s in second.items():
+        e = strong.loc[name]
         figures = [
             crossplay.Figure(STRONG, e["bankrupt"], e["bankrupt_lo"], e["bankrupt_hi"]),
             crossplay.Figure(str(other), *_reason(s, BANKRUPT), s.n_games),
         ]
         verdict = "they agree" if crossplay.holds(figures) else "it depends on who plays"
-        shown.append(f"{name} {100 * e['bankrupt']:.0f}% and {100 * x['bankrupt']:.0f}% ({verdict})")
+        shown.append(f"{name} {100 * e['bankrupt']:.0f}% and {100 * figures[1].value:.0f}% ({verdict})")
     return (
         f"Cross-play: {other} plays the readings {STRONG} plays, in both seats on fewer games; games ended by "
         f"bankruptcy, {STRONG} then {other}: " + "; ".join(shown) + " (95% intervals compared)."
@@ -687,24 +580,23 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     for name in RULES:
         for p in [*POLICY_ORDER, STRONG] if name in STRONG_RULES else POLICY_ORDER:
             s = results[_rule(name, p)].summary
-            turns = s.mean_turns()
             frame_rows.append(
                 {
                     "rule": name,
                     "policy": p,
-                    **estimate("turns", turns),
+                    **estimate("turns", s.mean_turns()),
                     **estimate("bankrupt", _reason(s, BANKRUPT)),
                     **estimate("first", _first(s)),
                     "n": s.n_games,
                     "bankrupt_k": int(s.sums["win_reason"][BANKRUPT]),
                     "first_k": int(s.sums["first_won"]),
-                    "turns_se": (turns[2] - turns[1]) / (2 * stats.Z95),
                 }
             )
     frame = pd.DataFrame(frame_rows)
     ref, strong = (frame[frame["policy"] == p].set_index("rule") for p in (REFERENCE, STRONG))
-    second = _second_readings(results)
-    changes, strong_changes = _reading_changes(frame, REFERENCE), _reading_changes(frame, STRONG)
+    cross = {name: crossplay.result_of(results, "patolli", [STRONG] * 2, RULES[name]) for name in STRONG_RULES}
+    second = {name: result.summary for name, result in cross.items() if result is not None}  # the readings it played
+    changes, strong_changes = _reading_changes(ref), _reading_changes(strong)
     rows = []
     for name in RULES:
         r, c = ref.loc[name], changes[name]
@@ -745,7 +637,7 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     draw = figure(
         *(
-            Panel(frame, "policy", y, "rule", label, "both seats play", ref, ylim=ylim, ticks=SLANTED, legend=False)
+            Panel(frame, "policy", y, "rule", label, BOTH, ref, ylim=ylim, ticks=SLANTED, legend=False)
             for y, label, ref, ylim in (
                 ("turns", "mean game length (turns)", None, None),
                 ("bankrupt", "ended by bankruptcy (fraction)", None, None),
@@ -771,18 +663,13 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 7. starting tokens --------------------------------------------------------------------------------------------
-
-
 def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The starting purse: how games end, how long they last and the first player's share."""
-    rows, bars = [], []
+    rows, bars, share = [], [], {}
     for count in TOKENS:
         s = results[_tokens(count)].summary
         bankrupt, first, turns = _reason(s, BANKRUPT), _first(s), s.mean_turns()
-        bars += [
-            {"tokens": str(count), "what": what, **estimate("rate", r)}
-            for what, r in (("ended by bankruptcy", bankrupt), ("won by the first player", first))
-        ]
+        bars += _bars("what", {"ended by bankruptcy": bankrupt, "won by the first player": first}, tokens=str(count))
         rows.append(
             {
                 "tokens each": count,
@@ -790,10 +677,9 @@ def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "race finished": pct(*_reason(s, ALL_FINISHED)),
                 "turns/game": mean(1)(*turns),
                 "first player wins": pct(*first),
-                "_bankrupt": bankrupt[0],
             }
         )
-    share = {r["tokens each"]: r["_bankrupt"] for r in rows}
+        share[count] = bankrupt[0]
     low, high = TOKENS[0], TOKENS[-1]
     title = (
         f"The starting purse decides how games end: between {REFERENCE} players bankruptcy ends "
@@ -807,4 +693,4 @@ def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"'tokens' changes; everything else is the base rules. Not yet under {STRONG}: its model for each purse "
         "is not shipped (`simulate train patolli --set tokens=N` trains one, about 3 minutes of CPU)."
     ]
-    return Page(_fit(title), draw, pd.DataFrame(rows).drop(columns="_bankrupt"), notes), title
+    return Page(_fit(title), draw, pd.DataFrame(rows), notes), title
