@@ -19,7 +19,7 @@ from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
-from boardlab.analysis.tables import cells, estimate, mean
+from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
@@ -37,6 +37,7 @@ STRONG_SHARE = 10  # tables of detectives (or one player among them): n / STRONG
 HIDER = "detective:hide=0.125"  # the old detective's habit: advance an own snail that loses nothing, 1 die in 8
 FOCAL = ("hindmost", STRONG, HIDER, "oracle")  # one of these among BASE or STRONG players
 OPPONENTS = (BASE, STRONG)
+ALL_SAME = {STRONG: "strong", BASE: "seats"}  # each opponent policy's all-same table (label prefix), in table order
 TABLES = {"seats": (BASE, None), "strong": (STRONG, None), "open": (STRONG, "open-ownership")}  # -> policy, variant
 EDGE = "seat 0 edge over the mean seat (fraction of games)"  # the board pages' left panel
 
@@ -83,19 +84,12 @@ def _table(plan: Plan, prefix: str, n: int, seed: int, chunk: int) -> None:
 
 
 def _one_among(
-    plan: Plan,
-    policy: str,
-    opponent: str,
-    n: int,
-    seed: int,
-    chunk: int,
-    counts: tuple[int, ...] = PLAYER_COUNTS,
-    variant: str | None = None,
+    plan: Plan, policy: str, opponent: str, n: int, seed: int, chunk: int, variant: str | None = None
 ) -> None:
     """One ``policy`` among ``opponent``s in each seat (``open {policy}`` under a variant); detectives play fewer."""
     games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
     prefix = f"open {policy}" if variant else _among(policy, opponent)
-    for k in counts:
+    for k in PLAYER_COUNTS:
         for seat in range(k):
             seats = [opponent] * k
             seats[seat] = policy
@@ -125,12 +119,12 @@ def _open(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 
 def _length(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """The detective and ``BASE`` tables, 4-player tables of the length policies, and one oracle among 3 others."""
+    """The detective and ``BASE`` tables, 4-player tables of the length policies, one oracle among others (4 shown)."""
     _seats(plan, n, seed, chunk)
     for policy in LENGTH_POLICIES:
         plan.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
     for opponent in OPPONENTS:
-        _one_among(plan, "oracle", opponent, n, seed, chunk, counts=(4,))
+        _one_among(plan, "oracle", opponent, n, seed, chunk)
 
 
 def _tracks(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -169,6 +163,7 @@ HEADING = "Cargolino Valentino: seats, hidden snails, race length, board"
 def front(done: Done) -> Front:
     """The chapter's own front-page lines."""
     played, n_games = done.played, done.planned.n_games
+    sizes = f"each to a 95% half-width of {done.precision:.2%}" if done.precision else f"{n_games:,} per {BASE} table"
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
     )
@@ -187,13 +182,8 @@ def front(done: Done) -> Front:
             "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it."
         ),
         games=(
-            f"{played.games:,} in {done.arms} arms ("
-            + (
-                f"each to a 95% half-width of {done.precision:.2%}"
-                if done.precision
-                else f"{n_games:,} per {BASE} table"
-            )
-            + f", chunks of {done.planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
+            f"{played.games:,} in {done.arms} arms ({sizes}, chunks of {done.planned.chunk:,}, common random "
+            f"numbers); tables with {STRONG} opponents play "
             f"{n_games // STRONG_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means)."
         ),
@@ -229,7 +219,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Each seat's win rate with 2-6 detective players (selfish beside), against a fair share of the sole wins."""
     rows, table = [], []
     for k in PLAYER_COUNTS:
-        for policy, prefix in ((STRONG, "strong"), (BASE, "seats")):
+        for policy, prefix in ALL_SAME.items():
             s = results[f"{prefix} {k}"].summary
             rates = [proportion(int(wins), s.n_games) for wins in s.wins]
             if policy == STRONG:
@@ -315,15 +305,13 @@ def gain_row(results: dict[str, RunResult], prefix: str, base_label: str, k: int
 
 def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count and opponent: each focal policy's sole-win rate and gain over the table's mean seat."""
-    rows = []
-    for k in PLAYER_COUNTS:
-        for opponent in OPPONENTS:
-            base_label = f"seats {k}" if opponent == BASE else f"strong {k}"
-            for policy in FOCAL:
-                if policy == opponent:
-                    continue
-                row = gain_row(results, _among(policy, opponent), base_label, k)
-                rows.append({"players": k, "opponents": opponent, "policy": policy, **row})
+    rows = [
+        {"players": k, "opponents": o, "policy": p, **gain_row(results, _among(p, o), f"{ALL_SAME[o]} {k}", k)}
+        for k in PLAYER_COUNTS
+        for o in OPPONENTS
+        for p in FOCAL
+        if p != o
+    ]
     return pd.DataFrame(rows)
 
 
@@ -352,25 +340,20 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "players": k,
                 "others": opponent,
                 "mean seat": f"{100 * part['base'].iloc[0]:.1f}%",
-                **{
-                    f"{policy} gain, pts": points(r["gain"], r["gain_lo"], r["gain_hi"])
-                    for policy, r in part.set_index("policy").iterrows()
-                },
+                **{f"{policy} gain, pts": cell(r, "gain", points) for policy, r in part.set_index("policy").iterrows()},
             }
             for (k, opponent), part in frame.groupby(["players", "opponents"], sort=False)
         ]
     ).fillna("—")
     worse = frame[(frame["policy"] == "oracle") & (frame["gain_hi"] < 0)]
+    where = ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
+    oracle = (
+        f"The oracle loses ground at {where}." if where else "The oracle gains or holds its own at every player count."
+    )
     notes = [
         "One focal player among players of one policy, rotated over every seat. Mean seat: the mean seat of an "
         "all-opponent table (same seed). Gain: the focal player's sole-win rate minus it (points, 95% interval). "
-        + (
-            "The oracle loses ground at "
-            + ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
-            + "."
-            if len(worse)
-            else "The oracle gains or holds its own at every player count."
-        ),
+        + oracle,
         "Detective belief at race end (mean probability on the true owner of each snail not held, with its 95% "
         "interval; then the uniform prior's), one detective among selfish players: "
         + ", ".join(f"{k}p {interval(a, lo, h, 3)}, prior {p:.2f}" for k, a, lo, h, p in acc)
@@ -388,14 +371,13 @@ def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             ("open", f"open {k}", "open hindmost"),
         ):
             s = results[label].summary
-            row = gain_row(results, prefix, label, k)
             rows.append(
                 {
                     "players": k,
                     "ownership": mode,
                     **estimate("edge", stats.seat_edge(s.wins, s.n_games)),
                     **estimate("turns", _race_turns(s)),
-                    **{f"hindmost_{key}": value for key, value in row.items()},
+                    **{f"hindmost_{key}": value for key, value in gain_row(results, prefix, label, k).items()},
                 }
             )
     return pd.DataFrame(rows)
@@ -410,29 +392,19 @@ def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         f"detectives who see it, {100 * h2['hindmost_gain']:+.1f} when it is hidden"
     )
 
+    gain = Panel(frame, "players", "hindmost_gain", "ownership", None, "", kind="line", zero=True, xticks=PLAYER_COUNTS)
+    hindmost = "hindmost's gain over the mean seat (fraction of games)"
     draw = figure(
-        *(
-            Panel(frame, "players", y, "ownership", words, xlabel, kind="line", zero=True, xticks=PLAYER_COUNTS)
-            for y, words, xlabel in (
-                (
-                    "hindmost_gain",
-                    "hindmost's gain over the mean seat (fraction of games)",
-                    "players (the others play detective)",
-                ),
-                ("edge", "seat 0 edge (fraction of games)", "players (all detective)"),
-            )
-        )
+        replace(gain, ylabel=hindmost, xlabel="players (the others play detective)"),
+        replace(gain, y="edge", ylabel="seat 0 edge (fraction of games)", xlabel="players (all detective)"),
     )
 
-    table = pd.DataFrame(
-        {
-            "players": frame["players"],
-            "ownership": frame["ownership"],
-            "hindmost gain, pts": cells(frame, "hindmost_gain", points),
-            "seat 0 edge, pts": cells(frame, "edge", points),
-            "turns per race": cells(frame, "turns", mean(2)),
-        }
-    )
+    shown = {
+        "hindmost gain, pts": ("hindmost_gain", points),
+        "seat 0 edge, pts": ("edge", points),
+        "turns per race": ("turns", mean(2)),
+    }
+    table = frame[["players", "ownership"]].assign(**{head: cells(frame, y, fmt) for head, (y, fmt) in shown.items()})
     notes = [
         "Open ownership (variant open-ownership): the tokens are dealt face up, so every detective knows the deal "
         "(it plays the oracle's rule). Hindmost ignores who holds what in both. Its gain over the mean seat of the "
@@ -449,11 +421,7 @@ def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Turns per race (race 1 and race 2) by player count under strong play, and the spread of game lengths."""
     rows, table = [], []
-    arms = [
-        (k, p, results[f"{label} {k}"].summary)
-        for k in PLAYER_COUNTS
-        for p, label in ((STRONG, "strong"), (BASE, "seats"))
-    ]
+    arms = [(k, p, results[f"{prefix} {k}"].summary) for k in PLAYER_COUNTS for p, prefix in ALL_SAME.items()]
     arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
     arms += [
         (4, f"one oracle, 3 {o}", reduce(Summary.merge, (s for _, s in _rotation(results, _among("oracle", o), 4))))
@@ -468,8 +436,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             {
                 "players": k,
                 "policy": policy,
-                "race 1 turns": mean(2)(*races[1]),
-                "race 2 turns": mean(2)(*races[2]),
+                **{f"race {race} turns": mean(2)(*races[race]) for race in (1, 2)},
                 "turns per race": mean(2)(*per_race),
                 "rounds per race": f"{per_race[0] / k:.1f}",
                 "game turns, 10th–90th pct": "–".join(
@@ -478,9 +445,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             }
         )
     frame = pd.DataFrame(rows)
-    four = _race_turns(results["strong 4"].summary)
-    two, six = _race_turns(results["strong 2"].summary), _race_turns(results["strong 6"].summary)
-    weak4 = _race_turns(results["seats 4"].summary)
+    two, four, six, weak4 = (_race_turns(results[a].summary) for a in ("strong 2", "strong 4", "strong 6", "seats 4"))
     title = (
         f"A race between detectives lasts {four[0]:.2f} turns ({four[1]:.2f}–{four[2]:.2f}) with 4 players, "
         f"{two[0]:.1f} with 2 and {six[0]:.1f} with 6; {weak4[0]:.1f} between 4 {BASE} players"
@@ -570,23 +535,17 @@ def shells_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Shell scales on the 24-space track: seat-0 edge, ties and turns per race."""
     labels = {name: "seats" if shells is None else f"shells {name}" for name, shells in SHELLS.items()}
     frame = _board_rows(results, labels)
-    default = frame[frame["board"] == "3/2/1 (default)"]
-    doubled = frame[frame["board"] == "5/3/1 (doubled steps)"]
-    same = list(default["winner_hash"]) == list(doubled["winner_hash"])
+    hashes = frame.groupby("board", sort=False)["winner_hash"].agg(list)
+    same = hashes["3/2/1 (default)"] == hashes["5/3/1 (doubled steps)"]
     spread = frame.groupby("players")["edge"].agg(lambda e: e.max() - e.min())
     k = int(spread.idxmax())
     part = frame[frame["players"] == k].set_index("board")
     low = part["edge"].idxmin() if part["edge"].idxmin() != "3/2/1 (default)" else part["edge"].idxmax()
-    base = part.loc["3/2/1 (default)"]
     steady = float(frame.groupby("players")["turns"].agg(lambda t: t.max() - t.min()).max())
-
-    def short(name: str) -> str:
-        return name.split(" (")[0]
-
     title = (
         f"Shell shape, not size, moves the seat edge: with {k} players seat 0 leads by "
-        f"{100 * base['edge']:+.1f} points on 3/2/1 but {100 * part.loc[low, 'edge']:+.1f} "
-        f"({100 * part.loc[low, 'edge_lo']:+.1f} to {100 * part.loc[low, 'edge_hi']:+.1f}) on {short(low)}"
+        f"{100 * part.loc['3/2/1 (default)', 'edge']:+.1f} points on 3/2/1 but {cell(part.loc[low], 'edge', points)} "
+        f"on {low.split(' (')[0]}"
     )
     title += "; 5/3/1 changes no game" if same else "; 5/3/1 changes the games"
 
