@@ -288,12 +288,9 @@ def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, floa
 
 
 def gain_row(results: dict[str, RunResult], prefix: str, base_label: str, k: int) -> dict[str, float]:
-    """One focal seat's sole-win rate over ``prefix`` arms and its gain over the mean seat of ``base_label``.
-
-    The mean seat of an all-same table wins a fair share; its variance comes from the shared games only.
-    """
+    """One focal seat's sole-win rate over ``prefix`` arms and its gain over the mean seat of ``base_label``."""
     s = results[base_label].summary
-    tied = 1 - float(s.wins.sum()) / s.n_games
+    tied = 1 - float(s.wins.sum()) / s.n_games  # the mean seat wins a fair share, its variance from the ties alone
     base = (1 - tied) / k
     arms = _rotation(results, prefix, k)
     n = sum(a.n_games for _, a in arms)
@@ -491,16 +488,14 @@ def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.Dat
 
 
 def _pivot(frame: pd.DataFrame, first: str) -> pd.DataFrame:
-    out = []
+    """One row per board (column ``first``: its short name): the seat-0 edge per player count, 4-player length, ties."""
+    rows = []
     for name, part in frame.groupby("board", sort=False):
-        row: dict[str, Any] = {first: str(name).split(" (")[0]}
-        for r in part.itertuples(index=False):
-            row[f"{r.players}p edge"] = points(r.edge, r.edge_lo, r.edge_hi)
-        four = part[part["players"] == 4].iloc[0]
-        row["4p turns/race"] = f"{four['turns']:.2f}"
-        row["4p shared"] = f"{100 * four['shared']:.1f}%"
-        out.append(row)
-    return pd.DataFrame(out)
+        edges = {f"{k}p edge": edge for k, edge in zip(part["players"], cells(part, "edge", points), strict=True)}
+        four = _row(part, players=4)
+        shown = {"4p turns/race": f"{four['turns']:.2f}", "4p shared": f"{100 * four['shared']:.1f}%"}
+        rows.append({first: str(name).split(" (")[0], **edges, **shown})
+    return pd.DataFrame(rows)
 
 
 def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
