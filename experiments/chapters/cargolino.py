@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import reduce
 from typing import Any
 
 import pandas as pd
@@ -18,7 +19,7 @@ from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
-from boardlab.analysis.tables import cells, estimate, mean
+from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
@@ -36,8 +37,8 @@ STRONG_SHARE = 10  # tables of detectives (or one player among them): n / STRONG
 HIDER = "detective:hide=0.125"  # the old detective's habit: advance an own snail that loses nothing, 1 die in 8
 FOCAL = ("hindmost", STRONG, HIDER, "oracle")  # one of these among BASE or STRONG players
 OPPONENTS = (BASE, STRONG)
+ALL_SAME = {STRONG: "strong", BASE: "seats"}  # each opponent policy's all-same table (label prefix), in table order
 TABLES = {"seats": (BASE, None), "strong": (STRONG, None), "open": (STRONG, "open-ownership")}  # -> policy, variant
-BALANCE_SHARE = 4  # the balance page's arms (default rules and each variant) play n / 4 games
 EDGE = "seat 0 edge over the mean seat (fraction of games)"  # the board pages' left panel
 
 
@@ -82,31 +83,17 @@ def _table(plan: Plan, prefix: str, n: int, seed: int, chunk: int) -> None:
         plan.add(f"{prefix} {k}", [policy] * k, n if policy == BASE else _strong(n), seed, chunk, variant)
 
 
-def _rotated(
-    plan: Plan,
-    prefix: str,
-    among: tuple[str, str],
-    games: int,
-    seed: int,
-    chunk: int,
-    variant: str | None = None,
-    counts: tuple[int, ...] = PLAYER_COUNTS,
+def _one_among(
+    plan: Plan, policy: str, opponent: str, n: int, seed: int, chunk: int, variant: str | None = None
 ) -> None:
-    """A policy alone among others (``among``: the two), in each seat in turn (``games`` per player count, split)."""
-    policy, opponent = among
-    for k in counts:
+    """One ``policy`` among ``opponent``s in each seat (``open {policy}`` under a variant); detectives play fewer."""
+    games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
+    prefix = f"open {policy}" if variant else _among(policy, opponent)
+    for k in PLAYER_COUNTS:
         for seat in range(k):
             seats = [opponent] * k
             seats[seat] = policy
             plan.add(f"{prefix} {k}@{seat}", seats, max(1, games // k), seed, chunk, variant)
-
-
-def _one_among(
-    plan: Plan, policy: str, opponent: str, n: int, seed: int, chunk: int, counts: tuple[int, ...] = PLAYER_COUNTS
-) -> None:
-    """One ``policy`` among ``opponent`` players in every seat: detective opponents or a detective play fewer."""
-    games = _strong(n) if opponent == STRONG else n // DETECTIVE_SHARE if "detective" in policy else n
-    _rotated(plan, _among(policy, opponent), (policy, opponent), games, seed, chunk, counts=counts)
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -128,17 +115,16 @@ def _open(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Detective tables with hidden and with open ownership, each with one hindmost player in every seat."""
     for prefix in ("strong", "open"):
         _table(plan, prefix, n, seed, chunk)
-    _one_among(plan, "hindmost", STRONG, n, seed, chunk)
-    _rotated(plan, "open hindmost", ("hindmost", STRONG), _strong(n), seed, chunk, TABLES["open"][1])
+        _one_among(plan, "hindmost", STRONG, n, seed, chunk, variant=TABLES[prefix][1])
 
 
 def _length(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """The detective and ``BASE`` tables, 4-player tables of the length policies, and one oracle among 3 others."""
+    """The detective and ``BASE`` tables, 4-player tables of the length policies, one oracle among others (4 shown)."""
     _seats(plan, n, seed, chunk)
     for policy in LENGTH_POLICIES:
         plan.add(f"length {policy} 4", [policy] * 4, n, seed, chunk)
     for opponent in OPPONENTS:
-        _one_among(plan, "oracle", opponent, n, seed, chunk, counts=(4,))
+        _one_among(plan, "oracle", opponent, n, seed, chunk)
 
 
 def _tracks(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -177,6 +163,7 @@ HEADING = "Cargolino Valentino: seats, hidden snails, race length, board"
 def front(done: Done) -> Front:
     """The chapter's own front-page lines."""
     played, n_games = done.played, done.planned.n_games
+    sizes = f"each to a 95% half-width of {done.precision:.2%}" if done.precision else f"{n_games:,} per {BASE} table"
     detective_games = sum(
         r.summary.n_games for a, r in played.results.items() if a.startswith(("strong", "open")) or STRONG in a
     )
@@ -195,13 +182,8 @@ def front(done: Done) -> Front:
             "page. The expert (search) plays too slowly for this report's arms: `simulate ladder cargolino` rates it."
         ),
         games=(
-            f"{played.games:,} in {done.arms} arms ("
-            + (
-                f"each to a 95% half-width of {done.precision:.2%}"
-                if done.precision
-                else f"{n_games:,} per {BASE} table"
-            )
-            + f", chunks of {done.planned.chunk:,}, common random numbers); tables with {STRONG} opponents play "
+            f"{played.games:,} in {done.arms} arms ({sizes}, chunks of {done.planned.chunk:,}, common random "
+            f"numbers); tables with {STRONG} opponents play "
             f"{n_games // STRONG_SHARE:,} games per player count ({detective_games:,} in all). Win rates count "
             "sole wins; every rate has its 95% interval (Wilson for proportions, normal for means)."
         ),
@@ -219,6 +201,11 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
+def _fair(s: Summary) -> float:
+    """A fair share of the sole wins: the games not shared, divided by the players."""
+    return float(s.wins.sum()) / s.n_games / s.players
+
+
 def _race_turns(s: Summary) -> tuple[float, float, float]:
     """Mean turns per race (both races of a game pooled per game) and its interval."""
     mean, low, high = s.mean_turns()
@@ -232,48 +219,36 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Each seat's win rate with 2-6 detective players (selfish beside), against a fair share of the sole wins."""
     rows, table = [], []
     for k in PLAYER_COUNTS:
-        for policy, prefix in ((STRONG, "strong"), (BASE, "seats")):
+        for policy, prefix in ALL_SAME.items():
             s = results[f"{prefix} {k}"].summary
-            fair = float(s.wins.sum()) / s.n_games / k
+            rates = [proportion(int(wins), s.n_games) for wins in s.wins]
             if policy == STRONG:
-                rows += [
-                    {"players": k, "seat": f"seat {seat}", **estimate("rate", proportion(int(s.wins[seat]), s.n_games))}
-                    for seat in range(k)
-                ]
-            first, last = proportion(int(s.wins[0]), s.n_games), proportion(int(s.wins[-1]), s.n_games)
+                rows += [{"players": k, "seat": f"seat {seat}", **estimate("rate", r)} for seat, r in enumerate(rates)]
             table.append(
                 {
                     "players": k,
                     "table": policy,
-                    "seat 0 (first) wins": pct(*first),
-                    "last seat wins": pct(*last),
-                    "fair share": f"{100 * fair:.1f}%",
+                    "seat 0 (first) wins": pct(*rates[0]),
+                    "last seat wins": pct(*rates[-1]),
+                    "fair share": f"{100 * _fair(s):.1f}%",
                     "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                     "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
                 }
             )
-    table = pd.DataFrame(table)
-    frame = pd.DataFrame(rows)
-    s2 = results["strong 2"].summary
-    first2 = proportion(int(s2.wins[0]), s2.n_games)
-    w2 = results["seats 2"].summary
-    weak2 = proportion(int(w2.wins[0]), w2.n_games)
-    fair2 = float(s2.wins.sum()) / s2.n_games / 2
+    strong2, weak2 = table[:2]  # 2 players: the detective table, then the weak one
     title = (
-        f"With 2 detectives the first player wins {pct(*first2)} of 2-player games (fair share "
-        f"{100 * fair2:.1f}%); with 2 {BASE} players {pct(*weak2)}"
+        f"With 2 detectives the first player wins {strong2['seat 0 (first) wins']} of 2-player games (fair share "
+        f"{strong2['fair share']}); with 2 {BASE} players {weak2['seat 0 (first) wins']}"
     )
 
-    def fair(k: int) -> float:
-        s = results[f"strong {k}"].summary
-        return float(s.wins.sum()) / s.n_games / k
-
-    seats = Panel(frame, "seat", "rate", None, "", "", ticks={"rotation": 90, "labelsize": 8})
-    draw = figure(
-        *facets(seats, "players", PLAYER_COUNTS, xlabel=lambda k: f"{k} players", reference=fair, ylabel=_first_only),
-        sharey=True,
-    )
+    seats = Panel(pd.DataFrame(rows), "seat", "rate", None, "", "", ticks={"rotation": 90, "labelsize": 8})
+    each = {
+        "xlabel": lambda k: f"{k} players",
+        "reference": lambda k: _fair(results[f"strong {k}"].summary),
+        "ylabel": lambda k: "sole-win rate (fraction of games)" if k == PLAYER_COUNTS[0] else "",  # first panel only
+    }
+    draw = figure(*facets(seats, "players", PLAYER_COUNTS, **each), sharey=True)
 
     notes = [
         f"Figure: everyone plays {STRONG} ({results['strong 2'].summary.n_games:,} games per player count); the "
@@ -282,12 +257,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         "(games not shared, divided by the players). Edge: seat 0's sole-win rate minus the mean seat's, in "
         "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
     ]
-    return Page(title, draw, table, notes), title
-
-
-def _first_only(k: int) -> str:
-    """The seat page's y label: on the first player count's panel only."""
-    return "sole-win rate (fraction of games)" if k == PLAYER_COUNTS[0] else ""
+    return Page(title, draw, pd.DataFrame(table), notes), title
 
 
 # --- 2. hidden information ------------------------------------------------------------------------------------
@@ -301,76 +271,56 @@ def prior_accuracy(players: int) -> float:
     return ((players - 1) * each * each + unowned * unowned) / (others * others)
 
 
-def _focal(results: dict[str, RunResult], prefix: str, k: int) -> tuple[int, int]:
-    """Sole wins and games of the focal seat of ``prefix {k}@{seat}`` arms, rotated over every seat."""
-    wins = n = 0
-    for seat in range(k):
-        s = results[f"{prefix} {k}@{seat}"].summary
-        wins += int(s.wins[seat])
-        n += s.n_games
-    return wins, n
+def _rotation(results: dict[str, RunResult], prefix: str, k: int) -> list[tuple[int, Summary]]:
+    """Each focal seat and the summary of its ``prefix {k}@{seat}`` arm, rotated over every seat."""
+    return [(seat, results[f"{prefix} {k}@{seat}"].summary) for seat in range(k)]
 
 
 def _accuracy(results: dict[str, RunResult], k: int) -> tuple[float, float, float]:
-    total = squares = count = 0.0
-    for seat in range(k):
-        s = results[f"{_among(STRONG, BASE)} {k}@{seat}"].summary
-        total += float(s.sums["belief_accuracy"][seat])
-        squares += float(s.squares["belief_accuracy"][seat])
-        count += float(s.counts["belief_accuracy"][seat])
-    mean, low, high = stats.mean_interval(total, squares, count)
+    """The detective's mean belief in the true owners at race end, one detective among ``BASE``, with its interval."""
+    arms = _rotation(results, _among(STRONG, BASE), k)
+    sums = (
+        sum(float(getattr(s, part)["belief_accuracy"][seat]) for seat, s in arms)
+        for part in ("sums", "squares", "counts")
+    )
+    mean, low, high = stats.mean_interval(*sums)
     return float(mean), float(low), float(high)
-
-
-def _table_base(results: dict[str, RunResult], label: str, k: int) -> tuple[float, float, int]:
-    """The mean seat's sole-win rate of an all-same table and its variance (from the shared games only)."""
-    s = results[label].summary
-    tied = 1 - float(s.wins.sum()) / s.n_games
-    return (1 - tied) / k, tied * (1 - tied) / s.n_games / k**2, s.n_games
 
 
 def gain_row(results: dict[str, RunResult], prefix: str, base_label: str, k: int) -> dict[str, float]:
     """One focal seat's sole-win rate over ``prefix`` arms and its gain over the mean seat of ``base_label``."""
-    base, base_var, _ = _table_base(results, base_label, k)
-    wins, n = _focal(results, prefix, k)
-    rate = proportion(wins, n)
+    s = results[base_label].summary
+    tied = 1 - float(s.wins.sum()) / s.n_games  # the mean seat wins a fair share, its variance from the ties alone
+    base = (1 - tied) / k
+    arms = _rotation(results, prefix, k)
+    n = sum(a.n_games for _, a in arms)
+    rate = proportion(sum(int(a.wins[seat]) for seat, a in arms), n)
     gain = rate[0] - base
-    se = math.sqrt(rate[0] * (1 - rate[0]) / n + base_var)
-    return {
-        "rate": rate[0],
-        "lo": rate[1],
-        "hi": rate[2],
-        "n": n,
-        "base": base,
-        "gain": gain,
-        "gain_lo": gain - stats.Z95 * se,
-        "gain_hi": gain + stats.Z95 * se,
-    }
+    half = stats.Z95 * math.sqrt(rate[0] * (1 - rate[0]) / n + tied * (1 - tied) / s.n_games / k**2)
+    return {**estimate("rate", rate), "base": base, **estimate("gain", (gain, gain - half, gain + half))}
 
 
 def information_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count and opponent: each focal policy's sole-win rate and gain over the table's mean seat."""
-    rows = []
-    for k in PLAYER_COUNTS:
-        for opponent in OPPONENTS:
-            base_label = f"seats {k}" if opponent == BASE else f"strong {k}"
-            for policy in FOCAL:
-                if policy == opponent:
-                    continue
-                row = gain_row(results, _among(policy, opponent), base_label, k)
-                rows.append({"players": k, "opponents": opponent, "policy": policy, **row})
+    rows = [
+        {"players": k, "opponents": o, "policy": p, **gain_row(results, _among(p, o), f"{ALL_SAME[o]} {k}", k)}
+        for k in PLAYER_COUNTS
+        for o in OPPONENTS
+        for p in FOCAL
+        if p != o
+    ]
     return pd.DataFrame(rows)
 
 
-def _get(frame: pd.DataFrame, k: int, opponent: str, policy: str) -> pd.Series:
-    return frame[(frame["players"] == k) & (frame["opponents"] == opponent) & (frame["policy"] == policy)].iloc[0]
+def _row(frame: pd.DataFrame, **where: Any) -> pd.Series:
+    """The first row of ``frame`` whose columns hold the values ``where`` gives (``players=2``)."""
+    return frame[(frame[list(where)] == pd.Series(where)).all(axis=1)].iloc[0]
 
 
 def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """One hindmost, detective, hiding detective or oracle among selfish or detective players, 2-6 players."""
     frame = information_frame(results)
-    o2, h2 = _get(frame, 2, STRONG, "oracle"), _get(frame, 2, STRONG, "hindmost")
-    hide2 = _get(frame, 2, STRONG, HIDER)
+    o2, h2, hide2 = (_row(frame, players=2, opponents=STRONG, policy=p) for p in ("oracle", "hindmost", HIDER))
     title = (
         f"Among detectives, knowing the deal gains {100 * o2['gain']:+.1f} points at 2 players and knowing nothing "
         f"{100 * h2['gain']:+.1f}; hiding 1 die in 8 {100 * hide2['gain']:+.1f}"
@@ -387,25 +337,20 @@ def information_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                 "players": k,
                 "others": opponent,
                 "mean seat": f"{100 * part['base'].iloc[0]:.1f}%",
-                **{
-                    f"{policy} gain, pts": points(r["gain"], r["gain_lo"], r["gain_hi"])
-                    for policy, r in part.set_index("policy").iterrows()
-                },
+                **{f"{policy} gain, pts": cell(r, "gain", points) for policy, r in part.set_index("policy").iterrows()},
             }
             for (k, opponent), part in frame.groupby(["players", "opponents"], sort=False)
         ]
     ).fillna("—")
     worse = frame[(frame["policy"] == "oracle") & (frame["gain_hi"] < 0)]
+    where = ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
+    oracle = (
+        f"The oracle loses ground at {where}." if where else "The oracle gains or holds its own at every player count."
+    )
     notes = [
         "One focal player among players of one policy, rotated over every seat. Mean seat: the mean seat of an "
         "all-opponent table (same seed). Gain: the focal player's sole-win rate minus it (points, 95% interval). "
-        + (
-            "The oracle loses ground at "
-            + ", ".join(f"{r.players}p vs {r.opponents}" for r in worse.itertuples())
-            + "."
-            if len(worse)
-            else "The oracle gains or holds its own at every player count."
-        ),
+        + oracle,
         "Detective belief at race end (mean probability on the true owner of each snail not held, with its 95% "
         "interval; then the uniform prior's), one detective among selfish players: "
         + ", ".join(f"{k}p {interval(a, lo, h, 3)}, prior {p:.2f}" for k, a, lo, h, p in acc)
@@ -423,14 +368,13 @@ def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
             ("open", f"open {k}", "open hindmost"),
         ):
             s = results[label].summary
-            row = gain_row(results, prefix, label, k)
             rows.append(
                 {
                     "players": k,
                     "ownership": mode,
                     **estimate("edge", stats.seat_edge(s.wins, s.n_games)),
                     **estimate("turns", _race_turns(s)),
-                    **{f"hindmost_{key}": value for key, value in row.items()},
+                    **{f"hindmost_{key}": value for key, value in gain_row(results, prefix, label, k).items()},
                 }
             )
     return pd.DataFrame(rows)
@@ -439,39 +383,25 @@ def open_frame(results: dict[str, RunResult]) -> pd.DataFrame:
 def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Open ownership (everyone sees the deal) against hidden: what hiding does to the game."""
     frame = open_frame(results)
-
-    def at(k: int, mode: str) -> pd.Series:
-        return frame[(frame["players"] == k) & (frame["ownership"] == mode)].iloc[0]
-
-    h2, o2 = at(2, "hidden"), at(2, "open")
+    h2, o2 = (_row(frame, players=2, ownership=mode) for mode in ("hidden", "open"))
     title = (
         f"Open ownership: a player who ignores the deal gains {100 * o2['hindmost_gain']:+.1f} points among 2 "
         f"detectives who see it, {100 * h2['hindmost_gain']:+.1f} when it is hidden"
     )
 
+    gain = Panel(frame, "players", "hindmost_gain", "ownership", None, "", kind="line", zero=True, xticks=PLAYER_COUNTS)
+    hindmost = "hindmost's gain over the mean seat (fraction of games)"
     draw = figure(
-        *(
-            Panel(frame, "players", y, "ownership", words, xlabel, kind="line", zero=True, xticks=PLAYER_COUNTS)
-            for y, words, xlabel in (
-                (
-                    "hindmost_gain",
-                    "hindmost's gain over the mean seat (fraction of games)",
-                    "players (the others play detective)",
-                ),
-                ("edge", "seat 0 edge (fraction of games)", "players (all detective)"),
-            )
-        )
+        replace(gain, ylabel=hindmost, xlabel="players (the others play detective)"),
+        replace(gain, y="edge", ylabel="seat 0 edge (fraction of games)", xlabel="players (all detective)"),
     )
 
-    table = pd.DataFrame(
-        {
-            "players": frame["players"],
-            "ownership": frame["ownership"],
-            "hindmost gain, pts": cells(frame, "hindmost_gain", points),
-            "seat 0 edge, pts": cells(frame, "edge", points),
-            "turns per race": cells(frame, "turns", mean(2)),
-        }
-    )
+    shown = {
+        "hindmost gain, pts": ("hindmost_gain", points),
+        "seat 0 edge, pts": ("edge", points),
+        "turns per race": ("turns", mean(2)),
+    }
+    table = frame[["players", "ownership"]].assign(**{head: cells(frame, y, fmt) for head, (y, fmt) in shown.items()})
     notes = [
         "Open ownership (variant open-ownership): the tokens are dealt face up, so every detective knows the deal "
         "(it plays the oracle's rule). Hindmost ignores who holds what in both. Its gain over the mean seat of the "
@@ -485,24 +415,15 @@ def open_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 # --- 3. game length -------------------------------------------------------------------------------------------
 
 
-def _pooled(results: dict[str, RunResult], prefix: str, k: int) -> Summary:
-    """The games of ``prefix {k}@{seat}`` arms, every seat merged."""
-    merged = results[f"{prefix} {k}@0"].summary
-    for seat in range(1, k):
-        merged = merged.merge(results[f"{prefix} {k}@{seat}"].summary)
-    return merged
-
-
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Turns per race (race 1 and race 2) by player count under strong play, and the spread of game lengths."""
     rows, table = [], []
-    arms = [
-        (k, p, results[f"{label} {k}"].summary)
-        for k in PLAYER_COUNTS
-        for p, label in ((STRONG, "strong"), (BASE, "seats"))
-    ]
+    arms = [(k, p, results[f"{prefix} {k}"].summary) for k in PLAYER_COUNTS for p, prefix in ALL_SAME.items()]
     arms += [(4, p, results[f"length {p} 4"].summary) for p in LENGTH_POLICIES]
-    arms += [(4, f"one oracle, 3 {o}", _pooled(results, _among("oracle", o), 4)) for o in OPPONENTS]
+    arms += [
+        (4, f"one oracle, 3 {o}", reduce(Summary.merge, (s for _, s in _rotation(results, _among("oracle", o), 4))))
+        for o in OPPONENTS
+    ]
     for k, policy, s in arms:
         races = {race: [float(v) for v in s.metric_mean(f"race{race}_turns")] for race in (1, 2)}
         if policy == STRONG:
@@ -512,8 +433,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             {
                 "players": k,
                 "policy": policy,
-                "race 1 turns": mean(2)(*races[1]),
-                "race 2 turns": mean(2)(*races[2]),
+                **{f"race {race} turns": mean(2)(*races[race]) for race in (1, 2)},
                 "turns per race": mean(2)(*per_race),
                 "rounds per race": f"{per_race[0] / k:.1f}",
                 "game turns, 10th–90th pct": "–".join(
@@ -522,9 +442,7 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             }
         )
     frame = pd.DataFrame(rows)
-    four = _race_turns(results["strong 4"].summary)
-    two, six = _race_turns(results["strong 2"].summary), _race_turns(results["strong 6"].summary)
-    weak4 = _race_turns(results["seats 4"].summary)
+    two, four, six, weak4 = (_race_turns(results[a].summary) for a in ("strong 2", "strong 4", "strong 6", "seats 4"))
     title = (
         f"A race between detectives lasts {four[0]:.2f} turns ({four[1]:.2f}–{four[2]:.2f}) with 4 players, "
         f"{two[0]:.1f} with 2 and {six[0]:.1f} with 6; {weak4[0]:.1f} between 4 {BASE} players"
@@ -555,8 +473,7 @@ def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.Dat
     rows = []
     for name, prefix in labels.items():
         for k in PLAYER_COUNTS:
-            label = f"seats {k}" if prefix == "seats" else f"{prefix} {k}"
-            s = results[label].summary
+            s = results[f"{prefix} {k}"].summary
             rows.append(
                 {
                     "board": name,
@@ -571,16 +488,14 @@ def _board_rows(results: dict[str, RunResult], labels: dict[str, str]) -> pd.Dat
 
 
 def _pivot(frame: pd.DataFrame, first: str) -> pd.DataFrame:
-    out = []
+    """One row per board (column ``first``: its short name): the seat-0 edge per player count, 4-player length, ties."""
+    rows = []
     for name, part in frame.groupby("board", sort=False):
-        row: dict[str, Any] = {first: str(name).split(" (")[0]}
-        for r in part.itertuples(index=False):
-            row[f"{r.players}p edge"] = points(r.edge, r.edge_lo, r.edge_hi)
-        four = part[part["players"] == 4].iloc[0]
-        row["4p turns/race"] = f"{four['turns']:.2f}"
-        row["4p shared"] = f"{100 * four['shared']:.1f}%"
-        out.append(row)
-    return pd.DataFrame(out)
+        edges = {f"{k}p edge": edge for k, edge in zip(part["players"], cells(part, "edge", points), strict=True)}
+        four = _row(part, players=4)
+        shown = {"4p turns/race": f"{four['turns']:.2f}", "4p shared": f"{100 * four['shared']:.1f}%"}
+        rows.append({first: str(name).split(" (")[0], **edges, **shown})
+    return pd.DataFrame(rows)
 
 
 def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -588,10 +503,7 @@ def track_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     labels = {f"{spaces} spaces": "seats" if spaces == 24 else f"track {spaces}" for spaces in TRACKS}
     frame = _board_rows(results, labels)
     frame["spaces"] = [int(b.split()[0]) for b in frame["board"]]
-    short = frame[(frame["spaces"] == 12) & (frame["players"] == 2)].iloc[0]
-    base = frame[(frame["spaces"] == 24) & (frame["players"] == 2)].iloc[0]
-    short4 = frame[(frame["spaces"] == 12) & (frame["players"] == 4)].iloc[0]
-    base4 = frame[(frame["spaces"] == 24) & (frame["players"] == 4)].iloc[0]
+    short, base, short4, base4 = (_row(frame, spaces=x, players=k) for k in (2, 4) for x in (12, 24))
     title = (
         f"The 12-space short track halves a 4-player race ({base4['turns']:.1f} → {short4['turns']:.1f} turns) and "
         f"{'raises' if short['edge'] > base['edge'] else 'lowers'} seat 0's 2-player edge from "
@@ -618,23 +530,17 @@ def shells_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Shell scales on the 24-space track: seat-0 edge, ties and turns per race."""
     labels = {name: "seats" if shells is None else f"shells {name}" for name, shells in SHELLS.items()}
     frame = _board_rows(results, labels)
-    default = frame[frame["board"] == "3/2/1 (default)"]
-    doubled = frame[frame["board"] == "5/3/1 (doubled steps)"]
-    same = list(default["winner_hash"]) == list(doubled["winner_hash"])
+    hashes = frame.groupby("board", sort=False)["winner_hash"].agg(list)
+    same = hashes["3/2/1 (default)"] == hashes["5/3/1 (doubled steps)"]
     spread = frame.groupby("players")["edge"].agg(lambda e: e.max() - e.min())
     k = int(spread.idxmax())
     part = frame[frame["players"] == k].set_index("board")
     low = part["edge"].idxmin() if part["edge"].idxmin() != "3/2/1 (default)" else part["edge"].idxmax()
-    base = part.loc["3/2/1 (default)"]
     steady = float(frame.groupby("players")["turns"].agg(lambda t: t.max() - t.min()).max())
-
-    def short(name: str) -> str:
-        return name.split(" (")[0]
-
     title = (
         f"Shell shape, not size, moves the seat edge: with {k} players seat 0 leads by "
-        f"{100 * base['edge']:+.1f} points on 3/2/1 but {100 * part.loc[low, 'edge']:+.1f} "
-        f"({100 * part.loc[low, 'edge_lo']:+.1f} to {100 * part.loc[low, 'edge_hi']:+.1f}) on {short(low)}"
+        f"{100 * part.loc['3/2/1 (default)', 'edge']:+.1f} points on 3/2/1 but {cell(part.loc[low], 'edge', points)} "
+        f"on {low.split(' (')[0]}"
     )
     title += "; 5/3/1 changes no game" if same else "; 5/3/1 changes the games"
 
