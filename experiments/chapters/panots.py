@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from functools import partial
+from itertools import permutations, product
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,21 @@ def _solo(policy: str) -> str:
     return _table(BASE, 1, "random") if policy == BASE else f"solo {policy}"
 
 
+def _summary(results: dict[str, RunResult], policy: str, k: int, order: str = "random") -> Summary:
+    """The summary of the table :func:`_table` names."""
+    return results[_table(policy, k, order)].summary
+
+
+def _rate(s: Summary, seat: int = 0) -> tuple[float, float, float]:
+    """Seat ``seat``'s sole-win rate in ``s`` with its 95% Wilson interval."""
+    return proportion(int(s.wins[seat]), s.n_games)
+
+
+def _fair(s: Summary) -> float:
+    """A fair share of the sole wins of ``s``: its sole-win rate over its seats."""
+    return float(s.wins.sum()) / s.n_games / len(s.wins)
+
+
 def _everyone(
     plan: Plan,
     n: int,
@@ -98,10 +114,8 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of distinct policies and every rotation of the one-of-each table, half the games each."""
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                plan.add(f"h2h {a} {b}", [a, b], max(1, n // 2), seed, chunk)
+    for a, b in permutations(POLICY_ORDER, 2):
+        plan.add(f"h2h {a} {b}", [a, b], max(1, n // 2), seed, chunk)
     for r in range(len(POLICY_ORDER)):
         plan.add(f"table rot{r}", _rotation(r), max(1, n // 2), seed, chunk)
 
@@ -210,28 +224,22 @@ def faces_frame(s: Summary) -> pd.DataFrame:
 
 def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Mean VP and its spread per objective face (when the face is in play), 4 strong players, greedy beside."""
-    s = results[_table(STRONG, 4, "random")].summary
+    s = _summary(results, STRONG, 4)
     frame = faces_frame(s)
-    beside = faces_frame(results[_table(BASE, 4, "random")].summary).set_index("face")
+    beside = faces_frame(_summary(results, BASE, 4)).set_index("face")
     top = frame.loc[frame["mean"].idxmax()]
     least = frame.loc[frame["mean"].idxmin()]
     wide = frame.loc[frame["sd"].idxmax()]
-    if wide["face"] == top["face"]:
-        spread = f"spreads widest (SD {wide['sd']:.2f} VP)"
-    else:
-        spread = f"{_name(wide['face'])} spreads widest (SD {wide['sd']:.2f} VP)"
+    who = "" if wide["face"] == top["face"] else f"{_name(wide['face'])} "
     title = (
         f"Under {STRONG} play the {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP "
-        f"({top['mean_lo']:.2f}–{top['mean_hi']:.2f}) per player when in play, and {spread}; "
-        f"{_name(least['face'])} gives "
-        f"least ({least['mean']:.2f} VP); not checked under a second strong player"
+        f"({top['mean_lo']:.2f}–{top['mean_hi']:.2f}) per player when in play, and {who}spreads widest (SD "
+        f"{wide['sd']:.2f} VP); {_name(least['face'])} gives least ({least['mean']:.2f} VP); not checked under a "
+        "second strong player"
     )
     frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
     both = pd.concat(
-        [
-            frame.assign(policy=STRONG),
-            beside.reset_index().assign(policy=BASE, label=list(frame["label"])),
-        ]
+        [frame.assign(policy=STRONG), beside.reset_index().assign(policy=BASE, label=list(frame["label"]))]
     )
 
     def draw(fig: Any) -> None:
@@ -258,10 +266,8 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "share of a mean score": [f"{100 * m / mean_score:.0f}%" for m in frame["mean"]],
         }
     )
-    pairs = []
-    for a, b in CARD_FACES:
-        ma, mb = (float(frame.loc[frame["face"] == f, "mean"].iloc[0]) for f in (a, b))
-        pairs.append(f"card {_card(a)}: {_name(a)} {ma:.2f} vs {_name(b)} {mb:.2f}")
+    means = frame.set_index("face")["mean"]
+    pairs = [f"card {_card(a)}: {_name(a)} {means[a]:.2f} vs {_name(b)} {means[b]:.2f}" for a, b in CARD_FACES]
     notes = [
         f"4 players, everyone plays {STRONG} (it plays for the majorities and looks ahead), {BASE} beside it in the "
         f"table and the bars; faces and tokens random per game, {s.n_games:,} games (each face is in play in about "
@@ -284,7 +290,7 @@ def tuning_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """VP per face tuned toward equal worth, from the occurrences measured under strong play."""
-    frame = tuning_frame(faces_frame(results[_table(STRONG, 4, "random")].summary))
+    frame = tuning_frame(faces_frame(_summary(results, STRONG, 4)))
     now = (float(frame["mean"].min()), float(frame["mean"].max()))
     then = (float(frame["predicted"].min()), float(frame["predicted"].max()))
     changed = frame[frame["suggested"] != frame["vp each"]]
@@ -302,17 +308,11 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         ax = fig.subplots()
         x = np.arange(len(frame))
-        ax.bar(x - 0.2, frame["mean"], width=0.4, color="#bbbbbb", edgecolor="#000000", lw=0.5, label="VP now")
-        ax.bar(
-            x + 0.2,
-            frame["predicted"],
-            width=0.4,
-            color="#ffffff",
-            hatch="//",
-            edgecolor="#000000",
-            lw=0.5,
-            label="VP with the suggested values (predicted)",
-        )
+        for dx, y, colour, hatch, label in (
+            (-0.2, "mean", "#bbbbbb", None, "VP now"),
+            (0.2, "predicted", "#ffffff", "//", "VP with the suggested values (predicted)"),
+        ):
+            ax.bar(x + dx, frame[y], width=0.4, color=colour, hatch=hatch, edgecolor="#000000", lw=0.5, label=label)
         ax.axhline(float(frame["target"].iloc[0]), color="#555555", linestyle="--", lw=1, label="target: the mean face")
         ax.set_xticks(x, [_name(f) for f in frame["face"]])
         ax.set_xlabel("objective face")
@@ -345,18 +345,12 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count, grab order and seat: sole-win rate and its interval."""
     rows = []
-    for k in SEAT_COUNTS:
-        for order in ORDERS:
-            s = results[_table(BASE, k, order)].summary
-            rows += [
-                {
-                    "players": k,
-                    "order": f"grab_order={order}",
-                    "seat": str(seat),
-                    **estimate("rate", proportion(int(s.wins[seat]), s.n_games)),
-                }
-                for seat in range(k)
-            ]
+    for k, order in product(SEAT_COUNTS, ORDERS):
+        s = _summary(results, BASE, k, order)
+        rows += [
+            {"players": k, "order": f"grab_order={order}", "seat": str(seat), **estimate("rate", _rate(s, seat))}
+            for seat in range(k)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -365,8 +359,7 @@ def _second(results: dict[str, RunResult], k: int, order: str) -> crossplay.Figu
     cross = crossplay.result_of(results, "panots", [STRONG] * k, variant=ORDERS[order], strong=STRONG)
     if cross is None:
         return None
-    s = cross.summary
-    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *proportion(int(s.wins[0]), s.n_games), s.n_games)
+    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *_rate(cross.summary), cross.summary.n_games)
 
 
 def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -374,46 +367,35 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     frame = seat_frame(results)
     other = crossplay.second("panots")
     table = []
-    for k in SEAT_COUNTS:
-        for order in ORDERS:
-            s = results[_table(BASE, k, order)].summary
-            strong = results[_table(STRONG, k, order)].summary
-            fair = float(s.wins.sum()) / s.n_games / k
-            table.append(
-                {
-                    "players": k,
-                    "grab order": order,
-                    "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
-                    "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
-                    "fair share": f"{100 * fair:.1f}%",
-                    "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
-                    "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
-                    "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                    f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
-                    f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
-                }
-            )
-    strong4 = results[_table(STRONG, 4, "seat")].summary
-    seat4, rand4 = results[_table(BASE, 4, "seat")].summary, results[_table(BASE, 4, "random")].summary
-    fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
+    for k, order in product(SEAT_COUNTS, ORDERS):
+        s = _summary(results, BASE, k, order)
+        table.append(
+            {
+                "players": k,
+                "grab order": order,
+                "seat 0 wins": pct(*_rate(s)),
+                "last seat wins": pct(*_rate(s, -1)),
+                "fair share": f"{100 * _fair(s):.1f}%",
+                "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
+                "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
+                "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                f"seat 0 wins ({STRONG})": pct(*_rate(_summary(results, STRONG, k, order))),
+                f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
+            }
+        )
+    seat4, rand4 = _summary(results, BASE, 4, "seat"), _summary(results, BASE, 4)
+    strong4 = _summary(results, STRONG, 4, "seat")
     title = (
         "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
-        f"it wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
-        f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
-        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%); "
+        f"it wins {pct(*_rate(seat4))} of 4-player games and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; "
+        f"with a random order per round seat 0 wins {pct(*_rate(rand4))} (fair share {100 * _fair(rand4):.1f}%); "
         f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}% (not checked "
         "under a second strong player at 4 players)"
     )
-    strong2 = results[_table(STRONG, 2, "seat")].summary
-    figures = [crossplay.Figure(f"everyone {STRONG}", *proportion(int(strong2.wins[0]), strong2.n_games))]
+    figures = [crossplay.Figure(f"everyone {STRONG}", *_rate(_summary(results, STRONG, 2, "seat")))]
     if (second := _second(results, 2, "seat")) is not None:
         figures.append(second)
     title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
-
-    def fair(k: int) -> float:
-        s = results[_table(BASE, k, "random")].summary
-        return float(s.wins.sum()) / s.n_games / k
-
     first = SEAT_COUNTS[0]
     seats = Panel(frame, "seat", "rate", "order", "", "", ylim=(0, 1.2 * float(frame["rate_hi"].max())))
     draw = figure(
@@ -422,7 +404,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "players",
             SEAT_COUNTS,
             xlabel=lambda k: f"seat, {k} players",
-            reference=fair,
+            reference=lambda k: _fair(_summary(results, BASE, k)),
             ylabel=lambda k: "sole-win rate (fraction of games)" if k == first else "",
             legend=lambda k: k == first,
             ylim=lambda k: seats.ylim if k == first else None,
@@ -430,15 +412,13 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         sharey=True,
         widths=[2.5, 4, 7],
     )
-
-    n = results[_table(BASE, 2, "random")].summary.n_games
     notes = [
-        f"Everyone plays {BASE} ({STRONG} in the last column); {n:,} games per player count and order. "
-        "grab_order=random: a fresh random priority "
-        "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round, which "
-        "the rulebook never prescribes: it measures what grabbing first is worth (a fast hand). Dashed "
-        "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
-        "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+        f"Everyone plays {BASE} ({STRONG} in the last column); {_summary(results, BASE, 2).n_games:,} games per player "
+        "count and order. grab_order=random: a fresh random priority every round (our default reading of the "
+        "simultaneous grab); seat: seat 0 grabs first every round, which the rulebook never prescribes: it measures "
+        "what grabbing first is worth (a fast hand). Dashed line: a fair share of the sole wins (random order). Edge: "
+        "seat 0's sole-win rate minus the mean seat's, in percentage points. p: z-test that seat 0 and the last seat "
+        "win equally often (same games).",
         crossplay.note(figures, strong=STRONG)
         + " Only the 2-player tables are checked: the expert plays a 4-player game in seconds, too slow for a "
         "report's 4- and 7-player tables.",
