@@ -24,7 +24,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
 from boardlab.analysis.tables import cell, cells, estimate, mean
-from boardlab.analysis.wording import p_clause, p_value, pct, points
+from boardlab.analysis.wording import count, p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from boardlab.experiments.chapters import crossplay
@@ -435,46 +435,34 @@ def _h2h(results: dict[str, RunResult], a: str, b: str) -> tuple[float, int, flo
     return *stats.head_to_head(first, second, tie=0.5), float(first.score_sum[0] + second.score_sum[1])
 
 
+def _rotations(results: dict[str, RunResult]) -> list[tuple[list[str], Summary]]:
+    """Each rotation of the one-of-each table: its seats' policies and its summary."""
+    return [(_rotation(r), results[f"table rot{r}"].summary) for r in range(TABLE)]
+
+
 def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Any, int, np.ndarray]]:
     """The one-of-each table's rotations with per-seat weights given per policy (for :func:`stats.contrast`)."""
-    parts = []
-    for r in range(len(POLICY_ORDER)):
-        seats = _rotation(r)
-        w = np.array([weights.get(p, 0.0) for p in seats])
-        s = results[f"table rot{r}"].summary
-        parts.append((s.wins, s.n_games, w))
-    return parts
+    return [(s.wins, s.n_games, np.array([weights.get(p, 0.0) for p in seats])) for seats, s in _rotations(results)]
 
 
 def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per policy: sole-win rate at the one-of-each table, its VP there, and its head-to-head record."""
     rows = []
     for p in POLICY_ORDER:
-        wins = shared = vp = sq = 0.0
-        n = 0
-        for r in range(len(POLICY_ORDER)):
-            s = results[f"table rot{r}"].summary
-            seat = _rotation(r).index(p)
-            wins += float(s.wins[seat])
-            shared += float(s.shared_wins[seat])
-            vp += float(s.score_sum[seat])
-            sq += float(s.score_sq[seat])
-            n += s.n_games
-        rate = proportion(wins, n)
-        vp_mean = [float(v) for v in stats.mean_interval(vp, sq, n)]
-        h_wins = h_n = h_vp = 0.0
-        for q in POLICY_ORDER:
-            if q != p:
-                w, g, v = _h2h(results, p, q)
-                h_wins, h_n, h_vp = h_wins + w, h_n + g, h_vp + v
-        h_rate = proportion(h_wins, int(h_n))
+        at = [(s, seats.index(p)) for seats, s in _rotations(results)]
+        n = sum(s.n_games for s, _ in at)
+        wins, shared, vp, sq = (
+            sum(float(getattr(s, field)[seat]) for s, seat in at)
+            for field in ("wins", "shared_wins", "score_sum", "score_sq")
+        )
+        h_wins, h_n, h_vp = map(sum, zip(*(_h2h(results, p, q) for q in POLICY_ORDER if q != p), strict=True))
         rows.append(
             {
                 "policy": p,
-                **estimate("rate", rate),
+                **estimate("rate", proportion(wins, n)),
                 "shared": shared / n,
-                **estimate("vp", vp_mean),
-                **estimate("h2h", h_rate),
+                **estimate("vp", [float(v) for v in stats.mean_interval(vp, sq, n)]),
+                **estimate("h2h", proportion(h_wins, h_n)),
                 "h2h_vp": h_vp / h_n,
                 "games": n,
             }
@@ -493,36 +481,27 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     duel = _h2h(results, str(best["policy"]), foe)
     if gap[3] < 0.05:
         lead = (
-            f"{best['policy']} wins the most {TABLE}-player games against one each of the others, "
-            f"{cell(best, 'rate')} (fair share {100 * fair:.1f}%)"
+            f"{best['policy']} wins the most {TABLE}-player games against one each of the others, {cell(best, 'rate')}"
         )
     else:  # the top two are not told apart at this n
         lead = (
             f"{best['policy']} and {second['policy']} win the most {TABLE}-player games against one each of the "
-            "others, "
-            f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}% (fair share {100 * fair:.1f}%)"
+            f"others, {100 * best['rate']:.1f}% and {100 * second['rate']:.1f}%"
         )
-    duel_text = pct(*proportion(duel[0], duel[1]))
-    title = f"{lead}; head to head {best['policy']} wins {duel_text} of 2-player games against {foe}"
+    title = (
+        f"{lead} (fair share {100 * fair:.1f}%); head to head {best['policy']} wins "
+        f"{pct(*proportion(duel[0], duel[1]))} of 2-player games against {foe}"
+    )
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                w, g, _ = _h2h(results, a, b)
-                matrix.loc[a, b] = w / g
+    for a, b in permutations(POLICY_ORDER, 2):
+        w, g, _ = _h2h(results, a, b)
+        matrix.loc[a, b] = w / g
 
     def draw(fig: Any) -> None:
         left, right = fig.subfigures(1, 2, width_ratios=[1.1, 1])
         plots.heatmap(matrix, "2-player win rate of row policy (ties count half)", fig=left)
-        Panel(
-            frame,
-            "policy",
-            "rate",
-            None,
-            f"sole-win rate at the {TABLE}-player table (fraction)",
-            "policy (one of each at the table)",
-            fair,
-        ).draw(right.subplots())
+        ylabel = f"sole-win rate at the {TABLE}-player table (fraction)"
+        Panel(frame, "policy", "rate", None, ylabel, "policy (one of each at the table)", fair).draw(right.subplots())
 
     table = pd.DataFrame(
         {
@@ -537,9 +516,8 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     h2h_games = results[f"h2h {POLICY_ORDER[0]} {POLICY_ORDER[1]}"].summary.n_games * 2
     notes = [
         f"Heatmap: 2 players, {h2h_games:,} games per pair over both seat orders, ties count half. Bars and table: one "
-        f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats "
-        f"({int(frame['games'].iloc[0]):,} games); dashed line: a fair share of the sole wins. "
-        f"{best['policy']} minus {second['policy']} at the table: "
+        f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats ({int(frame['games'].iloc[0]):,} "
+        f"games); dashed line: a fair share of the sole wins. {best['policy']} minus {second['policy']} at the table: "
         f"{points(*gap[:3])} points, {p_clause(gap[3])} (z-test, same games). Grab priority random per round.",
     ]
     return Page(title, draw, table, notes), title
@@ -552,8 +530,7 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
     rows = []
     for k in PLAYER_COUNTS:
-        s = results[_table(BASE, k, "random")].summary
-        strong = results[_table(STRONG, k, "random")].summary
+        s, strong = _summary(results, BASE, k), _summary(results, STRONG, k)
         pooled = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
@@ -561,14 +538,10 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
                 "players": k,
                 **estimate("mean", pooled),
                 "sd": pooled[3],
-                "p10": stats.histogram_quantile(hist, 0.1),
-                "p50": stats.histogram_quantile(hist, 0.5),
-                "p90": stats.histogram_quantile(hist, 0.9),
+                **{f"p{q}": stats.histogram_quantile(hist, q / 100) for q in (10, 50, 90)},
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
-                "discarded": int(s.sums["discarded"].sum()),
-                "swapped": int(s.sums["swapped"].sum()),
-                "width": float(s.sums["width"].sum()) / (s.n_games * k),
-                "height": float(s.sums["height"].sum()) / (s.n_games * k),
+                **{c: int(s.sums[c].sum()) for c in ("discarded", "swapped")},
+                **{d: float(s.sums[d].sum()) / (s.n_games * k) for d in ("width", "height")},
                 "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
                 "games": s.n_games,
                 "strong": float(strong.score_sum.sum()) / (strong.n_games * k),
@@ -593,10 +566,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        hists = {
-            f"{k} player{'s' if k > 1 else ''}": results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
-            for k in SHOWN_COUNTS
-        }
+        hists = {count(k, "player"): _summary(results, BASE, k).score_hist.sum(axis=0) for k in SHOWN_COUNTS}
         plots.shares(left, hists, "final score of a player (VP)", "share of players (fraction)")
         left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
         band = frame.assign(label="mean (95% interval band)")
@@ -613,24 +583,19 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "mean VP per player": cells(frame, "mean", mean(2)),
             f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
-            "10th / 50th / 90th pct": [
-                f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
-            ],
+            "10th / 50th / 90th pct": [" / ".join(map(str, r)) for r in frame[["p10", "p50", "p90"]].to_numpy()],
             "majority VP (in play)": [
-                "—" if k == 1 else f"{v:.2f}" for k, v in zip(frame["players"], frame["majority"], strict=True)
+                "—" if k == 1 else f"{v:.2f}" for k, v in frame[["players", "majority"]].to_numpy()
             ],
-            "sidewalk box (cells)": [
-                f"{w:.1f} × {h:.1f}" for w, h in zip(frame["width"], frame["height"], strict=True)
-            ],
+            "sidewalk box (cells)": [f"{w:.1f} × {h:.1f}" for w, h in frame[["width", "height"]].to_numpy()],
             "shared games": ["—" if math.isnan(v) else f"{100 * v:.1f}%" for v in frame["shared"]],
         }
     )
     notes = [
         f"Everyone plays {BASE} (a table of {STRONG} players beside it), faces and tokens random per game, "
         f"{int(frame['games'].iloc[0]):,} games per player count. Solo is a different game (two leftovers, card 4 "
-        "always shows space, no majorities). Scores pool "
-        "every seat; intervals are over games. Sidewalk box: mean width × height of a sidewalk's bounding box. "
-        f"Grabbed cards with no legal spot: {_stuck(frame)}.",
+        "always shows space, no majorities). Scores pool every seat; intervals are over games. Sidewalk box: mean "
+        f"width × height of a sidewalk's bounding box. Grabbed cards with no legal spot: {_stuck(frame)}.",
     ]
     return Page(title, draw, table, notes), title
 
@@ -645,15 +610,20 @@ def _stuck(frame: pd.DataFrame) -> str:
 # --- 5. solo titles -------------------------------------------------------------------------------------------
 
 
+def _solo_summaries(results: dict[str, RunResult]) -> dict[str, Summary]:
+    """Each policy's solo summary."""
+    return {p: results[_solo(p)].summary for p in POLICY_ORDER}
+
+
 def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per solo policy and title: share of games ending with that title, with its Wilson interval."""
-    rows = []
-    for p in POLICY_ORDER:
-        s = results[_solo(p)].summary
-        counts = s.sums["title"]
-        for t, name in enumerate(TITLES):
-            rows.append({"policy": p, "title": name, **estimate("rate", proportion(int(counts[t]), s.n_games))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        [
+            {"policy": p, "title": name, **estimate("rate", proportion(int(s.sums["title"][t]), s.n_games))}
+            for p, s in _solo_summaries(results).items()
+            for t, name in enumerate(TITLES)
+        ]
+    )
 
 
 def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -661,28 +631,24 @@ def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     frame = solo_frame(results)
     greedy = frame[frame["policy"] == BASE].set_index("title")
     mode = str(greedy["rate"].idxmax())
-    means = {p: results[_solo(p)].summary.mean_score() for p in POLICY_ORDER}
+    solos = _solo_summaries(results)
+    means = {p: s.mean_score() for p, s in solos.items()}
     best = max(POLICY_ORDER, key=lambda p: float(means[p][0][0]))
-    top = ("master", "legend")
-    s_best = results[_solo(best)].summary
-    high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in top))
+    s_best = solos[best]
+    high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in ("master", "legend")))
     title = (
         f"Playing solo, {BASE} most often ends {mode}: {cell(greedy.loc[mode], 'rate')} of games; "
         f"{best} scores most ({float(means[best][0][0]):.1f} VP) and reaches master or legend in "
         f"{pct(*proportion(high, s_best.n_games))} of games"
     )
-
     draw = figure(Panel(frame, "title", "rate", "policy", "share of solo games (fraction)", "title reached"))
-
-    rows = []
-    for p in POLICY_ORDER:
-        s = results[_solo(p)].summary
-        row = {"policy": p, "mean VP": mean(1)(*(float(v[0]) for v in means[p]))}
-        for t, name in enumerate(TITLES):
-            row[name] = f"{100 * s.sums['title'][t] / s.n_games:.1f}%"
-        rows.append(row)
+    rows = [
+        {"policy": p, "mean VP": mean(1)(*(float(v[0]) for v in means[p]))}
+        | {name: f"{100 * s.sums['title'][t] / s.n_games:.1f}%" for t, name in enumerate(TITLES)}
+        for p, s in solos.items()
+    ]
     notes = [
-        f"1 player, {results[_solo(BASE)].summary.n_games:,} games per policy; two leftovers in the warehouse, card 4 "
+        f"1 player, {solos[BASE].n_games:,} games per policy; two leftovers in the warehouse, card 4 "
         "shows space. Titles: 0 VP none, 1–5 beginner, 6–10 apprentice, 11–15 professional, 16–20 master, "
         "above 20 legend. Each share assumes the policy beside it. Alone, denier has nobody to deny and plays "
         f"exactly as {BASE}.",
