@@ -96,10 +96,8 @@ def _everyone(
     orders: tuple[str, ...] = ("random",),
 ) -> None:
     """Everyone playing each of ``policies``, at each of ``counts`` players, with each grab order of ``orders``."""
-    for policy in policies:
-        for k in counts:
-            for order in orders:
-                plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
+    for policy, k, order in product(policies, counts, orders):
+        plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -143,7 +141,13 @@ HEADING = "Panots: objectives, grabbing first, policies, player counts, solo tit
 
 def front(done: Done) -> Front:
     """The chapter's own front-page lines."""
-    m, n_games = done.planned.games, done.planned.n_games
+    tables = (
+        f"each to a 95% half-width of {done.precision:.2%}"
+        if done.precision
+        else f"{done.planned.games:,} per table: n={done.planned.n_games:,} / {ARM_SHARE}, as the engine plays a few "
+        f"hundred games/s; a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each "
+        f"of {TABLE} rotations; the skill page plays its own pairs"
+    )
     return Front(
         game=(
             f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
@@ -159,16 +163,8 @@ def front(done: Done) -> Front:
             "over planner playouts, on the skill page)."
         ),
         games=(
-            f"{done.played.games:,} in {done.arms} arms ("
-            + (
-                f"each to a 95% half-width of {done.precision:.2%}"
-                if done.precision
-                else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
-                f"a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each of "
-                f"{TABLE} rotations; the skill page plays its own pairs"
-            )
-            + f"; chunks of {done.planned.chunk:,}, common random numbers). Faces, tokens random per game; grab "
-            "priority random every round unless a page says otherwise."
+            f"{done.played.games:,} in {done.arms} arms ({tables}; chunks of {done.planned.chunk:,}, common random "
+            "numbers). Faces, tokens random per game; grab priority random every round unless a page says otherwise."
         ),
         reading=(
             "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "
@@ -186,12 +182,15 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
-def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tuple[float, float, float, float]:
-    """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative)."""
+def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> dict[str, float]:
+    """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative).
+
+    As the columns ``mean``, ``mean_lo``, ``mean_hi`` (:func:`estimate`) and ``sd``.
+    """
     mean = total / count
     sd = math.sqrt(max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1))
     half = stats.Z95 * sd / math.sqrt(n_games)
-    return mean, mean - half, mean + half, sd
+    return {**estimate("mean", (mean, mean - half, mean + half)), "sd": sd}
 
 
 # --- 1. objective faces ---------------------------------------------------------------------------------------
@@ -200,25 +199,11 @@ def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tu
 def faces_frame(s: Summary) -> pd.DataFrame:
     """Per face: games in play, mean VP per player when in play (interval over games), SD, occurrences."""
     rows = []
-    up = s.sums["face_up"]
-    k = s.players
     for f, face in enumerate(FACES):
-        games = int(up[f])
-        if games == 0:
-            continue
-        total = float(s.sums[f"vp_{face}"].sum())
-        squares = float(s.squares[f"vp_{face}"].sum())
-        pooled = _pooled_mean(total, squares, games * k, games)
-        rows.append(
-            {
-                "face": face,
-                "card": _card(face),
-                "vp each": FACE_VP[f],
-                "games": games,
-                **estimate("mean", pooled),
-                "sd": pooled[3],
-            }
-        )
+        games, vp = int(s.sums["face_up"][f]), f"vp_{face}"
+        if games:
+            pooled = _pooled_mean(float(s.sums[vp].sum()), float(s.squares[vp].sum()), games * s.players, games)
+            rows.append({"face": face, "card": _card(face), "vp each": FACE_VP[f], "games": games, **pooled})
     return pd.DataFrame(rows)
 
 
@@ -291,12 +276,9 @@ def tuning_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """VP per face tuned toward equal worth, from the occurrences measured under strong play."""
     frame = tuning_frame(faces_frame(_summary(results, STRONG, 4)))
-    now = (float(frame["mean"].min()), float(frame["mean"].max()))
-    then = (float(frame["predicted"].min()), float(frame["predicted"].max()))
+    now, then = ((float(frame[c].min()), float(frame[c].max())) for c in ("mean", "predicted"))
     changed = frame[frame["suggested"] != frame["vp each"]]
-    moves = ", ".join(
-        f"{_name(f)} {a}→{b}" for f, a, b in changed[["face", "vp each", "suggested"]].itertuples(index=False)
-    )
+    moves = ", ".join(f"{_name(f)} {a}→{b}" for f, a, b in changed[["face", "vp each", "suggested"]].to_numpy())
     title = (
         f"Toward balanced faces: VP per occurrence {moves or 'unchanged'} would bring every face to "
         f"{then[0]:.2f}–{then[1]:.2f} VP per player (now {now[0]:.2f}–{now[1]:.2f}), if {STRONG} players "
@@ -332,9 +314,8 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"From the {STRONG} 4-player games of the face page. Target: the mean over the faces of their mean VP per "
         f"player ({float(frame['target'].iloc[0]):.2f} VP); suggested VP = target / occurrences, rounded to 1..9. "
-        "A first-order estimate: players who are paid differently place differently (a face worth more is "
-        "sought more), so check it by playing it: "
-        f"simulate panots --policy {STRONG} --players 4 --set face_vp={setting}.",
+        "A first-order estimate: players who are paid differently place differently (a face worth more is sought "
+        f"more), so check it by playing it: simulate panots --policy {STRONG} --players 4 --set face_vp={setting}.",
     ]
     return Page(title, draw, table, notes), title
 
@@ -531,13 +512,11 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     rows = []
     for k in PLAYER_COUNTS:
         s, strong = _summary(results, BASE, k), _summary(results, STRONG, k)
-        pooled = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
         hist = s.score_hist.sum(axis=0)
         rows.append(
             {
                 "players": k,
-                **estimate("mean", pooled),
-                "sd": pooled[3],
+                **_pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games),
                 **{f"p{q}": stats.histogram_quantile(hist, q / 100) for q in (10, 50, 90)},
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
                 **{c: int(s.sums[c].sum()) for c in ("discarded", "swapped")},
