@@ -86,18 +86,10 @@ def _fair(s: Summary) -> float:
     return float(s.wins.sum()) / s.n_games / len(s.wins)
 
 
-def _everyone(
-    plan: Plan,
-    n: int,
-    seed: int,
-    chunk: int,
-    policies: tuple[str, ...],
-    counts: tuple[int, ...],
-    orders: tuple[str, ...] = ("random",),
-) -> None:
-    """Everyone playing each of ``policies``, at each of ``counts`` players, with each grab order of ``orders``."""
-    for policy, k, order in product(policies, counts, orders):
-        plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
+def _everyone(plan: Plan, n: int, seed: int, chunk: int, policies: tuple[str, ...], counts: tuple[int, ...]) -> None:
+    """Everyone playing each of ``policies``, at each of ``counts`` players, grab order random."""
+    for policy, k in product(policies, counts):
+        plan.add(_table(policy, k, "random"), [policy] * k, n, seed, chunk)
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -105,7 +97,8 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
     The second strong player plays only the 2-player tables: it needs seconds for a 4-player game.
     """
-    _everyone(plan, n, seed, chunk, (BASE, STRONG), SEAT_COUNTS, tuple(ORDERS))
+    for policy, k, order in product((BASE, STRONG), SEAT_COUNTS, ORDERS):
+        plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
     for order in ORDERS:
         crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=ORDERS[order], check=crossplay.Check(STRONG))
 
@@ -233,8 +226,7 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         replace(face, ticks={"labelsize": 8}).draw(left)
         right.bar(range(len(frame)), frame["sd"], width=0.8, color="#bbbbbb", hatch="//", edgecolor="#000000", lw=0.5)
         right.set_xticks(range(len(frame)), list(frame["label"]))
-        right.set_xlabel(f"objective face ({STRONG})")
-        right.set_ylabel("SD of a player's VP from the face, when in play (VP)")
+        right.set(xlabel=f"objective face ({STRONG})", ylabel="SD of a player's VP from the face, when in play (VP)")
         right.tick_params(axis="x", labelsize=8)
 
     mean_score = float(s.score_sum.sum()) / (s.n_games * s.players)
@@ -297,8 +289,7 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             ax.bar(x + dx, frame[y], width=0.4, color=colour, hatch=hatch, edgecolor="#000000", lw=0.5, label=label)
         ax.axhline(float(frame["target"].iloc[0]), color="#555555", linestyle="--", lw=1, label="target: the mean face")
         ax.set_xticks(x, [_name(f) for f in frame["face"]])
-        ax.set_xlabel("objective face")
-        ax.set_ylabel("mean VP per player when in play (VP)")
+        ax.set(xlabel="objective face", ylabel="mean VP per player when in play (VP)")
         ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
 
     table = pd.DataFrame(
@@ -461,17 +452,13 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     foe = BASE if best["policy"] != BASE else str(second["policy"])
     duel = _h2h(results, str(best["policy"]), foe)
     if gap[3] < 0.05:
-        lead = (
-            f"{best['policy']} wins the most {TABLE}-player games against one each of the others, {cell(best, 'rate')}"
-        )
+        who, rates = f"{best['policy']} wins", cell(best, "rate")
     else:  # the top two are not told apart at this n
-        lead = (
-            f"{best['policy']} and {second['policy']} win the most {TABLE}-player games against one each of the "
-            f"others, {100 * best['rate']:.1f}% and {100 * second['rate']:.1f}%"
-        )
+        who = f"{best['policy']} and {second['policy']} win"
+        rates = f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}%"
     title = (
-        f"{lead} (fair share {100 * fair:.1f}%); head to head {best['policy']} wins "
-        f"{pct(*proportion(duel[0], duel[1]))} of 2-player games against {foe}"
+        f"{who} the most {TABLE}-player games against one each of the others, {rates} (fair share {100 * fair:.1f}%); "
+        f"head to head {best['policy']} wins {pct(*proportion(duel[0], duel[1]))} of 2-player games against {foe}"
     )
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
     for a, b in permutations(POLICY_ORDER, 2):
