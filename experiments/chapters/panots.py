@@ -368,22 +368,12 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     if (second := _second(results, 2, "seat")) is not None:
         figures.append(second)
     title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
-    first = SEAT_COUNTS[0]
-    seats = Panel(frame, "seat", "rate", "order", "", "", ylim=(0, 1.2 * float(frame["rate_hi"].max())))
-    draw = figure(
-        *facets(
-            seats,
-            "players",
-            SEAT_COUNTS,
-            xlabel=lambda k: f"seat, {k} players",
-            reference=lambda k: _fair(_summary(results, BASE, k)),
-            ylabel=lambda k: "sole-win rate (fraction of games)" if k == first else "",
-            legend=lambda k: k == first,
-            ylim=lambda k: seats.ylim if k == first else None,
-        ),
-        sharey=True,
-        widths=[2.5, 4, 7],
-    )
+    seats = Panel(frame, "seat", "rate", "order", "", "", legend=False)
+    fair = {k: _fair(_summary(results, BASE, k)) for k in SEAT_COUNTS}
+    panels = facets(seats, "players", SEAT_COUNTS, xlabel=lambda k: f"seat, {k} players", reference=fair.get)
+    ylim = (0, 1.2 * float(frame["rate_hi"].max()))
+    panels[0] = replace(panels[0], ylabel="sole-win rate (fraction of games)", legend=True, ylim=ylim)
+    draw = figure(*panels, sharey=True, widths=[2.5, 4, 7])
     notes = [
         f"Everyone plays {BASE} ({STRONG} in the last column); {_summary(results, BASE, 2).n_games:,} games per player "
         "count and order. grab_order=random: a fresh random priority every round (our default reading of the "
@@ -550,9 +540,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
             "10th / 50th / 90th pct": [" / ".join(map(str, r)) for r in frame[["p10", "p50", "p90"]].to_numpy()],
-            "majority VP (in play)": [
-                "—" if k == 1 else f"{v:.2f}" for k, v in frame[["players", "majority"]].to_numpy()
-            ],
+            "majority VP (in play)": ["—" if k == 1 else f"{v:.2f}" for k, v in by["majority"].items()],
             "sidewalk box (cells)": [f"{w:.1f} × {h:.1f}" for w, h in frame[["width", "height"]].to_numpy()],
             "shared games": ["—" if math.isnan(v) else f"{100 * v:.1f}%" for v in frame["shared"]],
         }
@@ -584,11 +572,9 @@ def _solo_summaries(results: dict[str, RunResult]) -> dict[str, Summary]:
 def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per solo policy and title: share of games ending with that title, with its Wilson interval."""
     return pd.DataFrame(
-        [
-            {"policy": p, "title": name, **estimate("rate", proportion(int(s.sums["title"][t]), s.n_games))}
-            for p, s in _solo_summaries(results).items()
-            for t, name in enumerate(TITLES)
-        ]
+        {"policy": p, "title": name, **estimate("rate", proportion(int(s.sums["title"][t]), s.n_games))}
+        for p, s in _solo_summaries(results).items()
+        for t, name in enumerate(TITLES)
     )
 
 
