@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from functools import partial
+from itertools import permutations, product
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, facets, figure
 from boardlab.analysis.summary import Summary
 from boardlab.analysis.tables import cell, cells, estimate, mean
-from boardlab.analysis.wording import p_clause, p_value, pct, points
+from boardlab.analysis.wording import count, p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from boardlab.experiments.chapters import crossplay
@@ -70,20 +71,25 @@ def _solo(policy: str) -> str:
     return _table(BASE, 1, "random") if policy == BASE else f"solo {policy}"
 
 
-def _everyone(
-    plan: Plan,
-    n: int,
-    seed: int,
-    chunk: int,
-    policies: tuple[str, ...],
-    counts: tuple[int, ...],
-    orders: tuple[str, ...] = ("random",),
-) -> None:
-    """Everyone playing each of ``policies``, at each of ``counts`` players, with each grab order of ``orders``."""
-    for policy in policies:
-        for k in counts:
-            for order in orders:
-                plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
+def _summary(results: dict[str, RunResult], policy: str, k: int, order: str = "random") -> Summary:
+    """The summary of the table :func:`_table` names."""
+    return results[_table(policy, k, order)].summary
+
+
+def _rate(s: Summary, seat: int = 0) -> tuple[float, float, float]:
+    """Seat ``seat``'s sole-win rate in ``s`` with its 95% Wilson interval."""
+    return proportion(int(s.wins[seat]), s.n_games)
+
+
+def _fair(s: Summary) -> float:
+    """A fair share of the sole wins of ``s``: its sole-win rate over its seats."""
+    return float(s.wins.sum()) / s.n_games / len(s.wins)
+
+
+def _everyone(plan: Plan, n: int, seed: int, chunk: int, policies: tuple[str, ...], counts: tuple[int, ...]) -> None:
+    """Everyone playing each of ``policies``, at each of ``counts`` players, grab order random."""
+    for policy, k in product(policies, counts):
+        plan.add(_table(policy, k, "random"), [policy] * k, n, seed, chunk)
 
 
 def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -91,17 +97,16 @@ def _seats(plan: Plan, n: int, seed: int, chunk: int) -> None:
 
     The second strong player plays only the 2-player tables: it needs seconds for a 4-player game.
     """
-    _everyone(plan, n, seed, chunk, (BASE, STRONG), SEAT_COUNTS, tuple(ORDERS))
+    for policy, k, order in product((BASE, STRONG), SEAT_COUNTS, ORDERS):
+        plan.add(_table(policy, k, order), [policy] * k, n, seed, chunk, ORDERS[order])
     for order in ORDERS:
         crossplay.add_arms(plan, [STRONG] * 2, n, seed, chunk, variant=ORDERS[order], check=crossplay.Check(STRONG))
 
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every ordered pair of distinct policies and every rotation of the one-of-each table, half the games each."""
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                plan.add(f"h2h {a} {b}", [a, b], max(1, n // 2), seed, chunk)
+    for a, b in permutations(POLICY_ORDER, 2):
+        plan.add(f"h2h {a} {b}", [a, b], max(1, n // 2), seed, chunk)
     for r in range(len(POLICY_ORDER)):
         plan.add(f"table rot{r}", _rotation(r), max(1, n // 2), seed, chunk)
 
@@ -129,7 +134,13 @@ HEADING = "Panots: objectives, grabbing first, policies, player counts, solo tit
 
 def front(done: Done) -> Front:
     """The chapter's own front-page lines."""
-    m, n_games = done.planned.games, done.planned.n_games
+    tables = (
+        f"each to a 95% half-width of {done.precision:.2%}"
+        if done.precision
+        else f"{done.planned.games:,} per table: n={done.planned.n_games:,} / {ARM_SHARE}, as the engine plays a few "
+        f"hundred games/s; a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each "
+        f"of {TABLE} rotations; the skill page plays its own pairs"
+    )
     return Front(
         game=(
             f"Panots (engine version {INFO.version}): 10 rounds of drafting a 2-panot card and laying it so touching "
@@ -145,16 +156,8 @@ def front(done: Done) -> Front:
             "over planner playouts, on the skill page)."
         ),
         games=(
-            f"{done.played.games:,} in {done.arms} arms ("
-            + (
-                f"each to a 95% half-width of {done.precision:.2%}"
-                if done.precision
-                else f"{m:,} per table: n={n_games:,} / {ARM_SHARE}, as the engine plays a few hundred games/s; "
-                f"a head-to-head pair plays half in each seat order, the {TABLE}-policy table half in each of "
-                f"{TABLE} rotations; the skill page plays its own pairs"
-            )
-            + f"; chunks of {done.planned.chunk:,}, common random numbers). Faces, tokens random per game; grab "
-            "priority random every round unless a page says otherwise."
+            f"{done.played.games:,} in {done.arms} arms ({tables}; chunks of {done.planned.chunk:,}, common random "
+            "numbers). Faces, tokens random per game; grab priority random every round unless a page says otherwise."
         ),
         reading=(
             "95% intervals: Wilson for rates (sole wins unless ties count half), normal for means (over games when "
@@ -172,12 +175,15 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
-def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tuple[float, float, float, float]:
-    """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative)."""
+def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> dict[str, float]:
+    """Mean and SD of ``count`` values, with a 95% interval over ``n_games`` independent games (conservative).
+
+    As the columns ``mean``, ``mean_lo``, ``mean_hi`` (:func:`estimate`) and ``sd``.
+    """
     mean = total / count
     sd = math.sqrt(max(squares / count - mean * mean, 0.0) * count / max(count - 1, 1))
     half = stats.Z95 * sd / math.sqrt(n_games)
-    return mean, mean - half, mean + half, sd
+    return {**estimate("mean", (mean, mean - half, mean + half)), "sd": sd}
 
 
 # --- 1. objective faces ---------------------------------------------------------------------------------------
@@ -186,52 +192,32 @@ def _pooled_mean(total: float, squares: float, count: float, n_games: int) -> tu
 def faces_frame(s: Summary) -> pd.DataFrame:
     """Per face: games in play, mean VP per player when in play (interval over games), SD, occurrences."""
     rows = []
-    up = s.sums["face_up"]
-    k = s.players
     for f, face in enumerate(FACES):
-        games = int(up[f])
-        if games == 0:
-            continue
-        total = float(s.sums[f"vp_{face}"].sum())
-        squares = float(s.squares[f"vp_{face}"].sum())
-        pooled = _pooled_mean(total, squares, games * k, games)
-        rows.append(
-            {
-                "face": face,
-                "card": _card(face),
-                "vp each": FACE_VP[f],
-                "games": games,
-                **estimate("mean", pooled),
-                "sd": pooled[3],
-            }
-        )
+        games, vp = int(s.sums["face_up"][f]), f"vp_{face}"
+        if games:
+            pooled = _pooled_mean(float(s.sums[vp].sum()), float(s.squares[vp].sum()), games * s.players, games)
+            rows.append({"face": face, "card": _card(face), "vp each": FACE_VP[f], "games": games, **pooled})
     return pd.DataFrame(rows)
 
 
 def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """Mean VP and its spread per objective face (when the face is in play), 4 strong players, greedy beside."""
-    s = results[_table(STRONG, 4, "random")].summary
+    s = _summary(results, STRONG, 4)
     frame = faces_frame(s)
-    beside = faces_frame(results[_table(BASE, 4, "random")].summary).set_index("face")
+    beside = faces_frame(_summary(results, BASE, 4)).set_index("face")
     top = frame.loc[frame["mean"].idxmax()]
     least = frame.loc[frame["mean"].idxmin()]
     wide = frame.loc[frame["sd"].idxmax()]
-    if wide["face"] == top["face"]:
-        spread = f"spreads widest (SD {wide['sd']:.2f} VP)"
-    else:
-        spread = f"{_name(wide['face'])} spreads widest (SD {wide['sd']:.2f} VP)"
+    who = "" if wide["face"] == top["face"] else f"{_name(wide['face'])} "
     title = (
         f"Under {STRONG} play the {_name(top['face'])} face gives the most points, {top['mean']:.2f} VP "
-        f"({top['mean_lo']:.2f}–{top['mean_hi']:.2f}) per player when in play, and {spread}; "
-        f"{_name(least['face'])} gives "
-        f"least ({least['mean']:.2f} VP); not checked under a second strong player"
+        f"({top['mean_lo']:.2f}–{top['mean_hi']:.2f}) per player when in play, and {who}spreads widest (SD "
+        f"{wide['sd']:.2f} VP); {_name(least['face'])} gives least ({least['mean']:.2f} VP); not checked under a "
+        "second strong player"
     )
     frame["label"] = [f"{_name(f)}\n(card {c})" for f, c in zip(frame["face"], frame["card"], strict=True)]
     both = pd.concat(
-        [
-            frame.assign(policy=STRONG),
-            beside.reset_index().assign(policy=BASE, label=list(frame["label"])),
-        ]
+        [frame.assign(policy=STRONG), beside.reset_index().assign(policy=BASE, label=list(frame["label"]))]
     )
 
     def draw(fig: Any) -> None:
@@ -240,8 +226,7 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
         replace(face, ticks={"labelsize": 8}).draw(left)
         right.bar(range(len(frame)), frame["sd"], width=0.8, color="#bbbbbb", hatch="//", edgecolor="#000000", lw=0.5)
         right.set_xticks(range(len(frame)), list(frame["label"]))
-        right.set_xlabel(f"objective face ({STRONG})")
-        right.set_ylabel("SD of a player's VP from the face, when in play (VP)")
+        right.set(xlabel=f"objective face ({STRONG})", ylabel="SD of a player's VP from the face, when in play (VP)")
         right.tick_params(axis="x", labelsize=8)
 
     mean_score = float(s.score_sum.sum()) / (s.n_games * s.players)
@@ -258,10 +243,8 @@ def faces_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "share of a mean score": [f"{100 * m / mean_score:.0f}%" for m in frame["mean"]],
         }
     )
-    pairs = []
-    for a, b in CARD_FACES:
-        ma, mb = (float(frame.loc[frame["face"] == f, "mean"].iloc[0]) for f in (a, b))
-        pairs.append(f"card {_card(a)}: {_name(a)} {ma:.2f} vs {_name(b)} {mb:.2f}")
+    means = frame.set_index("face")["mean"]
+    pairs = [f"card {_card(a)}: {_name(a)} {means[a]:.2f} vs {_name(b)} {means[b]:.2f}" for a, b in CARD_FACES]
     notes = [
         f"4 players, everyone plays {STRONG} (it plays for the majorities and looks ahead), {BASE} beside it in the "
         f"table and the bars; faces and tokens random per game, {s.n_games:,} games (each face is in play in about "
@@ -284,13 +267,10 @@ def tuning_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """VP per face tuned toward equal worth, from the occurrences measured under strong play."""
-    frame = tuning_frame(faces_frame(results[_table(STRONG, 4, "random")].summary))
-    now = (float(frame["mean"].min()), float(frame["mean"].max()))
-    then = (float(frame["predicted"].min()), float(frame["predicted"].max()))
+    frame = tuning_frame(faces_frame(_summary(results, STRONG, 4)))
+    now, then = ((float(frame[c].min()), float(frame[c].max())) for c in ("mean", "predicted"))
     changed = frame[frame["suggested"] != frame["vp each"]]
-    moves = ", ".join(
-        f"{_name(f)} {a}→{b}" for f, a, b in changed[["face", "vp each", "suggested"]].itertuples(index=False)
-    )
+    moves = ", ".join(f"{_name(f)} {a}→{b}" for f, a, b in changed[["face", "vp each", "suggested"]].to_numpy())
     title = (
         f"Toward balanced faces: VP per occurrence {moves or 'unchanged'} would bring every face to "
         f"{then[0]:.2f}–{then[1]:.2f} VP per player (now {now[0]:.2f}–{now[1]:.2f}), if {STRONG} players "
@@ -302,21 +282,14 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     def draw(fig: Any) -> None:
         ax = fig.subplots()
         x = np.arange(len(frame))
-        ax.bar(x - 0.2, frame["mean"], width=0.4, color="#bbbbbb", edgecolor="#000000", lw=0.5, label="VP now")
-        ax.bar(
-            x + 0.2,
-            frame["predicted"],
-            width=0.4,
-            color="#ffffff",
-            hatch="//",
-            edgecolor="#000000",
-            lw=0.5,
-            label="VP with the suggested values (predicted)",
-        )
+        for dx, y, colour, hatch, label in (
+            (-0.2, "mean", "#bbbbbb", None, "VP now"),
+            (0.2, "predicted", "#ffffff", "//", "VP with the suggested values (predicted)"),
+        ):
+            ax.bar(x + dx, frame[y], width=0.4, color=colour, hatch=hatch, edgecolor="#000000", lw=0.5, label=label)
         ax.axhline(float(frame["target"].iloc[0]), color="#555555", linestyle="--", lw=1, label="target: the mean face")
         ax.set_xticks(x, [_name(f) for f in frame["face"]])
-        ax.set_xlabel("objective face")
-        ax.set_ylabel("mean VP per player when in play (VP)")
+        ax.set(xlabel="objective face", ylabel="mean VP per player when in play (VP)")
         ax.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
 
     table = pd.DataFrame(
@@ -332,9 +305,8 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     notes = [
         f"From the {STRONG} 4-player games of the face page. Target: the mean over the faces of their mean VP per "
         f"player ({float(frame['target'].iloc[0]):.2f} VP); suggested VP = target / occurrences, rounded to 1..9. "
-        "A first-order estimate: players who are paid differently place differently (a face worth more is "
-        "sought more), so check it by playing it: "
-        f"simulate panots --policy {STRONG} --players 4 --set face_vp={setting}.",
+        "A first-order estimate: players who are paid differently place differently (a face worth more is sought "
+        f"more), so check it by playing it: simulate panots --policy {STRONG} --players 4 --set face_vp={setting}.",
     ]
     return Page(title, draw, table, notes), title
 
@@ -345,18 +317,12 @@ def tuning_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count, grab order and seat: sole-win rate and its interval."""
     rows = []
-    for k in SEAT_COUNTS:
-        for order in ORDERS:
-            s = results[_table(BASE, k, order)].summary
-            rows += [
-                {
-                    "players": k,
-                    "order": f"grab_order={order}",
-                    "seat": str(seat),
-                    **estimate("rate", proportion(int(s.wins[seat]), s.n_games)),
-                }
-                for seat in range(k)
-            ]
+    for k, order in product(SEAT_COUNTS, ORDERS):
+        s = _summary(results, BASE, k, order)
+        rows += [
+            {"players": k, "order": f"grab_order={order}", "seat": str(seat), **estimate("rate", _rate(s, seat))}
+            for seat in range(k)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -365,8 +331,7 @@ def _second(results: dict[str, RunResult], k: int, order: str) -> crossplay.Figu
     cross = crossplay.result_of(results, "panots", [STRONG] * k, variant=ORDERS[order], strong=STRONG)
     if cross is None:
         return None
-    s = cross.summary
-    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *proportion(int(s.wins[0]), s.n_games), s.n_games)
+    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *_rate(cross.summary), cross.summary.n_games)
 
 
 def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -374,71 +339,48 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     frame = seat_frame(results)
     other = crossplay.second("panots")
     table = []
-    for k in SEAT_COUNTS:
-        for order in ORDERS:
-            s = results[_table(BASE, k, order)].summary
-            strong = results[_table(STRONG, k, order)].summary
-            fair = float(s.wins.sum()) / s.n_games / k
-            table.append(
-                {
-                    "players": k,
-                    "grab order": order,
-                    "seat 0 wins": pct(*proportion(int(s.wins[0]), s.n_games)),
-                    "last seat wins": pct(*proportion(int(s.wins[-1]), s.n_games)),
-                    "fair share": f"{100 * fair:.1f}%",
-                    "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
-                    "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
-                    "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                    f"seat 0 wins ({STRONG})": pct(*proportion(int(strong.wins[0]), strong.n_games)),
-                    f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
-                }
-            )
-    strong4 = results[_table(STRONG, 4, "seat")].summary
-    seat4, rand4 = results[_table(BASE, 4, "seat")].summary, results[_table(BASE, 4, "random")].summary
-    fair4 = float(rand4.wins.sum()) / rand4.n_games / 4
+    for k, order in product(SEAT_COUNTS, ORDERS):
+        s = _summary(results, BASE, k, order)
+        table.append(
+            {
+                "players": k,
+                "grab order": order,
+                "seat 0 wins": pct(*_rate(s)),
+                "last seat wins": pct(*_rate(s, -1)),
+                "fair share": f"{100 * _fair(s):.1f}%",
+                "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
+                "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
+                "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
+                f"seat 0 wins ({STRONG})": pct(*_rate(_summary(results, STRONG, k, order))),
+                f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
+            }
+        )
+    seat4, rand4 = _summary(results, BASE, 4, "seat"), _summary(results, BASE, 4)
+    strong4 = _summary(results, STRONG, 4, "seat")
     title = (
         "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
-        f"it wins {pct(*proportion(int(seat4.wins[0]), seat4.n_games))} of 4-player games "
-        f"and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
-        f"{pct(*proportion(int(rand4.wins[0]), rand4.n_games))} (fair share {100 * fair4:.1f}%); "
+        f"it wins {pct(*_rate(seat4))} of 4-player games and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; "
+        f"with a random order per round seat 0 wins {pct(*_rate(rand4))} (fair share {100 * _fair(rand4):.1f}%); "
         f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}% (not checked "
         "under a second strong player at 4 players)"
     )
-    strong2 = results[_table(STRONG, 2, "seat")].summary
-    figures = [crossplay.Figure(f"everyone {STRONG}", *proportion(int(strong2.wins[0]), strong2.n_games))]
+    figures = [crossplay.Figure(f"everyone {STRONG}", *_rate(_summary(results, STRONG, 2, "seat")))]
     if (second := _second(results, 2, "seat")) is not None:
         figures.append(second)
     title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
-
-    def fair(k: int) -> float:
-        s = results[_table(BASE, k, "random")].summary
-        return float(s.wins.sum()) / s.n_games / k
-
-    first = SEAT_COUNTS[0]
-    seats = Panel(frame, "seat", "rate", "order", "", "", ylim=(0, 1.2 * float(frame["rate_hi"].max())))
-    draw = figure(
-        *facets(
-            seats,
-            "players",
-            SEAT_COUNTS,
-            xlabel=lambda k: f"seat, {k} players",
-            reference=fair,
-            ylabel=lambda k: "sole-win rate (fraction of games)" if k == first else "",
-            legend=lambda k: k == first,
-            ylim=lambda k: seats.ylim if k == first else None,
-        ),
-        sharey=True,
-        widths=[2.5, 4, 7],
-    )
-
-    n = results[_table(BASE, 2, "random")].summary.n_games
+    seats = Panel(frame, "seat", "rate", "order", "", "", legend=False)
+    fair = {k: _fair(_summary(results, BASE, k)) for k in SEAT_COUNTS}
+    panels = facets(seats, "players", SEAT_COUNTS, xlabel=lambda k: f"seat, {k} players", reference=fair.get)
+    ylim = (0, 1.2 * float(frame["rate_hi"].max()))
+    panels[0] = replace(panels[0], ylabel="sole-win rate (fraction of games)", legend=True, ylim=ylim)
+    draw = figure(*panels, sharey=True, widths=[2.5, 4, 7])
     notes = [
-        f"Everyone plays {BASE} ({STRONG} in the last column); {n:,} games per player count and order. "
-        "grab_order=random: a fresh random priority "
-        "every round (our default reading of the simultaneous grab); seat: seat 0 grabs first every round, which "
-        "the rulebook never prescribes: it measures what grabbing first is worth (a fast hand). Dashed "
-        "line: a fair share of the sole wins (random order). Edge: seat 0's sole-win rate minus the mean seat's, in "
-        "percentage points. p: z-test that seat 0 and the last seat win equally often (same games).",
+        f"Everyone plays {BASE} ({STRONG} in the last column); {_summary(results, BASE, 2).n_games:,} games per player "
+        "count and order. grab_order=random: a fresh random priority every round (our default reading of the "
+        "simultaneous grab); seat: seat 0 grabs first every round, which the rulebook never prescribes: it measures "
+        "what grabbing first is worth (a fast hand). Dashed line: a fair share of the sole wins (random order). Edge: "
+        "seat 0's sole-win rate minus the mean seat's, in percentage points. p: z-test that seat 0 and the last seat "
+        "win equally often (same games).",
         crossplay.note(figures, strong=STRONG)
         + " Only the 2-player tables are checked: the expert plays a 4-player game in seconds, too slow for a "
         "report's 4- and 7-player tables.",
@@ -455,46 +397,34 @@ def _h2h(results: dict[str, RunResult], a: str, b: str) -> tuple[float, int, flo
     return *stats.head_to_head(first, second, tie=0.5), float(first.score_sum[0] + second.score_sum[1])
 
 
+def _rotations(results: dict[str, RunResult]) -> list[tuple[list[str], Summary]]:
+    """Each rotation of the one-of-each table: its seats' policies and its summary."""
+    return [(_rotation(r), results[f"table rot{r}"].summary) for r in range(TABLE)]
+
+
 def table_parts(results: dict[str, RunResult], weights: dict[str, float]) -> list[tuple[Any, int, np.ndarray]]:
     """The one-of-each table's rotations with per-seat weights given per policy (for :func:`stats.contrast`)."""
-    parts = []
-    for r in range(len(POLICY_ORDER)):
-        seats = _rotation(r)
-        w = np.array([weights.get(p, 0.0) for p in seats])
-        s = results[f"table rot{r}"].summary
-        parts.append((s.wins, s.n_games, w))
-    return parts
+    return [(s.wins, s.n_games, np.array([weights.get(p, 0.0) for p in seats])) for seats, s in _rotations(results)]
 
 
 def policies_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per policy: sole-win rate at the one-of-each table, its VP there, and its head-to-head record."""
     rows = []
     for p in POLICY_ORDER:
-        wins = shared = vp = sq = 0.0
-        n = 0
-        for r in range(len(POLICY_ORDER)):
-            s = results[f"table rot{r}"].summary
-            seat = _rotation(r).index(p)
-            wins += float(s.wins[seat])
-            shared += float(s.shared_wins[seat])
-            vp += float(s.score_sum[seat])
-            sq += float(s.score_sq[seat])
-            n += s.n_games
-        rate = proportion(wins, n)
-        vp_mean = [float(v) for v in stats.mean_interval(vp, sq, n)]
-        h_wins = h_n = h_vp = 0.0
-        for q in POLICY_ORDER:
-            if q != p:
-                w, g, v = _h2h(results, p, q)
-                h_wins, h_n, h_vp = h_wins + w, h_n + g, h_vp + v
-        h_rate = proportion(h_wins, int(h_n))
+        at = [(s, seats.index(p)) for seats, s in _rotations(results)]
+        n = sum(s.n_games for s, _ in at)
+        wins, shared, vp, sq = (
+            sum(float(getattr(s, field)[seat]) for s, seat in at)
+            for field in ("wins", "shared_wins", "score_sum", "score_sq")
+        )
+        h_wins, h_n, h_vp = map(sum, zip(*(_h2h(results, p, q) for q in POLICY_ORDER if q != p), strict=True))
         rows.append(
             {
                 "policy": p,
-                **estimate("rate", rate),
+                **estimate("rate", proportion(wins, n)),
                 "shared": shared / n,
-                **estimate("vp", vp_mean),
-                **estimate("h2h", h_rate),
+                **estimate("vp", [float(v) for v in stats.mean_interval(vp, sq, n)]),
+                **estimate("h2h", proportion(h_wins, h_n)),
                 "h2h_vp": h_vp / h_n,
                 "games": n,
             }
@@ -512,37 +442,24 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     foe = BASE if best["policy"] != BASE else str(second["policy"])
     duel = _h2h(results, str(best["policy"]), foe)
     if gap[3] < 0.05:
-        lead = (
-            f"{best['policy']} wins the most {TABLE}-player games against one each of the others, "
-            f"{cell(best, 'rate')} (fair share {100 * fair:.1f}%)"
-        )
+        who, rates = f"{best['policy']} wins", cell(best, "rate")
     else:  # the top two are not told apart at this n
-        lead = (
-            f"{best['policy']} and {second['policy']} win the most {TABLE}-player games against one each of the "
-            "others, "
-            f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}% (fair share {100 * fair:.1f}%)"
-        )
-    duel_text = pct(*proportion(duel[0], duel[1]))
-    title = f"{lead}; head to head {best['policy']} wins {duel_text} of 2-player games against {foe}"
+        who = f"{best['policy']} and {second['policy']} win"
+        rates = f"{100 * best['rate']:.1f}% and {100 * second['rate']:.1f}%"
+    title = (
+        f"{who} the most {TABLE}-player games against one each of the others, {rates} (fair share {100 * fair:.1f}%); "
+        f"head to head {best['policy']} wins {pct(*proportion(duel[0], duel[1]))} of 2-player games against {foe}"
+    )
     matrix = pd.DataFrame(np.nan, index=POLICY_ORDER, columns=POLICY_ORDER)
-    for a in POLICY_ORDER:
-        for b in POLICY_ORDER:
-            if a != b:
-                w, g, _ = _h2h(results, a, b)
-                matrix.loc[a, b] = w / g
+    for a, b in permutations(POLICY_ORDER, 2):
+        w, g, _ = _h2h(results, a, b)
+        matrix.loc[a, b] = w / g
 
     def draw(fig: Any) -> None:
         left, right = fig.subfigures(1, 2, width_ratios=[1.1, 1])
         plots.heatmap(matrix, "2-player win rate of row policy (ties count half)", fig=left)
-        Panel(
-            frame,
-            "policy",
-            "rate",
-            None,
-            f"sole-win rate at the {TABLE}-player table (fraction)",
-            "policy (one of each at the table)",
-            fair,
-        ).draw(right.subplots())
+        ylabel = f"sole-win rate at the {TABLE}-player table (fraction)"
+        Panel(frame, "policy", "rate", None, ylabel, "policy (one of each at the table)", fair).draw(right.subplots())
 
     table = pd.DataFrame(
         {
@@ -557,9 +474,8 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     h2h_games = results[f"h2h {POLICY_ORDER[0]} {POLICY_ORDER[1]}"].summary.n_games * 2
     notes = [
         f"Heatmap: 2 players, {h2h_games:,} games per pair over both seat orders, ties count half. Bars and table: one "
-        f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats "
-        f"({int(frame['games'].iloc[0]):,} games); dashed line: a fair share of the sole wins. "
-        f"{best['policy']} minus {second['policy']} at the table: "
+        f"of each policy at a {TABLE}-player table, rotated over the {TABLE} seats ({int(frame['games'].iloc[0]):,} "
+        f"games); dashed line: a fair share of the sole wins. {best['policy']} minus {second['policy']} at the table: "
         f"{points(*gap[:3])} points, {p_clause(gap[3])} (z-test, same games). Grab priority random per round.",
     ]
     return Page(title, draw, table, notes), title
@@ -572,23 +488,16 @@ def players_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per player count: mean VP per player (interval over games), SD, quantiles, ties, discards."""
     rows = []
     for k in PLAYER_COUNTS:
-        s = results[_table(BASE, k, "random")].summary
-        strong = results[_table(STRONG, k, "random")].summary
-        pooled = _pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games)
+        s, strong = _summary(results, BASE, k), _summary(results, STRONG, k)
         hist = s.score_hist.sum(axis=0)
         rows.append(
             {
                 "players": k,
-                **estimate("mean", pooled),
-                "sd": pooled[3],
-                "p10": stats.histogram_quantile(hist, 0.1),
-                "p50": stats.histogram_quantile(hist, 0.5),
-                "p90": stats.histogram_quantile(hist, 0.9),
+                **_pooled_mean(float(s.score_sum.sum()), float(s.score_sq.sum()), s.n_games * k, s.n_games),
+                **{f"p{q}": stats.histogram_quantile(hist, q / 100) for q in (10, 50, 90)},
                 "shared": 1 - float(s.wins.sum()) / s.n_games if k > 1 else float("nan"),
-                "discarded": int(s.sums["discarded"].sum()),
-                "swapped": int(s.sums["swapped"].sum()),
-                "width": float(s.sums["width"].sum()) / (s.n_games * k),
-                "height": float(s.sums["height"].sum()) / (s.n_games * k),
+                **{c: int(s.sums[c].sum()) for c in ("discarded", "swapped")},
+                **{d: float(s.sums[d].sum()) / (s.n_games * k) for d in ("width", "height")},
                 "majority": float(s.sums["vp_majority"].sum()) / max(int(s.sums["face_up"][7]) * k, 1),
                 "games": s.n_games,
                 "strong": float(strong.score_sum.sum()) / (strong.n_games * k),
@@ -613,10 +522,7 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
     def draw(fig: Any) -> None:
         left, right = fig.subplots(1, 2)
-        hists = {
-            f"{k} player{'s' if k > 1 else ''}": results[_table(BASE, k, "random")].summary.score_hist.sum(axis=0)
-            for k in SHOWN_COUNTS
-        }
+        hists = {count(k, "player"): _summary(results, BASE, k).score_hist.sum(axis=0) for k in SHOWN_COUNTS}
         plots.shares(left, hists, "final score of a player (VP)", "share of players (fraction)")
         left.legend(frameon=True, facecolor="white", framealpha=0.9, edgecolor="#999999", fontsize=8)
         band = frame.assign(label="mean (95% interval band)")
@@ -633,24 +539,17 @@ def players_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             "mean VP per player": cells(frame, "mean", mean(2)),
             f"mean VP ({STRONG} table)": [f"{v:.2f}" for v in frame["strong"]],
             "SD (VP)": [f"{v:.2f}" for v in frame["sd"]],
-            "10th / 50th / 90th pct": [
-                f"{a} / {b} / {c}" for a, b, c in frame[["p10", "p50", "p90"]].itertuples(index=False)
-            ],
-            "majority VP (in play)": [
-                "—" if k == 1 else f"{v:.2f}" for k, v in zip(frame["players"], frame["majority"], strict=True)
-            ],
-            "sidewalk box (cells)": [
-                f"{w:.1f} × {h:.1f}" for w, h in zip(frame["width"], frame["height"], strict=True)
-            ],
+            "10th / 50th / 90th pct": [" / ".join(map(str, r)) for r in frame[["p10", "p50", "p90"]].to_numpy()],
+            "majority VP (in play)": ["—" if k == 1 else f"{v:.2f}" for k, v in by["majority"].items()],
+            "sidewalk box (cells)": [f"{w:.1f} × {h:.1f}" for w, h in frame[["width", "height"]].to_numpy()],
             "shared games": ["—" if math.isnan(v) else f"{100 * v:.1f}%" for v in frame["shared"]],
         }
     )
     notes = [
         f"Everyone plays {BASE} (a table of {STRONG} players beside it), faces and tokens random per game, "
         f"{int(frame['games'].iloc[0]):,} games per player count. Solo is a different game (two leftovers, card 4 "
-        "always shows space, no majorities). Scores pool "
-        "every seat; intervals are over games. Sidewalk box: mean width × height of a sidewalk's bounding box. "
-        f"Grabbed cards with no legal spot: {_stuck(frame)}.",
+        "always shows space, no majorities). Scores pool every seat; intervals are over games. Sidewalk box: mean "
+        f"width × height of a sidewalk's bounding box. Grabbed cards with no legal spot: {_stuck(frame)}.",
     ]
     return Page(title, draw, table, notes), title
 
@@ -665,15 +564,18 @@ def _stuck(frame: pd.DataFrame) -> str:
 # --- 5. solo titles -------------------------------------------------------------------------------------------
 
 
+def _solo_summaries(results: dict[str, RunResult]) -> dict[str, Summary]:
+    """Each policy's solo summary."""
+    return {p: results[_solo(p)].summary for p in POLICY_ORDER}
+
+
 def solo_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     """Per solo policy and title: share of games ending with that title, with its Wilson interval."""
-    rows = []
-    for p in POLICY_ORDER:
-        s = results[_solo(p)].summary
-        counts = s.sums["title"]
-        for t, name in enumerate(TITLES):
-            rows.append({"policy": p, "title": name, **estimate("rate", proportion(int(counts[t]), s.n_games))})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        {"policy": p, "title": name, **estimate("rate", proportion(int(s.sums["title"][t]), s.n_games))}
+        for p, s in _solo_summaries(results).items()
+        for t, name in enumerate(TITLES)
+    )
 
 
 def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -681,28 +583,24 @@ def solo_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     frame = solo_frame(results)
     greedy = frame[frame["policy"] == BASE].set_index("title")
     mode = str(greedy["rate"].idxmax())
-    means = {p: results[_solo(p)].summary.mean_score() for p in POLICY_ORDER}
+    solos = _solo_summaries(results)
+    means = {p: s.mean_score() for p, s in solos.items()}
     best = max(POLICY_ORDER, key=lambda p: float(means[p][0][0]))
-    top = ("master", "legend")
-    s_best = results[_solo(best)].summary
-    high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in top))
+    s_best = solos[best]
+    high = int(sum(s_best.sums["title"][TITLES.index(t)] for t in ("master", "legend")))
     title = (
         f"Playing solo, {BASE} most often ends {mode}: {cell(greedy.loc[mode], 'rate')} of games; "
         f"{best} scores most ({float(means[best][0][0]):.1f} VP) and reaches master or legend in "
         f"{pct(*proportion(high, s_best.n_games))} of games"
     )
-
     draw = figure(Panel(frame, "title", "rate", "policy", "share of solo games (fraction)", "title reached"))
-
-    rows = []
-    for p in POLICY_ORDER:
-        s = results[_solo(p)].summary
-        row = {"policy": p, "mean VP": mean(1)(*(float(v[0]) for v in means[p]))}
-        for t, name in enumerate(TITLES):
-            row[name] = f"{100 * s.sums['title'][t] / s.n_games:.1f}%"
-        rows.append(row)
+    rows = [
+        {"policy": p, "mean VP": mean(1)(*(float(v[0]) for v in means[p]))}
+        | {name: f"{100 * s.sums['title'][t] / s.n_games:.1f}%" for t, name in enumerate(TITLES)}
+        for p, s in solos.items()
+    ]
     notes = [
-        f"1 player, {results[_solo(BASE)].summary.n_games:,} games per policy; two leftovers in the warehouse, card 4 "
+        f"1 player, {solos[BASE].n_games:,} games per policy; two leftovers in the warehouse, card 4 "
         "shows space. Titles: 0 VP none, 1–5 beginner, 6–10 apprentice, 11–15 professional, 16–20 master, "
         "above 20 legend. Each share assumes the policy beside it. Alone, denier has nobody to deny and plays "
         f"exactly as {BASE}.",
