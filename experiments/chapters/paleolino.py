@@ -22,7 +22,7 @@ import pandas as pd
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, figure
-from boardlab.analysis.tables import cell, estimate
+from boardlab.analysis.tables import cell, cells, estimate
 from boardlab.analysis.wording import p_clause, p_value, points
 from boardlab.engines import core
 from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
@@ -318,16 +318,12 @@ def _p(a: pd.Series, b: pd.Series) -> float:
     return stats.two_proportion_p_value(int(a["won"]), int(a["n"]), int(b["won"]), int(b["n"]))
 
 
-def wide(frame: pd.DataFrame, key: str, extra: dict[str, Callable[[pd.DataFrame], str]] | None = None) -> pd.DataFrame:
+def wide(frame: pd.DataFrame, key: str, extra: dict[str, Callable[[pd.DataFrame], str]]) -> pd.DataFrame:
     """One row per ``key`` value, one column per player count (rate and interval), then ``extra`` columns."""
     rows = []
     for value, part in frame.groupby(key, sort=False):
-        line = {key: value}
-        for _, r in part.iterrows():
-            line[_players(r["players"])] = _rate_of(r)
-        for name, make in (extra or {}).items():
-            line[name] = make(part)
-        rows.append(line)
+        rates = {_players(r["players"]): _rate_of(r) for _, r in part.iterrows()}
+        rows.append({key: value, **rates, **{name: make(part) for name, make in extra.items()}})
     return pd.DataFrame(rows)
 
 
@@ -419,19 +415,14 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     )
     answer = f"easy {_percent(easy)}, expert {_percent(exp)}, real experts {_percent(real)} (2 players, planner)"
 
-    draw = _by_setting(frame)
-
-    table = wide(
-        frame,
-        "setting",
-        {"vs defaults, 2 p": _vs("setting", DEFAULTS.label, base), "greedy, 2 p": _beside(results, VARIANT_SETTINGS)},
-    )
+    greedy = _beside(results, VARIANT_SETTINGS)
+    table = wide(frame, "setting", {"vs defaults, 2 p": _vs("setting", DEFAULTS.label, base), "greedy, 2 p": greedy})
     notes = [
         "Everyone plays planner. Easy: one more invention stack (3, solo 4). Expert: one invention per turn. "
         "Real experts: both that and no one-chip inventions (the three cards costing a single chip), shown alone "
         f"too ({_rate_of(singles)} at 2 players). The variants are the publisher's; the rates are ours.",
     ]
-    return _made(title, draw, table, notes, answer)
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 3. memory ------------------------------------------------------------------------------------------------
@@ -542,8 +533,6 @@ def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"2-chip backpacks with 1 / 2 chips of help each: {_percent(one)} / {_percent(two)} (4 p)"
     )
 
-    draw = _by_setting(frame)
-
     how = _of_setting(HELP_SETTINGS, Setting.describe)
     table = wide(frame, "setting", {"vs defaults, 4 p": _vs("setting", DEFAULTS.label, base), "variant / knobs": how})
     notes = [
@@ -552,7 +541,7 @@ def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "builds (the rulebook's 'a chip' is 1; it only matters with backpacks above 1 chip, which are ours). "
         "Backpack swap (ours, allowed by default): dumping an unused backpack chip to store a new one.",
     ]
-    return _made(title, draw, table, notes, answer)
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 6. cave bias ---------------------------------------------------------------------------------------------
@@ -586,18 +575,16 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         )
     )
 
-    table_rows = []
-    for w in FAVOURED:
-        line: dict[str, str] = {"cave weights": f"{w:g}:1:1:1", "favoured share": ticks[FAVOURED.index(w)]}
-        for m in BIAS_MEMORY:
-            line[f"memory {m:g}"] = _rate_of(_at(frame[frame["memory"] == f"memory {m:g}"], "share", w / (w + 3), 2))
-        table_rows.append(line)
+    table = pd.DataFrame(
+        {"cave weights": [f"{w:g}:1:1:1" for w in FAVOURED], "favoured share": ticks}
+        | {m: cells(part, "rate") for m, part in frame.groupby("memory", sort=False)}  # rows in FAVOURED order
+    )
     notes = [
         "2 players, everyone plays planner. cave_weights w:1:1:1: a chip falls in the favoured cave with chance "
         "w/(w+3). The rulebook gives no odds: even caves (1:1:1:1) are our default, not a measured mountain. "
         f"Memory 1, favoured cave at 50% vs even: {_points(half, even)}, {p_clause(_p(half, even))}.",
     ]
-    return _made(title, draw, pd.DataFrame(table_rows), notes, answer)
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 7. invention costs ---------------------------------------------------------------------------------------
@@ -615,8 +602,6 @@ def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     )
     answer = f"cost presets at 2 players: {_percent(low)} ({low['setting']}) to {_percent(high)} ({high['setting']})"
 
-    draw = _by_setting(frame)
-
     mixes = _of_setting(
         settings, lambda s: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
     )
@@ -627,7 +612,7 @@ def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "default), cheap 3 / 9 / 3, dear 3 / 3 / 9, lumpy as ours with three single-resource triples. Until the "
         "real cards are read, every win rate in this report carries this uncertainty.",
     ]
-    return _made(title, draw, table, notes, answer)
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 8. difficulty table --------------------------------------------------------------------------------------
@@ -656,9 +641,7 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 
     def draw(fig: Any) -> None:
         plots.heatmap(matrix, "table win rate (planner)", fig=fig)
-        ax = fig.axes[0]
-        ax.set_xlabel("players")
-        ax.set_ylabel("")
+        fig.axes[0].set(xlabel="players", ylabel="")
 
     table = wide(frame, "setting", {"variant / knobs": _of_setting(settings, Setting.describe)})
     notes = [
@@ -680,8 +663,7 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             for policy in reversed(POLICY_ORDER)
         ]
     )
-    perfect = frame[frame["memory"] == "memory 1"].set_index("policy")
-    none = frame[frame["memory"] == "memory 0"].set_index("policy")
+    perfect, none = (frame[frame["memory"] == f"memory {m:g}"].set_index("policy") for m in SKILL_MEMORY)
     title = (
         f"Skill matters: a 2-player table wins {_rate_of(perfect.loc['random'])} playing at random, "
         f"{_rate_of(perfect.loc['planner'])} with the planner and {_rate_of(perfect.loc['expert'])} with the "
@@ -694,21 +676,18 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 
     draw = figure(Panel(frame, "policy", "rate", "memory", RATE, "policy", ylim=(0, 1)))
 
-    lines = []
-    for m, part in ((1.0, perfect), (0.0, none)):
-        steps = list(reversed(POLICY_ORDER))
-        for weaker, stronger in itertools.pairwise(steps):
-            a, b = part.loc[stronger], part.loc[weaker]
-            lines.append(
-                {
-                    "memory": f"{m:g}",
-                    "step": f"{weaker} → {stronger}",
-                    "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
-                    "gain": _points(a, b),
-                    "p": p_value(_p(a, b)),
-                    "games": f"{int(b['n']):,} / {int(a['n']):,}",
-                }
-            )
+    lines = [  # each part's rows run weakest to strongest policy, as the frame was built
+        {
+            "memory": f"{m:g}",
+            "step": f"{weaker} → {stronger}",
+            "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
+            "gain": _points(a, b),
+            "p": p_value(_p(a, b)),
+            "games": f"{int(b['n']):,} / {int(a['n']):,}",
+        }
+        for m, part in zip(SKILL_MEMORY, (perfect, none), strict=True)
+        for (weaker, b), (stronger, a) in itertools.pairwise(part.iterrows())
+    ]
     notes = [
         "Paleolino is cooperative, so there is no head-to-head ladder: each policy plays every seat of the table. "
         f"The expert searches {PLAYOUTS} planner playouts per cave and per keep ({MEMORYLESS_PLAYOUTS} with memory "
