@@ -67,6 +67,7 @@ EASY = Setting("easy (one more stack)", "easy")
 EXPERT = Setting("expert (1 build/turn)", "expert")
 NO_SINGLES = Setting("no one-chip inventions", None, (("remove_singles", "true"),))
 REAL_EXPERTS = Setting("real experts", "real-experts")
+REAL_EXPERTS_2 = Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),))
 VARIANT_SETTINGS = [DEFAULTS, EASY, EXPERT, NO_SINGLES, REAL_EXPERTS]
 MEMORY_LEVELS = (1.0, 0.7, 0.5, 0.25, 0.0)
 FADES = (0.1, 0.25)  # chance per turn to forget a remembered chip (2 players)
@@ -86,20 +87,14 @@ SKILL_MEMORY = (1.0, 0.0)
 
 def memory_setting(memory: float) -> Setting:
     """Memory level ``memory`` (1.0 is our default; 0.7 is the ``forgetful`` variant)."""
-    if memory == 1.0:
-        return DEFAULTS
-    if memory == 0.7:
-        return Setting("memory 0.7 (forgetful)", "forgetful")
-    return Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),))
+    named = {1.0: DEFAULTS, 0.7: Setting("memory 0.7 (forgetful)", "forgetful")}
+    return named.get(memory, Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),)))
 
 
 def backpack_setting(capacity: int) -> Setting:
     """Backpacks holding ``capacity`` chips (1 is the rulebook's; 0 is the ``no-backpacks`` variant)."""
-    if capacity == 1:
-        return DEFAULTS
-    if capacity == 0:
-        return Setting("no backpacks (no help)", "no-backpacks")
-    return Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),))
+    named = {1: DEFAULTS, 0: Setting("no backpacks (no help)", "no-backpacks")}
+    return named.get(capacity, Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),)))
 
 
 def bias_setting(weight: float, memory: float = 1.0) -> Setting:
@@ -155,7 +150,7 @@ def difficulty_settings() -> list[Setting]:
         DEFAULTS,
         memory_setting(0.7),
         EXPERT,
-        Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),)),
+        REAL_EXPERTS_2,
         REAL_EXPERTS,
         backpack_setting(0),
     ]
@@ -223,7 +218,6 @@ def front(done: Done) -> Front:
     """The chapter's own front-page lines, closing with the pages' answers."""
     n_games, precision = done.planned.n_games, done.precision
     params = Params()
-    knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:
         sizes = f"each arm until its table win rate has a 95% half-width of {precision:.2%}"
     else:
@@ -240,7 +234,7 @@ def front(done: Done) -> Front:
         ),
         sources=PROVENANCE,
         knobs=(
-            ", ".join(f"{k}={v}" for k, v in knobs.items())
+            ", ".join(f"{k}={v}" for k, v in params.as_dict().items() if k != "inventions")
             + f"; inventions={' '.join(params.inventions)} (ours but for s, bb, sw, wwb); variants "
             + "; ".join(f"{name}: {', '.join(f'{k}={v}' for k, v in o.items())}" for name, o in VARIANTS.items())
         ),
@@ -309,8 +303,7 @@ def _players(k: int) -> str:
 def _points(a: pd.Series, b: pd.Series) -> str:
     """``a`` minus ``b`` in percentage points, with a 95% interval (independent normal approximation)."""
     diff = a["rate"] - b["rate"]
-    se = np.sqrt(a["rate"] * (1 - a["rate"]) / a["n"] + b["rate"] * (1 - b["rate"]) / b["n"])
-    half = stats.Z95 * se
+    half = stats.Z95 * np.sqrt(a["rate"] * (1 - a["rate"]) / a["n"] + b["rate"] * (1 - b["rate"]) / b["n"])
     return f"{points(diff, diff - half, diff + half)} pts"
 
 
@@ -374,10 +367,9 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
 
     def draw(fig: Any) -> None:
         ax = fig.subplots()
-        Panel(frame, "players", "rate", "policy", RATE, "players", kind="line").draw(ax)
+        Panel(frame, "players", "rate", "policy", RATE, "players", kind="line", xticks=PLAYER_COUNTS).draw(ax)
         low, high = expert["rate"] - expert["rate_lo"], expert["rate_hi"] - expert["rate"]
         ax.errorbar([2], [expert["rate"]], [[low], [high]], fmt="k*")
-        ax.set_xticks(PLAYER_COUNTS)
         ax.set_ylim(0, 1)
 
     table = wide(
@@ -565,15 +557,10 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"cave takes half the chips (perfect memory)"
     )
     answer = f"one cave taking half the chips: {_percent(even)} → {_percent(half)}"
-    shares = sorted(set(frame["share"]))
-    ticks = [f"{round(100 * s, 1):g}%" for s in shares]
+    shares, ticks = [w / (w + 3) for w in FAVOURED], [_share_text(w) for w in FAVOURED]
     xlabel = "share of chips rolling into the favoured cave"
-
-    draw = figure(
-        Panel(
-            frame, "share", "rate", "memory", RATE, xlabel, kind="line", xticks=shares, xtick_labels=ticks, ylim=(0, 1)
-        )
-    )
+    panel = Panel(frame, "share", "rate", "memory", RATE, xlabel, kind="line", xticks=shares, xtick_labels=ticks)
+    draw = figure(replace(panel, ylim=(0, 1)))
 
     table = pd.DataFrame(
         {"cave weights": [f"{w:g}:1:1:1" for w in FAVOURED], "favoured share": ticks}
