@@ -57,9 +57,7 @@ class Setting:
 
     def describe(self) -> str:
         """What to set, as a designer would type it."""
-        parts = [self.variant] if self.variant else []
-        parts += [f"{k}={v}" for k, v in self.knobs]
-        return " + ".join(parts) or "defaults"
+        return " + ".join(filter(None, [self.variant, *(f"{k}={v}" for k, v in self.knobs)])) or "defaults"
 
 
 DEFAULTS = Setting("defaults")
@@ -68,6 +66,8 @@ EXPERT = Setting("expert (1 build/turn)", "expert")
 NO_SINGLES = Setting("no one-chip inventions", None, (("remove_singles", "true"),))
 REAL_EXPERTS = Setting("real experts", "real-experts")
 REAL_EXPERTS_2 = Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),))
+FORGETFUL = Setting("memory 0.7 (forgetful)", "forgetful")
+NO_BACKPACKS = Setting("no backpacks (no help)", "no-backpacks")
 VARIANT_SETTINGS = [DEFAULTS, EASY, EXPERT, NO_SINGLES, REAL_EXPERTS]
 MEMORY_LEVELS = (1.0, 0.7, 0.5, 0.25, 0.0)
 FADES = (0.1, 0.25)  # chance per turn to forget a remembered chip (2 players)
@@ -87,13 +87,13 @@ SKILL_MEMORY = (1.0, 0.0)
 
 def memory_setting(memory: float) -> Setting:
     """Memory level ``memory`` (1.0 is our default; 0.7 is the ``forgetful`` variant)."""
-    named = {1.0: DEFAULTS, 0.7: Setting("memory 0.7 (forgetful)", "forgetful")}
+    named = {1.0: DEFAULTS, 0.7: FORGETFUL}
     return named.get(memory, Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),)))
 
 
 def backpack_setting(capacity: int) -> Setting:
     """Backpacks holding ``capacity`` chips (1 is the rulebook's; 0 is the ``no-backpacks`` variant)."""
-    named = {1: DEFAULTS, 0: Setting("no backpacks (no help)", "no-backpacks")}
+    named = {1: DEFAULTS, 0: NO_BACKPACKS}
     return named.get(capacity, Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),)))
 
 
@@ -144,16 +144,7 @@ def add(
 
 def difficulty_settings() -> list[Setting]:
     """The rows of the difficulty table (at most 8, so the table fits under the figure)."""
-    return [
-        backpack_setting(2),
-        EASY,
-        DEFAULTS,
-        memory_setting(0.7),
-        EXPERT,
-        REAL_EXPERTS_2,
-        REAL_EXPERTS,
-        backpack_setting(0),
-    ]
+    return [backpack_setting(2), EASY, DEFAULTS, FORGETFUL, EXPERT, REAL_EXPERTS_2, REAL_EXPERTS, NO_BACKPACKS]
 
 
 def _arms(
@@ -195,15 +186,14 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
     so they cost nothing more.
     """
     shared = balance.question("paleolino", flow.pages("paleolino").balance_share)
+    bias = [bias_setting(w, m) for m in BIAS_MEMORY for w in FAVOURED]
     return [
         Question("policies", _policies, policies_page),
         Question("variants", _arms(VARIANT_SETTINGS, HEURISTIC), variants_page),
         Question("memory", _memory, memory_page),
         Question("backpacks", _arms([backpack_setting(b) for b in BACKPACKS]), backpack_page),
         Question("help", _arms(HELP_SETTINGS), help_page),
-        Question(
-            "cave bias", _arms([bias_setting(w, m) for m in BIAS_MEMORY for w in FAVOURED], counts=(2,)), bias_page
-        ),
+        Question("cave bias", _arms(bias, counts=(2,)), bias_page),
         Question("costs", _arms([cost_setting(c) for c in COST_PRESETS], HEURISTIC), costs_page),
         Question("difficulty", _arms(difficulty_settings()), difficulty_page),
         Question(skill.LABEL, _skill, skill_page),
@@ -481,8 +471,7 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     answer = f"backpack 0 / 1 / 2 chips: {_percent(b0)} / {_percent(b1)} / {_percent(b2)}"
 
     shown = _players_text(frame)
-    helped = shown[frame["players"] > 1]
-    helped = helped.assign(help_lo=helped["help"], help_hi=helped["help"])
+    helped = shown[frame["players"] > 1].assign(help_lo=lambda f: f["help"], help_hi=lambda f: f["help"])
     given = "chips given to another player's build (per game)"
     capacity = Panel(
         shown, "capacity", "rate", "players", RATE, "backpack capacity (chips)", kind="line", xticks=BACKPACKS
@@ -548,8 +537,7 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             for w in FAVOURED
         ]
     )
-    perfect = frame[frame["memory"] == "memory 1"]
-    even, half = _at(perfect, "share", 0.25, 2), _at(perfect, "share", 0.5, 2)
+    even, half = (_at(frame[frame["memory"] == "memory 1"], "share", share, 2) for share in (0.25, 0.5))
     diff = half["rate"] - even["rate"]
     verb = "barely changes" if abs(diff) < 0.03 else ("raises" if diff > 0 else "lowers")
     title = (
