@@ -22,13 +22,13 @@ import pandas as pd
 from boardlab.analysis import plots, stats
 from boardlab.analysis.book import Page
 from boardlab.analysis.panels import Panel, figure
-from boardlab.analysis.tables import cell, estimate
+from boardlab.analysis.tables import cell, cells, estimate
 from boardlab.analysis.wording import p_clause, p_value, points
 from boardlab.engines import core
 from boardlab.engines.paleolino import INFO, POLICIES, VARIANTS, Params
 from boardlab.engines.paleolino.decisions import MEMORYLESS_PLAYOUTS, PLAYOUTS
 from boardlab.experiments.chapters import balance, flow, skill
-from boardlab.experiments.chapters.common import Front, Plan, Question
+from boardlab.experiments.chapters.common import Arms, Front, Plan, Question
 from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
@@ -57,9 +57,7 @@ class Setting:
 
     def describe(self) -> str:
         """What to set, as a designer would type it."""
-        parts = [self.variant] if self.variant else []
-        parts += [f"{k}={v}" for k, v in self.knobs]
-        return " + ".join(parts) or "defaults"
+        return " + ".join(filter(None, [self.variant, *(f"{k}={v}" for k, v in self.knobs)])) or "defaults"
 
 
 DEFAULTS = Setting("defaults")
@@ -67,6 +65,9 @@ EASY = Setting("easy (one more stack)", "easy")
 EXPERT = Setting("expert (1 build/turn)", "expert")
 NO_SINGLES = Setting("no one-chip inventions", None, (("remove_singles", "true"),))
 REAL_EXPERTS = Setting("real experts", "real-experts")
+REAL_EXPERTS_2 = Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),))
+FORGETFUL = Setting("memory 0.7 (forgetful)", "forgetful")
+NO_BACKPACKS = Setting("no backpacks (no help)", "no-backpacks")
 VARIANT_SETTINGS = [DEFAULTS, EASY, EXPERT, NO_SINGLES, REAL_EXPERTS]
 MEMORY_LEVELS = (1.0, 0.7, 0.5, 0.25, 0.0)
 FADES = (0.1, 0.25)  # chance per turn to forget a remembered chip (2 players)
@@ -86,20 +87,14 @@ SKILL_MEMORY = (1.0, 0.0)
 
 def memory_setting(memory: float) -> Setting:
     """Memory level ``memory`` (1.0 is our default; 0.7 is the ``forgetful`` variant)."""
-    if memory == 1.0:
-        return DEFAULTS
-    if memory == 0.7:
-        return Setting("memory 0.7 (forgetful)", "forgetful")
-    return Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),))
+    named = {1.0: DEFAULTS, 0.7: FORGETFUL}
+    return named.get(memory, Setting(f"memory {memory:g}", None, (("memory", f"{memory:g}"),)))
 
 
 def backpack_setting(capacity: int) -> Setting:
     """Backpacks holding ``capacity`` chips (1 is the rulebook's; 0 is the ``no-backpacks`` variant)."""
-    if capacity == 1:
-        return DEFAULTS
-    if capacity == 0:
-        return Setting("no backpacks (no help)", "no-backpacks")
-    return Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),))
+    named = {1: DEFAULTS, 0: NO_BACKPACKS}
+    return named.get(capacity, Setting(f"backpack {capacity} chips", None, (("backpack", str(capacity)),)))
 
 
 def bias_setting(weight: float, memory: float = 1.0) -> Setting:
@@ -149,86 +144,39 @@ def add(
 
 def difficulty_settings() -> list[Setting]:
     """The rows of the difficulty table (at most 8, so the table fits under the figure)."""
-    return [
-        backpack_setting(2),
-        EASY,
-        DEFAULTS,
-        memory_setting(0.7),
-        EXPERT,
-        Setting("real experts, 2-chip backpacks", "real-experts", (("backpack", "2"),)),
-        REAL_EXPERTS,
-        backpack_setting(0),
-    ]
+    return [backpack_setting(2), EASY, DEFAULTS, FORGETFUL, EXPERT, REAL_EXPERTS_2, REAL_EXPERTS, NO_BACKPACKS]
 
 
-def _grid(
-    plan: Plan,
-    settings: Sequence[Setting],
-    n: int,
-    seed: int,
-    chunk: int,
-    policy: str = DEFAULT_POLICY,
-    counts: Sequence[int] = PLAYER_COUNTS,
-) -> None:
-    """The arm of every setting at every player count, all playing ``policy`` (what :func:`grid` reads)."""
-    for setting in settings:
-        for k in counts:
-            add(plan, setting, k, n, seed, chunk, policy)
+def _arms(
+    settings: Sequence[Setting], *beside: str, policy: str = DEFAULT_POLICY, counts: Sequence[int] = PLAYER_COUNTS
+) -> Arms:
+    """A question's arms: every setting at each of ``counts`` playing ``policy``, then each ``beside`` policy at 2."""
+
+    def arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
+        for who, ks in [(policy, counts), *((p, (2,)) for p in beside)]:
+            for setting, k in itertools.product(settings, ks):
+                add(plan, setting, k, n, seed, chunk, who)
+
+    return arms
 
 
 def _policies(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """The expert at 2 players, then every heuristic at every player count, our defaults."""
     add(plan, DEFAULTS, 2, n, seed, chunk, "expert")
     for policy in POLICY_ORDER[1:]:
-        _grid(plan, [DEFAULTS], n, seed, chunk, policy)
-
-
-def _variants(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each variant at every player count, and greedy beside at 2 players."""
-    _grid(plan, VARIANT_SETTINGS, n, seed, chunk)
-    _grid(plan, VARIANT_SETTINGS, n, seed, chunk, HEURISTIC, (2,))
+        _arms([DEFAULTS], policy=policy)(plan, n, seed, chunk)
 
 
 def _memory(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Each memory level at every player count, greedy and random beside at 2 players; memory fading at 2."""
-    levels = [memory_setting(m) for m in MEMORY_LEVELS]
-    _grid(plan, levels, n, seed, chunk)
-    for policy in (HEURISTIC, "random"):
-        _grid(plan, levels, n, seed, chunk, policy, (2,))
-    _grid(plan, [fade_setting(f) for f in FADES], n, seed, chunk, counts=(2,))
-
-
-def _backpacks(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each backpack capacity at every player count."""
-    _grid(plan, [backpack_setting(b) for b in BACKPACKS], n, seed, chunk)
-
-
-def _help(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each help setting at every player count."""
-    _grid(plan, HELP_SETTINGS, n, seed, chunk)
-
-
-def _bias(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each favoured cave weight at each memory level, 2 players."""
-    _grid(plan, [bias_setting(w, m) for m in BIAS_MEMORY for w in FAVOURED], n, seed, chunk, counts=(2,))
-
-
-def _costs(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Each cost preset at every player count, and greedy beside at 2 players."""
-    presets = [cost_setting(c) for c in COST_PRESETS]
-    _grid(plan, presets, n, seed, chunk)
-    _grid(plan, presets, n, seed, chunk, HEURISTIC, (2,))
-
-
-def _difficulty(plan: Plan, n: int, seed: int, chunk: int) -> None:
-    """Every row of the difficulty table at every player count."""
-    _grid(plan, difficulty_settings(), n, seed, chunk)
+    _arms([memory_setting(m) for m in MEMORY_LEVELS], HEURISTIC, "random")(plan, n, seed, chunk)
+    _arms([fade_setting(f) for f in FADES], counts=(2,))(plan, n, seed, chunk)
 
 
 def _skill(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """Every policy at 2 players, with and without memory."""
     for policy in POLICY_ORDER:
-        _grid(plan, [memory_setting(m) for m in SKILL_MEMORY], n, seed, chunk, policy, (2,))
+        _arms([memory_setting(m) for m in SKILL_MEMORY], policy=policy, counts=(2,))(plan, n, seed, chunk)
 
 
 def questions(n: int, seed: int, chunk: int) -> list[Question]:
@@ -238,15 +186,16 @@ def questions(n: int, seed: int, chunk: int) -> list[Question]:
     so they cost nothing more.
     """
     shared = balance.question("paleolino", flow.pages("paleolino").balance_share)
+    bias = [bias_setting(w, m) for m in BIAS_MEMORY for w in FAVOURED]
     return [
         Question("policies", _policies, policies_page),
-        Question("variants", _variants, variants_page),
+        Question("variants", _arms(VARIANT_SETTINGS, HEURISTIC), variants_page),
         Question("memory", _memory, memory_page),
-        Question("backpacks", _backpacks, backpack_page),
-        Question("help", _help, help_page),
-        Question("cave bias", _bias, bias_page),
-        Question("costs", _costs, costs_page),
-        Question("difficulty", _difficulty, difficulty_page),
+        Question("backpacks", _arms([backpack_setting(b) for b in BACKPACKS]), backpack_page),
+        Question("help", _arms(HELP_SETTINGS), help_page),
+        Question("cave bias", _arms(bias, counts=(2,)), bias_page),
+        Question("costs", _arms([cost_setting(c) for c in COST_PRESETS], HEURISTIC), costs_page),
+        Question("difficulty", _arms(difficulty_settings()), difficulty_page),
         Question(skill.LABEL, _skill, skill_page),
         Question(shared.label, shared.arms, balance_page),
     ]
@@ -259,7 +208,6 @@ def front(done: Done) -> Front:
     """The chapter's own front-page lines, closing with the pages' answers."""
     n_games, precision = done.planned.n_games, done.precision
     params = Params()
-    knobs = {k: v for k, v in params.as_dict().items() if k != "inventions"}
     if precision:
         sizes = f"each arm until its table win rate has a 95% half-width of {precision:.2%}"
     else:
@@ -276,7 +224,7 @@ def front(done: Done) -> Front:
         ),
         sources=PROVENANCE,
         knobs=(
-            ", ".join(f"{k}={v}" for k, v in knobs.items())
+            ", ".join(f"{k}={v}" for k, v in params.as_dict().items() if k != "inventions")
             + f"; inventions={' '.join(params.inventions)} (ours but for s, bb, sw, wwb); variants "
             + "; ".join(f"{name}: {', '.join(f'{k}={v}' for k, v in o.items())}" for name, o in VARIANTS.items())
         ),
@@ -314,14 +262,9 @@ def row(results: dict[str, RunResult], setting: Setting, players: int, policy: s
     }
 
 
-def grid(
-    results: dict[str, RunResult],
-    settings: Sequence[Setting],
-    policy: str = DEFAULT_POLICY,
-    counts: Sequence[int] = PLAYER_COUNTS,
-) -> pd.DataFrame:
+def grid(results: dict[str, RunResult], settings: Sequence[Setting], policy: str = DEFAULT_POLICY) -> pd.DataFrame:
     """Rows for every setting and player count."""
-    return pd.DataFrame([row(results, s, k, policy) for s in settings for k in counts])
+    return pd.DataFrame([row(results, s, k, policy) for s in settings for k in PLAYER_COUNTS])
 
 
 def _by_setting(frame: pd.DataFrame) -> Callable[[Any], None]:
@@ -337,11 +280,20 @@ def _rate_of(r: pd.Series) -> str:
     return cell(r, "rate")
 
 
+def _percent(r: pd.Series | dict) -> str:
+    """A row's rate without its interval, the answers' style: ``"41.3%"``."""
+    return f"{100 * r['rate']:.1f}%"
+
+
+def _players(k: int) -> str:
+    """A player count as a column or legend label: ``"1 player"``, ``"2 players"``."""
+    return f"{k} player{'s' if k > 1 else ''}"
+
+
 def _points(a: pd.Series, b: pd.Series) -> str:
     """``a`` minus ``b`` in percentage points, with a 95% interval (independent normal approximation)."""
     diff = a["rate"] - b["rate"]
-    se = np.sqrt(a["rate"] * (1 - a["rate"]) / a["n"] + b["rate"] * (1 - b["rate"]) / b["n"])
-    half = stats.Z95 * se
+    half = stats.Z95 * np.sqrt(a["rate"] * (1 - a["rate"]) / a["n"] + b["rate"] * (1 - b["rate"]) / b["n"])
     return f"{points(diff, diff - half, diff + half)} pts"
 
 
@@ -349,30 +301,39 @@ def _p(a: pd.Series, b: pd.Series) -> float:
     return stats.two_proportion_p_value(int(a["won"]), int(a["n"]), int(b["won"]), int(b["n"]))
 
 
-def wide(frame: pd.DataFrame, key: str, extra: dict[str, Callable[[pd.DataFrame], str]] | None = None) -> pd.DataFrame:
+def wide(frame: pd.DataFrame, key: str, extra: dict[str, Callable[[pd.DataFrame], str]]) -> pd.DataFrame:
     """One row per ``key`` value, one column per player count (rate and interval), then ``extra`` columns."""
     rows = []
     for value, part in frame.groupby(key, sort=False):
-        line = {key: value}
-        for _, r in part.iterrows():
-            line[f"{r['players']} player{'s' if r['players'] > 1 else ''}"] = _rate_of(r)
-        for name, make in (extra or {}).items():
-            line[name] = make(part)
-        rows.append(line)
+        rates = {_players(r["players"]): _rate_of(r) for _, r in part.iterrows()}
+        rows.append({key: value, **rates, **{name: make(part) for name, make in extra.items()}})
     return pd.DataFrame(rows)
 
 
-def _per_player(column: str, fmt: str = "{:.2f}") -> Callable[[pd.DataFrame], str]:
-    return lambda part: " / ".join(fmt.format(v) for v in part[column])
+def _vs(key: str, base: Any, ref: pd.Series) -> Callable[[pd.DataFrame], str]:
+    """A :func:`wide` column: a row's rate minus ``ref``'s at its player count, in points ("—" on ``base``'s row)."""
+    k = ref["players"]
+    return lambda part: "—" if part[key].iloc[0] == base else _points(_at(part, "players", k, k), ref)
+
+
+def _of_setting(settings: Sequence[Setting], make: Callable[[Setting], str]) -> Callable[[pd.DataFrame], str]:
+    """A :func:`wide` column: ``make`` of the setting a row shows."""
+    by_label = {s.label: s for s in settings}
+    return lambda part: make(by_label[part["setting"].iloc[0]])
+
+
+def _beside(results: dict[str, RunResult], settings: Sequence[Setting]) -> Callable[[pd.DataFrame], str]:
+    """A :func:`wide` column: the heuristic's 2-player rate for a row's setting (shown beside the planner's)."""
+    return _of_setting(settings, lambda s: _rate_of(pd.Series(row(results, s, 2, HEURISTIC))))
 
 
 def _players_text(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(players=[f"{k} player{'s' if k > 1 else ''}" for k in frame["players"]])
+    return frame.assign(players=[_players(k) for k in frame["players"]])
 
 
-def _beside(results: dict[str, RunResult], setting: Setting) -> str:
-    """The heuristic's 2-player rate for ``setting`` (shown beside the planner's)."""
-    return _rate_of(pd.Series(row(results, setting, 2, HEURISTIC)))
+def _made(title: str, draw: Any, table: pd.DataFrame, notes: list[str], answer: str) -> tuple[Page, str, str]:
+    """A page with its headline and answer; every page's notes close with :data:`PROVENANCE`."""
+    return Page(title, draw, table, [*notes, PROVENANCE]), title, answer
 
 
 RATE = "table win rate (fraction)"  # the y axis of most pages
@@ -385,31 +346,27 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     """The table's win rate by player count under each heuristic (our defaults), and the expert at 2 players."""
     frame = pd.concat([grid(results, [DEFAULTS], policy) for policy in POLICY_ORDER[1:]], ignore_index=True)
     expert = row(results, DEFAULTS, 2, "expert")
-    two = {p: _at(frame[frame["policy"] == p], "players", 2, 2) for p in POLICY_ORDER[1:]}
-    p1, p4 = (_at(frame[frame["policy"] == DEFAULT_POLICY], "players", k, k) for k in (1, 4))
+    two = {p: _at(frame, "policy", p, 2) for p in POLICY_ORDER[1:]}
+    p1, p4 = (_at(frame, "policy", DEFAULT_POLICY, k) for k in (1, 4))
     title = (
         f"With planner play the table wins {_rate_of(two['planner'])} of 2-player games (greedy "
         f"{_rate_of(two['greedy'])}, random {_rate_of(two['random'])}, the expert {_rate_of(pd.Series(expert))}); "
         f"planner tables win {_rate_of(p1)} solo and {_rate_of(p4)} with 4 players"
     )
-    answer = (
-        f"2-player table wins: expert {100 * expert['rate']:.1f}%, planner {100 * two['planner']['rate']:.1f}%, "
-        f"greedy {100 * two['greedy']['rate']:.1f}%, random {100 * two['random']['rate']:.1f}%"
-    )
+    answer = "2-player table wins: " + ", ".join(f"{p} {_percent(r)}" for p, r in [("expert", expert), *two.items()])
 
     def draw(fig: Any) -> None:
         ax = fig.subplots()
-        Panel(frame, "players", "rate", "policy", RATE, "players", kind="line").draw(ax)
+        Panel(frame, "players", "rate", "policy", RATE, "players", kind="line", xticks=PLAYER_COUNTS).draw(ax)
         low, high = expert["rate"] - expert["rate_lo"], expert["rate_hi"] - expert["rate"]
         ax.errorbar([2], [expert["rate"]], [[low], [high]], fmt="k*")
-        ax.set_xticks(PLAYER_COUNTS)
         ax.set_ylim(0, 1)
 
     table = wide(
         frame,
         "policy",
         {
-            "inventions/game": _per_player("inventions", "{:.1f}"),
+            "inventions/game": lambda part: " / ".join(f"{v:.1f}" for v in part["inventions"]),
             "games per arm": lambda part: f"{int(part['n'].iloc[0]):,}",
         },
     )
@@ -418,9 +375,8 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "games). Planner arms have fewer games than greedy and random (slower), hence their wider intervals.",
         f"Planner minus greedy at 2 players: {_points(two['planner'], two['greedy'])}, "
         f"{p_clause(_p(two['planner'], two['greedy']))}. Solo games use 3 stacks, 2–4 players 2 stacks.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 2. easy and expert variants ------------------------------------------------------------------------------
@@ -439,32 +395,16 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             else "the one-build limit"
         )
     )
-    answer = (
-        f"easy {100 * easy['rate']:.1f}%, expert {100 * exp['rate']:.1f}%, real experts {100 * real['rate']:.1f}% "
-        "(2 players, planner)"
-    )
+    answer = f"easy {_percent(easy)}, expert {_percent(exp)}, real experts {_percent(real)} (2 players, planner)"
 
-    draw = _by_setting(frame)
-
-    table = wide(
-        frame,
-        "setting",
-        {
-            "vs defaults, 2 p": lambda part: (
-                "—" if part["setting"].iloc[0] == DEFAULTS.label else _points(_at(part, "players", 2, 2), base)
-            ),
-            "greedy, 2 p": lambda part: _beside(
-                results, next(s for s in VARIANT_SETTINGS if s.label == part["setting"].iloc[0])
-            ),
-        },
-    )
+    greedy = _beside(results, VARIANT_SETTINGS)
+    table = wide(frame, "setting", {"vs defaults, 2 p": _vs("setting", DEFAULTS.label, base), "greedy, 2 p": greedy})
     notes = [
         "Everyone plays planner. Easy: one more invention stack (3, solo 4). Expert: one invention per turn. "
         "Real experts: both that and no one-chip inventions (the three cards costing a single chip), shown alone "
         f"too ({_rate_of(singles)} at 2 players). The variants are the publisher's; the rates are ours.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 3. memory ------------------------------------------------------------------------------------------------
@@ -482,7 +422,7 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"perfect memory to {_rate_of(at2[0.0])} with no memory (greedy {_rate_of(greedy[1.0])} to "
         f"{_rate_of(greedy[0.0])})"
     )
-    levels = " / ".join(f"{100 * at2[m]['rate']:.1f}%" for m in (1.0, 0.7, 0.5, 0.0))
+    levels = " / ".join(_percent(at2[m]) for m in (1.0, 0.7, 0.5, 0.0))
     answer = f"memory 1 / 0.7 / 0.5 / 0: {levels} (planner, 2 players)"
 
     two = pd.DataFrame(
@@ -498,9 +438,7 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         frame.assign(memory=[f"{m:g}" for m in frame["memory"]]),
         "memory",
         {
-            "vs memory 1, 2 p": lambda part: (
-                "—" if part["memory"].iloc[0] == "1" else _points(_at(part, "players", 2, 2), at2[1.0])
-            ),
+            "vs memory 1, 2 p": _vs("memory", "1", at2[1.0]),
             "greedy, 2 p": lambda part: _rate_of(greedy[float(part["memory"].iloc[0])]),
             "empty caves/game": lambda part: f"{part['empty'].iloc[1]:.2f}",
         },
@@ -512,9 +450,8 @@ def memory_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "Memory fading with age (2 players, memory 1, each remembered chip forgotten with this chance a turn): "
         + "; ".join(f"{f:g}/turn {_rate_of(r)}" for f, r in zip(FADES, fading, strict=True))
         + ". Empty caves opened per game shown for 2 players.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 4. backpacks ---------------------------------------------------------------------------------------------
@@ -531,11 +468,10 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"with one chip and {_rate_of(b2)} with two; a one-chip backpack is worth {100 * gain[1]:.0f} points "
         f"solo and {100 * gain[4]:.0f} with 4 players, who can help each other"
     )
-    answer = f"backpack 0 / 1 / 2 chips: {100 * b0['rate']:.1f}% / {100 * b1['rate']:.1f}% / {100 * b2['rate']:.1f}%"
+    answer = f"backpack 0 / 1 / 2 chips: {_percent(b0)} / {_percent(b1)} / {_percent(b2)}"
 
     shown = _players_text(frame)
-    helped = shown[frame["players"] > 1]
-    helped = helped.assign(help_lo=helped["help"], help_hi=helped["help"])
+    helped = shown[frame["players"] > 1].assign(help_lo=lambda f: f["help"], help_hi=lambda f: f["help"])
     given = "chips given to another player's build (per game)"
     capacity = Panel(
         shown, "capacity", "rate", "players", RATE, "backpack capacity (chips)", kind="line", xticks=BACKPACKS
@@ -546,9 +482,7 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         frame.assign(capacity=[f"{c} chip{'s' if c != 1 else ''}" for c in frame["capacity"]]),
         "capacity",
         {
-            "vs 1 chip, 2 p": lambda part: (
-                "—" if part["capacity"].iloc[0] == "1 chip" else _points(_at(part, "players", 2, 2), b1)
-            ),
+            "vs 1 chip, 2 p": _vs("capacity", "1 chip", b1),
             "help chips/game": lambda part: " / ".join(f"{v:.2f}" for v in part["help"].iloc[1:]),
         },
     )
@@ -558,9 +492,8 @@ def backpack_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "'a chip'); the help page varies that. Help chips/game at 2/3/4 players. Worth of a 1-chip backpack: "
         + ", ".join(f"{100 * gain[k]:+.1f} pts at {k} p" for k in PLAYER_COUNTS)
         + " (solo games also have a third stack).",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 5. help --------------------------------------------------------------------------------------------------
@@ -577,31 +510,19 @@ def help_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"forbidding backpack swaps gives {_rate_of(no_swap)} at 4 players"
     )
     answer = (
-        f"help off: {100 * no_help2['rate']:.1f}% (2 p), {100 * no_help['rate']:.1f}% (4 p); "
-        f"2-chip backpacks with 1 / 2 chips of help each: {100 * one['rate']:.1f}% / {100 * two['rate']:.1f}% (4 p)"
+        f"help off: {_percent(no_help2)} (2 p), {_percent(no_help)} (4 p); "
+        f"2-chip backpacks with 1 / 2 chips of help each: {_percent(one)} / {_percent(two)} (4 p)"
     )
 
-    draw = _by_setting(frame)
-
-    how = {s.label: s.describe() for s in HELP_SETTINGS}
-    table = wide(
-        frame,
-        "setting",
-        {
-            "vs defaults, 4 p": lambda part: (
-                "—" if part["setting"].iloc[0] == DEFAULTS.label else _points(_at(part, "players", 4, 4), base)
-            ),
-            "variant / knobs": lambda part: how[part["setting"].iloc[0]],
-        },
-    )
+    how = _of_setting(HELP_SETTINGS, Setting.describe)
+    table = wide(frame, "setting", {"vs defaults, 4 p": _vs("setting", DEFAULTS.label, base), "variant / knobs": how})
     notes = [
         "Everyone plays planner. No help: backpacks still serve their owners, but no one gives a chip to another "
         "player's build (solo games are unchanged). Help each: chips each other player may give to one turn's "
         "builds (the rulebook's 'a chip' is 1; it only matters with backpacks above 1 chip, which are ours). "
         "Backpack swap (ours, allowed by default): dumping an unused backpack chip to store a new one.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 6. cave bias ---------------------------------------------------------------------------------------------
@@ -616,38 +537,29 @@ def bias_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             for w in FAVOURED
         ]
     )
-    perfect = frame[frame["memory"] == "memory 1"]
-    even, half = _at(perfect, "share", 0.25, 2), _at(perfect, "share", 0.5, 2)
+    even, half = (_at(frame[frame["memory"] == "memory 1"], "share", share, 2) for share in (0.25, 0.5))
     diff = half["rate"] - even["rate"]
     verb = "barely changes" if abs(diff) < 0.03 else ("raises" if diff > 0 else "lowers")
     title = (
         f"A biased mountain {verb} 2-player wins: {_rate_of(even)} with even caves, {_rate_of(half)} when one "
         f"cave takes half the chips (perfect memory)"
     )
-    answer = f"one cave taking half the chips: {100 * even['rate']:.1f}% → {100 * half['rate']:.1f}%"
-    shares = sorted(set(frame["share"]))
-    ticks = [f"{round(100 * s, 1):g}%" for s in shares]
+    answer = f"one cave taking half the chips: {_percent(even)} → {_percent(half)}"
+    shares, ticks = [w / (w + 3) for w in FAVOURED], [_share_text(w) for w in FAVOURED]
     xlabel = "share of chips rolling into the favoured cave"
+    panel = Panel(frame, "share", "rate", "memory", RATE, xlabel, kind="line", xticks=shares, xtick_labels=ticks)
+    draw = figure(replace(panel, ylim=(0, 1)))
 
-    draw = figure(
-        Panel(
-            frame, "share", "rate", "memory", RATE, xlabel, kind="line", xticks=shares, xtick_labels=ticks, ylim=(0, 1)
-        )
+    table = pd.DataFrame(
+        {"cave weights": [f"{w:g}:1:1:1" for w in FAVOURED], "favoured share": ticks}
+        | {m: cells(part, "rate") for m, part in frame.groupby("memory", sort=False)}  # rows in FAVOURED order
     )
-
-    table_rows = []
-    for w in FAVOURED:
-        line: dict[str, str] = {"cave weights": f"{w:g}:1:1:1", "favoured share": ticks[FAVOURED.index(w)]}
-        for m in BIAS_MEMORY:
-            line[f"memory {m:g}"] = _rate_of(_at(frame[frame["memory"] == f"memory {m:g}"], "share", w / (w + 3), 2))
-        table_rows.append(line)
     notes = [
         "2 players, everyone plays planner. cave_weights w:1:1:1: a chip falls in the favoured cave with chance "
         "w/(w+3). The rulebook gives no odds: even caves (1:1:1:1) are our default, not a measured mountain. "
         f"Memory 1, favoured cave at 50% vs even: {_points(half, even)}, {p_clause(_p(half, even))}.",
-        PROVENANCE,
     ]
-    return Page(title, draw, pd.DataFrame(table_rows), notes), title, answer
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 7. invention costs ---------------------------------------------------------------------------------------
@@ -663,35 +575,19 @@ def costs_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"The invention costs we had to guess matter most: at 2 players the table wins {_rate_of(at2['cheap'])} "
         f"with cheap costs, {_rate_of(at2['ours'])} with ours and {_rate_of(at2['dear'])} with dear ones"
     )
-    answer = (
-        f"cost presets at 2 players: {100 * low['rate']:.1f}% ({low['setting']}) to "
-        f"{100 * high['rate']:.1f}% ({high['setting']})"
-    )
+    answer = f"cost presets at 2 players: {_percent(low)} ({low['setting']}) to {_percent(high)} ({high['setting']})"
 
-    draw = _by_setting(frame)
-
-    mixes = {
-        s.label: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
-        for s in settings
-    }
-    table = wide(
-        frame,
-        "setting",
-        {
-            "greedy, 2 p": lambda part: _beside(
-                results, next(s for s in settings if s.label == part["setting"].iloc[0])
-            ),
-            "costs": lambda part: mixes[part["setting"].iloc[0]],
-        },
+    mixes = _of_setting(
+        settings, lambda s: ", ".join(Params().with_strings(VARIANTS[s.variant]).inventions) if s.variant else "ours"
     )
+    table = wide(frame, "setting", {"greedy, 2 p": _beside(results, settings), "costs": mixes})
     notes = [
         "The rulebook prints 4 costs (Clay Flute s, Sign bb, Seesaw sw, Bed wwb) and says 3 inventions cost one "
         "chip; the other 11 are ours. Every preset keeps those 7: ours 3 singles / 6 doubles / 6 triples (the "
         "default), cheap 3 / 9 / 3, dear 3 / 3 / 9, lumpy as ours with three single-resource triples. Until the "
         "real cards are read, every win rate in this report carries this uncertainty.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, _by_setting(frame), table, notes, answer)
 
 
 # --- 8. difficulty table --------------------------------------------------------------------------------------
@@ -705,7 +601,7 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
     frame["setting"] = pd.Categorical(frame["setting"], order, ordered=True)
     frame = frame.sort_values(["setting", "players"])
     matrix = frame.pivot(index="setting", columns="players", values="rate")
-    matrix.columns = [f"{k} player{'s' if k > 1 else ''}" for k in matrix.columns]
+    matrix.columns = [_players(k) for k in matrix.columns]
     frame["setting"] = frame["setting"].astype(str)
     two = frame[frame["players"] == 2].sort_values("rate", ascending=False)
     base2, easiest, hardest = _at(frame, "setting", DEFAULTS.label, 2), two.iloc[0], two.iloc[-1]
@@ -714,24 +610,20 @@ def difficulty_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         f"{_rate_of(easiest)} with {easiest['setting']} down to {_rate_of(hardest)} with {hardest['setting']}"
     )
     answer = (
-        f"2-player difficulty range: {100 * hardest['rate']:.1f}% ({hardest['setting']}) to "
-        f"{100 * easiest['rate']:.1f}% ({easiest['setting']})"
+        f"2-player difficulty range: {_percent(hardest)} ({hardest['setting']}) to "
+        f"{_percent(easiest)} ({easiest['setting']})"
     )
 
     def draw(fig: Any) -> None:
         plots.heatmap(matrix, "table win rate (planner)", fig=fig)
-        ax = fig.axes[0]
-        ax.set_xlabel("players")
-        ax.set_ylabel("")
+        fig.axes[0].set(xlabel="players", ylabel="")
 
-    how = {s.label: s.describe() for s in settings}
-    table = wide(frame, "setting", {"variant / knobs": lambda part: how[part["setting"].iloc[0]]})
+    table = wide(frame, "setting", {"variant / knobs": _of_setting(settings, Setting.describe)})
     notes = [
         "Table wins, every seat planner, 95% Wilson interval; rows easiest to hardest (mean over 1–4 players). "
         "The expert wins more (policies page), greedy and random less.",
-        PROVENANCE,
     ]
-    return Page(title, draw, table, notes), title, answer
+    return _made(title, draw, table, notes, answer)
 
 
 # --- 9. skill -------------------------------------------------------------------------------------------------
@@ -746,35 +638,31 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
             for policy in reversed(POLICY_ORDER)
         ]
     )
-    perfect = frame[frame["memory"] == "memory 1"].set_index("policy")
-    none = frame[frame["memory"] == "memory 0"].set_index("policy")
+    perfect, none = (frame[frame["memory"] == f"memory {m:g}"].set_index("policy") for m in SKILL_MEMORY)
     title = (
         f"Skill matters: a 2-player table wins {_rate_of(perfect.loc['random'])} playing at random, "
         f"{_rate_of(perfect.loc['planner'])} with the planner and {_rate_of(perfect.loc['expert'])} with the "
         f"expert; with no memory {_rate_of(none.loc['random'])} to {_rate_of(none.loc['expert'])}"
     )
     answer = (
-        f"2-player skill range, memory 1: random {100 * perfect.loc['random', 'rate']:.1f}% to expert "
-        f"{100 * perfect.loc['expert', 'rate']:.1f}%"
+        f"2-player skill range, memory 1: random {_percent(perfect.loc['random'])} to expert "
+        f"{_percent(perfect.loc['expert'])}"
     )
 
     draw = figure(Panel(frame, "policy", "rate", "memory", RATE, "policy", ylim=(0, 1)))
 
-    lines = []
-    for m, part in ((1.0, perfect), (0.0, none)):
-        steps = list(reversed(POLICY_ORDER))
-        for weaker, stronger in itertools.pairwise(steps):
-            a, b = part.loc[stronger], part.loc[weaker]
-            lines.append(
-                {
-                    "memory": f"{m:g}",
-                    "step": f"{weaker} → {stronger}",
-                    "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
-                    "gain": _points(a, b),
-                    "p": p_value(_p(a, b)),
-                    "games": f"{int(b['n']):,} / {int(a['n']):,}",
-                }
-            )
+    lines = [  # each part's rows run weakest to strongest policy, as the frame was built
+        {
+            "memory": f"{m:g}",
+            "step": f"{weaker} → {stronger}",
+            "table wins": f"{_rate_of(b)} → {_rate_of(a)}",
+            "gain": _points(a, b),
+            "p": p_value(_p(a, b)),
+            "games": f"{int(b['n']):,} / {int(a['n']):,}",
+        }
+        for m, part in zip(SKILL_MEMORY, (perfect, none), strict=True)
+        for (weaker, b), (stronger, a) in itertools.pairwise(part.iterrows())
+    ]
     notes = [
         "Paleolino is cooperative, so there is no head-to-head ladder: each policy plays every seat of the table. "
         f"The expert searches {PLAYOUTS} planner playouts per cave and per keep ({MEMORYLESS_PLAYOUTS} with memory "
@@ -782,9 +670,8 @@ def skill_page(results: dict[str, RunResult]) -> tuple[Page, str, str]:
         "redrawn from memory, unseen cards dealt anew). p: two-proportion test of each step. With memory 0 the "
         "expert's gain is a few points, too small for arms this size to show; played on the same games as the "
         "planner it wins clearly more (paired test: engines/paleolino/README.md).",
-        PROVENANCE,
     ]
-    return Page(title, draw, pd.DataFrame(lines), notes), title, answer
+    return _made(title, draw, pd.DataFrame(lines), notes, answer)
 
 
 def balance_page(results: dict[str, Any]) -> tuple[Page, str, str]:
