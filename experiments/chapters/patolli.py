@@ -264,6 +264,8 @@ def _p_half(rate: float, n: int) -> float:
 
 
 # --- 1. first-player advantage --------------------------------------------------------------------------------
+
+
 def _first_player_arms(plan: Plan, n: int, seed: int, chunk: int) -> None:
     """:func:`_strong_play`'s arms, and the second strong player against learned in both seatings (cross-play)."""
     _strong_play(plan, n, seed, chunk)
@@ -328,6 +330,8 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 2. policy tournament -----------------------------------------------------------------------------------------
+
+
 def _pair(results: dict[str, RunResult], a: str, b: str) -> tuple[int, int]:
     """Games ``a`` won alone against ``b`` over both seatings, and games played."""
     return stats.head_to_head(results[_h2h(a, b)].summary, results[_h2h(b, a)].summary)
@@ -384,6 +388,8 @@ def policies_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 3. marker placement ------------------------------------------------------------------------------------------
+
+
 def _squares(knobs: tuple[tuple[str, str], ...], name: str) -> str:
     """The fixed squares of marker kind ``name`` in a layout, or who places them."""
     placed = "random" if ("marker_placement", "random") in knobs else "players"
@@ -427,6 +433,8 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 4. bankruptcy or race ------------------------------------------------------------------------------------
+
+
 def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """How games end (bankruptcy, finished race, turn cap) and what the tokens were paid for."""
     shares, paid, rows = [], [], []
@@ -469,6 +477,8 @@ def bankruptcy_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 5. game length ----------------------------------------------------------------------------------------------
+
+
 def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The distribution of game length in turns, each policy against itself."""
     played = _with_second(results)
@@ -523,6 +533,8 @@ def length_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 6. rule variants ----------------------------------------------------------------------------------------------
+
+
 def _reading_changes(own: pd.DataFrame) -> dict[str, dict[str, float]]:
     """Per reading (``own``: one policy's rows by rule): each change from the base rules and its two-sided p-value.
 
@@ -663,6 +675,8 @@ def variants_page(results: dict[str, RunResult]) -> tuple[Page, str]:
 
 
 # --- 7. starting tokens --------------------------------------------------------------------------------------------
+
+
 def tokens_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     """The starting purse: how games end, how long they last and the first player's share."""
     rows, bars, share = [], [], {}
