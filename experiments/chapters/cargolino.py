@@ -23,7 +23,7 @@ from boardlab.analysis.tables import cell, cells, estimate, mean
 from boardlab.analysis.wording import interval, p_value, pct, points
 from boardlab.engines.cargolino import INFO, Params
 from boardlab.engines.cargolino.rules import COLOURS, TRACK_CYCLE
-from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.common import Front, Plan, Question, fair_share, knobs_line, proportion
 from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
@@ -201,11 +201,6 @@ def _knob(name: str, value: Any) -> str:
     return str(value)
 
 
-def _fair(s: Summary) -> float:
-    """A fair share of the sole wins: the games not shared, divided by the players."""
-    return float(s.wins.sum()) / s.n_games / s.players
-
-
 def _race_turns(s: Summary) -> tuple[float, float, float]:
     """Mean turns per race (both races of a game pooled per game) and its interval."""
     mean, low, high = s.mean_turns()
@@ -230,7 +225,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
                     "table": policy,
                     "seat 0 (first) wins": pct(*rates[0]),
                     "last seat wins": pct(*rates[-1]),
-                    "fair share": f"{100 * _fair(s):.1f}%",
+                    "fair share": f"{100 * fair_share(s):.1f}%",
                     "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
                     "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
                     "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
@@ -245,7 +240,7 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     seats = Panel(pd.DataFrame(rows), "seat", "rate", None, "", "", ticks={"rotation": 90, "labelsize": 8})
     each = {
         "xlabel": lambda k: f"{k} players",
-        "reference": lambda k: _fair(results[f"strong {k}"].summary),
+        "reference": lambda k: fair_share(results[f"strong {k}"].summary),
         "ylabel": lambda k: "sole-win rate (fraction of games)" if k == PLAYER_COUNTS[0] else "",  # first panel only
     }
     draw = figure(*facets(seats, "players", PLAYER_COUNTS, **each), sharey=True)

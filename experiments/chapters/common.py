@@ -167,3 +167,13 @@ def version() -> str:
 
 
 proportion = stats.proportion  #: a proportion and its 95% Wilson interval (the chapters' name for it)
+
+
+def seat_share(s: Any, seat: int = 0) -> tuple[float, float, float]:
+    """The share of an arm's games (its summary ``s``) won by ``seat`` alone, with its 95% interval."""
+    return proportion(int(s.wins[seat]), s.n_games)
+
+
+def fair_share(s: Any) -> float:
+    """A seat's fair share of an arm's games: the games won alone (not shared), divided by the players."""
+    return float(s.wins.sum()) / s.n_games / s.players

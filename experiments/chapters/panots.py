@@ -28,7 +28,7 @@ from boardlab.analysis.wording import count, p_clause, p_value, pct, points
 from boardlab.engines.panots import INFO, Params
 from boardlab.engines.panots.geometry import CARD_FACES, FACE_VP, FACES, TITLES
 from boardlab.experiments.chapters import crossplay
-from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.common import Front, Plan, Question, fair_share, knobs_line, proportion, seat_share
 from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
@@ -74,16 +74,6 @@ def _solo(policy: str) -> str:
 def _summary(results: dict[str, RunResult], policy: str, k: int, order: str = "random") -> Summary:
     """The summary of the table :func:`_table` names."""
     return results[_table(policy, k, order)].summary
-
-
-def _rate(s: Summary, seat: int = 0) -> tuple[float, float, float]:
-    """Seat ``seat``'s sole-win rate in ``s`` with its 95% Wilson interval."""
-    return proportion(int(s.wins[seat]), s.n_games)
-
-
-def _fair(s: Summary) -> float:
-    """A fair share of the sole wins of ``s``: its sole-win rate over its seats."""
-    return float(s.wins.sum()) / s.n_games / len(s.wins)
 
 
 def _everyone(plan: Plan, n: int, seed: int, chunk: int, policies: tuple[str, ...], counts: tuple[int, ...]) -> None:
@@ -320,7 +310,7 @@ def seat_frame(results: dict[str, RunResult]) -> pd.DataFrame:
     for k, order in product(SEAT_COUNTS, ORDERS):
         s = _summary(results, BASE, k, order)
         rows += [
-            {"players": k, "order": f"grab_order={order}", "seat": str(seat), **estimate("rate", _rate(s, seat))}
+            {"players": k, "order": f"grab_order={order}", "seat": str(seat), **estimate("rate", seat_share(s, seat))}
             for seat in range(k)
         ]
     return pd.DataFrame(rows)
@@ -331,7 +321,7 @@ def _second(results: dict[str, RunResult], k: int, order: str) -> crossplay.Figu
     cross = crossplay.result_of(results, "panots", [STRONG] * k, variant=ORDERS[order], strong=STRONG)
     if cross is None:
         return None
-    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *_rate(cross.summary), cross.summary.n_games)
+    return crossplay.Figure(f"everyone {crossplay.second('panots')}", *seat_share(cross.summary), cross.summary.n_games)
 
 
 def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
@@ -345,13 +335,13 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
             {
                 "players": k,
                 "grab order": order,
-                "seat 0 wins": pct(*_rate(s)),
-                "last seat wins": pct(*_rate(s, -1)),
-                "fair share": f"{100 * _fair(s):.1f}%",
+                "seat 0 wins": pct(*seat_share(s)),
+                "last seat wins": pct(*seat_share(s, -1)),
+                "fair share": f"{100 * fair_share(s):.1f}%",
                 "seat 0 edge, pts": points(*stats.seat_edge(s.wins, s.n_games)),
                 "p (seat 0 = last)": p_value(stats.seats_apart(s.wins, s.n_games)[3]),
                 "shared games": f"{100 * (1 - s.wins.sum() / s.n_games):.1f}%",
-                f"seat 0 wins ({STRONG})": pct(*_rate(_summary(results, STRONG, k, order))),
+                f"seat 0 wins ({STRONG})": pct(*seat_share(_summary(results, STRONG, k, order))),
                 f"seat 0 wins ({other})": "—" if (x := _second(results, k, order)) is None else pct(*x.interval),
             }
         )
@@ -359,17 +349,18 @@ def seat_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     strong4 = _summary(results, STRONG, 4, "seat")
     title = (
         "The worth of grabbing first: when seat 0 always grabs first (a measuring device, not a rulebook mode), "
-        f"it wins {pct(*_rate(seat4))} of 4-player games and the last seat {100 * seat4.wins[3] / seat4.n_games:.1f}%; "
-        f"with a random order per round seat 0 wins {pct(*_rate(rand4))} (fair share {100 * _fair(rand4):.1f}%); "
+        f"it wins {pct(*seat_share(seat4))} of 4-player games and the last seat "
+        f"{100 * seat4.wins[3] / seat4.n_games:.1f}%; with a random order per round seat 0 wins "
+        f"{pct(*seat_share(rand4))} (fair share {100 * fair_share(rand4):.1f}%); "
         f"among {STRONG} players grabbing first wins {100 * strong4.wins[0] / strong4.n_games:.1f}% (not checked "
         "under a second strong player at 4 players)"
     )
-    figures = [crossplay.Figure(f"everyone {STRONG}", *_rate(_summary(results, STRONG, 2, "seat")))]
+    figures = [crossplay.Figure(f"everyone {STRONG}", *seat_share(_summary(results, STRONG, 2, "seat")))]
     if (second := _second(results, 2, "seat")) is not None:
         figures.append(second)
     title += f"; at 2 players grabbing first wins {crossplay.beside(figures)}"
     seats = Panel(frame, "seat", "rate", "order", "", "", legend=False)
-    fair = {k: _fair(_summary(results, BASE, k)) for k in SEAT_COUNTS}
+    fair = {k: fair_share(_summary(results, BASE, k)) for k in SEAT_COUNTS}
     panels = facets(seats, "players", SEAT_COUNTS, xlabel=lambda k: f"seat, {k} players", reference=fair.get)
     ylim = (0, 1.2 * float(frame["rate_hi"].max()))
     panels[0] = replace(panels[0], ylabel="sole-win rate (fraction of games)", legend=True, ylim=ylim)

@@ -27,7 +27,7 @@ from boardlab.engines import core
 from boardlab.engines.pantolino import INFO, POLICIES, Params, solver
 from boardlab.engines.pantolino.rules import play_turns
 from boardlab.experiments.chapters import crossplay
-from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion, seat_share
 from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
@@ -46,11 +46,6 @@ HEAD_STARTS = tuple(range(7))  # boots credited to the second seat (``head_start
 LEARNED_HEAD_STARTS = (0, 2, 3, 4, 6)  # head starts whose 2-player learned models ship (others: trained mid-report)
 OTHER_TOKENS = "1,2,3"  # the reading of the token values a rulebook without them allows: one boot fewer each
 RULES = {"nothing": ("base rules", None), "remove-smallest": ("remove-smallest", "remove-smallest")}  # arms, variant
-
-
-def _share(s: Any, seat: int = 0) -> tuple[float, float, float]:
-    """The share of an arm's games (summary ``s``) won by ``seat`` alone, with its 95% interval."""
-    return proportion(int(s.wins[seat]), s.n_games)
 
 
 def _tournament(plan: Plan, n: int, seed: int, chunk: int) -> None:
@@ -376,7 +371,7 @@ def escaping_rows(results: dict[str, RunResult], player: str = STRONG) -> pd.Dat
                     **estimate("comeback", proportion(int(sym.sums["comeback"]), sym.n_games)),
                     "turns": sym.mean_turns()[0],
                     "steals": float(sym.metric_mean("steals_made")[0].sum()),
-                    **estimate("seat0", _share(sym)),
+                    **estimate("seat0", seat_share(sym)),
                 }
             )
     return pd.DataFrame(rows)
@@ -470,7 +465,7 @@ def _no_token_row(rule: str, s: Any, policy: str = STRONG) -> dict[str, Any]:
         "players": len(s.wins),
         "everyone plays": policy,
         **estimate("turns", s.mean_turns()),
-        **estimate("seat0", _share(s)),
+        **estimate("seat0", seat_share(s)),
         "tokens removed/game": f"{float(s.metric_mean('removed')[0]):.2f}",
     }
 
@@ -546,7 +541,7 @@ def _seat_rows(policy: str, s: Any) -> list[dict[str, Any]]:
             "players": k,
             "policy": policy,
             "seat": f"seat {seat}",
-            **estimate("rate", _share(s, seat)),
+            **estimate("rate", seat_share(s, seat)),
             "shared wins": f"{100 * (float(s.shared_wins[seat]) / n):.2f}%",
             "fair share": f"{100 * (1 / k):.1f}%",
         }
@@ -573,7 +568,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     other = crossplay.second("pantolino")
     cross = crossplay.result_of(results, "pantolino", [LEARNED] * 2)  # both the second strong player, if played
     both = [(LEARNED, results["base rules 2 learned symmetric"])] + ([(other, cross)] if cross is not None else [])
-    figures = [crossplay.Figure(f"both {who}", *_share(r.summary), r.summary.n_games) for who, r in both]
+    figures = [crossplay.Figure(f"both {who}", *seat_share(r.summary), r.summary.n_games) for who, r in both]
     shown = frame
     if cross is not None:  # the claim under both strong players; the second one's 2-player rows beside learned's
         title += "; " + crossplay.claim("the first player's share under strong play", figures, _first_fact)
@@ -595,7 +590,7 @@ def seat_page(results: dict[str, RunResult], params: Params, seed: int) -> tuple
     ]
     tokens = results[f"tokens {OTHER_TOKENS} 2 symmetric"].summary
     effect = (
-        f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*_share(tokens))} instead of "
+        f"with tokens of {OTHER_TOKENS.replace(',', ', ')} boots seat 0 wins {pct(*seat_share(tokens))} instead of "
         f"{cell(first, 'rate')} (2 players, both {STRONG}), and games last "
         f"{tokens.mean_turns()[0]:.1f} turns instead of {results['base rules 2 symmetric'].summary.mean_turns()[0]:.1f}"
     )

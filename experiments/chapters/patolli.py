@@ -34,7 +34,7 @@ from boardlab.engines.patolli import INFO, POLICIES, Params
 from boardlab.engines.patolli.rules import ALL_FINISHED, BANKRUPT, CAPPED
 from boardlab.experiments import ladder as lad
 from boardlab.experiments.chapters import crossplay, skill
-from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion
+from boardlab.experiments.chapters.common import Front, Plan, Question, knobs_line, proportion, seat_share
 from boardlab.experiments.chapters.flow import Done
 from boardlab.experiments.run import RunResult
 
@@ -237,11 +237,6 @@ def _first(s: Any) -> tuple[float, float, float]:
     return proportion(int(s.sums["first_won"]), s.n_games)
 
 
-def _seat0(s: Any) -> tuple[float, float, float]:
-    """Seat 0's win rate (games it won alone)."""
-    return proportion(int(s.wins[0]), s.n_games)
-
-
 def _reason(s: Any, which: int) -> tuple[float, float, float]:
     return proportion(int(s.sums["win_reason"][which]), s.n_games)
 
@@ -289,7 +284,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     bars, rows = [], []
     played = _with_second(results)
     for p, s in played:
-        first, seat0 = _first(s), _seat0(s)
+        first, seat0 = _first(s), seat_share(s)
         bars += _bars("who", {"first player": first, "seat 0": seat0}, policy=p)
         rows.append(
             {
@@ -308,7 +303,7 @@ def first_player_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     else:
         edge = 100 * (rate - 0.5)
         title += f", {abs(edge):.1f} points {'above' if edge > 0 else 'below'} a fair 50%"
-    strong = {who: _strong(played, measure) for who, measure in (("the first player", _first), ("seat 0", _seat0))}
+    strong = {who: _strong(played, measure) for who, measure in (("the first player", _first), ("seat 0", seat_share))}
     claims = [crossplay.claim(f"{who}'s share", figures, crossplay.even_share(who)) for who, figures in strong.items()]
     title += "; under strong play " + "; ".join(claims)
     notes = [
@@ -401,7 +396,7 @@ def markers_page(results: dict[str, RunResult]) -> tuple[Page, str]:
     rows, bars, seat0 = [], [], {}
     for name, knobs in LAYOUTS.items():
         s = results[_layout(name)].summary
-        seat0[name], first = _seat0(s), _first(s)
+        seat0[name], first = seat_share(s), _first(s)
         bars += _bars("who", {"seat 0": seat0[name], "first player": first}, layout=name.replace(", ", ",\n"))
         rows.append(
             {
