@@ -66,7 +66,7 @@ DEFAULT_TOKENS = (2, 2, 1, 1, 1)
 
 @dataclass(frozen=True, slots=True)
 class Params(core.Params):
-    """Cargolino Valentino knobs; the board layout and shell values are our defaults (see games.md)."""
+    """Cargolino Valentino knobs; the board layout and shell values are our defaults (see the package README)."""
 
     track: tuple[str, ...] = knob(
         DEFAULT_TRACK,

@@ -84,13 +84,13 @@ def _check_squares(name: str, squares: tuple[int, ...] | None, length: int, forb
 
 @dataclass(frozen=True, slots=True)
 class Params(core.Params):
-    """Patolli knobs; defaults are the rulebook and the choices of games.md (see the package README)."""
+    """Patolli knobs; defaults are the rulebook's, and ours where it is silent (see the package README)."""
 
     track_length: int = knob(
         52,
         "Squares on the closed track.",
         f"20..{MAX_TRACK}, equal to 4 × (2 × arm_length + 1)",
-        source="ours: the modern 52-square board (spec/games.md); the rulebook shows a board but counts no squares",
+        source="ours: the modern 52-square board; the rulebook shows a board but counts no squares",
     )
     arm_length: int = knob(
         6,
