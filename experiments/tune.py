@@ -229,6 +229,17 @@ def worded(target: dict[str, Any]) -> str:
     return f"{target['value']:.4g} ({low:.4g}–{high:.4g})"
 
 
+def tolerance_worded(target: dict[str, Any]) -> str:
+    """A target's tolerance in the unit its value is written in: ``1.0 point`` for a share, the number else."""
+    from boardlab.analysis import game_metrics
+
+    name, tolerance = target["metric"], target["tolerance"]
+    if name in game_metrics.DEFINITIONS and (name.endswith("advantage") or game_metrics.DEFINITIONS[name].share):
+        points = 100 * tolerance
+        return f"{points:.1f} point" + ("" if points == 1 else "s")
+    return f"{tolerance:.3g}"
+
+
 def tune(
     spec: TuneSpec,
     folder: Path,

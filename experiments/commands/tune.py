@@ -138,7 +138,8 @@ def print_tune_result(result: Any, name: str, variant_file: Path) -> None:
 
     for v in best["targets"]:
         word = "reached" if v["reached"] else "MISSED"
-        console.print(f"target {v['target']}: {word}: {tn.worded(v)} (tolerance {v['tolerance']:.4g})", highlight=False)
+        near = f"reached if its 95% interval comes within {tn.tolerance_worded(v)} of the target"
+        console.print(f"target {v['target']}: {word}: {tn.worded(v)} ({near})", highlight=False)
     if missed := result.missed():
         console.print(f"{missed[0].upper()}{missed[1:]}; the closest setting: {said(best)}", highlight=False)
     else:

@@ -392,7 +392,10 @@ def test_a_listed_tuple_baseline_is_matched_by_meaning_and_targets_say_if_reache
         "duration": {"value": 21.5, "ci": [21.2, 21.8]},
         "first_seat_advantage": {"value": 0.02, "ci": [0.005, 0.035]},
     }
-    assert [v["reached"] for v in tn.tune_plan.verdict(metrics, [count, share])] == [False, True]
+    verdicts = tn.tune_plan.verdict(metrics, [count, share])
+    assert [v["reached"] for v in verdicts] == [False, True]
+    assert [tn.tolerance_worded(v) for v in verdicts] == ["1", "1.0 point"]  # a share's in points, as its value
+    assert tn.tolerance_worded({**verdicts[1], "tolerance": 0.025}) == "2.5 points"
 
 
 def test_tune_name_must_be_a_plain_toml_key_and_any_written_name_loads_again(tmp_path: Path) -> None:
