@@ -296,7 +296,7 @@ class Choices:
         if row is not None:
             return (
                 f"Yes: the simplest policy within {margin} of {self.strong} is {row['policy']} ({self.who} "
-                f"{row['does']}), {gap_words(row, self.unit)}."
+                f"{row['does']}), {gap_words(row, self.unit)}{unsure(row)}."
             )
         return (
             f"No: no named policy or restricted {self.strong} comes within {margin} of {self.strong}; the closest is "
@@ -389,6 +389,16 @@ def gap_words(row: dict[str, Any], unit: str = "win share") -> str:
     """``"behind strong play by +1.2 points of win share (95% interval +0.5 to +1.9)"``."""
     cost, low, high = (100 * row[k] for k in ("cost", "cost_lo", "cost_hi"))
     return f"behind strong play by {cost:+.1f} points of {unit} (95% interval {low:+.1f} to {high:+.1f})"
+
+
+def unsure(row: dict[str, Any]) -> str:
+    """Nothing when a row's whole 95% interval of cost is within :data:`WITHIN`; else a clause saying so."""
+    if row["cost_hi"] <= WITHIN:
+        return ""
+    return (
+        f"; only its estimate is within {100 * WITHIN:.0f} points (its interval reaches {100 * row['cost_hi']:+.1f}), "
+        "so more games could change this answer"
+    )
 
 
 def finding(row: dict[str, Any], unit: str = "win share", who: str = "a player who") -> str:

@@ -146,7 +146,7 @@ def dominant_text(result: rp.Choices, seconds: dict[str, crossplay.Figure]) -> s
             f"the closest is {follows(closest, result)}, {rp.gap_words(closest, result.unit)} ({how})."
         )
     answer = f"the simplest way to play within {margin} of {strong} is {follows(row, result)}"
-    gap = rp.gap_words(row, result.unit)
+    gap = rp.gap_words(row, result.unit) + rp.unsure(row)
     second = seconds.get(row["restriction"]) if row["kind"] == "restriction" else None
     if second is None:
         return f"Yes against {strong}: {answer}, {gap} ({how}; this one against {strong} only)."

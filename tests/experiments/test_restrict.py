@@ -109,6 +109,9 @@ def test_the_dominant_answer_names_the_simplest_within_the_margin_or_the_closest
     ]  # fmt: skip
     found = rp.Choices("g", 2, "a", pd.DataFrame(rows), [], {})
     assert found.dominant()["policy"] == "h2" and found.dominant_text().startswith("Yes: the simplest policy")
+    assert "only its estimate is within 2 points (its interval reaches +3.0)" in found.dominant_text()  # 0.03 > 0.02
+    sure = rp.Choices("g", 2, "a", pd.DataFrame([{**r, "cost_hi": min(r["cost_hi"], 0.02)} for r in rows]), [], {})
+    assert sure.dominant()["policy"] == "h2" and "only its estimate" not in sure.dominant_text()
     far = rp.Choices("g", 2, "a", pd.DataFrame([{**r, "cost": r["cost"] + 0.1} for r in rows]), [], {})
     assert far.dominant()["policy"] is None and "the closest is a!x" in far.dominant_text()
     assert rp.verdict(0.05, 0.01, 0.09) == "costs" and rp.verdict(-0.05, -0.09, -0.01) == "better without"
