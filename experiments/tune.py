@@ -234,7 +234,7 @@ def tolerance_worded(target: dict[str, Any]) -> str:
     from boardlab.analysis import game_metrics
 
     name, tolerance = target["metric"], target["tolerance"]
-    if name in game_metrics.DEFINITIONS and (name.endswith("advantage") or game_metrics.DEFINITIONS[name].share):
+    if name in game_metrics.DEFINITIONS and game_metrics.DEFINITIONS[name].share:  # as the target's own tolerance
         points = 100 * tolerance
         return f"{points:.1f} point" + ("" if points == 1 else "s")
     return f"{tolerance:.3g}"
