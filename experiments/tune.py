@@ -231,12 +231,11 @@ def worded(target: dict[str, Any]) -> str:
 
 def tolerance_worded(target: dict[str, Any]) -> str:
     """A target's tolerance in the unit its value is written in: ``1.0 point`` for a share, the number else."""
-    from boardlab.analysis import game_metrics
+    from boardlab.analysis import game_metrics, wording
 
     name, tolerance = target["metric"], target["tolerance"]
     if name in game_metrics.DEFINITIONS and game_metrics.DEFINITIONS[name].share:  # as the target's own tolerance
-        points = 100 * tolerance
-        return f"{points:.1f} point" + ("" if points == 1 else "s")
+        return wording.count(round(100 * tolerance, 1), "point")
     return f"{tolerance:.3g}"
 
 
